@@ -1,0 +1,89 @@
+#pragma once
+// One interface in front of the machine that holds the environment. The engine sees
+// only this: LocalHost does it with system calls, a later SshHost through an agent.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sitepatch/site/environment.hpp"
+
+namespace sitepatch::host {
+
+struct FileData {
+  std::string path;      // absolute, as asked
+  bool exists = false;
+  bool is_dir = false;
+  std::string content;   // bytes (files only)
+  unsigned mode = 0;     // permission bits
+  unsigned long nlink = 0;
+};
+
+struct DirEntry {
+  std::string name;
+  bool is_dir = false;
+};
+
+struct WriteRequest {
+  std::string path;             // absolute
+  std::string content;
+  std::string expected_sha256;  // hex of what must be there now; refuses when it differs
+};
+
+struct CompileRequest {
+  std::string label;   // file name shown in messages
+  std::string source;
+};
+
+struct CompileResult {
+  bool ok = true;
+  int line = 0;
+  std::string message;  // "invalid syntax (flashinfer/jit/cpp_ext.py, line 12)"
+};
+
+/// Held while a writer works; released by the destructor (and by the OS if we die).
+class Lock {
+ public:
+  virtual ~Lock() = default;
+};
+
+class Host {
+ public:
+  virtual ~Host() = default;
+
+  /// "local" or "user@host:port", for messages.
+  virtual std::string name() const = 0;
+
+  /// Starts the environment's own Python once (a venv root or a Python executable)
+  /// and asks it for its facts. The same process serves compile() later.
+  virtual site::Environment probe(const std::string& venv) = 0;
+
+  /// Reads many files at once; a missing file comes back with exists=false.
+  virtual std::vector<FileData> read(const std::vector<std::string>& paths) = 0;
+
+  /// Entries of a folder, sorted by name; empty when it does not exist.
+  virtual std::vector<DirEntry> list(const std::string& dir) = 0;
+
+  /// Canonical absolute paths (symlinks resolved); nullopt where a path does not exist.
+  virtual std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths) = 0;
+
+  /// Checks every expected hash first, then writes each file to a temp beside it,
+  /// fsync, rename: mode kept, hard links broken. Throws sitepatch::Error naming the
+  /// file when any hash differs (nothing written then).
+  virtual void write(const std::vector<WriteRequest>& files) = 0;
+
+  /// Removes files; missing ones are fine.
+  virtual void remove(const std::vector<std::string>& paths) = 0;
+
+  /// Python's compile() on each source, in the environment's own interpreter.
+  virtual std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources) = 0;
+
+  /// Takes an exclusive lock on `path` (created if missing); waits up to
+  /// `timeout_ms`, then throws naming the path.
+  virtual std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms) = 0;
+};
+
+/// The machine this process runs on.
+std::unique_ptr<Host> make_local_host();
+
+}  // namespace sitepatch::host

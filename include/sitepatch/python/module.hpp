@@ -1,0 +1,76 @@
+#pragma once
+// A Python source parsed once with tree-sitter-python: find qualified names, compute
+// the edits a recipe asks for, check the result. No I/O: the host fetched the bytes.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sitepatch/recipe/recipe.hpp"
+
+namespace sitepatch::python {
+
+/// One definition in a module, for lookups and "did you mean".
+struct Definition {
+  std::string qualified;  // Class.method, outer.inner
+  recipe::TargetKind kind;
+  int line;               // 1-based line of `def`/`class`/assignment (decorators excluded)
+};
+
+enum class Outcome { will_apply, already_applied, failed };
+
+enum class Failure {
+  none,
+  not_found,   // target name not defined here (see `nearest`)
+  ambiguous,   // defined more than once and no occurrence given (see `lines`)
+  mismatch,    // e.g. replace `old` found a number of times other than `count`
+  conflict,    // overlaps another edit of the same file
+  invalid,     // edit cannot apply to this kind of target (e.g. set-value on a def)
+};
+
+struct EditResult {
+  Outcome outcome = Outcome::will_apply;
+  Failure failure = Failure::none;
+  std::string message;              // why it failed, or a note
+  int line = 0;                     // 1-based line of the target in the original source
+  std::vector<std::string> nearest; // not_found: closest names defined in this module
+  std::vector<int> lines;           // ambiguous: every line the name is defined at
+};
+
+struct SyntaxProblem {
+  int line;    // 1-based
+  int column;  // 1-based
+  std::string message;  // "syntax error" / "missing ')'"
+};
+
+/// A parsed module. Holds the source and its tree; parsing happens once, in the constructor.
+class Module {
+ public:
+  explicit Module(std::string source);
+  ~Module();
+  Module(Module&&) noexcept;
+  Module& operator=(Module&&) noexcept;
+
+  const std::string& source() const;
+
+  /// Every function, class and module/class-level variable, in source order.
+  std::vector<Definition> definitions() const;
+
+  /// Whether `qualified` is defined (any kind).
+  bool defines(std::string_view qualified) const;
+
+  /// Applies `edits` (all aimed at this file, in recipe order) to the source.
+  /// `results` gets one entry per edit. Edits are located on this one parse and
+  /// applied together; an edit that failed is left out of `new_source`.
+  std::string apply(const std::vector<const recipe::Edit*>& edits,
+                    std::vector<EditResult>& results) const;
+
+  /// ERROR and MISSING nodes of this source's tree.
+  std::vector<SyntaxProblem> syntax_problems() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sitepatch::python

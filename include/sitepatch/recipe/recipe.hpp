@@ -1,0 +1,93 @@
+#pragma once
+// Recipe format v1: YAML text -> validated Recipe. Parsing does no I/O: the caller
+// hands in the bytes and the path to name in messages.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sitepatch/recipe/version.hpp"
+#include "sitepatch/util/error.hpp"
+
+namespace sitepatch::recipe {
+
+/// 1-based line and column in the recipe file.
+struct Mark {
+  int line = 0;
+  int column = 0;
+};
+
+enum class TargetKind { function, class_, variable };
+
+enum class Action {
+  none,              // ensure-import alone
+  replace_body,      // body replaced, docstring kept
+  prepend_body,      // code inserted at the top of the body, after the docstring
+  add_decorator,     // outermost unless `position: innermost`
+  remove_decorator,  // decorator removed (matched by its text)
+  replace_function,  // whole definition, decorators included
+  replace,           // `old` -> `new` inside the target only, exactly `count` times
+  set_value,         // right-hand side of a module-level assignment
+};
+
+/// The YAML key of an action ("replace-body"), or "ensure-import" for none.
+std::string_view action_name(Action a);
+std::string_view kind_name(TargetKind k);
+
+struct Edit {
+  Mark mark;                     // the edit's `-` in the recipe
+  std::string module;            // dotted module name, or empty when `file` is set
+  std::string file;              // path relative to site-packages, or empty
+  TargetKind kind = TargetKind::function;
+  std::string target;            // qualified: f, Class.method, outer.inner; empty for ensure-import alone
+  Action action = Action::none;
+  std::string code;              // body / function / value text, or the decorator expression
+  std::string old_text;          // replace
+  std::string new_text;          // replace
+  int count = 1;                 // replace
+  bool innermost = false;        // add-decorator `position: innermost`
+  int occurrence = 0;            // 1-based pick among duplicate definitions; 0 = must be unique
+  std::string ensure_import;     // an import statement: "import torch", "from a.b import C"
+
+  /// "module:target" or "file:target" as users read it in messages.
+  std::string where() const;
+};
+
+struct Requirement {
+  std::string name;       // distribution name as written
+  std::string specifier;  // ">=0.4,<0.7" as written (may be empty)
+  std::vector<Clause> clauses;
+};
+
+struct Recipe {
+  std::string path;         // as given on the command line
+  std::string text;         // the file's bytes
+  std::string hash;         // sha256 hex of `text`
+  std::string id;
+  std::string description;
+  std::optional<Requirement> requires;
+  std::vector<Edit> edits;
+};
+
+struct Diagnostic {
+  std::string file;
+  Mark mark;
+  std::string message;
+  /// "file:line:col: message"
+  std::string str() const;
+};
+
+/// Every problem found in a recipe (not just the first); exit code 2.
+class RecipeError : public Error {
+ public:
+  explicit RecipeError(std::vector<Diagnostic> diagnostics);
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+};
+
+/// Validates `text` against the v1 schema. Throws RecipeError listing every problem.
+Recipe parse(std::string_view text, const std::string& path);
+
+}  // namespace sitepatch::recipe

@@ -1,0 +1,98 @@
+#pragma once
+// The environment's history: a bare git repository written with libgit2 in the
+// state folder, readable by plain `git --git-dir ... log -p`.
+//
+// Layout of every commit's tree:
+//   site/<rel>                      each touched file as sitepatch last left it
+//   patches/<id>/patch.json         the applied patch's record (no file bodies)
+//   patches/<id>/recipe.yaml        the recipe as applied
+//   patches/<id>/before/<rel>       the file before this patch was applied
+//   patches/<id>/after/<rel>        the file right after this patch was applied
+// A patch is applied while patches/<id>/ exists in HEAD's tree.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sitepatch::store {
+
+struct FileRecord {
+  std::string rel;         // path relative to its site dir
+  std::string site_dir;    // absolute site dir it lives in
+  std::string dist;        // owning distribution ("" when none)
+  std::string version;     // its version
+  std::string before;      // bytes before the patch
+  std::string after;       // bytes right after it
+};
+
+struct PatchRecord {
+  std::string id;
+  std::string description;
+  std::string recipe_path;
+  std::string recipe_hash;   // sha256 hex of the recipe text
+  std::string recipe_text;
+  std::string state;         // "pending" (originals saved, writes under way) or "applied"
+  int64_t applied_at = 0;    // unix seconds
+  std::vector<FileRecord> files;
+};
+
+/// One commit's worth of changes, laid out by History::commit.
+struct Transaction {
+  std::string message;                              // first line: "apply flashinfer-dynamo"
+  std::vector<std::pair<std::string, std::string>> trailers;  // Sitepatch-Recipe: ...
+  std::vector<PatchRecord> put;                     // patches to add or replace
+  std::vector<std::string> drop;                    // patch ids to remove
+  std::map<std::string, std::string> site;          // site/<rel> contents to set
+  std::vector<std::string> site_drop;               // site/<rel> entries to remove
+};
+
+struct LogEntry {
+  std::string oid;        // hex
+  int64_t time = 0;
+  std::string summary;    // first line
+  std::string message;    // whole message
+};
+
+class History {
+ public:
+  /// Opens the repository in `dir` (bare), creating it when `create` is set;
+  /// nullopt when it does not exist and `create` is false.
+  static std::unique_ptr<History> open(const std::string& dir, bool create);
+  ~History();
+
+  /// Patches applied as of HEAD, in id order, with file bodies.
+  std::vector<PatchRecord> patches() const;
+  std::optional<PatchRecord> patch(const std::string& id) const;
+
+  /// Writes one commit on HEAD (main); returns its oid.
+  std::string commit(const Transaction& tx);
+
+  /// Commits on HEAD, newest first.
+  std::vector<LogEntry> log() const;
+
+  /// The repository folder (for `git --git-dir`).
+  const std::string& path() const;
+
+ private:
+  struct Impl;
+  explicit History(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A unified diff with git-style headers (diff --git a/<path> b/<path>, ---/+++),
+/// empty when equal. libgit2 git_patch_from_buffers.
+std::string unified_diff(const std::string& old_text, const std::string& new_text,
+                         const std::string& path);
+
+struct MergeResult {
+  bool clean = false;
+  std::string content;  // merged bytes, with conflict markers when not clean
+};
+
+/// Three-way merge of text files (libgit2 git_merge_file).
+MergeResult merge3(const std::string& base, const std::string& ours, const std::string& theirs,
+                   const std::string& path);
+
+}  // namespace sitepatch::store

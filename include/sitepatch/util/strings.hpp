@@ -1,0 +1,22 @@
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sitepatch::util {
+
+std::vector<std::string> split(std::string_view s, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+std::string trim(std::string_view s);
+/// Levenshtein distance, for "did you mean" suggestions.
+size_t edit_distance(std::string_view a, std::string_view b);
+/// Up to `n` of `candidates` closest to `word`, closest first (ties keep input order).
+std::vector<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates,
+                                 size_t n = 3);
+/// Standard base64 (with padding), both ways; decode throws std::invalid_argument.
+std::string base64_encode(std::string_view data);
+std::string base64_decode(std::string_view text);
+
+}  // namespace sitepatch::util

@@ -1,0 +1,1 @@
+# placeholder: the host helper writes the agent

@@ -1,0 +1,218 @@
+#include "sitepatch/util/process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "sitepatch/util/error.hpp"
+
+namespace sitepatch::util {
+namespace {
+
+int decode_status(int st) {
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  if (WIFSIGNALED(st)) return 128 + WTERMSIG(st);
+  return 255;
+}
+
+}  // namespace
+
+Process::Process(const std::vector<std::string>& argv) {
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) || ::pipe2(out, O_CLOEXEC) || ::pipe2(err, O_CLOEXEC))
+    throw Error(std::string("pipe: ") + std::strerror(errno));
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  // Report exec failure through a close-on-exec pipe so "no such Python" is an error
+  // here, not a silent exit status later.
+  int ex[2];
+  if (::pipe2(ex, O_CLOEXEC)) throw Error(std::string("pipe: ") + std::strerror(errno));
+  pid_ = ::fork();
+  if (pid_ < 0) throw Error(std::string("fork: ") + std::strerror(errno));
+  if (pid_ == 0) {
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::execvp(args[0], args.data());
+    int e = errno;
+    (void)!::write(ex[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::close(ex[1]);
+  ::close(in[0]);
+  ::close(out[1]);
+  ::close(err[1]);
+  in_ = in[1];
+  out_ = out[0];
+  err_ = err[0];
+  int e = 0;
+  ssize_t n = ::read(ex[0], &e, sizeof e);
+  ::close(ex[0]);
+  if (n == sizeof e) {
+    ::close(in_);
+    ::close(out_);
+    ::close(err_);
+    in_ = out_ = err_ = -1;
+    int st;
+    ::waitpid(pid_, &st, 0);
+    waited_ = true;
+    throw Error(argv[0] + ": cannot run: " + std::strerror(e));
+  }
+  ::fcntl(err_, F_SETFL, ::fcntl(err_, F_GETFL) | O_NONBLOCK);
+}
+
+Process::~Process() {
+  if (waited_) return;
+  if (in_ >= 0) ::close(in_);
+  in_ = -1;
+  for (int i = 0; i < 50; ++i) {
+    int st;
+    if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+      waited_ = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (!waited_) {
+    ::kill(pid_, SIGKILL);
+    int st;
+    ::waitpid(pid_, &st, 0);
+  }
+  if (out_ >= 0) ::close(out_);
+  if (err_ >= 0) ::close(err_);
+}
+
+void Process::drain_stderr(bool block) {
+  if (err_ < 0) return;
+  char buf[4096];
+  for (;;) {
+    if (block) {
+      pollfd p{err_, POLLIN, 0};
+      ::poll(&p, 1, -1);
+    }
+    ssize_t n = ::read(err_, buf, sizeof buf);
+    if (n > 0) {
+      err_buf_.append(buf, size_t(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN && block) continue;
+    if (n == 0) {
+      ::close(err_);
+      err_ = -1;
+    }
+    return;
+  }
+}
+
+void Process::write(std::string_view data) {
+  // Ignore SIGPIPE for this write: a dead child becomes an error, not our death.
+  struct sigaction ign {}, old{};
+  ign.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ign, &old);
+  while (!data.empty()) {
+    ssize_t n = ::write(in_, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::sigaction(SIGPIPE, &old, nullptr);
+      throw Error(std::string("child process stopped reading: ") + std::strerror(e));
+    }
+    data.remove_prefix(size_t(n));
+  }
+  ::sigaction(SIGPIPE, &old, nullptr);
+}
+
+bool Process::read_line(std::string& line) {
+  for (;;) {
+    size_t nl = out_buf_.find('\n');
+    if (nl != std::string::npos) {
+      line = out_buf_.substr(0, nl);
+      out_buf_.erase(0, nl + 1);
+      return true;
+    }
+    if (out_ < 0) return false;
+    pollfd p[2] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}};
+    ::poll(p, err_ >= 0 ? 2 : 1, -1);
+    if (err_ >= 0 && (p[1].revents & (POLLIN | POLLHUP))) drain_stderr(false);
+    if (!(p[0].revents & (POLLIN | POLLHUP))) continue;
+    char buf[65536];
+    ssize_t n = ::read(out_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(out_);
+      out_ = -1;
+      if (out_buf_.empty()) return false;
+      line = std::move(out_buf_);
+      out_buf_.clear();
+      return true;
+    }
+    out_buf_.append(buf, size_t(n));
+  }
+}
+
+void Process::close_input() {
+  if (in_ >= 0) ::close(in_);
+  in_ = -1;
+}
+
+std::string Process::read_all() {
+  std::string all, line;
+  while (read_line(line)) {
+    all += line;
+    all += '\n';
+  }
+  // read_line drops the final newline only when the output ended without one.
+  return all;
+}
+
+int Process::wait() {
+  if (waited_) return status_;
+  if (in_ >= 0) ::close(in_);
+  in_ = -1;
+  if (err_ >= 0) {
+    ::fcntl(err_, F_SETFL, ::fcntl(err_, F_GETFL) & ~O_NONBLOCK);
+    drain_stderr(true);
+  }
+  int st = 0;
+  while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+  }
+  waited_ = true;
+  status_ = decode_status(st);
+  return status_;
+}
+
+std::string Process::stderr_text() {
+  drain_stderr(false);
+  return err_buf_;
+}
+
+RunResult run(const std::vector<std::string>& argv, std::string_view input) {
+  Process p(argv);
+  // Write input from a thread so a child that fills its stdout pipe cannot deadlock us.
+  std::thread feeder([&] {
+    try {
+      if (!input.empty()) p.write(input);
+    } catch (...) {
+    }
+    p.close_input();
+  });
+  std::string out = p.read_all();
+  feeder.join();
+  RunResult r;
+  r.status = p.wait();
+  r.out = out;
+  r.err = p.stderr_text();
+  return r;
+}
+
+}  // namespace sitepatch::util
