@@ -1,1 +1,259 @@
-# placeholder: the host helper writes the agent
+# sitepatch agent: run by the environment's own Python (3.8+, standard library only).
+# It answers requests on stdin, one JSON object per line, with one JSON line each on
+# stdout. Bytes travel base64-encoded. Every request gets a reply; EOF ends the agent.
+# It is carried inside the sitepatch binary; src/host/agent_client.cpp speaks to it.
+import sys
+
+# `-c` puts the current folder first on sys.path: a json.py there must not replace ours.
+sys.path[:] = [p for p in sys.path if p not in ("", ".")]
+
+import base64, hashlib, json, os, site, sysconfig, time, warnings
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: lock is unavailable
+    fcntl = None
+
+PROTOCOL = 1
+LOCKS = {}  # path -> open file descriptor holding the flock
+
+
+def b64(data):
+    return base64.b64encode(data).decode("ascii")
+
+
+def unb64(text):
+    return base64.b64decode(text.encode("ascii"))
+
+
+def oserr(e, path):
+    return "%s: %s" % (path, e.strerror or e)
+
+
+class Refused(Exception):
+    pass
+
+
+def op_hello(req):
+    paths = sysconfig.get_paths()
+    dirs, seen = [], set()
+    listed = getattr(site, "getsitepackages", list)()  # old virtualenv's site lacks it
+    for d in [paths.get("purelib"), paths.get("platlib")] + list(listed):
+        if not d or not os.path.isdir(d):
+            continue
+        real = os.path.realpath(d)  # lib64 -> lib is one folder, reported once
+        if real not in seen:
+            seen.add(real)
+            dirs.append(d)
+    return {
+        "protocol": PROTOCOL,
+        "python": sys.executable,
+        "prefix": sys.prefix,
+        "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+        "version": "%d.%d.%d" % sys.version_info[:3],
+        "cache_tag": sys.implementation.cache_tag or "",
+        "site_dirs": dirs,
+    }
+
+
+def op_compile(req):
+    results = []
+    for f in req["files"]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compile(unb64(f["source_b64"]), f["label"], "exec", dont_inherit=True)
+            results.append({"ok": True})
+        except SyntaxError as e:
+            # str(e) shows only the base name; say the whole label.
+            where = ", line %d" % e.lineno if e.lineno else ""
+            message = "%s (%s%s)" % (e.msg, f["label"], where)
+            results.append({"ok": False, "line": e.lineno or 0, "message": message})
+        except Exception as e:  # ValueError (NUL bytes), RecursionError, MemoryError
+            message = "%s (%s)" % (str(e) or type(e).__name__, f["label"])
+            results.append({"ok": False, "line": 0, "message": message})
+    return {"results": results}
+
+
+def op_read(req):
+    files = []
+    for path in req["paths"]:
+        item = {"path": path, "exists": False, "is_dir": False}
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            files.append(item)
+            continue
+        except NotADirectoryError:
+            files.append(item)
+            continue
+        item.update(exists=True, mode=st.st_mode & 0o7777, nlink=st.st_nlink)
+        if os.path.isdir(path):
+            item["is_dir"] = True
+        else:
+            try:
+                with open(path, "rb") as fh:
+                    item["content_b64"] = b64(fh.read())
+            except OSError as e:
+                raise Refused(oserr(e, path))
+        files.append(item)
+    return {"files": files}
+
+
+def op_list(req):
+    d = req["dir"]
+    try:
+        names = sorted(os.listdir(d.encode()))
+    except (FileNotFoundError, NotADirectoryError):
+        return {"entries": []}
+    entries = []
+    for n in names:
+        try:
+            name = n.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # not a name a module or dist-info can have
+        entries.append({"name": name, "is_dir": os.path.isdir(os.path.join(d, name))})
+    return {"entries": entries}
+
+
+def op_realpath(req):
+    return {"paths": [os.path.realpath(p) if os.path.exists(p) else None for p in req["paths"]]}
+
+
+def sha256_of(path):
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except FileNotFoundError:
+        return ""
+
+
+def op_write(req):
+    # Compare first, for every file; write nothing when one of them changed.
+    files = req["files"]
+    targets = []
+    for f in files:
+        path = os.path.realpath(f["path"]) if os.path.islink(f["path"]) else f["path"]
+        found = sha256_of(path)
+        expected = f.get("expected_sha256", "")
+        if found != expected:
+            raise Refused("%s changed since it was read (expected sha256 %s, found %s); "
+                          "nothing was written" % (f["path"], expected or "none (a new file)",
+                                                   found or "no file"))
+        targets.append(path)
+    for f, path in zip(files, targets):
+        try:
+            st = os.stat(path)
+            mode = st.st_mode & 0o7777
+        except FileNotFoundError:
+            st, mode = None, 0o644
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        folder, base = os.path.split(path)
+        tmp = os.path.join(folder, ".%s.sitepatch-%d.tmp" % (base, os.getpid()))
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.fchmod(fd, mode)
+                if st is not None and os.geteuid() == 0:
+                    os.fchown(fd, st.st_uid, st.st_gid)
+                data = memoryview(unb64(f["content_b64"]))
+                while data:
+                    data = data[os.write(fd, data):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)  # a new inode: hard links to the old one keep old bytes
+        except OSError as e:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise Refused(oserr(e, path))
+        try:
+            dfd = os.open(folder or ".", os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:
+            pass
+    return {}
+
+
+def op_remove(req):
+    for path in req["paths"]:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            raise Refused(oserr(e, path))
+    return {}
+
+
+def op_lock(req):
+    path, timeout = req["path"], req.get("timeout_ms", 0) / 1000.0
+    if fcntl is None:
+        raise Refused("locking is not supported on this system")
+    if path in LOCKS:
+        raise Refused("%s: already locked by this agent" % path)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise Refused("another sitepatch is working on this environment "
+                              "(lock %s held); try again later" % path)
+            time.sleep(0.02)
+    os.ftruncate(fd, 0)
+    os.write(fd, ("%d\n" % os.getpid()).encode())
+    LOCKS[path] = fd
+    return {}
+
+
+def op_unlock(req):
+    fd = LOCKS.pop(req["path"], None)
+    if fd is not None:
+        os.close(fd)  # closing the descriptor releases the flock
+    return {}
+
+
+OPS = {
+    "hello": op_hello, "compile": op_compile, "read": op_read, "list": op_list,
+    "realpath": op_realpath, "write": op_write, "remove": op_remove,
+    "lock": op_lock, "unlock": op_unlock,
+}
+
+
+def main():
+    # Replies go to a private copy of stdout; anything else printed (a .pth file, a
+    # warning, a C library) lands on stderr instead of corrupting the protocol.
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line.decode("utf-8"))
+            fn = OPS.get(req.get("op")) if isinstance(req, dict) else None
+            if fn is None:
+                raise Refused("unknown op %r" % (req.get("op") if isinstance(req, dict) else req,))
+            reply = fn(req)
+            reply["ok"] = True
+        except Refused as e:
+            reply = {"ok": False, "error": str(e)}
+        except Exception as e:
+            reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
+        out.write(json.dumps(reply).encode("ascii") + b"\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -29,8 +29,13 @@ AtomicFile::AtomicFile(std::string path, int mode) : path_(std::move(path)) {
   tmp_ = dir + "/." + base + ".sitepatch-" + std::to_string(::getpid()) + ".tmp";
   fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd_ < 0) throw Error(tmp_ + ": cannot create: " + std::strerror(errno));
-  if (::fchmod(fd_, mode < 0 ? 0644 : mode) != 0)
-    throw Error(tmp_ + ": cannot set mode: " + std::strerror(errno));
+  if (::fchmod(fd_, mode < 0 ? 0644 : mode) != 0) {
+    // The destructor does not run for a throwing constructor: clean up here.
+    int e = errno;
+    ::close(fd_);
+    ::unlink(tmp_.c_str());
+    throw Error(tmp_ + ": cannot set mode: " + std::strerror(e));
+  }
 }
 
 AtomicFile::~AtomicFile() {

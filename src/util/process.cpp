@@ -71,10 +71,9 @@ Process::Process(const std::vector<std::string>& argv) {
 }
 
 Process::~Process() {
-  if (waited_) return;
   if (in_ >= 0) ::close(in_);
   in_ = -1;
-  for (int i = 0; i < 50; ++i) {
+  for (int i = 0; i < 50 && !waited_; ++i) {
     int st;
     if (::waitpid(pid_, &st, WNOHANG) == pid_) {
       waited_ = true;
@@ -87,6 +86,7 @@ Process::~Process() {
     int st;
     ::waitpid(pid_, &st, 0);
   }
+  // Also after wait(): stdout may not have been read to EOF.
   if (out_ >= 0) ::close(out_);
   if (err_ >= 0) ::close(err_);
 }
@@ -166,12 +166,12 @@ void Process::close_input() {
 }
 
 std::string Process::read_all() {
+  // Byte-exact: a last line without '\n' comes back without one.
   std::string all, line;
   while (read_line(line)) {
     all += line;
-    all += '\n';
+    if (out_ >= 0 || !out_buf_.empty()) all += '\n';
   }
-  // read_line drops the final newline only when the output ended without one.
   return all;
 }
 

@@ -41,7 +41,8 @@ struct Edit {
   TargetKind kind = TargetKind::function;
   std::string target;            // qualified: f, Class.method, outer.inner; empty for ensure-import alone
   Action action = Action::none;
-  std::string code;              // body / function / value text, or the decorator expression
+  std::string code;              // body / function / value text as YAML gives it, or the
+                                 // decorator expression (trimmed, a leading `@` dropped)
   std::string old_text;          // replace
   std::string new_text;          // replace
   int count = 1;                 // replace
@@ -86,6 +87,10 @@ class RecipeError : public Error {
  private:
   std::vector<Diagnostic> diagnostics_;
 };
+
+/// "name[extras] specifier" (`requires:`): extras are dropped, clauses checked;
+/// nullopt with `error` set when malformed.
+std::optional<Requirement> parse_requirement(std::string_view s, std::string* error);
 
 /// Validates `text` against the v1 schema. Throws RecipeError listing every problem.
 Recipe parse(std::string_view text, const std::string& path);

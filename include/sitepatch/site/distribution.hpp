@@ -25,6 +25,11 @@ struct Distribution {
   std::vector<RecordEntry> record;
 };
 
+/// PEP 503 normalized distribution name: lower case, runs of "-_." become "-".
+std::string normalize_name(std::string_view name);
+/// A RECORD path with "." and empty segments dropped and "x/.." folded ("a/./b" -> "a/b").
+std::string normalize_record_path(std::string_view rel);
+
 /// Name and Version headers of a METADATA file.
 std::pair<std::string, std::string> parse_metadata(std::string_view text);
 /// RECORD rows (CSV, quoted fields allowed).

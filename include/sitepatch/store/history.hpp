@@ -38,7 +38,9 @@ struct PatchRecord {
   std::vector<FileRecord> files;
 };
 
-/// One commit's worth of changes, laid out by History::commit.
+/// One commit's worth of changes, laid out by History::commit. Applied in this order:
+/// drop, put (a put of a dropped id wins), site_drop, site. Ids are one path component;
+/// rels are plain relative paths (no "", ".", ".." parts), one record per rel in a patch.
 struct Transaction {
   std::string message;                              // first line: "apply flashinfer-dynamo"
   std::vector<std::pair<std::string, std::string>> trailers;  // Sitepatch-Recipe: ...
@@ -66,6 +68,9 @@ class History {
   std::vector<PatchRecord> patches() const;
   std::optional<PatchRecord> patch(const std::string& id) const;
 
+  /// HEAD's site/<rel>: the file as sitepatch last left it (nullopt when untracked).
+  std::optional<std::string> site_file(const std::string& rel) const;
+
   /// Writes one commit on HEAD (main); returns its oid.
   std::string commit(const Transaction& tx);
 
@@ -91,7 +96,8 @@ struct MergeResult {
   std::string content;  // merged bytes, with conflict markers when not clean
 };
 
-/// Three-way merge of text files (libgit2 git_merge_file).
+/// Three-way merge of text files (libgit2 git_merge_file). Trivial cases (two sides
+/// equal) are clean for any bytes; a real binary conflict is not clean and keeps `ours`.
 MergeResult merge3(const std::string& base, const std::string& ours, const std::string& theirs,
                    const std::string& path);
 

@@ -1,0 +1,133 @@
+#pragma once
+// The only module that combines the others: plan, apply, verify, rollback, list,
+// log, show over one environment reached through a Host. Returns data; the CLI
+// decides how it looks.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sitepatch/host/host.hpp"
+#include "sitepatch/recipe/recipe.hpp"
+#include "sitepatch/site/distribution.hpp"
+#include "sitepatch/site/environment.hpp"
+#include "sitepatch/store/history.hpp"
+
+namespace sitepatch::engine {
+
+/// One command's view of one environment: the host, what its Python reported,
+/// where its history lives.
+struct Session {
+  Session(host::Host& h, site::Environment e, std::string dir)
+      : host(h), env(std::move(e)), state_dir(std::move(dir)) {}
+
+  host::Host& host;
+  site::Environment env;
+  std::string state_dir;  // the history's bare repository (and its lock file)
+  bool force = false;     // apply even when `requires:` does not match
+
+  /// Probes `venv` through `host` (its Python starts once); `state_dir` empty means
+  /// <prefix>/.sitepatch.
+  static Session open(host::Host& host, const std::string& venv, const std::string& state_dir);
+  /// The installed distributions, read once on first use.
+  const site::DistributionIndex& distributions();
+
+ private:
+  std::shared_ptr<site::DistributionIndex> dists_;
+};
+
+enum class EditState { will_apply, already_applied, failed };
+std::string_view state_name(EditState s);  // "will apply" / "already applied" / "fails"
+
+struct EditStatus {
+  std::string recipe_id;
+  std::string where;    // module:target as written in the recipe
+  std::string action;   // replace-body, ...
+  std::string file;     // path relative to site-packages ("" when not resolved)
+  int line = 0;         // target's line in that file
+  EditState state = EditState::will_apply;
+  std::string message;  // why it fails, or a note
+  std::string recipe_path;
+  int recipe_line = 0;
+};
+
+/// One file a plan changes. `steps` holds the text after each recipe touching it,
+/// in order, so the history can keep each recipe's own before and after.
+struct FileChange {
+  std::string rel;
+  std::string site_dir;
+  std::string path;       // absolute
+  std::string old_text;
+  std::string new_text;
+  std::string old_sha;    // sha256 hex of old_text, checked again before writing
+  std::string dist;       // owning distribution, "" when none
+  std::string version;
+  std::vector<std::pair<std::string, std::string>> steps;  // recipe id, text after it
+  std::string diff;       // unified, paths relative to site-packages
+};
+
+struct Plan {
+  std::vector<recipe::Recipe> recipes;
+  std::vector<EditStatus> edits;
+  std::vector<FileChange> files;
+  std::vector<std::string> problems;  // recipe-level failures (requires: ...)
+  bool ok() const;
+};
+
+/// Locates every edit and computes the new text of every file. Reads, never writes.
+Plan plan(Session& s, std::vector<recipe::Recipe> recipes);
+
+struct ApplyResult {
+  Plan plan;
+  bool written = false;
+  std::string commit;                 // history commit of this apply
+  std::vector<std::string> pyc_removed;
+  std::vector<std::string> recovered; // notes about an interrupted earlier apply finished now
+};
+
+/// plan, then (unless dry_run) check, save originals, write, clear .pyc, commit.
+/// All or nothing: throws sitepatch::Error (nothing written) when any edit fails.
+ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run);
+
+enum class FileState { applied, reverted, modified, replaced, missing };
+std::string_view state_name(FileState s);
+
+struct FileStatus {
+  std::string rel;
+  FileState state;
+  std::string message;
+};
+
+struct PatchStatus {
+  std::string id;
+  std::string description;
+  std::string dist;         // first file's owner, "name==version" when known
+  int64_t applied_at = 0;
+  std::vector<FileStatus> files;
+  FileState state = FileState::applied;  // worst of the files
+};
+
+/// Every applied patch (or those named) against the files as they are now.
+std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids);
+
+struct RollbackResult {
+  std::vector<std::string> ids;
+  std::vector<FileChange> files;  // old_text = now, new_text = restored
+  std::vector<std::string> notes;
+  bool written = false;
+  std::string commit;
+  std::vector<std::string> pyc_removed;
+};
+
+/// Undoes the named patches (or all): originals back, or a three-way merge that
+/// keeps other recipes' edits in a shared file. Throws when it cannot undo cleanly.
+RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run);
+
+/// The history, newest first (empty when nothing was ever applied).
+std::vector<store::LogEntry> log(Session& s);
+
+/// The unified diff of an applied patch (before -> after of each file), which
+/// `git apply -R` inside site-packages reverses.
+std::string show(Session& s, const std::string& id);
+
+}  // namespace sitepatch::engine

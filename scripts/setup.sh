@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what the build needs (Debian 12 packages; npm for the Python grammar)
+# and builds sitepatch into build/. Safe to run again: it installs only what is missing.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+packages=(build-essential cmake ninja-build pkg-config git ca-certificates
+  python3 python3-venv python3-pip
+  libgit2-dev libtree-sitter-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
+  catch2 nlohmann-json3-dev libssl-dev libexpected-dev)
+# npm fetches the pinned tree-sitter-python grammar; keep a Node.js that is already there.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$root/build" -j "$(nproc)"

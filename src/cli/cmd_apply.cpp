@@ -1,0 +1,55 @@
+// sitepatch apply RECIPE...: plan, then write all of it or none of it.
+#include "commands.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::cli {
+
+Runner register_apply(CLI::App& app, const GlobalOptions& g) {
+  struct Opts {
+    std::vector<std::string> recipes;
+    bool dry_run = false;
+    bool force = false;
+  };
+  auto o = std::make_shared<Opts>();
+  app.add_option("recipes", o->recipes, "Recipe files (YAML)")->required()->check(CLI::ExistingFile);
+  app.add_flag("-n,--dry-run", o->dry_run, "Print what would change (same as plan); write nothing");
+  app.add_flag("--force", o->force, "Apply even when the installed version does not match `requires:`");
+  return [&g, o] {
+    auto loaded = load_recipes(o->recipes);
+    Env env = open_env(g);
+    env.session->force = o->force;
+    Output out(g);
+    auto r = engine::apply(*env.session, std::move(loaded), o->dry_run);
+    const auto& p = r.plan;
+    if (out.json()) {
+      auto j = plan_json(p);
+      j["written"] = r.written;
+      j["dry_run"] = o->dry_run;
+      j["commit"] = r.commit;
+      j["pyc_removed"] = r.pyc_removed;
+      j["recovered"] = r.recovered;
+      out.document(j);
+    } else {
+      for (auto& note : r.recovered) out.err(note);
+      print_plan(out, p);
+    }
+    if (!p.ok()) {
+      if (!out.json()) out.err("sitepatch: apply failed; nothing was written");
+      return int(Exit::failed);
+    }
+    if (out.json()) return int(Exit::ok);
+    std::vector<std::string> ids;
+    for (auto& rec : p.recipes) ids.push_back(rec.id);
+    if (o->dry_run)
+      out.err("dry run: " + std::to_string(p.files.size()) + " file(s) would change; nothing was written");
+    else if (!r.written)
+      out.err("nothing to do: " + util::join(ids, ", ") + " already applied");
+    else
+      out.err("applied " + util::join(ids, ", ") + ": " + std::to_string(p.files.size()) +
+              " file(s) changed, " + std::to_string(r.pyc_removed.size()) +
+              " .pyc removed; history in " + env.session->state_dir);
+    return int(Exit::ok);
+  };
+}
+
+}  // namespace sitepatch::cli

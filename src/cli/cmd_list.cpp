@@ -1,0 +1,42 @@
+// sitepatch list: what is applied, to what, when, and whether it is still intact.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "status_json.hpp"
+
+namespace sitepatch::cli {
+
+Runner register_list(CLI::App&, const GlobalOptions& g) {
+  return [&g] {
+    Env env = open_env(g);
+    Output o(g);
+    auto statuses = engine::verify(*env.session, {});
+    if (o.json()) {
+      nlohmann::json arr = nlohmann::json::array();
+      for (auto& s : statuses) arr.push_back(status_json(s));
+      o.document({{"ok", true}, {"patches", arr}});
+      return int(Exit::ok);
+    }
+    if (statuses.empty()) {
+      o.out("no patches applied in " + env.session->env.prefix);
+      return int(Exit::ok);
+    }
+    size_t w_id = 2, w_dist = 12;
+    for (auto& s : statuses) {
+      w_id = std::max(w_id, s.id.size());
+      w_dist = std::max(w_dist, s.dist.size());
+    }
+    o.out(o.paint(fmt::format("{:<{}}  {:<{}}  {:>5}  {:<20}  {}", "ID", w_id, "DISTRIBUTION", w_dist,
+                              "FILES", "APPLIED", "STATE"),
+                  Paint::header));
+    for (auto& s : statuses)
+      o.out(fmt::format("{:<{}}  {:<{}}  {:>5}  {:<20}  ", s.id, w_id, s.dist, w_dist, s.files.size(),
+                        format_time(s.applied_at)) +
+            o.paint(std::string(engine::state_name(s.state)), paint_for(s.state)));
+    return int(Exit::ok);
+  };
+}
+
+}  // namespace sitepatch::cli

@@ -1,0 +1,38 @@
+// sitepatch verify [ID...]: each patched file against the history; exit 3 when any
+// is not as sitepatch left it.
+#include "commands.hpp"
+#include "status_json.hpp"
+
+namespace sitepatch::cli {
+
+Runner register_verify(CLI::App& app, const GlobalOptions& g) {
+  auto ids = std::make_shared<std::vector<std::string>>();
+  app.add_option("ids", *ids, "Patch ids (default: every applied patch)");
+  return [&g, ids] {
+    Env env = open_env(g);
+    Output o(g);
+    auto statuses = engine::verify(*env.session, *ids);
+    bool intact = true;
+    for (auto& s : statuses) intact = intact && s.state == engine::FileState::applied;
+    if (o.json()) {
+      nlohmann::json arr = nlohmann::json::array();
+      for (auto& s : statuses) arr.push_back(status_json(s));
+      o.document({{"ok", intact}, {"patches", arr}});
+    } else if (statuses.empty()) {
+      o.out("no patches applied in " + env.session->env.prefix);
+    } else {
+      for (auto& s : statuses) {
+        o.out(s.id + "  " + o.paint(std::string(engine::state_name(s.state)), paint_for(s.state)));
+        for (auto& f : s.files) {
+          std::string line = "  " + f.rel + "  " +
+                             o.paint(std::string(engine::state_name(f.state)), paint_for(f.state));
+          if (!f.message.empty()) line += "  (" + f.message + ")";
+          o.out(line);
+        }
+      }
+    }
+    return int(intact ? Exit::ok : Exit::not_intact);
+  };
+}
+
+}  // namespace sitepatch::cli

@@ -1,0 +1,26 @@
+#pragma once
+// The subcommands, one file each, registered from one table in main.cpp.
+#include <CLI/CLI.hpp>
+
+#include "context.hpp"
+
+namespace sitepatch::cli {
+
+/// A subcommand registers its options on `app` and returns the code to run after
+/// parsing; the function returns the process exit code.
+using Runner = std::function<int()>;
+using Register = Runner (*)(CLI::App& app, const GlobalOptions& g);
+
+Runner register_plan(CLI::App& app, const GlobalOptions& g);
+Runner register_apply(CLI::App& app, const GlobalOptions& g);
+Runner register_list(CLI::App& app, const GlobalOptions& g);
+Runner register_verify(CLI::App& app, const GlobalOptions& g);
+Runner register_rollback(CLI::App& app, const GlobalOptions& g);
+Runner register_log(CLI::App& app, const GlobalOptions& g);
+Runner register_show(CLI::App& app, const GlobalOptions& g);
+
+/// Shared by plan and apply: the diff, then one line per edit.
+void print_plan(const Output& o, const engine::Plan& p);
+nlohmann::json plan_json(const engine::Plan& p);
+
+}  // namespace sitepatch::cli

@@ -1,0 +1,112 @@
+#include "context.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+
+#include <fmt/color.h>
+#include <fmt/format.h>
+
+#include "sitepatch/recipe/recipe.hpp"
+#include "sitepatch/util/file.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::cli {
+
+Output::Output(const GlobalOptions& g) : json_(g.json), quiet_(g.quiet) {
+  if (g.color == "always") color_ = true;
+  else if (g.color == "never") color_ = false;
+  else color_ = ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+}
+
+std::string Output::paint(const std::string& text, Paint p) const {
+  if (!color_ || p == Paint::plain) return text;
+  fmt::text_style st;
+  switch (p) {
+    case Paint::added: st = fg(fmt::terminal_color::green); break;
+    case Paint::removed: st = fg(fmt::terminal_color::red); break;
+    case Paint::hunk: st = fg(fmt::terminal_color::cyan); break;
+    case Paint::header: st = fmt::emphasis::bold; break;
+    case Paint::ok: st = fg(fmt::terminal_color::green); break;
+    case Paint::warn: st = fg(fmt::terminal_color::yellow); break;
+    case Paint::bad: st = fg(fmt::terminal_color::red) | fmt::emphasis::bold; break;
+    case Paint::dim: st = fg(fmt::terminal_color::bright_black); break;
+    case Paint::plain: break;
+  }
+  return fmt::format(st, "{}", text);
+}
+
+void Output::diff(const std::string& text) const {
+  if (!color_) {
+    std::cout << text;
+    return;
+  }
+  auto lines = util::split(text, '\n');
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  for (const auto& line : lines) {
+    Paint p = Paint::plain;
+    if (util::starts_with(line, "diff --git") || util::starts_with(line, "--- ") ||
+        util::starts_with(line, "+++ ") || util::starts_with(line, "index "))
+      p = Paint::header;
+    else if (util::starts_with(line, "@@")) p = Paint::hunk;
+    else if (util::starts_with(line, "+")) p = Paint::added;
+    else if (util::starts_with(line, "-")) p = Paint::removed;
+    std::cout << paint(line, p) << "\n";
+  }
+}
+
+void Output::out(const std::string& line) const { std::cout << line << "\n"; }
+void Output::err(const std::string& line) const { std::cerr << line << "\n"; }
+void Output::document(const nlohmann::json& j) const { std::cout << j.dump(2) << "\n"; }
+
+Env open_env(const GlobalOptions& g) {
+  std::string venv = g.venv;
+  if (venv.empty()) {
+    const char* v = std::getenv("VIRTUAL_ENV");
+    if (v && *v) venv = v;
+  }
+  if (venv.empty())
+    throw Error("no environment given: pass --venv PATH (a venv root or its Python), or activate a venv",
+                Exit::usage);
+  Env e;
+  e.host = host::make_local_host();
+  e.session = std::make_unique<engine::Session>(engine::Session::open(*e.host, venv, g.state_dir));
+  return e;
+}
+
+std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths) {
+  std::vector<recipe::Recipe> out;
+  std::vector<recipe::Diagnostic> problems;
+  for (const auto& p : paths) {
+    auto text = util::read_file(p);
+    if (!text) {
+      problems.push_back({p, {0, 0}, "cannot read recipe: " + text.error()});
+      continue;
+    }
+    try {
+      out.push_back(recipe::parse(*text, p));
+    } catch (const recipe::RecipeError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  for (size_t i = 0; i < out.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (out[i].id == out[j].id)
+        problems.push_back({out[i].path, {1, 1},
+                            "recipe id `" + out[i].id + "` is also the id of " + out[j].path});
+  if (!problems.empty()) throw recipe::RecipeError(problems);
+  return out;
+}
+
+std::string format_time(int64_t t) {
+  std::time_t tt = std::time_t(t);
+  std::tm tm{};
+  ::gmtime_r(&tt, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+}  // namespace sitepatch::cli

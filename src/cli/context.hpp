@@ -1,0 +1,59 @@
+#pragma once
+// What every subcommand gets: the global options and the way to print.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sitepatch/engine/engine.hpp"
+#include "sitepatch/host/host.hpp"
+
+namespace sitepatch::cli {
+
+struct GlobalOptions {
+  std::string venv;       // --venv, else $VIRTUAL_ENV
+  std::string state_dir;  // --state-dir
+  bool json = false;
+  std::string color = "auto";
+  int verbose = 0;
+  bool quiet = false;
+};
+
+enum class Paint { plain, added, removed, hunk, header, ok, warn, bad, dim };
+
+/// Human or JSON output; colour only on a terminal and without NO_COLOR.
+class Output {
+ public:
+  explicit Output(const GlobalOptions& g);
+  bool json() const { return json_; }
+  bool quiet() const { return quiet_; }
+  std::string paint(const std::string& text, Paint p) const;
+  /// A unified diff on stdout, coloured line by line.
+  void diff(const std::string& text) const;
+  /// A line on stdout / on stderr.
+  void out(const std::string& line) const;
+  void err(const std::string& line) const;
+  /// The one JSON document of a --json run.
+  void document(const nlohmann::json& j) const;
+
+ private:
+  bool json_;
+  bool color_;
+  bool quiet_;
+};
+
+/// Opens the environment the global options name (its Python starts once).
+struct Env {
+  std::unique_ptr<host::Host> host;
+  std::unique_ptr<engine::Session> session;
+};
+Env open_env(const GlobalOptions& g);
+
+/// Reads and validates recipe files; every problem of every file, then one error.
+std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths);
+
+/// "2026-11-30 04:50 UTC"
+std::string format_time(int64_t t);
+
+}  // namespace sitepatch::cli

@@ -1,0 +1,113 @@
+// sitepatch: parse the command line, run one subcommand, turn errors into messages
+// and exit codes (caught once, here).
+#include <iostream>
+#include <map>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "sitepatch/recipe/recipe.hpp"
+#include "sitepatch/util/error.hpp"
+
+namespace {
+
+using namespace sitepatch;
+using namespace sitepatch::cli;
+
+struct Command {
+  const char* name;
+  const char* description;
+  Register reg;
+};
+
+// Every subcommand, in the order --help lists them. Adding one: write cmd_<name>.cpp
+// with register_<name>(), declare it in commands.hpp, add a row here.
+const Command kCommands[] = {
+    {"plan", "Show the diff the recipes would make, and each edit's state; writes nothing",
+     register_plan},
+    {"apply", "Apply recipes: all edits or none, originals saved in the history first",
+     register_apply},
+    {"list", "List the applied patches", register_list},
+    {"verify", "Check each patched file against the history (exit 3 if any is not intact)",
+     register_verify},
+    {"rollback", "Undo applied patches, keeping other recipes' edits in shared files",
+     register_rollback},
+    {"log", "Show the history of applies and rollbacks", register_log},
+    {"show", "Print an applied patch as a unified diff (git apply -R reverses it)",
+     register_show},
+};
+
+int report(const GlobalOptions& g, const std::string& message, Exit code,
+           const nlohmann::json& extra = nullptr) {
+  std::cerr << "sitepatch: error: " << message << "\n";
+  if (g.json) {
+    nlohmann::json j = {{"ok", false}, {"error", message}, {"exit_code", int(code)}};
+    if (!extra.is_null()) j["diagnostics"] = extra;
+    std::cout << j.dump(2) << "\n";
+  }
+  return int(code);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  GlobalOptions g;
+  CLI::App app{
+      "sitepatch patches installed Python packages with edits located by syntax tree,\n"
+      "previewed as a diff, recorded in a git history, verifiable and reversible."};
+  app.set_version_flag("--version", std::string("sitepatch ") + SITEPATCH_VERSION);
+  app.fallthrough();
+  app.require_subcommand(1, 1);
+  app.add_option("--venv", g.venv,
+                 "Environment root or its Python executable (default: $VIRTUAL_ENV)");
+  app.add_option("--state-dir", g.state_dir,
+                 "Where the history lives (default: <prefix>/.sitepatch)");
+  app.add_flag("--json", g.json, "Print the result as one JSON document on stdout");
+  app.add_option("--color", g.color, "Colour: auto (on a terminal, unless NO_COLOR), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag("-v,--verbose", g.verbose, "Say more (repeat for debug output)");
+  app.add_flag("-q,--quiet", g.quiet, "Print only results and errors");
+  app.footer(
+      "Exit codes: 0 done; 1 failed, nothing changed; 2 bad usage or invalid recipe;\n"
+      "3 verify found a patch not intact.\n"
+      "Run 'sitepatch COMMAND --help' for a command's options.");
+
+  std::map<CLI::App*, Runner> runners;
+  for (const auto& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    runners[sub] = c.reg(*sub, g);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "sitepatch: error: " << e.what() << "\n"
+              << "Run 'sitepatch --help' for usage.\n";
+    return int(Exit::usage);
+  }
+
+  auto logger = spdlog::stderr_color_mt("sitepatch");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("sitepatch: %v");
+  spdlog::set_level(g.verbose >= 2 ? spdlog::level::debug
+                    : g.verbose  ? spdlog::level::info
+                                 : spdlog::level::warn);
+
+  try {
+    CLI::App* sub = app.get_subcommands().front();
+    return runners.at(sub)();
+  } catch (const recipe::RecipeError& e) {
+    nlohmann::json diags = nlohmann::json::array();
+    for (auto& d : e.diagnostics())
+      diags.push_back({{"file", d.file}, {"line", d.mark.line}, {"column", d.mark.column},
+                       {"message", d.message}});
+    std::string msg = std::string("invalid recipe\n") + e.what();
+    return report(g, msg, e.code(), diags);
+  } catch (const Error& e) {
+    return report(g, e.what(), e.code());
+  } catch (const std::exception& e) {
+    return report(g, std::string("internal error: ") + e.what(), Exit::failed);
+  }
+}

@@ -1,0 +1,45 @@
+// How a plan reads: the diff on stdout (so `plan > fix.diff` is a clean patch),
+// one line per edit on stderr.
+#include "commands.hpp"
+
+namespace sitepatch::cli {
+
+void print_plan(const Output& o, const engine::Plan& p) {
+  if (!o.quiet())
+    for (const auto& f : p.files) o.diff(f.diff);
+  for (const auto& e : p.edits) {
+    Paint paint = e.state == engine::EditState::failed        ? Paint::bad
+                  : e.state == engine::EditState::will_apply ? Paint::ok
+                                                              : Paint::dim;
+    std::string where = e.file.empty() ? "" : "  (" + e.file + ":" + std::to_string(e.line) + ")";
+    std::string line = o.paint(std::string(engine::state_name(e.state)), paint) + "  " +
+                       e.recipe_id + "  " + e.where + "  " + e.action + where;
+    if (e.state == engine::EditState::failed)
+      line = e.recipe_path + ":" + std::to_string(e.recipe_line) + ": " + line + ": " + e.message;
+    o.err(line);
+  }
+  for (const auto& problem : p.problems) o.err(o.paint("fails", Paint::bad) + "  " + problem);
+}
+
+nlohmann::json plan_json(const engine::Plan& p) {
+  nlohmann::json edits = nlohmann::json::array(), files = nlohmann::json::array();
+  for (const auto& e : p.edits)
+    edits.push_back({{"recipe", e.recipe_id},
+                     {"target", e.where},
+                     {"action", e.action},
+                     {"file", e.file},
+                     {"line", e.line},
+                     {"state", engine::state_name(e.state)},
+                     {"message", e.message},
+                     {"recipe_file", e.recipe_path},
+                     {"recipe_line", e.recipe_line}});
+  for (const auto& f : p.files)
+    files.push_back({{"path", f.rel},
+                     {"site_dir", f.site_dir},
+                     {"distribution", f.dist},
+                     {"version", f.version},
+                     {"diff", f.diff}});
+  return {{"ok", p.ok()}, {"edits", edits}, {"files", files}, {"problems", p.problems}};
+}
+
+}  // namespace sitepatch::cli

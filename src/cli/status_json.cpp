@@ -1,0 +1,25 @@
+#include "status_json.hpp"
+
+namespace sitepatch::cli {
+
+nlohmann::json status_json(const engine::PatchStatus& s) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : s.files)
+    files.push_back({{"path", f.rel}, {"state", engine::state_name(f.state)}, {"message", f.message}});
+  return {{"id", s.id},
+          {"description", s.description},
+          {"distribution", s.dist},
+          {"applied_at", s.applied_at},
+          {"state", engine::state_name(s.state)},
+          {"files", files}};
+}
+
+Paint paint_for(engine::FileState s) {
+  switch (s) {
+    case engine::FileState::applied: return Paint::ok;
+    case engine::FileState::modified: return Paint::warn;
+    default: return Paint::bad;
+  }
+}
+
+}  // namespace sitepatch::cli

@@ -1,0 +1,138 @@
+// apply: plan, then save the originals in the history before the first byte of a
+// package file changes, write every file (compare-and-swap), clear bytecode, commit.
+#include <ctime>
+#include <map>
+
+#include "internal.hpp"
+#include "records.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine {
+
+ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run) {
+  ApplyResult res;
+  if (dry_run) {
+    res.plan = plan(s, std::move(recipes));
+    return res;
+  }
+  auto lock = s.host.lock(detail::lock_path(s), 30000);
+  auto history = store::History::open(s.state_dir, false);
+  if (history) res.recovered = detail::recover(s, *history);
+  res.plan = plan(s, std::move(recipes));
+  if (!res.plan.ok() || res.plan.files.empty()) return res;
+  if (!history) history = store::History::open(s.state_dir, true);
+
+  auto existing = history->patches();
+  int64_t now = std::time(nullptr);
+
+  // 1. Originals (and the planned results) into the history, marked pending.
+  store::Transaction saved;
+  saved.put = detail::records_for(res.plan, existing, "pending", now);
+  std::string ids = detail::ids_of(saved.put);
+  saved.message = "apply " + ids + ": originals saved, writing";
+  saved.trailers = detail::trailers_for(saved.put);
+  for (auto& fc : res.plan.files) saved.site[fc.rel] = fc.old_text;
+  history->commit(saved);
+
+  // 2. Write, refusing any file that changed since it was read.
+  std::vector<host::WriteRequest> writes;
+  for (auto& fc : res.plan.files) writes.push_back({fc.path, fc.new_text, fc.old_sha});
+  try {
+    s.host.write(writes);
+  } catch (const Error& e) {
+    std::vector<std::string> paths;
+    for (auto& fc : res.plan.files) paths.push_back(fc.path);
+    auto now_there = s.host.read(paths);
+    bool untouched = true;
+    for (size_t i = 0; i < now_there.size(); ++i)
+      if (now_there[i].exists && now_there[i].content == res.plan.files[i].new_text) untouched = false;
+    if (untouched) {
+      // Nothing of ours reached the disk: put the records back as they were.
+      store::Transaction undo;
+      undo.message = "abort apply " + ids + ": nothing was written";
+      for (auto& rec : saved.put) {
+        bool had = false;
+        for (auto& old : existing)
+          if (old.id == rec.id) {
+            undo.put.push_back(old);
+            had = true;
+          }
+        if (!had) undo.drop.push_back(rec.id);
+      }
+      history->commit(undo);
+      throw;
+    }
+    throw Error(std::string(e.what()) +
+                "\nsome files were written; the next sitepatch command on this environment "
+                "finishes the apply (the originals are in the history)");
+  }
+
+  // 3. Bytecode of the old text must not outlive it.
+  std::vector<std::string> written;
+  for (auto& fc : res.plan.files) written.push_back(fc.path);
+  res.pyc_removed = detail::remove_bytecode(s.host, written);
+
+  // 4. The apply itself, one commit.
+  store::Transaction done;
+  done.put = saved.put;
+  for (auto& r : done.put) r.state = "applied";
+  done.message = "apply " + ids;
+  done.trailers = saved.trailers;
+  for (auto& fc : res.plan.files) done.site[fc.rel] = fc.new_text;
+  res.commit = history->commit(done);
+  res.written = true;
+  return res;
+}
+
+namespace detail {
+
+std::vector<std::string> recover(Session& s, store::History& history) {
+  std::vector<store::PatchRecord> pending;
+  for (auto& r : history.patches())
+    if (r.state == "pending") pending.push_back(r);
+  if (pending.empty()) return {};
+
+  // The pending commit's site/ holds each file as it was found; its records hold
+  // what the interrupted apply meant to write. Finish that apply.
+  std::map<std::string, std::pair<std::string, std::string>> want;  // path -> (found, final)
+  std::map<std::string, std::string> rel_of;
+  for (auto& r : pending)
+    for (auto& f : r.files) {
+      std::string path = f.site_dir + "/" + f.rel;
+      auto found = history.site_file(f.rel);
+      auto& w = want[path];
+      if (w.first.empty()) w.first = found ? *found : f.before;
+      w.second = f.after;  // records come in apply order; the last after wins
+      rel_of[path] = f.rel;
+    }
+  std::vector<std::string> paths;
+  for (auto& [p, _] : want) paths.push_back(p);
+  auto now = s.host.read(paths);
+  std::vector<host::WriteRequest> writes;
+  for (auto& f : now) {
+    auto& [found, final_text] = want[f.path];
+    if (f.exists && f.content == final_text) continue;
+    if (f.exists && f.content == found) {
+      writes.push_back({f.path, final_text, util::sha256_hex(found)});
+      continue;
+    }
+    throw Error("an interrupted apply of " + ids_of(pending) + " left " + rel_of[f.path] +
+                " neither as it was nor as planned; the originals are in " + s.state_dir +
+                " (git --git-dir " + s.state_dir + " log -p)");
+  }
+  s.host.write(writes);
+  remove_bytecode(s.host, paths);
+  store::Transaction done;
+  done.put = pending;
+  for (auto& r : done.put) r.state = "applied";
+  done.message = "apply " + ids_of(pending) + " (finished after an interruption)";
+  done.trailers = trailers_for(pending);
+  for (auto& [p, w] : want) done.site[rel_of[p]] = w.second;
+  history.commit(done);
+  return {"finished an interrupted apply of " + ids_of(pending) + " (" +
+          std::to_string(writes.size()) + " file(s) written)"};
+}
+
+}  // namespace detail
+}  // namespace sitepatch::engine

@@ -1,0 +1,111 @@
+#include "locate.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "internal.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine::detail {
+namespace {
+
+// Python's finder prefers a package (a/b/__init__.py) over a module (a/b.py).
+std::vector<std::string> candidates_for(const recipe::Edit& e, std::string& error) {
+  if (!e.file.empty()) {
+    if (auto why = site::unsafe_relative_path(e.file)) {
+      error = "file " + e.file + ": " + *why + "; recipes touch only files inside site-packages";
+      return {};
+    }
+    return {e.file};
+  }
+  auto c = site::module_candidates(e.module);
+  if (c.empty()) error = "`" + e.module + "` is not a valid module name";
+  std::stable_partition(c.begin(), c.end(),
+                        [](const std::string& p) { return util::ends_with(p, "/__init__.py"); });
+  return c;
+}
+
+// "did you mean" for a module that is not there: siblings in its parent package.
+std::string module_hint(Session& s, const recipe::Edit& e) {
+  std::string dotted = e.module.empty() ? site::module_for_file(e.file) : e.module;
+  auto parts = util::split(dotted, '.');
+  std::string leaf = parts.back();
+  parts.pop_back();
+  std::string parent = util::join(parts, "/");
+  std::vector<std::string> names;
+  for (auto& dir : s.env.site_dirs) {
+    for (auto& entry : s.host.list(parent.empty() ? dir : dir + "/" + parent)) {
+      std::string n = entry.name;
+      if (!entry.is_dir && util::ends_with(n, ".py")) n = n.substr(0, n.size() - 3);
+      else if (!entry.is_dir) continue;
+      if (n == "__init__" || n == "__pycache__" || n.find('.') != std::string::npos) continue;
+      names.push_back(parts.empty() ? n : util::join(parts, ".") + "." + n);
+    }
+  }
+  auto near = util::nearest(dotted, names);
+  if (near.empty()) return "";
+  return "; did you mean " + util::join(near, ", ") + "?";
+}
+
+}  // namespace
+
+std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& edits) {
+  std::vector<Located> out(edits.size());
+  std::vector<std::vector<std::string>> cands(edits.size());
+  std::vector<std::string> paths;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < edits.size(); ++i) {
+    cands[i] = candidates_for(*edits[i], out[i].error);
+    for (auto& dir : s.env.site_dirs)
+      for (auto& c : cands[i])
+        if (seen.insert(dir + "/" + c).second) paths.push_back(dir + "/" + c);
+  }
+  std::map<std::string, host::FileData> files;
+  for (auto& f : s.host.read(paths)) files.emplace(f.path, std::move(f));
+
+  // Pick each edit's file, then check every picked file really lies inside its site dir.
+  std::vector<std::string> to_resolve;
+  for (size_t i = 0; i < edits.size(); ++i) {
+    if (!out[i].error.empty()) continue;
+    for (auto& dir : s.env.site_dirs) {
+      for (auto& c : cands[i]) {
+        auto it = files.find(dir + "/" + c);
+        if (it == files.end() || !it->second.exists || it->second.is_dir) continue;
+        out[i].ok = true;
+        out[i].rel = c;
+        out[i].site_dir = dir;
+        out[i].path = it->first;
+        out[i].content = it->second.content;
+        break;
+      }
+      if (out[i].ok) break;
+    }
+    if (!out[i].ok) {
+      const auto& e = *edits[i];
+      out[i].error = (e.file.empty() ? "module " + e.module : "file " + e.file) +
+                     " not found in " + util::join(s.env.site_dirs, ", ") + module_hint(s, e);
+      continue;
+    }
+    to_resolve.push_back(out[i].path);
+  }
+  if (to_resolve.empty()) return out;
+  std::vector<std::string> ask = to_resolve;
+  ask.insert(ask.end(), s.env.site_dirs.begin(), s.env.site_dirs.end());
+  auto real = s.host.realpath(ask);
+  std::map<std::string, std::optional<std::string>> real_of;
+  for (size_t i = 0; i < ask.size(); ++i) real_of[ask[i]] = real[i];
+  for (auto& l : out) {
+    if (!l.ok) continue;
+    auto rp = real_of[l.path];
+    auto rd = real_of[l.site_dir];
+    if (!rp || !rd || !site::is_within(*rp, *rd)) {
+      l.ok = false;
+      l.error = l.rel + " resolves to " + (rp ? *rp : std::string("nothing")) +
+                ", outside site-packages (" + l.site_dir + "); refusing to touch it";
+    }
+  }
+  return out;
+}
+
+}  // namespace sitepatch::engine::detail

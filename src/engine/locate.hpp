@@ -1,0 +1,23 @@
+#pragma once
+// Where each edit's file is: module or file name -> one file inside site-packages,
+// read once. Refuses paths that leave site-packages, by name or by symlink.
+#include <string>
+#include <vector>
+
+#include "sitepatch/engine/engine.hpp"
+
+namespace sitepatch::engine::detail {
+
+struct Located {
+  bool ok = false;
+  std::string error;     // why not, when !ok
+  std::string rel;       // relative to site_dir
+  std::string site_dir;
+  std::string path;      // absolute
+  std::string content;
+};
+
+/// One answer per edit, in order. All candidate files are read in one batch.
+std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& edits);
+
+}  // namespace sitepatch::engine::detail

@@ -1,0 +1,25 @@
+#pragma once
+// How an apply becomes history records: one PatchRecord per recipe, each file's
+// before and after as that recipe saw it.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sitepatch/engine/engine.hpp"
+
+namespace sitepatch::engine::detail {
+
+/// Records for every recipe that changes a file in `plan`, in state `state`.
+/// A recipe applied before keeps its first `before` of each file: the original.
+std::vector<store::PatchRecord> records_for(const Plan& plan,
+                                            const std::vector<store::PatchRecord>& existing,
+                                            const std::string& state, int64_t now);
+
+/// Trailers naming each recipe, its hash and the distributions it touched.
+std::vector<std::pair<std::string, std::string>> trailers_for(
+    const std::vector<store::PatchRecord>& records);
+
+/// "a, b" of the records' ids.
+std::string ids_of(const std::vector<store::PatchRecord>& records);
+
+}  // namespace sitepatch::engine::detail

@@ -1,0 +1,132 @@
+// rollback: originals back, or, where another recipe's edit shares the file, only
+// this recipe's hunks undone by a three-way merge. Nothing is written on conflict.
+#include <algorithm>
+#include <map>
+
+#include "internal.hpp"
+#include "records.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine {
+namespace {
+
+// Undoes `f`'s edit in `text`; nullopt when it cannot be done cleanly.
+std::optional<std::string> undo(const store::FileRecord& f, const std::string& text) {
+  if (text == f.after) return f.before;
+  if (text == f.before) return text;
+  auto m = store::merge3(f.after, text, f.before, f.rel);
+  if (!m.clean) return std::nullopt;
+  return m.content;
+}
+
+}  // namespace
+
+RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run) {
+  RollbackResult res;
+  if (!all && ids.empty()) throw Error("rollback: name the patches to roll back, or --all", Exit::usage);
+  std::unique_ptr<host::Lock> lock;
+  if (!dry_run) lock = s.host.lock(detail::lock_path(s), 30000);
+  auto history = store::History::open(s.state_dir, false);
+  if (!history) {
+    if (all) return res;
+    throw Error("nothing was ever applied to " + s.env.prefix + " (no history at " + s.state_dir + ")");
+  }
+  if (!dry_run) res.notes = detail::recover(s, *history);
+  auto records = history->patches();
+  auto chosen = detail::select(records, all ? std::vector<std::string>{} : ids);
+  // Newest first, so each undo meets the text its own apply left.
+  std::stable_sort(chosen.begin(), chosen.end(),
+                   [](auto& a, auto& b) { return a.applied_at > b.applied_at; });
+  for (auto& r : chosen) res.ids.push_back(r.id);
+
+  std::vector<std::string> paths;
+  for (auto& r : chosen)
+    for (auto& f : r.files) paths.push_back(f.site_dir + "/" + f.rel);
+  std::map<std::string, host::FileData> found;
+  for (auto& f : s.host.read(paths)) found.emplace(f.path, std::move(f));
+  std::map<std::string, std::string> text;  // path -> text after the undos so far
+  std::map<std::string, const store::FileRecord*> rec_of;
+  for (auto& [p, f] : found)
+    if (f.exists) text[p] = f.content;
+
+  std::vector<std::string> conflicts;
+  std::vector<store::PatchRecord> kept;  // other patches whose records follow the undo
+  for (auto& r : records)
+    if (std::none_of(chosen.begin(), chosen.end(), [&](auto& c) { return c.id == r.id; }))
+      kept.push_back(r);
+  std::vector<bool> kept_changed(kept.size(), false);
+
+  for (auto& r : chosen) {
+    for (auto& f : r.files) {
+      std::string path = f.site_dir + "/" + f.rel;
+      rec_of[path] = &f;
+      auto it = text.find(path);
+      if (it == text.end()) {
+        res.notes.push_back(f.rel + " no longer exists; nothing to undo for " + r.id);
+        continue;
+      }
+      if (it->second == f.before) {
+        res.notes.push_back(f.rel + " is already back to its original");
+        continue;
+      }
+      auto back = undo(f, it->second);
+      if (!back) {
+        auto m = store::merge3(f.after, it->second, f.before, f.rel);
+        conflicts.push_back(r.id + ": cannot undo its edit of " + f.rel +
+                            " cleanly; the file changed around it:\n" + m.content);
+        continue;
+      }
+      it->second = *back;
+      // Patches that stay keep records that no longer contain this one's edit.
+      for (size_t k = 0; k < kept.size(); ++k)
+        for (auto& kf : kept[k].files)
+          if (kf.rel == f.rel && kf.site_dir == f.site_dir) {
+            if (auto b = undo(f, kf.before)) kf.before = *b;
+            if (auto a = undo(f, kf.after)) kf.after = *a;
+            kept_changed[k] = true;
+          }
+    }
+  }
+  if (!conflicts.empty()) throw Error(util::join(conflicts, "\n") + "\nnothing was written");
+
+  for (auto& [path, t] : text) {
+    const auto& orig = found[path];
+    if (t == orig.content || !rec_of.count(path)) continue;
+    FileChange fc;
+    fc.path = path;
+    fc.rel = rec_of[path]->rel;
+    fc.site_dir = rec_of[path]->site_dir;
+    fc.old_text = orig.content;
+    fc.old_sha = util::sha256_hex(orig.content);
+    fc.new_text = t;
+    fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
+    res.files.push_back(std::move(fc));
+  }
+  if (dry_run) return res;
+
+  std::vector<host::WriteRequest> writes;
+  std::vector<std::string> written;
+  for (auto& fc : res.files) {
+    writes.push_back({fc.path, fc.new_text, fc.old_sha});
+    written.push_back(fc.path);
+  }
+  s.host.write(writes);
+  res.pyc_removed = detail::remove_bytecode(s.host, written);
+
+  store::Transaction tx;
+  tx.message = "rollback " + util::join(res.ids, ", ");
+  for (auto& r : chosen) {
+    tx.drop.push_back(r.id);
+    tx.trailers.emplace_back("Sitepatch-Rollback", r.id);
+    tx.trailers.emplace_back("Sitepatch-Recipe-Hash", r.recipe_hash);
+  }
+  for (size_t k = 0; k < kept.size(); ++k)
+    if (kept_changed[k]) tx.put.push_back(kept[k]);
+  for (auto& fc : res.files) tx.site[fc.rel] = fc.new_text;
+  res.commit = history->commit(tx);
+  res.written = true;
+  return res;
+}
+
+}  // namespace sitepatch::engine

@@ -1,0 +1,76 @@
+#include "sitepatch/site/distribution.hpp"
+
+#include "internal.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine {
+
+Session Session::open(host::Host& host, const std::string& venv, const std::string& state_dir) {
+  site::Environment env = host.probe(venv);
+  std::string dir = state_dir.empty() ? env.prefix + "/.sitepatch" : state_dir;
+  return Session(host, std::move(env), std::move(dir));
+}
+
+const site::DistributionIndex& Session::distributions() {
+  if (!dists_)
+    dists_ = std::make_shared<site::DistributionIndex>(site::load_distributions(host, env.site_dirs));
+  return *dists_;
+}
+
+bool Plan::ok() const {
+  if (!problems.empty()) return false;
+  for (auto& e : edits)
+    if (e.state == EditState::failed) return false;
+  return true;
+}
+
+std::string_view state_name(EditState s) {
+  switch (s) {
+    case EditState::will_apply: return "will apply";
+    case EditState::already_applied: return "already applied";
+    case EditState::failed: return "fails";
+  }
+  return "?";
+}
+
+std::string_view state_name(FileState s) {
+  switch (s) {
+    case FileState::applied: return "applied";
+    case FileState::reverted: return "reverted";
+    case FileState::modified: return "modified";
+    case FileState::replaced: return "replaced";
+    case FileState::missing: return "missing";
+  }
+  return "?";
+}
+
+namespace detail {
+
+std::string lock_path(const Session& s) { return s.state_dir + "/sitepatch.lock"; }
+
+std::pair<std::string, std::string> split_path(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {".", path};
+  return {path.substr(0, slash), path.substr(slash + 1)};
+}
+
+std::string dist_label(const std::string& dist, const std::string& version) {
+  if (dist.empty()) return "";
+  return dist + "==" + version;
+}
+
+std::vector<std::string> remove_bytecode(host::Host& host, const std::vector<std::string>& sources) {
+  std::vector<std::string> doomed;
+  for (auto& src : sources) {
+    auto [dir, base] = split_path(src);
+    if (!util::ends_with(base, ".py")) continue;
+    std::string stem = base.substr(0, base.size() - 3);
+    for (auto& e : host.list(dir + "/__pycache__"))
+      if (!e.is_dir && site::is_pyc_of(e.name, stem)) doomed.push_back(dir + "/__pycache__/" + e.name);
+  }
+  if (!doomed.empty()) host.remove(doomed);
+  return doomed;
+}
+
+}  // namespace detail
+}  // namespace sitepatch::engine

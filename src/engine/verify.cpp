@@ -1,0 +1,102 @@
+// verify: each patched file against the history: applied, reverted, modified,
+// replaced, missing.
+#include <algorithm>
+#include <map>
+
+#include "internal.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine {
+namespace {
+
+int badness(FileState s) {
+  switch (s) {
+    case FileState::applied: return 0;
+    case FileState::modified: return 1;
+    case FileState::reverted: return 2;
+    case FileState::replaced: return 3;
+    case FileState::missing: return 4;
+  }
+  return 5;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::vector<store::PatchRecord> select(const std::vector<store::PatchRecord>& all,
+                                       const std::vector<std::string>& ids) {
+  if (ids.empty()) return all;
+  std::vector<store::PatchRecord> out;
+  std::vector<std::string> known;
+  for (auto& r : all) known.push_back(r.id);
+  for (auto& id : ids) {
+    auto it = std::find_if(all.begin(), all.end(), [&](auto& r) { return r.id == id; });
+    if (it == all.end()) {
+      std::string msg = "no applied patch `" + id + "`";
+      auto near = util::nearest(id, known);
+      if (!near.empty()) msg += "; did you mean " + util::join(near, ", ") + "?";
+      msg += known.empty() ? " (nothing is applied)" : " (applied: " + util::join(known, ", ") + ")";
+      throw Error(msg);
+    }
+    if (std::none_of(out.begin(), out.end(), [&](auto& r) { return r.id == id; }))
+      out.push_back(*it);
+  }
+  return out;
+}
+
+}  // namespace detail
+
+std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids) {
+  auto history = store::History::open(s.state_dir, false);
+  std::vector<store::PatchRecord> all = history ? history->patches() : std::vector<store::PatchRecord>{};
+  auto records = detail::select(all, ids);
+
+  std::vector<std::string> paths;
+  for (auto& r : records)
+    for (auto& f : r.files) paths.push_back(f.site_dir + "/" + f.rel);
+  std::map<std::string, host::FileData> now;
+  for (auto& f : s.host.read(paths)) now.emplace(f.path, std::move(f));
+
+  std::vector<PatchStatus> out;
+  for (auto& r : records) {
+    PatchStatus ps;
+    ps.id = r.id;
+    ps.description = r.description;
+    ps.applied_at = r.applied_at;
+    if (!r.files.empty()) ps.dist = detail::dist_label(r.files[0].dist, r.files[0].version);
+    for (auto& f : r.files) {
+      FileStatus fs{f.rel, FileState::applied, ""};
+      const auto& cur = now[f.site_dir + "/" + f.rel];
+      auto left = history->site_file(f.rel);
+      const site::Distribution* owner = s.distributions().owner(f.site_dir, f.rel);
+      if (!cur.exists) {
+        fs.state = FileState::missing;
+        fs.message = f.rel + " no longer exists";
+      } else if (left && cur.content == *left) {
+        fs.state = FileState::applied;
+      } else if (cur.content == f.before) {
+        fs.state = FileState::reverted;
+        fs.message = f.rel + " is back to its original";
+      } else if (!f.dist.empty() && owner && owner->version != f.version) {
+        fs.state = FileState::replaced;
+        fs.message = f.dist + " " + f.version + " -> " + owner->version + " replaced " + f.rel;
+      } else {
+        auto undo = store::merge3(f.after, cur.content, f.before, f.rel);
+        if (undo.clean && undo.content != cur.content) {
+          fs.state = FileState::modified;
+          fs.message = f.rel + " was changed by someone else; the edit is still in it";
+        } else {
+          fs.state = FileState::replaced;
+          fs.message = f.rel + " was rewritten since the apply; the edit is gone";
+        }
+      }
+      if (badness(fs.state) > badness(ps.state)) ps.state = fs.state;
+      ps.files.push_back(fs);
+    }
+    out.push_back(ps);
+  }
+  return out;
+}
+
+}  // namespace sitepatch::engine

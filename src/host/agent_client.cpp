@@ -1,0 +1,179 @@
+#include "host/agent_client.hpp"
+
+#include "sitepatch/util/error.hpp"
+#include "sitepatch/util/process.hpp"
+#include "sitepatch/util/strings.hpp"
+#include "sitepatch_agent_source.hpp"
+
+namespace sitepatch::host {
+namespace {
+
+constexpr int kProtocol = 1;
+
+using nlohmann::json;
+
+std::string str_or_empty(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+class AgentLock : public Lock {
+ public:
+  AgentLock(AgentClient& client, std::string path) : client_(client), path_(std::move(path)) {}
+  ~AgentLock() override {
+    try {
+      client_.call({{"op", "unlock"}, {"path", path_}});
+    } catch (...) {
+      // The agent is gone; its exit released the lock.
+    }
+  }
+
+ private:
+  AgentClient& client_;
+  std::string path_;
+};
+
+}  // namespace
+
+std::vector<std::string> agent_argv(const std::string& python) {
+  // -u: replies are not held in a buffer. No -S/-I: site dirs must be the real ones.
+  return {python, "-u", "-c", embedded::agent_source};
+}
+
+std::string changed_since_read(const std::string& path, const std::string& expected,
+                               const std::string& found) {
+  return path + " changed since it was read (expected sha256 " +
+         (expected.empty() ? "none (a new file)" : expected) + ", found " +
+         (found.empty() ? "no file" : found) + "); nothing was written";
+}
+
+std::string lock_held(const std::string& path) {
+  return "another sitepatch is working on this environment (lock " + path +
+         " held); try again later";
+}
+
+AgentClient::AgentClient(const std::vector<std::string>& argv, std::string who)
+    : proc_(std::make_unique<util::Process>(argv)), who_(std::move(who)) {}
+
+AgentClient::~AgentClient() = default;
+
+void AgentClient::died(const std::string& what) {
+  int status = proc_->wait();
+  std::string msg = who_ + ": the sitepatch agent " + what + " (exit status " +
+                    std::to_string(status) + ")";
+  std::string err = util::trim(stray_ + proc_->stderr_text());
+  if (!err.empty()) msg += ":\n" + err;
+  throw Error(msg);
+}
+
+json AgentClient::call(const json& request) {
+  try {
+    // replace: a stray non-UTF-8 byte in a path must not abort the whole request.
+    proc_->write(request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+  } catch (const Error&) {
+    died("stopped reading requests");
+  }
+  std::string line;
+  for (;;) {
+    if (!proc_->read_line(line)) died("stopped answering");
+    // Only whole JSON objects are replies; anything else was printed before the
+    // agent took over stdout (by a .pth file, say): keep it for the error message.
+    if (!line.empty() && line[0] == '{') break;
+    stray_ += line + "\n";
+  }
+  json reply = json::parse(line, nullptr, false);
+  if (reply.is_discarded() || !reply.is_object())
+    throw Error(who_ + ": the sitepatch agent answered with something that is not JSON: " +
+                line.substr(0, 200));
+  if (!reply.value("ok", false))
+    throw Error(reply.value("error", std::string("the sitepatch agent failed")));
+  return reply;
+}
+
+site::Environment AgentClient::hello() {
+  json r = call({{"op", "hello"}, {"protocol", kProtocol}});
+  if (r.value("protocol", 0) != kProtocol)
+    throw Error(who_ + ": the sitepatch agent speaks protocol " +
+                std::to_string(r.value("protocol", 0)) + ", expected " +
+                std::to_string(kProtocol));
+  site::Environment env;
+  env.python = str_or_empty(r, "python");
+  env.prefix = str_or_empty(r, "prefix");
+  env.base_prefix = str_or_empty(r, "base_prefix");
+  env.version = str_or_empty(r, "version");
+  env.cache_tag = str_or_empty(r, "cache_tag");
+  for (auto& d : r.value("site_dirs", json::array())) env.site_dirs.push_back(d.get<std::string>());
+  return env;
+}
+
+std::vector<CompileResult> AgentClient::compile(const std::vector<CompileRequest>& sources) {
+  json files = json::array();
+  for (auto& s : sources)
+    files.push_back({{"label", s.label}, {"source_b64", util::base64_encode(s.source)}});
+  json r = call({{"op", "compile"}, {"files", files}});
+  std::vector<CompileResult> out;
+  for (auto& x : r.at("results")) {
+    CompileResult c;
+    c.ok = x.value("ok", false);
+    c.line = x.value("line", 0);
+    c.message = str_or_empty(x, "message");
+    out.push_back(std::move(c));
+  }
+  if (out.size() != sources.size()) throw Error(who_ + ": the sitepatch agent lost compile results");
+  return out;
+}
+
+std::vector<FileData> AgentClient::read(const std::vector<std::string>& paths) {
+  json r = call({{"op", "read"}, {"paths", paths}});
+  std::vector<FileData> out;
+  for (auto& x : r.at("files")) {
+    FileData f;
+    f.path = str_or_empty(x, "path");
+    f.exists = x.value("exists", false);
+    f.is_dir = x.value("is_dir", false);
+    f.mode = x.value("mode", 0u);
+    f.nlink = x.value("nlink", 0ul);
+    f.content = util::base64_decode(str_or_empty(x, "content_b64"));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<DirEntry> AgentClient::list(const std::string& dir) {
+  json r = call({{"op", "list"}, {"dir", dir}});
+  std::vector<DirEntry> out;
+  for (auto& x : r.at("entries")) out.push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
+  return out;
+}
+
+std::vector<std::optional<std::string>> AgentClient::realpath(const std::vector<std::string>& paths) {
+  json r = call({{"op", "realpath"}, {"paths", paths}});
+  std::vector<std::optional<std::string>> out;
+  for (auto& x : r.at("paths")) {
+    if (x.is_string())
+      out.push_back(x.get<std::string>());
+    else
+      out.push_back(std::nullopt);
+  }
+  return out;
+}
+
+void AgentClient::write(const std::vector<WriteRequest>& files) {
+  json list = json::array();
+  for (auto& f : files)
+    list.push_back({{"path", f.path},
+                    {"content_b64", util::base64_encode(f.content)},
+                    {"expected_sha256", f.expected_sha256}});
+  call({{"op", "write"}, {"files", list}});
+}
+
+void AgentClient::remove(const std::vector<std::string>& paths) {
+  call({{"op", "remove"}, {"paths", paths}});
+}
+
+std::unique_ptr<Lock> AgentClient::lock(const std::string& path, int timeout_ms) {
+  call({{"op", "lock"}, {"path", path}, {"timeout_ms", timeout_ms}});
+  return std::make_unique<AgentLock>(*this, path);
+}
+
+}  // namespace sitepatch::host

@@ -1,0 +1,59 @@
+#pragma once
+// The C++ side of the agent protocol (src/host/agent.py): one child process that runs
+// the agent, one JSON line per request and per reply. LocalHost uses it for probe and
+// compile; a remote host can run the same agent through ssh and use every operation.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sitepatch/host/host.hpp"
+
+namespace sitepatch::util { class Process; }
+
+namespace sitepatch::host {
+
+/// argv that runs the embedded agent with `python`: `<python> -u -c <agent source>`.
+std::vector<std::string> agent_argv(const std::string& python);
+
+class AgentClient {
+ public:
+  /// Starts `argv` (it must run the agent). `who` names it in messages
+  /// ("/venv/bin/python3"). Throws sitepatch::Error if it cannot be started.
+  AgentClient(const std::vector<std::string>& argv, std::string who);
+  ~AgentClient();
+  AgentClient(const AgentClient&) = delete;
+  AgentClient& operator=(const AgentClient&) = delete;
+
+  /// Protocol check and the environment's facts.
+  site::Environment hello();
+  std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources);
+  std::vector<FileData> read(const std::vector<std::string>& paths);
+  std::vector<DirEntry> list(const std::string& dir);
+  std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths);
+  void write(const std::vector<WriteRequest>& files);
+  void remove(const std::vector<std::string>& paths);
+  /// The agent holds the lock until the returned Lock is destroyed (or the agent
+  /// exits). The Lock must not outlive this client.
+  std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms);
+
+  /// One round trip. Throws sitepatch::Error with the agent's message when the reply
+  /// says ok=false, and with the child's stderr when it stopped answering.
+  nlohmann::json call(const nlohmann::json& request);
+
+ private:
+  [[noreturn]] void died(const std::string& what);
+  std::unique_ptr<util::Process> proc_;
+  std::string who_;
+  std::string stray_;  // lines printed before the first reply (e.g. by a .pth file)
+};
+
+/// The exact message both hosts give when a compare-and-swap write finds other bytes.
+std::string changed_since_read(const std::string& path, const std::string& expected,
+                               const std::string& found);
+/// The exact message both hosts give when a lock is held too long by someone else.
+std::string lock_held(const std::string& path);
+
+}  // namespace sitepatch::host

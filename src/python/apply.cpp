@@ -1,0 +1,173 @@
+// Module::apply: locate every edit on the one parse, turn each into splices against the
+// original bytes, refuse overlaps, then write the new source in one pass.
+#include <algorithm>
+
+#include "python/imports.hpp"
+#include "python/module_impl.hpp"
+#include "python/plan.hpp"
+
+namespace sitepatch::python {
+namespace {
+
+using recipe::Action;
+using recipe::TargetKind;
+
+// An accepted splice, with what it needs for ordering and conflict messages.
+struct Placed {
+  Splice s;
+  size_t edit;  // index into the edits
+  size_t seq;   // global order of acceptance
+};
+
+bool overlaps(const Splice& a, const Splice& b) {
+  if (a.import || b.import) return false;
+  bool a_ins = a.begin == a.end, b_ins = b.begin == b.end;
+  if (a_ins && b_ins) return false;  // two insertions at one place keep recipe order
+  // An insertion at either end of a replaced range touches none of its bytes.
+  if (a_ins) return b.begin < a.begin && a.begin < b.end;
+  if (b_ins) return a.begin < b.begin && b.begin < a.end;
+  return a.begin < b.end && b.begin < a.end;
+}
+
+bool kind_fits(const recipe::Edit& e, EditResult& r) {
+  bool variable = e.kind == TargetKind::variable;
+  switch (e.action) {
+    case Action::set_value:
+      if (!variable)
+        return fail(r, Failure::invalid, e.target + " is a " + std::string(kind_word(e.kind)) +
+                                             ": set-value needs a variable");
+      return true;
+    case Action::replace:
+    case Action::none:
+      return true;
+    default:
+      if (variable)
+        return fail(r, Failure::invalid, e.target + " is a variable: " + std::string(action_word(e.action)) +
+                                             " needs a function or class");
+      return true;
+  }
+}
+
+bool run_action(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out, EditResult& r) {
+  switch (e.action) {
+    case Action::replace_body: return replace_body(cx, d, e, out, r);
+    case Action::prepend_body: return prepend_body(cx, d, e, out, r);
+    case Action::add_decorator: return add_decorator(cx, d, e, out, r);
+    case Action::remove_decorator: return remove_decorator(cx, d, e, out, r);
+    case Action::replace_function: return replace_function(cx, d, e, out, r);
+    case Action::replace: return replace_text(cx, d, e, out, r);
+    case Action::set_value: return set_value(cx, d, e, out, r);
+    case Action::none: return true;
+  }
+  return true;
+}
+
+std::string target_name(const recipe::Edit& e) {
+  return e.target.empty() ? "ensure-import " + e.ensure_import : e.target;
+}
+
+}  // namespace
+
+std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
+                          std::vector<EditResult>& results) const {
+  std::string_view src = impl_->text();
+  TSNode root = impl_->tree->root();
+  Context cx{src, root, *impl_->defs, detect_style(root, src)};
+  std::unique_ptr<ImportSite> site;  // found on the first ensure-import
+  std::vector<Binding> pending;      // bindings added by accepted edits
+  std::vector<Placed> placed;
+
+  results.assign(edits.size(), EditResult{});
+  for (size_t i = 0; i < edits.size(); ++i) {
+    const recipe::Edit& e = *edits[i];
+    EditResult& r = results[i];
+    if (e.action == Action::none && text::strip(e.ensure_import).empty()) {
+      fail(r, Failure::invalid, "nothing to do: no action and no ensure-import");
+      continue;
+    }
+
+    // The action part.
+    ActionOut out;
+    out.already = true;
+    if (e.action != Action::none) {
+      out.already = false;
+      if (!kind_fits(e, r)) continue;
+      const Def* d = locate(cx, e, r);
+      if (!d || !run_action(cx, *d, e, out, r)) continue;
+    }
+
+    // The ensure-import part: the names the module (or an earlier edit) does not bind yet.
+    bool import_already = true;
+    std::vector<Binding> adds;
+    if (!text::strip(e.ensure_import).empty()) {
+      ImportRequest req;
+      std::string error;
+      if (!parse_import(e.ensure_import, req, error)) {
+        fail(r, Failure::invalid, error);
+        continue;
+      }
+      if (!site) site = std::make_unique<ImportSite>(import_site(cx));
+      std::vector<Binding> missing;
+      for (const auto& b : req.bindings) {
+        if (bound_by(b, site->bound)) continue;
+        import_already = false;
+        if (!bound_by(b, pending)) missing.push_back(b);
+      }
+      if (e.action == Action::none) {
+        r.line = req.future ? site->future_line : site->at_line;
+        for (const auto& b : req.bindings)
+          for (const auto& h : site->bound)
+            if (bound_by(b, {h})) r.line = h.line;
+      }
+      if (!missing.empty()) {
+        size_t at = req.future ? site->future_at : site->at;
+        std::string line = render_import(req, missing) + "\n";
+        if (at == src.size() && !src.empty() && src.back() != '\n') line = "\n" + line;
+        Splice s{at, at, text::with_eol(line, cx.style.eol), true};
+        out.splices.push_back(std::move(s));
+        adds = std::move(missing);
+      }
+    }
+
+    // Overlaps with an edit accepted earlier fail this one.
+    const Placed* clash = nullptr;
+    for (const auto& mine : out.splices) {
+      for (const auto& p : placed)
+        if (overlaps(mine, p.s)) {
+          clash = &p;
+          break;
+        }
+      if (clash) break;
+    }
+    if (clash) {
+      fail(r, Failure::conflict, "overlaps the edit of " + target_name(*edits[clash->edit]) +
+                                     " (" + std::string(action_word(edits[clash->edit]->action)) + ")");
+      continue;
+    }
+
+    r.outcome = out.already && import_already ? Outcome::already_applied : Outcome::will_apply;
+    if (r.outcome == Outcome::already_applied) r.message = "already applied";
+    for (auto& s : out.splices) placed.push_back({std::move(s), i, placed.size()});
+    pending.insert(pending.end(), adds.begin(), adds.end());
+  }
+
+  // At one offset: imports first, then insertions in recipe order, then a replacement.
+  std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
+    auto rank = [](const Placed& p) { return p.s.import ? 0 : p.s.begin == p.s.end ? 1 : 2; };
+    if (a.s.begin != b.s.begin) return a.s.begin < b.s.begin;
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    return a.seq < b.seq;
+  });
+  std::string out(impl_->source.substr(0, impl_->bom));
+  out.reserve(impl_->source.size() + 256);
+  size_t cursor = 0;
+  for (const auto& p : placed) {
+    if (p.s.begin >= cursor) out.append(src.substr(cursor, p.s.begin - cursor));
+    out += p.s.text;
+    cursor = std::max(cursor, p.s.end);
+  }
+  out.append(src.substr(cursor));
+  return out;
+}
+
+}  // namespace sitepatch::python

@@ -1,0 +1,72 @@
+#pragma once
+// What the actions share: the file being edited, the byte-range edits they return,
+// and one function per action. Each action reads the one parse of the original and
+// returns splices against the original bytes; apply.cpp combines them.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "python/definitions.hpp"
+#include "python/text.hpp"
+#include "python/tree.hpp"
+#include "sitepatch/python/module.hpp"
+
+namespace sitepatch::python {
+
+/// The file an apply works on (BOM already stripped: offsets are into `src`).
+struct Context {
+  std::string_view src;
+  TSNode root;
+  const Definitions& defs;
+  text::Style style;
+};
+
+/// Replace bytes [begin, end) of the original with `text` (begin == end: insert).
+struct Splice {
+  size_t begin;
+  size_t end;
+  std::string text;
+  bool import = false;  // ensure-import insertions go first at their offset and never conflict
+};
+
+/// What an action produced: splices, or nothing because it is already applied.
+struct ActionOut {
+  std::vector<Splice> splices;
+  bool already = false;
+};
+
+/// Fails `r` with `f` and `message`; returns false so actions can `return fail(...)`.
+bool fail(EditResult& r, Failure f, std::string message);
+
+/// "replace-body" etc., as the recipe spells the action.
+std::string_view action_word(recipe::Action a);
+
+/// The definition `e` aims at, or nullptr with `r` failed (not found, ambiguous, wrong kind).
+const Def* locate(const Context& cx, const recipe::Edit& e, EditResult& r);
+
+/// Indentation of the line that holds `off`.
+std::string_view indent_at(std::string_view src, size_t off);
+
+/// The file's indent unit (from its first indented block) and line ending.
+text::Style detect_style(TSNode root, std::string_view src);
+
+// One function per action; each returns false with `r` failed when it cannot apply.
+bool replace_body(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+                  EditResult& r);
+bool prepend_body(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+                  EditResult& r);
+bool add_decorator(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+                   EditResult& r);
+bool remove_decorator(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+                      EditResult& r);
+bool replace_function(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+                      EditResult& r);
+bool replace_text(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+                  EditResult& r);
+bool set_value(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+               EditResult& r);
+
+/// A range replacement that ends at a file end without a final newline keeps it so.
+std::string fit_end(std::string_view src, size_t end, std::string text, std::string_view eol);
+
+}  // namespace sitepatch::python

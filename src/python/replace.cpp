@@ -1,0 +1,86 @@
+// replace-function (the whole definition) and replace (`old` -> `new` inside the target).
+#include "python/plan.hpp"
+
+namespace sitepatch::python {
+namespace {
+
+// Positions of `needle` in `hay`, left to right, not overlapping.
+std::vector<size_t> occurrences(std::string_view hay, std::string_view needle) {
+  std::vector<size_t> out;
+  if (needle.empty()) return out;
+  for (size_t p = hay.find(needle); p != std::string_view::npos; p = hay.find(needle, p + needle.size()))
+    out.push_back(p);
+  return out;
+}
+
+}  // namespace
+
+bool replace_function(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+                      EditResult& r) {
+  if (ts::is(d.node, "assignment"))
+    return fail(r, Failure::invalid, d.qualified + " is a variable: replace-function needs a function or class");
+  if (text::strip(e.code).empty()) return fail(r, Failure::invalid, "replace-function needs `code`");
+  size_t begin = text::line_begin(cx.src, ts_node_start_byte(d.outer));
+  size_t end = text::line_after(cx.src, ts_node_end_byte(d.outer));
+  std::string indent(indent_at(cx.src, begin));
+  std::string code = text::reindent(e.code, indent, cx.style);
+  if (text::normalize_block(cx.src.substr(begin, end - begin), indent) ==
+      text::normalize_block(code, indent)) {
+    out.already = true;
+    return true;
+  }
+  out.splices.push_back({begin, end, fit_end(cx.src, end, code, cx.style.eol)});
+  return true;
+}
+
+// Matching is done on the target's text with LF line endings; `map` takes each LF
+// offset back to the original (a "\r\n" pair maps to its '\r').
+bool replace_text(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+                  EditResult& r) {
+  std::string old_lf = text::to_lf(e.old_text), new_lf = text::to_lf(e.new_text);
+  if (old_lf.empty()) return fail(r, Failure::invalid, "replace needs a non-empty `old`");
+  // The target's lines, so that an `old` written as a block (ending in a newline) matches.
+  size_t begin = text::line_begin(cx.src, ts_node_start_byte(d.outer));
+  size_t end = text::line_after(cx.src, ts_node_end_byte(d.outer));
+  std::string_view target = cx.src.substr(begin, end - begin);
+
+  std::string lf;
+  std::vector<size_t> map;
+  lf.reserve(target.size());
+  map.reserve(target.size() + 1);
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == '\r' && i + 1 < target.size() && target[i + 1] == '\n') {
+      map.push_back(begin + i);
+      lf += '\n';
+      ++i;
+      continue;
+    }
+    map.push_back(begin + i);
+    lf += target[i];
+  }
+  map.push_back(end);
+
+  // An `old` inside an occurrence of `new` is what an earlier apply left: not live.
+  std::vector<size_t> news = occurrences(lf, new_lf);
+  std::vector<size_t> live;
+  size_t k = 0;
+  for (size_t p : occurrences(lf, old_lf)) {
+    while (k < news.size() && news[k] + new_lf.size() <= p) ++k;
+    bool inside = false;
+    for (size_t j = k; j < news.size() && news[j] <= p; ++j)
+      if (p + old_lf.size() <= news[j] + new_lf.size()) inside = true;
+    if (!inside) live.push_back(p);
+  }
+  if (live.empty() && !news.empty()) {
+    out.already = true;
+    return true;
+  }
+  if (int(live.size()) != e.count)
+    return fail(r, Failure::mismatch, "`old` matched " + text::times(live.size()) + " in " + d.qualified +
+                                          ", expected " + std::to_string(e.count));
+  std::string replacement = text::with_eol(new_lf, cx.style.eol);
+  for (size_t p : live) out.splices.push_back({map[p], map[p + old_lf.size()], replacement});
+  return true;
+}
+
+}  // namespace sitepatch::python

@@ -1,0 +1,55 @@
+#pragma once
+// Thin helpers over the tree-sitter C API: parse once, walk children with a cursor
+// (ts_node_child is linear per call, a cursor keeps walks linear), read node text.
+#include <tree_sitter/api.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+extern "C" const TSLanguage* tree_sitter_python();
+
+namespace sitepatch::python::ts {
+
+/// Owns a TSTree; the source it was parsed from is kept by the caller.
+class Tree {
+ public:
+  /// Parses `text` as Python (no I/O).
+  explicit Tree(std::string_view text);
+  ~Tree();
+  Tree(const Tree&) = delete;
+  Tree& operator=(const Tree&) = delete;
+
+  TSNode root() const { return ts_tree_root_node(tree_); }
+
+ private:
+  TSTree* tree_ = nullptr;
+};
+
+/// Whether `n` is a node of grammar type `type`.
+inline bool is(TSNode n, std::string_view type) {
+  return !ts_node_is_null(n) && type == ts_node_type(n);
+}
+
+/// The named children of `n`, in order.
+std::vector<TSNode> named_children(TSNode n);
+
+/// Every child of `n` (named or not) with its field name, or "" when it has none.
+struct Child {
+  TSNode node;
+  std::string_view field;
+};
+std::vector<Child> children(TSNode n);
+
+/// The child in field `name`, or a null node.
+TSNode field(TSNode n, std::string_view name);
+
+/// The source bytes `n` spans.
+inline std::string_view text(std::string_view src, TSNode n) {
+  return src.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+}
+
+/// 1-based line of `n`'s first byte.
+inline int line(TSNode n) { return int(ts_node_start_point(n).row) + 1; }
+
+}  // namespace sitepatch::python::ts

@@ -1,0 +1,35 @@
+// The words users read for actions, target kinds and edit locations.
+#include "sitepatch/recipe/recipe.hpp"
+
+namespace sitepatch::recipe {
+
+std::string_view action_name(Action a) {
+  switch (a) {
+    case Action::none: return "ensure-import";
+    case Action::replace_body: return "replace-body";
+    case Action::prepend_body: return "prepend-body";
+    case Action::add_decorator: return "add-decorator";
+    case Action::remove_decorator: return "remove-decorator";
+    case Action::replace_function: return "replace-function";
+    case Action::replace: return "replace";
+    case Action::set_value: return "set-value";
+  }
+  return "?";
+}
+
+std::string_view kind_name(TargetKind k) {
+  switch (k) {
+    case TargetKind::function: return "function";
+    case TargetKind::class_: return "class";
+    case TargetKind::variable: return "variable";
+  }
+  return "?";
+}
+
+std::string Edit::where() const {
+  std::string out = module.empty() ? file : module;
+  if (!target.empty()) out += ":" + target;
+  return out;
+}
+
+}  // namespace sitepatch::recipe

@@ -1,0 +1,106 @@
+// Recipe format v1: the document and its top-level keys (id, description, requires, edits).
+#include <regex>
+
+#include "schema.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::recipe {
+
+using namespace detail;
+
+namespace {
+
+// A hint for yaml-cpp's "unknown token" on a value that starts with `@` or a backquote,
+// both reserved by YAML (`add-decorator: @torch.compiler.disable`).
+std::string syntax_hint(std::string_view text, const YAML::Mark& m) {
+  if (m.is_null()) return "";
+  size_t at = 0;
+  for (int line = 0; line < m.line && at != std::string_view::npos; ++line) {
+    at = text.find('\n', at);
+    if (at != std::string_view::npos) ++at;
+  }
+  if (at == std::string_view::npos || at + m.column >= text.size()) return "";
+  char c = text[at + m.column];
+  if (c != '@' && c != '`') return "";
+  return std::string("; YAML reserves `") + c + "` at the start of a value: quote the value";
+}
+
+// Reads the whole document; every problem goes to `problems`.
+void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Problems& problems) {
+  auto fields = entries(root, {"id", "description", "requires", "edits"}, problems);
+
+  if (const Entry* id = find(fields, "id")) {
+    static const std::regex kId("[a-z0-9][a-z0-9._-]*");
+    if (auto s = text(*id, problems)) {
+      if (std::regex_match(*s, kId)) r.id = *s;
+      else problems.add(id->value_mark(), "`id` must match [a-z0-9][a-z0-9._-]*, got " + quoted(*s));
+    }
+  } else {
+    problems.add(mark_of(root), "missing required key `id`");
+  }
+
+  if (const Entry* d = find(fields, "description"))
+    if (auto s = text(*d, problems)) r.description = *s;
+
+  if (const Entry* req = find(fields, "requires")) {
+    if (auto s = text(*req, problems)) {
+      std::string error;
+      if (auto parsed = parse_requirement(*s, &error)) r.requires = std::move(*parsed);
+      else problems.add(req->value_mark(), "`requires`: " + error);
+    }
+  }
+
+  const Entry* edits = find(fields, "edits");
+  if (!edits) {
+    problems.add(mark_of(root), "missing required key `edits`");
+    return;
+  }
+  if (!edits->value.IsSequence()) {
+    problems.add(edits->value_mark(), "`edits` must be a list of edits, got " + describe(edits->value));
+    return;
+  }
+  if (edits->value.size() == 0) {
+    problems.add(edits->value_mark(), "`edits` must list at least one edit");
+    return;
+  }
+  int number = 0;
+  for (const auto& item : edits->value) {
+    ++number;
+    if (auto e = read_edit(item, number, dash_mark(item, source), problems)) r.edits.push_back(std::move(*e));
+  }
+}
+
+}  // namespace
+
+Recipe parse(std::string_view text, const std::string& path) {
+  Recipe r;
+  r.path = path;
+  r.text = std::string(text);
+  r.hash = util::sha256_hex(text);
+  Problems problems(path);
+
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(r.text);
+  } catch (const YAML::Exception& e) {
+    problems.add(to_mark(e.mark), "YAML syntax error: " + e.msg + syntax_hint(text, e.mark));
+    problems.raise();
+  }
+  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
+    problems.add(Mark{1, 1}, "recipe is empty");
+    problems.raise();
+  }
+  if (docs.size() > 1)
+    problems.add(mark_of(docs[1]), "a recipe file holds one recipe; this is a second YAML document");
+  const YAML::Node& root = docs[0];
+  if (!root.IsMap()) {
+    problems.add(mark_of(root), "a recipe must be a mapping with `id` and `edits`, got " + describe(root));
+    problems.raise();
+  }
+  read_recipe(root, text, r, problems);
+  if (!problems.empty()) problems.raise();
+  return r;
+}
+
+}  // namespace sitepatch::recipe

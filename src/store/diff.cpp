@@ -1,0 +1,31 @@
+// Unified diffs with git headers, by libgit2 (DESIGN.md: no hand-written diff).
+#include "sitepatch/store/history.hpp"
+#include "store/git.hpp"
+
+namespace sitepatch::store {
+
+using namespace detail;
+
+std::string unified_diff(const std::string& old_text, const std::string& new_text,
+                         const std::string& path) {
+  if (old_text == new_text) return {};
+  init_libgit2();
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.context_lines = 3;
+  opts.interhunk_lines = 0;
+  // The same path on both sides gives "diff --git a/<path> b/<path>", "--- a/<path>",
+  // "+++ b/<path>"; content libgit2 finds binary (NUL bytes) becomes
+  // "Binary files a/<path> and b/<path> differ".
+  git_patch* raw = nullptr;
+  check(git_patch_from_buffers(&raw, old_text.data(), old_text.size(), path.c_str(),
+                               new_text.data(), new_text.size(), path.c_str(), &opts),
+        "cannot diff " + path, "");
+  PatchPtr patch(raw);
+  git_buf buf = GIT_BUF_INIT;
+  check(git_patch_to_buf(&buf, patch.get()), "cannot format the diff of " + path, "");
+  std::string out(buf.ptr ? buf.ptr : "", buf.size);
+  git_buf_dispose(&buf);
+  return out;
+}
+
+}  // namespace sitepatch::store

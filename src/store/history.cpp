@@ -1,0 +1,105 @@
+// Opening the history repository, HEAD helpers, and the log.
+#include "store/history_impl.hpp"
+
+#include "sitepatch/util/error.hpp"
+
+namespace sitepatch::store {
+
+using namespace detail;
+
+History::History(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+History::~History() = default;
+
+std::unique_ptr<History> History::open(const std::string& dir, bool create) {
+  init_libgit2();
+  git_repository* raw = nullptr;
+  int rc = git_repository_open_bare(&raw, dir.c_str());
+  if (rc == GIT_ENOTFOUND) {
+    if (!create) return nullptr;
+    git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+    opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH |
+                 GIT_REPOSITORY_INIT_MKDIR;
+    opts.initial_head = "main";
+    opts.description = "sitepatch history: files sitepatch touched and every apply/rollback";
+    rc = git_repository_init_ext(&raw, dir.c_str(), &opts);
+    check(rc, "cannot create the history repository", dir);
+  } else {
+    check(rc, "cannot open the history repository", dir);
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->repo.reset(raw);
+  impl->path = dir;
+  return std::unique_ptr<History>(new History(std::move(impl)));
+}
+
+const std::string& History::path() const { return impl_->path; }
+
+CommitPtr Repo::head_commit() const {
+  git_reference* head = nullptr;
+  int rc = git_repository_head(&head, repo.get());
+  if (rc == GIT_EUNBORNBRANCH || rc == GIT_ENOTFOUND) return {};
+  check(rc, "cannot resolve HEAD", path);
+  Owned<git_reference, git_reference_free> owned(head);
+  git_commit* commit = nullptr;
+  check(git_commit_lookup(&commit, repo.get(), git_reference_target(head)),
+        "cannot read HEAD's commit", path);
+  return CommitPtr(commit);
+}
+
+TreePtr Repo::head_tree() const {
+  CommitPtr commit = head_commit();
+  if (!commit) return {};
+  git_tree* tree = nullptr;
+  check(git_commit_tree(&tree, commit.get()), "cannot read HEAD's tree", path);
+  return TreePtr(tree);
+}
+
+std::optional<std::string> Repo::read_path(const git_tree* tree,
+                                                    const std::string& p) const {
+  git_tree_entry* raw = nullptr;
+  int rc = git_tree_entry_bypath(&raw, tree, p.c_str());
+  if (rc == GIT_ENOTFOUND) return std::nullopt;
+  check(rc, "cannot look up " + p, path);
+  TreeEntryPtr entry(raw);
+  if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) return std::nullopt;
+  return read_blob(*git_tree_entry_id(entry.get()));
+}
+
+std::string Repo::read_blob(const git_oid& oid) const {
+  git_blob* raw = nullptr;
+  check(git_blob_lookup(&raw, repo.get(), &oid), "cannot read blob " + oid_hex(oid), path);
+  BlobPtr blob(raw);
+  auto* data = static_cast<const char*>(git_blob_rawcontent(blob.get()));
+  return std::string(data, static_cast<size_t>(git_blob_rawsize(blob.get())));
+}
+
+std::vector<LogEntry> History::log() const {
+  std::vector<LogEntry> out;
+  if (!impl_->head_commit()) return out;
+  git_revwalk* raw = nullptr;
+  check(git_revwalk_new(&raw, impl_->repo.get()), "cannot walk the history", impl_->path);
+  RevwalkPtr walk(raw);
+  check(git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME),
+        "cannot walk the history", impl_->path);
+  check(git_revwalk_push_head(walk.get()), "cannot walk the history", impl_->path);
+  git_oid oid;
+  int rc;
+  while ((rc = git_revwalk_next(&oid, walk.get())) == 0) {
+    git_commit* c = nullptr;
+    check(git_commit_lookup(&c, impl_->repo.get(), &oid), "cannot read commit " + oid_hex(oid),
+          impl_->path);
+    CommitPtr commit(c);
+    LogEntry e;
+    e.oid = oid_hex(oid);
+    e.time = static_cast<int64_t>(git_commit_time(commit.get()));
+    const char* summary = git_commit_summary(commit.get());
+    e.summary = summary ? summary : "";
+    const char* message = git_commit_message(commit.get());
+    e.message = message ? message : "";
+    out.push_back(std::move(e));
+  }
+  if (rc != GIT_ITEROVER) fail("cannot walk the history", impl_->path);
+  return out;
+}
+
+}  // namespace sitepatch::store

@@ -1,0 +1,154 @@
+// The demo recipe end to end on a real venv: plan, apply, list, verify, show,
+// log, rollback, and what Python sees after each.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e_support.hpp"
+
+using testsupport::slurp;
+
+namespace {
+
+const char* kProbe =
+    "import os; os.environ['CUDA_HOME'] = '/nonexistent'\n"
+    "import flashinfer\n"
+    "from flashinfer.jit.cpp_ext import get_cuda_version\n"
+    "print(getattr(flashinfer.fp4_quantize, '_torchdynamo_disable', False))\n"
+    "print(get_cuda_version())\n";
+
+}  // namespace
+
+TEST_CASE("plan prints the bundled recipe's exact diff and writes nothing", "[e2e]") {
+  e2e::DemoEnv env;
+  auto r = env.sp({"plan", e2e::bundled("flashinfer-dynamo.yaml")});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  // patches/ holds what the bundled recipe produces on its test package.
+  CHECK(r.out == slurp(std::string(SITEPATCH_SOURCE_DIR) + "/patches/flashinfer-dynamo.diff"));
+  CHECK(r.err.find("will apply  flashinfer-dynamo  flashinfer.jit.cpp_ext:get_cuda_version  "
+                   "replace-body  (flashinfer/jit/cpp_ext.py:14)") != std::string::npos);
+  CHECK(r.err.find("will apply  flashinfer-dynamo  flashinfer.fp4_quantization:fp4_quantize  "
+                   "add-decorator  (flashinfer/fp4_quantization.py:12)") != std::string::npos);
+  CHECK(env.pristine());
+  CHECK_FALSE(std::filesystem::exists(env.venv.root + "/.sitepatch"));
+}
+
+TEST_CASE("apply changes what Python runs; rollback restores pip's bytes", "[e2e]") {
+  e2e::DemoEnv env;
+  // Before: the tracer-hostile path runs nvcc and fails without it.
+  auto before = env.venv.run_python(kProbe);
+  CHECK(before.status != 0);
+  CHECK(before.err.find("FileNotFoundError") != std::string::npos);
+
+  auto r = env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("applied flashinfer-dynamo: 2 file(s) changed") != std::string::npos);
+
+  auto after = env.venv.run_python(kProbe);
+  INFO(after.err);
+  CHECK(after.status == 0);
+  CHECK(after.out == "True\n12.8\n");
+
+  auto list = env.sp({"list"});
+  CHECK(list.status == 0);
+  CHECK(list.out.find("flashinfer-dynamo") != std::string::npos);
+  CHECK(list.out.find("flashinfer-python==0.5.3") != std::string::npos);
+  CHECK(list.out.find("applied") != std::string::npos);
+
+  auto verify = env.sp({"verify"});
+  CHECK(verify.status == 0);
+  CHECK(verify.out ==
+        "flashinfer-dynamo  applied\n"
+        "  flashinfer/jit/cpp_ext.py  applied\n"
+        "  flashinfer/fp4_quantization.py  applied\n");
+
+  // The history is a plain git repository.
+  auto git = sitepatch::util::run(
+      {"git", "--git-dir", env.venv.root + "/.sitepatch", "log", "--format=%s"});
+  CHECK(git.status == 0);
+  CHECK(git.out ==
+        "apply flashinfer-dynamo\n"
+        "apply flashinfer-dynamo: originals saved, writing\n");
+  auto trailers = sitepatch::util::run(
+      {"git", "--git-dir", env.venv.root + "/.sitepatch", "log", "-1", "--format=%B"});
+  CHECK(trailers.out.find("Sitepatch-Recipe: flashinfer-dynamo") != std::string::npos);
+  CHECK(trailers.out.find("Sitepatch-Distribution: flashinfer-python==0.5.3") != std::string::npos);
+  auto patch = sitepatch::util::run(
+      {"git", "--git-dir", env.venv.root + "/.sitepatch", "log", "-1", "-p", "--", "site"});
+  CHECK(patch.out.find("+    return Version(torch.version.cuda)") != std::string::npos);
+
+  auto rb = env.sp({"rollback", "flashinfer-dynamo"});
+  INFO(rb.err);
+  REQUIRE(rb.status == 0);
+  CHECK(rb.err.find("rolled back flashinfer-dynamo: 2 file(s) restored") != std::string::npos);
+  CHECK(env.pristine());
+  CHECK(env.sp({"list"}).out == "no patches applied in " + env.venv.root + "\n");
+  auto again = env.venv.run_python(kProbe);
+  CHECK(again.status != 0);
+}
+
+TEST_CASE("show prints a diff that git apply -R reverses inside site-packages", "[e2e]") {
+  e2e::DemoEnv env;
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  auto show = env.sp({"show", "flashinfer-dynamo"});
+  REQUIRE(show.status == 0);
+  CHECK(show.out == slurp(std::string(SITEPATCH_SOURCE_DIR) + "/patches/flashinfer-dynamo.diff"));
+  std::string diff = env.tmp.path + "/show.diff";
+  testsupport::spit(diff, show.out);
+  auto rev = sitepatch::util::run(
+      {"git", "-C", env.venv.site_packages, "apply", "-R", "--unsafe-paths", diff});
+  INFO(rev.err);
+  CHECK(rev.status == 0);
+  CHECK(env.pristine());
+}
+
+TEST_CASE("applying twice changes nothing and says already applied", "[e2e]") {
+  e2e::DemoEnv env;
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  std::string after = env.read("flashinfer/jit/cpp_ext.py");
+  auto again = env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")});
+  CHECK(again.status == 0);
+  CHECK(again.out.empty());
+  CHECK(again.err.find("already applied  flashinfer-dynamo  flashinfer.jit.cpp_ext:get_cuda_version") !=
+        std::string::npos);
+  CHECK(again.err.find("nothing to do: flashinfer-dynamo already applied") != std::string::npos);
+  CHECK(env.read("flashinfer/jit/cpp_ext.py") == after);
+  auto git = sitepatch::util::run(
+      {"git", "--git-dir", env.venv.root + "/.sitepatch", "rev-list", "--count", "HEAD"});
+  CHECK(git.out == "2\n");
+}
+
+TEST_CASE("global options work before and after the command; --json is one document", "[e2e]") {
+  e2e::DemoEnv env;
+  auto r = testsupport::run_sitepatch(
+      {"plan", e2e::bundled("flashinfer-dynamo.yaml"), "--json", "--venv", env.venv.root});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["ok"] == true);
+  REQUIRE(j["edits"].size() == 2);
+  CHECK(j["edits"][0]["state"] == "will apply");
+  CHECK(j["edits"][0]["file"] == "flashinfer/jit/cpp_ext.py");
+  CHECK(j["files"][0]["distribution"] == "flashinfer-python");
+}
+
+TEST_CASE("--venv accepts the environment's Python, and VIRTUAL_ENV is the default", "[e2e]") {
+  e2e::DemoEnv env;
+  auto by_python = testsupport::run_sitepatch(
+      {"--venv", env.venv.python, "plan", e2e::bundled("flashinfer-dynamo.yaml")});
+  CHECK(by_python.status == 0);
+  auto by_env = testsupport::run_sitepatch({"plan", e2e::bundled("flashinfer-dynamo.yaml")},
+                                           {{"VIRTUAL_ENV", env.venv.root}});
+  CHECK(by_env.status == 0);
+  CHECK(by_env.out == by_python.out);
+  auto none = testsupport::run_sitepatch({"plan", e2e::bundled("flashinfer-dynamo.yaml")},
+                                         {{"VIRTUAL_ENV", ""}});
+  CHECK(none.status == 2);
+  CHECK(none.err ==
+        "sitepatch: error: no environment given: pass --venv PATH (a venv root or its Python), "
+        "or activate a venv\n");
+}

@@ -1,0 +1,66 @@
+#pragma once
+// Test support shared by every test: fresh temp folders, real wheels, real venvs with
+// packages installed by real pip, and the built sitepatch binary.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sitepatch/util/process.hpp"
+
+namespace testsupport {
+
+/// A fresh folder under /tmp (symlinks resolved), removed with everything in it
+/// unless SITEPATCH_KEEP_TMP is set.
+struct TempDir {
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string path;
+};
+
+/// Whole file as bytes; throws std::runtime_error when it cannot be read.
+std::string slurp(const std::string& path);
+/// Writes `content` to `path`, creating parent folders; throws on failure.
+void spit(const std::string& path, const std::string& content);
+
+/// What goes into a wheel: files by path relative to site-packages.
+struct WheelSpec {
+  std::string name, version;
+  std::map<std::string, std::string> files;  // rel path -> content
+};
+
+/// Writes a real py3-none-any wheel (zip with dist-info METADATA, WHEEL and a RECORD
+/// with sha256 rows) into `out_dir`; returns its path.
+std::string build_wheel(const WheelSpec& spec, const std::string& out_dir);
+
+/// The interpreter tests build venvs from ($SITEPATCH_TEST_PYTHON, else python3 in
+/// PATH), resolved once to its real executable.
+const std::string& outer_python();
+
+/// A venv made by `python3 -m venv --without-pip`; packages go in with the outer
+/// interpreter's pip running under the venv's own Python.
+struct Venv {
+  std::string root, python, site_packages;
+
+  static Venv create(const std::string& dir);
+  /// pip install --no-index --no-deps of one wheel (or a requirement-free path).
+  void install(const std::string& wheel) const;
+  /// pip install --no-index --no-deps with these extra arguments (wheels, flags).
+  void install(const std::vector<std::string>& args) const;
+  /// pip install --upgrade of a newer (or other) version's wheel.
+  void upgrade(const std::string& wheel) const;
+  /// pip uninstall -y `name`.
+  void uninstall(const std::string& name) const;
+  /// Runs `python -c code` in the venv.
+  sitepatch::util::RunResult run_python(const std::string& code) const;
+  /// Runs pip (any subcommand and args) for this venv; throws when it fails.
+  sitepatch::util::RunResult pip(const std::vector<std::string>& args) const;
+};
+
+/// Runs the built binary (SITEPATCH_BIN) with `args`; stdin is empty, NO_COLOR=1.
+/// `env` sets variables for the child; an empty value removes the variable.
+sitepatch::util::RunResult run_sitepatch(const std::vector<std::string>& args,
+                                         const std::map<std::string, std::string>& env = {});
+
+}  // namespace testsupport

@@ -1,0 +1,107 @@
+// The agent's file operations, run over a local Python: the same protocol a remote
+// host will speak over ssh (STYLE.md: the remote path tested against a local one first).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "host/agent_client.hpp"
+#include "sitepatch/util/error.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/process.hpp"
+#include "support/fixture.hpp"
+
+using namespace sitepatch;
+using testsupport::slurp;
+using testsupport::spit;
+using testsupport::TempDir;
+
+TEST_CASE("agent: hello, read, list, realpath, write, remove over one process", "[host]") {
+  TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+  auto env = agent.hello();
+  CHECK(env.prefix == venv.root);
+  CHECK(env.site_dirs == std::vector<std::string>{venv.site_packages});
+
+  std::string bytes("\0\x01\xff\r\n", 5);
+  spit(tmp.path + "/d/b.bin", bytes);
+  spit(tmp.path + "/d/a.py", "x\n");
+  ::chmod((tmp.path + "/d/a.py").c_str(), 0750);
+  ::symlink("b.bin", (tmp.path + "/d/link").c_str());
+  spit(tmp.path + "/cache/a.py", "x\n");
+  ::unlink((tmp.path + "/cache/a.py").c_str());
+  REQUIRE(::link((tmp.path + "/d/a.py").c_str(), (tmp.path + "/cache/a.py").c_str()) == 0);
+
+  auto files = agent.read({tmp.path + "/d/b.bin", tmp.path + "/d/a.py", tmp.path + "/d", tmp.path + "/nope"});
+  REQUIRE(files.size() == 4);
+  CHECK(files[0].content == bytes);
+  CHECK(files[1].mode == 0750);
+  CHECK(files[1].nlink == 2);
+  CHECK(files[2].is_dir);
+  CHECK_FALSE(files[3].exists);
+
+  auto entries = agent.list(tmp.path + "/d");
+  REQUIRE(entries.size() == 3);
+  CHECK(entries[0].name == "a.py");
+  CHECK(entries[2].name == "link");
+  CHECK(agent.list(tmp.path + "/nope").empty());
+
+  auto real = agent.realpath({tmp.path + "/d/link", tmp.path + "/nope"});
+  CHECK(real[0].value() == tmp.path + "/d/b.bin");
+  CHECK_FALSE(real[1]);
+
+  // Compare-and-swap: one stale hash and nothing of the batch is written.
+  std::string stale = util::sha256_hex("stale");
+  REQUIRE_THROWS_WITH(agent.write({{tmp.path + "/d/b.bin", "B", util::sha256_hex(bytes)},
+                                   {tmp.path + "/d/a.py", "A", stale}}),
+                      tmp.path + "/d/a.py changed since it was read (expected sha256 " + stale + ", found " +
+                          util::sha256_hex("x\n") + "); nothing was written");
+  CHECK(slurp(tmp.path + "/d/b.bin") == bytes);
+
+  // Written: binary content, mode kept, hard link broken, symlink kept.
+  agent.write({{tmp.path + "/d/a.py", std::string("y\0\n", 3), util::sha256_hex("x\n")},
+               {tmp.path + "/d/link", "via link", util::sha256_hex(bytes)},
+               {tmp.path + "/d/new/c.py", "c", ""}});
+  CHECK(slurp(tmp.path + "/d/a.py") == std::string("y\0\n", 3));
+  CHECK(slurp(tmp.path + "/cache/a.py") == "x\n");
+  struct stat st;
+  REQUIRE(::stat((tmp.path + "/d/a.py").c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0750);
+  CHECK(st.st_nlink == 1);
+  REQUIRE(::lstat((tmp.path + "/d/link").c_str(), &st) == 0);
+  CHECK(S_ISLNK(st.st_mode));
+  CHECK(slurp(tmp.path + "/d/b.bin") == "via link");
+  CHECK(slurp(tmp.path + "/d/new/c.py") == "c");
+
+  agent.remove({tmp.path + "/d/a.py", tmp.path + "/d/never"});
+  CHECK(::access((tmp.path + "/d/a.py").c_str(), F_OK) != 0);
+
+  // A bad request gets an error reply, and the agent keeps serving.
+  REQUIRE_THROWS_WITH(agent.call({{"op", "bogus"}}), "unknown op 'bogus'");
+  CHECK(agent.compile({{"x.py", "def f(:\n"}})[0].line == 1);
+}
+
+TEST_CASE("agent: its lock excludes a local lock, and is released on request", "[host]") {
+  TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+  auto local = host::make_local_host();
+  std::string path = tmp.path + "/state/lock";
+  std::string held = "another sitepatch is working on this environment (lock " + path + " held); try again later";
+
+  auto lock = agent.lock(path, 1000);
+  REQUIRE_THROWS_WITH(local->lock(path, 100), held);
+  lock.reset();
+  auto mine = local->lock(path, 100);
+  REQUIRE_THROWS_WITH(agent.lock(path, 100), held);
+}
+
+TEST_CASE("agent: EOF on stdin ends it with status 0", "[host]") {
+  TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  auto r = util::run(host::agent_argv(venv.python), "{\"op\":\"hello\",\"protocol\":1}\n");
+  CHECK(r.status == 0);
+  CHECK(r.out.find("\"ok\": true") != std::string::npos);
+  CHECK(r.err.empty());
+}

@@ -1,0 +1,121 @@
+// replace-function, replace (`old` -> `new` inside the target) and set-value.
+#include <catch2/catch.hpp>
+
+#include "unit/python_support.hpp"
+
+using namespace pytest;
+
+TEST_CASE("replace-function replaces the whole definition, decorators included", "[python]") {
+  std::string src =
+      "class A:\n"
+      "    @staticmethod\n"
+      "    def make():\n"
+      "        return A()\n"
+      "\n"
+      "    def keep(self):\n"
+      "        pass\n";
+  std::vector<Edit> edits{edit(Action::replace_function, "A.make",
+                               "@classmethod\ndef make(cls):\n    return cls()\n")};
+  Run r = run(src, edits);
+  CHECK(r.results[0].line == 3);
+  CHECK(r.out ==
+        "class A:\n"
+        "    @classmethod\n"
+        "    def make(cls):\n"
+        "        return cls()\n"
+        "\n"
+        "    def keep(self):\n"
+        "        pass\n");
+  CHECK(idempotent(r.out, edits));
+}
+
+TEST_CASE("replace changes `old` to `new` only inside the target", "[python]") {
+  std::string src =
+      "def a():\n"
+      "    return os.getenv('X')\n"
+      "\n"
+      "def b():\n"
+      "    v = os.getenv('X')\n"
+      "    return os.getenv('X') or v\n";
+  Edit e = edit(Action::replace, "b");
+  e.old_text = "os.getenv('X')";
+  e.new_text = "os.environ.get('X', '')";
+  e.count = 2;
+  Run r = run(src, {e});
+  CHECK(r.results[0].outcome == Outcome::will_apply);
+  CHECK(r.out ==
+        "def a():\n"
+        "    return os.getenv('X')\n"
+        "\n"
+        "def b():\n"
+        "    v = os.environ.get('X', '')\n"
+        "    return os.environ.get('X', '') or v\n");
+  CHECK(idempotent(r.out, {e}));
+}
+
+TEST_CASE("replace fails when `old` is found a different number of times", "[python]") {
+  std::string src = "def get_x():\n    x = 1\n    x = x + 1\n    return x\n";
+  Edit e = edit(Action::replace, "get_x");
+  e.old_text = "x";
+  e.new_text = "y";
+  Run r = run(src, {e});
+  CHECK(r.results[0].outcome == Outcome::failed);
+  CHECK(r.results[0].failure == Failure::mismatch);
+  CHECK(r.results[0].message == "`old` matched 5 times in get_x, expected 1");
+  CHECK(r.out == src);
+
+  e.old_text = "nothing";
+  r = run(src, {e});
+  CHECK(r.results[0].message == "`old` matched 0 times in get_x, expected 1");
+}
+
+TEST_CASE("replace whose `new` contains `old` is still idempotent", "[python]") {
+  std::string src = "def f():\n    return timeout\n";
+  Edit e = edit(Action::replace, "f");
+  e.old_text = "timeout";
+  e.new_text = "timeout * 2";
+  Run r = run(src, {e});
+  CHECK(r.out == "def f():\n    return timeout * 2\n");
+  CHECK(idempotent(r.out, {e}));
+}
+
+TEST_CASE("set-value replaces a module-level and a class-level right-hand side", "[python]") {
+  std::string src =
+      "TIMEOUT: int = 30\n"
+      "\n"
+      "class Settings:\n"
+      "    retries = 3\n"
+      "    names = [\n"
+      "        'a',\n"
+      "    ]\n";
+  std::vector<Edit> edits{edit(Action::set_value, "TIMEOUT", "120", TargetKind::variable),
+                          edit(Action::set_value, "Settings.retries", "5\n", TargetKind::variable),
+                          edit(Action::set_value, "Settings.names", "[\n    'b',\n    'c',\n]\n",
+                               TargetKind::variable)};
+  Run r = run(src, edits);
+  CHECK(r.results[1].line == 4);
+  CHECK(r.out ==
+        "TIMEOUT: int = 120\n"
+        "\n"
+        "class Settings:\n"
+        "    retries = 5\n"
+        "    names = [\n"
+        "        'b',\n"
+        "        'c',\n"
+        "    ]\n");
+  CHECK(idempotent(r.out, edits));
+}
+
+TEST_CASE("set-value on a bare annotation adds the value", "[python]") {
+  std::string src = "class A:\n    x: int\n";
+  std::vector<Edit> edits{edit(Action::set_value, "A.x", "0", TargetKind::variable)};
+  Run r = run(src, edits);
+  CHECK(r.out == "class A:\n    x: int = 0\n");
+  CHECK(idempotent(r.out, edits));
+}
+
+TEST_CASE("set-value on a function is refused", "[python]") {
+  Run r = run("def f():\n    pass\n", {edit(Action::set_value, "f", "1")});
+  CHECK(r.results[0].failure == Failure::invalid);
+  CHECK(r.results[0].message == "f is a function: set-value needs a variable");
+}

@@ -1,0 +1,177 @@
+// Recipe format v1: what a valid recipe parses to.
+#include <catch2/catch.hpp>
+
+#include "recipe_support.hpp"
+#include "sitepatch/util/hash.hpp"
+
+using namespace sitepatch::recipe;
+using recipe_test::only_edit;
+
+TEST_CASE("the founding example parses to exactly its fields", "[recipe]") {
+  const std::string yaml =
+      "id: flashinfer-dynamo            # required\n"
+      "description: Let torch.compile trace FlashInfer's FP4 path\n"
+      "requires: flashinfer-python>=0.4,<0.7\n"
+      "edits:\n"
+      "  - module: flashinfer.jit.cpp_ext\n"
+      "    function: get_cuda_version\n"
+      "    replace-body: |\n"
+      "      return Version(torch.version.cuda)\n"
+      "  - module: flashinfer.fp4_quantization\n"
+      "    function: fp4_quantize\n"
+      "    add-decorator: torch.compiler.disable\n"
+      "    ensure-import: import torch\n";
+  Recipe r = parse(yaml, "recipes/flashinfer.yaml");
+
+  CHECK(r.path == "recipes/flashinfer.yaml");
+  CHECK(r.text == yaml);
+  CHECK(r.hash == sitepatch::util::sha256_hex(yaml));
+  CHECK(r.id == "flashinfer-dynamo");
+  CHECK(r.description == "Let torch.compile trace FlashInfer's FP4 path");
+  REQUIRE(r.requires);
+  CHECK(r.requires->name == "flashinfer-python");
+  CHECK(r.requires->specifier == ">=0.4,<0.7");
+  REQUIRE(r.requires->clauses.size() == 2);
+  CHECK(r.requires->clauses[0].op == ">=");
+  CHECK(r.requires->clauses[0].version == "0.4");
+  CHECK(r.requires->clauses[1].op == "<");
+  CHECK(r.requires->clauses[1].version == "0.7");
+  REQUIRE(r.edits.size() == 2);
+
+  const Edit& a = r.edits[0];
+  CHECK(a.mark.line == 5);
+  CHECK(a.mark.column == 3);  // the `-`
+  CHECK(a.module == "flashinfer.jit.cpp_ext");
+  CHECK(a.file.empty());
+  CHECK(a.kind == TargetKind::function);
+  CHECK(a.target == "get_cuda_version");
+  CHECK(a.action == Action::replace_body);
+  CHECK(a.code == "return Version(torch.version.cuda)\n");  // as YAML gives it
+  CHECK(a.ensure_import.empty());
+  CHECK(a.occurrence == 0);
+  CHECK(a.where() == "flashinfer.jit.cpp_ext:get_cuda_version");
+
+  const Edit& b = r.edits[1];
+  CHECK(b.mark.line == 9);
+  CHECK(b.mark.column == 3);
+  CHECK(b.module == "flashinfer.fp4_quantization");
+  CHECK(b.target == "fp4_quantize");
+  CHECK(b.action == Action::add_decorator);
+  CHECK(b.code == "torch.compiler.disable");
+  CHECK_FALSE(b.innermost);
+  CHECK(b.ensure_import == "import torch");
+  CHECK(b.where() == "flashinfer.fp4_quantization:fp4_quantize");
+}
+
+TEST_CASE("description and requires are optional; requires may be a name alone", "[recipe]") {
+  Recipe r = parse("id: a\nedits:\n- module: m\n  ensure-import: import os\n", "r.yaml");
+  CHECK(r.description.empty());
+  CHECK_FALSE(r.requires);
+
+  r = parse("id: a\nrequires: Flash_Infer.Python\nedits:\n- module: m\n  ensure-import: import os\n", "r.yaml");
+  REQUIRE(r.requires);
+  CHECK(r.requires->name == "Flash_Infer.Python");
+  CHECK(r.requires->specifier.empty());
+  CHECK(r.requires->clauses.empty());
+}
+
+TEST_CASE("requires drops extras and allows spaces", "[recipe]") {
+  Recipe r = parse("id: a\nrequires: torch[cuda] >= 2.1, != 2.2.0\nedits:\n- module: m\n  ensure-import: import os\n",
+                   "r.yaml");
+  REQUIRE(r.requires);
+  CHECK(r.requires->name == "torch");
+  CHECK(r.requires->specifier == ">= 2.1, != 2.2.0");
+  REQUIRE(r.requires->clauses.size() == 2);
+  CHECK(r.requires->clauses[1].op == "!=");
+  CHECK(r.requires->clauses[1].version == "2.2.0");
+}
+
+TEST_CASE("every action parses into its fields", "[recipe]") {
+  SECTION("replace-body") {
+    Edit e = only_edit("- module: m\n  function: C.f\n  replace-body: |\n    x = 1\n    return x\n");
+    CHECK(e.action == Action::replace_body);
+    CHECK(e.code == "x = 1\nreturn x\n");
+    CHECK(e.where() == "m:C.f");
+  }
+  SECTION("prepend-body") {
+    Edit e = only_edit("- module: m\n  function: outer.inner\n  prepend-body: \"import torch\\n\"\n");
+    CHECK(e.action == Action::prepend_body);
+    CHECK(e.code == "import torch\n");
+    CHECK(e.target == "outer.inner");
+  }
+  SECTION("add-decorator, innermost, a leading @ dropped") {
+    Edit e = only_edit("- module: m\n  function: f\n  add-decorator: '@functools.cache'\n  position: innermost\n");
+    CHECK(e.action == Action::add_decorator);
+    CHECK(e.code == "functools.cache");
+    CHECK(e.innermost);
+  }
+  SECTION("add-decorator, position outermost") {
+    Edit e = only_edit("- module: m\n  class: K\n  add-decorator: dataclass(frozen=True)\n  position: outermost\n");
+    CHECK(e.kind == TargetKind::class_);
+    CHECK(e.code == "dataclass(frozen=True)");
+    CHECK_FALSE(e.innermost);
+  }
+  SECTION("remove-decorator") {
+    Edit e = only_edit("- module: m\n  function: f\n  remove-decorator: torch.jit.script\n");
+    CHECK(e.action == Action::remove_decorator);
+    CHECK(e.code == "torch.jit.script");
+  }
+  SECTION("replace-function") {
+    Edit e = only_edit("- module: m\n  function: f\n  replace-function: |\n    def f():\n        return 1\n");
+    CHECK(e.action == Action::replace_function);
+    CHECK(e.code == "def f():\n    return 1\n");
+  }
+  SECTION("replace, count defaults to 1") {
+    Edit e = only_edit("- module: m\n  function: f\n  replace: {old: subprocess.run, new: _run}\n");
+    CHECK(e.action == Action::replace);
+    CHECK(e.old_text == "subprocess.run");
+    CHECK(e.new_text == "_run");
+    CHECK(e.count == 1);
+  }
+  SECTION("replace with count, and an empty new") {
+    Edit e = only_edit("- module: m\n  function: f\n  replace:\n    old: \"  # noqa\"\n    new: \"\"\n    count: 3\n");
+    CHECK(e.old_text == "  # noqa");
+    CHECK(e.new_text.empty());
+    CHECK(e.count == 3);
+  }
+  SECTION("set-value") {
+    Edit e = only_edit("- file: pkg/_config.py\n  variable: DEBUG\n  set-value: \"False\"\n");
+    CHECK(e.action == Action::set_value);
+    CHECK(e.kind == TargetKind::variable);
+    CHECK(e.code == "False");
+    CHECK(e.file == "pkg/_config.py");
+    CHECK(e.module.empty());
+    CHECK(e.where() == "pkg/_config.py:DEBUG");
+  }
+  SECTION("ensure-import alone needs no target") {
+    Edit e = only_edit("- module: m\n  ensure-import: from a.b import C\n");
+    CHECK(e.action == Action::none);
+    CHECK(e.target.empty());
+    CHECK(e.ensure_import == "from a.b import C");
+    CHECK(e.where() == "m");
+  }
+  SECTION("occurrence") {
+    Edit e = only_edit("- module: m\n  function: f\n  occurrence: 2\n  remove-decorator: overload\n");
+    CHECK(e.occurrence == 2);
+  }
+}
+
+TEST_CASE("action and kind names are the YAML words", "[recipe]") {
+  CHECK(action_name(Action::none) == "ensure-import");
+  CHECK(action_name(Action::replace_body) == "replace-body");
+  CHECK(action_name(Action::prepend_body) == "prepend-body");
+  CHECK(action_name(Action::add_decorator) == "add-decorator");
+  CHECK(action_name(Action::remove_decorator) == "remove-decorator");
+  CHECK(action_name(Action::replace_function) == "replace-function");
+  CHECK(action_name(Action::replace) == "replace");
+  CHECK(action_name(Action::set_value) == "set-value");
+  CHECK(kind_name(TargetKind::function) == "function");
+  CHECK(kind_name(TargetKind::class_) == "class");
+  CHECK(kind_name(TargetKind::variable) == "variable");
+}
+
+TEST_CASE("an edit written as a flow mapping is marked at its brace", "[recipe]") {
+  Recipe r = parse("id: a\nedits: [{module: m, ensure-import: import os}]\n", "r.yaml");
+  CHECK(r.edits.at(0).mark.line == 2);
+  CHECK(r.edits.at(0).mark.column == 9);
+}
