@@ -11,11 +11,13 @@ void print_plan(const Output& o, const engine::Plan& p) {
     Paint paint = e.state == engine::EditState::failed        ? Paint::bad
                   : e.state == engine::EditState::will_apply ? Paint::ok
                                                               : Paint::dim;
-    std::string where = e.file.empty() ? "" : "  (" + e.file + ":" + std::to_string(e.line) + ")";
+    std::string where;
+    if (!e.file.empty()) where = "  (" + e.file + (e.line ? ":" + std::to_string(e.line) : "") + ")";
     std::string line = o.paint(std::string(engine::state_name(e.state)), paint) + "  " +
                        e.recipe_id + "  " + e.where + "  " + e.action + where;
     if (e.state == engine::EditState::failed)
-      line = e.recipe_path + ":" + std::to_string(e.recipe_line) + ": " + line + ": " + e.message;
+      line = e.recipe_path + ":" + std::to_string(e.recipe_line) + ":" +
+             std::to_string(e.recipe_column) + ": " + line + ": " + e.message;
     o.err(line);
   }
   for (const auto& problem : p.problems) o.err(o.paint("fails", Paint::bad) + "  " + problem);
@@ -32,7 +34,8 @@ nlohmann::json plan_json(const engine::Plan& p) {
                      {"state", engine::state_name(e.state)},
                      {"message", e.message},
                      {"recipe_file", e.recipe_path},
-                     {"recipe_line", e.recipe_line}});
+                     {"recipe_line", e.recipe_line},
+                     {"recipe_column", e.recipe_column}});
   for (const auto& f : p.files)
     files.push_back({{"path", f.rel},
                      {"site_dir", f.site_dir},

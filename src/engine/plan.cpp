@@ -91,6 +91,7 @@ Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
       st.action = std::string(recipe::action_name(e.action));
       st.recipe_path = r.path;
       st.recipe_line = e.mark.line;
+      st.recipe_column = e.mark.column;
       if (skip) {
         st.state = EditState::failed;
         st.message = "skipped: " + problem;

@@ -20,8 +20,9 @@ TEST_CASE("an edit that fails stops the whole apply; nothing is written", "[e2e]
                                   "      return None\n");
   auto r = env.sp({"apply", recipe});
   CHECK(r.status == 1);
-  CHECK(r.err.find(recipe + ":6: fails  typo  flashinfer.jit.cpp_ext:get_cuda_versoin  replace-body: "
-                   "function get_cuda_versoin is not defined; nearest: get_cuda_version") !=
+  CHECK(r.err.find(recipe + ":6:3: fails  typo  flashinfer.jit.cpp_ext:get_cuda_versoin  replace-body  "
+                   "(flashinfer/jit/cpp_ext.py): function get_cuda_versoin is not defined; nearest: "
+                   "get_cuda_version, get_cuda_path\n") !=
         std::string::npos);
   CHECK(r.err.find("apply failed; nothing was written") != std::string::npos);
   CHECK(env.pristine());

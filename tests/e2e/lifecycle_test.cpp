@@ -20,7 +20,7 @@ const char* kLockRecipe =
     "edits:\n"
     "  - module: flashinfer.jit.cpp_ext\n"
     "    function: load_cuda_ops\n"
-    "    replace: {old: 'with open(lock_path, \"a\"):\n        pass\n', new: ''}\n";
+    "    replace: {old: 'with open(lock_path, \"a\"):', new: 'if False:  # no lock file'}\n";
 
 }  // namespace
 

@@ -49,6 +49,7 @@ struct EditStatus {
   std::string message;  // why it fails, or a note
   std::string recipe_path;
   int recipe_line = 0;
+  int recipe_column = 0;
 };
 
 /// One file a plan changes. `steps` holds the text after each recipe touching it,
