@@ -136,7 +136,7 @@ TEST_CASE("global options work before and after the command; --json is one docum
   CHECK(j["files"][0]["distribution"] == "flashinfer-python");
 }
 
-TEST_CASE("--venv accepts the environment's Python, and VIRTUAL_ENV is the default", "[e2e]") {
+TEST_CASE("the environment is named by its root, its Python, or VIRTUAL_ENV", "[e2e]") {
   e2e::DemoEnv env;
   auto by_python = testsupport::run_sitepatch(
       {"--venv", env.venv.python, "plan", e2e::bundled("flashinfer-dynamo.yaml")});
