@@ -1,7 +1,10 @@
 // apply: plan, then save the originals in the history before the first byte of a
 // package file changes, write every file (compare-and-swap), clear bytecode, commit.
+#include <chrono>
 #include <ctime>
 #include <map>
+
+#include <spdlog/spdlog.h>
 
 #include "internal.hpp"
 #include "records.hpp"
@@ -33,7 +36,12 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   saved.message = "apply " + ids + ": originals saved, writing";
   saved.trailers = detail::trailers_for(saved.put);
   for (auto& fc : res.plan.files) saved.site[fc.rel] = fc.old_text;
+  auto t0 = std::chrono::steady_clock::now();
+  auto ms = [&t0] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
   history->commit(saved);
+  spdlog::info("apply: originals of {} file(s) committed ({:.0f} ms)", res.plan.files.size(), ms());
 
   // 2. Write, refusing any file that changed since it was read.
   std::vector<host::WriteRequest> writes;
@@ -68,6 +76,8 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
                 "finishes the apply (the originals are in the history)");
   }
 
+  spdlog::info("apply: {} file(s) written ({:.0f} ms)", writes.size(), ms());
+
   // 3. Bytecode of the old text must not outlive it.
   std::vector<std::string> written;
   for (auto& fc : res.plan.files) written.push_back(fc.path);
@@ -81,6 +91,8 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   done.trailers = saved.trailers;
   for (auto& fc : res.plan.files) done.site[fc.rel] = fc.new_text;
   res.commit = history->commit(done);
+  spdlog::info("apply: {} .pyc removed, committed {} ({:.0f} ms)", res.pyc_removed.size(),
+               res.commit.substr(0, 10), ms());
   res.written = true;
   return res;
 }

@@ -1,13 +1,19 @@
 // plan: locate every edit, compute each file's new text on one parse, check the
 // result parses (tree-sitter) and compiles (the environment's own Python).
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <optional>
 #include <set>
+#include <thread>
+
+#include <spdlog/spdlog.h>
 
 #include "internal.hpp"
 #include "locate.hpp"
 #include "sitepatch/python/module.hpp"
 #include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/parallel.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine {
@@ -70,9 +76,55 @@ struct FileWork {
   std::vector<size_t> edits;  // indices into the flattened edit list, in recipe order
 };
 
+struct FileOutcome {
+  FileChange fc;
+  std::vector<std::pair<size_t, python::EditResult>> results;  // flattened edit index, result
+  std::vector<python::SyntaxProblem> problems;                 // of the new text
+};
+
+// The edits of one file; pure CPU work, safe to run beside other files.
+FileOutcome edit_file(const FileWork& w, const std::vector<const recipe::Edit*>& edits,
+                      const std::vector<size_t>& recipe_of, const std::vector<recipe::Recipe>& recipes) {
+  FileOutcome o;
+  FileChange& fc = o.fc;
+  fc.rel = w.where.rel;
+  fc.site_dir = w.where.site_dir;
+  fc.path = w.where.path;
+  fc.old_text = w.where.content;
+  fc.old_sha = util::sha256_hex(fc.old_text);
+  // One parse per recipe that touches the file (once, in the usual case of one); the
+  // result is re-parsed incrementally from the last tree, to check it.
+  std::string text = fc.old_text;
+  std::optional<python::Module> last;
+  std::vector<python::TextChange> changes;
+  for (size_t a = 0; a < w.edits.size();) {
+    size_t ri = recipe_of[w.edits[a]];
+    std::vector<const recipe::Edit*> batch;
+    std::vector<size_t> idx;
+    for (; a < w.edits.size() && recipe_of[w.edits[a]] == ri; ++a) {
+      batch.push_back(edits[w.edits[a]]);
+      idx.push_back(w.edits[a]);
+    }
+    std::vector<python::EditResult> results;
+    last.emplace(text);
+    std::string next = last->apply(batch, results, &changes);
+    for (size_t j = 0; j < idx.size(); ++j) o.results.emplace_back(idx[j], results[j]);
+    if (next != text) fc.steps.emplace_back(recipes[ri].id, next);
+    text = std::move(next);
+  }
+  fc.new_text = std::move(text);
+  if (fc.new_text != fc.old_text) o.problems = last->edited(fc.new_text, changes).syntax_problems();
+  return o;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace
 
 Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
+  auto t0 = std::chrono::steady_clock::now();
   Plan p;
   p.recipes = std::move(recipes);
 
@@ -110,6 +162,7 @@ Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
       wanted_index.push_back(i);
     }
   auto located = detail::locate(s, wanted);
+  spdlog::info("plan: located {} edit(s) ({:.0f} ms)", wanted.size(), ms_since(t0));
 
   // Group by file, keeping the order files were first named.
   std::vector<FileWork> work;
@@ -127,92 +180,82 @@ Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
     work[it->second].edits.push_back(i);
   }
 
-  std::vector<host::CompileRequest> compile;
-  std::vector<size_t> compile_file;
-  for (auto& w : work) {
-    FileChange fc;
-    fc.rel = w.where.rel;
-    fc.site_dir = w.where.site_dir;
-    fc.path = w.where.path;
-    fc.old_text = w.where.content;
-    fc.old_sha = util::sha256_hex(fc.old_text);
-    if (const auto* d = s.distributions().owner(fc.site_dir, fc.rel)) {
-      fc.dist = d->name;
-      fc.version = d->version;
+  // 1. Each file's edits, on one parse per recipe touching it, files in parallel.
+  s.distributions();  // loaded once, before the threads read it
+  std::vector<FileOutcome> out(work.size());
+  util::parallel_for(work.size(), [&](size_t k) {
+    out[k] = edit_file(work[k], edits, recipe_of, p.recipes);
+  });
+  for (size_t k = 0; k < work.size(); ++k) {
+    if (const auto* d = s.distributions().owner(out[k].fc.site_dir, out[k].fc.rel)) {
+      out[k].fc.dist = d->name;
+      out[k].fc.version = d->version;
     }
-    // One parse per recipe that touches the file (once, in the usual case of one).
-    std::string text = fc.old_text;
-    for (size_t a = 0; a < w.edits.size();) {
-      size_t ri = recipe_of[w.edits[a]];
-      std::vector<const recipe::Edit*> batch;
-      std::vector<size_t> idx;
-      for (; a < w.edits.size() && recipe_of[w.edits[a]] == ri; ++a) {
-        batch.push_back(edits[w.edits[a]]);
-        idx.push_back(w.edits[a]);
+    for (auto& [i, r] : out[k].results) {
+      auto& st = p.edits[i];
+      st.line = r.line;
+      st.message = r.message;
+      if (r.outcome == python::Outcome::already_applied) st.state = EditState::already_applied;
+      if (r.outcome == python::Outcome::failed) {
+        st.state = EditState::failed;
+        st.message = failure_message(r);
+        if (r.failure == python::Failure::not_found && !edits[i]->target.empty())
+          st.message += defined_elsewhere(s, work[k].where, *edits[i]);
       }
-      python::Module m(text);
-      std::vector<python::EditResult> results;
-      std::string next = m.apply(batch, results);
-      for (size_t j = 0; j < idx.size(); ++j) {
-        auto& st = p.edits[idx[j]];
-        const auto& r = results[j];
-        st.line = r.line;
-        st.message = r.message;
-        if (r.outcome == python::Outcome::already_applied) st.state = EditState::already_applied;
-        if (r.outcome == python::Outcome::failed) {
-          st.state = EditState::failed;
-          st.message = failure_message(r);
-          if (r.failure == python::Failure::not_found && !batch[j]->target.empty())
-            st.message += defined_elsewhere(s, w.where, *batch[j]);
-        }
-      }
-      if (next != text) fc.steps.emplace_back(p.recipes[ri].id, next);
-      text = std::move(next);
     }
-    fc.new_text = text;
-    if (fc.new_text == fc.old_text) continue;
+  }
+  spdlog::info("plan: {} file(s) parsed and edited ({:.0f} ms)", work.size(), ms_since(t0));
 
-    // The result must parse; name the edits of this file if it does not.
-    python::Module result(fc.new_text);
-    auto problems = result.syntax_problems();
+  // 2. Every changed file is checked twice: tree-sitter found its ERROR and MISSING
+  //    nodes above; now the environment's own Python compiles it (its version's
+  //    grammar has the last word) while the diffs are made here.
+  std::vector<size_t> changed;
+  std::vector<host::CompileRequest> compile;
+  for (size_t k = 0; k < out.size(); ++k)
+    if (out[k].fc.new_text != out[k].fc.old_text) {
+      changed.push_back(k);
+      compile.push_back({out[k].fc.rel, out[k].fc.new_text});
+    }
+  std::vector<host::CompileResult> compiled;
+  std::exception_ptr compile_error;
+  std::thread compiler([&] {
+    try {
+      if (!compile.empty()) compiled = s.host.compile(compile);
+    } catch (...) {
+      compile_error = std::current_exception();
+    }
+  });
+  util::parallel_for(changed.size(), [&](size_t c) {
+    auto& fc = out[changed[c]].fc;
+    fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
+  });
+  compiler.join();
+  if (compile_error) std::rethrow_exception(compile_error);
+
+  for (size_t c = 0; c < changed.size(); ++c) {
+    auto& w = work[changed[c]];
+    auto& fc = out[changed[c]].fc;
+    std::string why;
+    const auto& problems = out[changed[c]].problems;
     if (!problems.empty()) {
       const auto& pr = problems.front();
-      for (size_t i : w.edits)
-        if (p.edits[i].state == EditState::will_apply) {
-          p.edits[i].state = EditState::failed;
-          p.edits[i].message = "the result does not parse: " + fc.rel + ":" +
-                               std::to_string(pr.line) + ":" + std::to_string(pr.column) + ": " +
-                               pr.message;
-        }
+      why = "the result does not parse: " + fc.rel + ":" + std::to_string(pr.line) + ":" +
+            std::to_string(pr.column) + ": " + pr.message;
+    } else if (!compiled[c].ok) {
+      why = "Python " + s.env.version + " rejects the result: " + compiled[c].message;
+    }
+    if (why.empty()) {
+      p.files.push_back(std::move(fc));
       continue;
     }
-    compile.push_back({fc.rel, fc.new_text});
-    compile_file.push_back(p.files.size());
-    fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
-    p.files.push_back(std::move(fc));
+    for (size_t i : w.edits)
+      if (p.edits[i].state == EditState::will_apply) {
+        p.edits[i].state = EditState::failed;
+        p.edits[i].message = why;
+      }
   }
-
-  // The environment's own Python has the last word on syntax (its version's grammar).
-  if (!compile.empty()) {
-    auto results = s.host.compile(compile);
-    std::set<size_t> rejected;
-    for (size_t k = 0; k < results.size(); ++k) {
-      if (results[k].ok) continue;
-      const auto& fc = p.files[compile_file[k]];
-      rejected.insert(compile_file[k]);
-      for (auto& st : p.edits)
-        if (st.file == fc.rel && st.state == EditState::will_apply) {
-          st.state = EditState::failed;
-          st.message = "Python " + s.env.version + " rejects the result: " + results[k].message;
-        }
-    }
-    if (!rejected.empty()) {
-      std::vector<FileChange> kept;
-      for (size_t k = 0; k < p.files.size(); ++k)
-        if (!rejected.count(k)) kept.push_back(std::move(p.files[k]));
-      p.files = std::move(kept);
-    }
-  }
+  spdlog::info("plan: {} changed file(s) checked by tree-sitter and compiled by Python {} ({:.0f} ms)",
+               changed.size(), s.env.version, ms_since(t0));
   return p;
 }
 

@@ -69,7 +69,8 @@ std::string target_name(const recipe::Edit& e) {
 }  // namespace
 
 std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
-                          std::vector<EditResult>& results) const {
+                          std::vector<EditResult>& results,
+                          std::vector<TextChange>* changes) const {
   std::string_view src = impl_->text();
   TSNode root = impl_->tree->root();
   Context cx{src, root, *impl_->defs, detect_style(root, src)};
@@ -161,10 +162,16 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
   std::string out(impl_->source.substr(0, impl_->bom));
   out.reserve(impl_->source.size() + 256);
   size_t cursor = 0;
+  const size_t bom = impl_->bom;
+  if (changes) changes->clear();
   for (const auto& p : placed) {
     if (p.s.begin >= cursor) out.append(src.substr(cursor, p.s.begin - cursor));
+    size_t from = std::max(cursor, p.s.begin);
+    size_t new_begin = out.size();
     out += p.s.text;
-    cursor = std::max(cursor, p.s.end);
+    size_t to = std::max(cursor, p.s.end);
+    if (changes) changes->push_back({bom + from, bom + to, new_begin, out.size()});
+    cursor = to;
   }
   out.append(src.substr(cursor));
   return out;

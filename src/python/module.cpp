@@ -1,12 +1,62 @@
+#include <atomic>
+
 #include "python/module_impl.hpp"
 
 namespace sitepatch::python {
+namespace {
+std::atomic<std::size_t> parses{0};
+}
+
+std::size_t parse_count() { return parses.load(); }
 
 Module::Module(std::string source) : impl_(std::make_unique<Impl>()) {
   impl_->source = std::move(source);
   if (impl_->source.compare(0, 3, "\xEF\xBB\xBF") == 0) impl_->bom = 3;
   impl_->tree = std::make_unique<ts::Tree>(impl_->text());
+  ++parses;
   impl_->defs = std::make_unique<Definitions>(impl_->tree->root(), impl_->text());
+}
+
+Module Module::edited(std::string new_source, const std::vector<TextChange>& changes) const {
+  const size_t bom = impl_->bom;
+  std::string_view old_text = impl_->text();
+  std::string_view new_text = std::string_view(new_source).substr(std::min(bom, new_source.size()));
+  // Points advance over text: rows at each '\n', columns in bytes.
+  auto advance = [](TSPoint p, std::string_view s) {
+    for (char c : s) {
+      if (c == '\n') {
+        ++p.row;
+        p.column = 0;
+      } else {
+        ++p.column;
+      }
+    }
+    return p;
+  };
+  std::vector<TSInputEdit> edits;
+  TSPoint at{0, 0};
+  size_t scanned = 0;  // new_text is final up to each change's start
+  for (const auto& c : changes) {
+    size_t start = c.new_begin - bom;
+    at = advance(at, new_text.substr(scanned, start - scanned));
+    scanned = start;
+    TSInputEdit e;
+    e.start_byte = uint32_t(start);
+    e.old_end_byte = uint32_t(start + (c.old_end - c.old_begin));
+    e.new_end_byte = uint32_t(c.new_end - bom);
+    e.start_point = at;
+    e.old_end_point = advance(at, old_text.substr(c.old_begin - bom, c.old_end - c.old_begin));
+    e.new_end_point = advance(at, new_text.substr(start, c.new_end - c.new_begin));
+    edits.push_back(e);
+  }
+  Module m;
+  m.impl_ = std::make_unique<Impl>();
+  m.impl_->source = std::move(new_source);
+  m.impl_->bom = bom;
+  m.impl_->tree = std::make_unique<ts::Tree>(m.impl_->text(), *impl_->tree, edits);
+  ++parses;
+  m.impl_->defs = std::make_unique<Definitions>(m.impl_->tree->root(), m.impl_->text());
+  return m;
 }
 
 Module::~Module() = default;

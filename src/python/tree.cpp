@@ -4,15 +4,34 @@
 
 namespace sitepatch::python::ts {
 
-Tree::Tree(std::string_view text) {
+namespace {
+
+TSTree* parse(std::string_view text, const TSTree* old) {
   TSParser* parser = ts_parser_new();
   if (!ts_parser_set_language(parser, tree_sitter_python())) {
     ts_parser_delete(parser);
     throw std::runtime_error("tree-sitter-python: incompatible language version");
   }
-  tree_ = ts_parser_parse_string(parser, nullptr, text.data(), uint32_t(text.size()));
+  TSTree* tree = ts_parser_parse_string(parser, old, text.data(), uint32_t(text.size()));
   ts_parser_delete(parser);
-  if (!tree_) throw std::runtime_error("tree-sitter-python: parse failed");
+  if (!tree) throw std::runtime_error("tree-sitter-python: parse failed");
+  return tree;
+}
+
+}  // namespace
+
+Tree::Tree(std::string_view text) : tree_(parse(text, nullptr)) {}
+
+Tree::Tree(std::string_view text, const Tree& base, const std::vector<TSInputEdit>& edits) {
+  TSTree* old = ts_tree_copy(base.tree_);
+  for (const auto& e : edits) ts_tree_edit(old, &e);
+  try {
+    tree_ = parse(text, old);
+  } catch (...) {
+    ts_tree_delete(old);
+    throw;
+  }
+  ts_tree_delete(old);
 }
 
 Tree::~Tree() {

@@ -26,3 +26,46 @@ TEST_CASE("broken code reports errors and missing tokens", "[python]") {
   CHECK(problems("x = 1\ndef g():\n    return foo(1, 2\n") == std::vector<std::string>{"3:5: syntax error"});
   CHECK(problems("class A:\n    def m(self)\n        pass\n") == std::vector<std::string>{"2:5: syntax error"});
 }
+
+TEST_CASE("an edited module re-parsed incrementally matches a fresh parse", "[python]") {
+  using namespace sitepatch;
+  std::string src =
+      "\xEF\xBB\xBF\"\"\"Doc.\"\"\"\nimport os\n\n\n@functools.cache\ndef a(x):\n    return x\n\n\n"
+      "class K:\n    def m(self):\n        return 1\n\n\ndef b():\n    pass\n";
+  python::Module m(src);
+  recipe::Edit body, deco, imp;
+  body.target = "a";
+  body.action = recipe::Action::replace_body;
+  body.code = "y = x * 2\nreturn y\n";
+  deco.target = "K.m";
+  deco.action = recipe::Action::add_decorator;
+  deco.code = "staticmethod";
+  imp.action = recipe::Action::none;
+  imp.ensure_import = "import torch";
+  std::vector<python::EditResult> results;
+  std::vector<python::TextChange> changes;
+  std::string out = m.apply({&body, &deco, &imp}, results, &changes);
+  REQUIRE(changes.size() == 3);
+  auto inc = m.edited(out, changes);
+  python::Module fresh(out);
+  auto names = [](const python::Module& x) {
+    std::vector<std::string> v;
+    for (auto& d : x.definitions()) v.push_back(d.qualified + ":" + std::to_string(d.line));
+    return v;
+  };
+  CHECK(names(inc) == names(fresh));
+  CHECK(inc.syntax_problems().empty());
+
+  // A broken edit is found by the incremental parse at the same place as a fresh one.
+  recipe::Edit broken;
+  broken.target = "b";
+  broken.action = recipe::Action::replace_body;
+  broken.code = "return (1,\n";
+  std::string bad = m.apply({&broken}, results, &changes);
+  auto p1 = m.edited(bad, changes).syntax_problems();
+  auto p2 = python::Module(bad).syntax_problems();
+  REQUIRE(!p1.empty());
+  REQUIRE(p1.size() == p2.size());
+  CHECK(p1[0].line == p2[0].line);
+  CHECK(p1[0].column == p2[0].column);
+}

@@ -43,6 +43,12 @@ struct SyntaxProblem {
   std::string message;  // "syntax error" / "missing ')'"
 };
 
+/// One replaced range, as apply() made it: bytes [old_begin, old_end) of the old
+/// source became [new_begin, new_end) of the new one.
+struct TextChange {
+  size_t old_begin, old_end, new_begin, new_end;
+};
+
 /// A parsed module. Holds the source and its tree; parsing happens once, in the constructor.
 class Module {
  public:
@@ -63,14 +69,24 @@ class Module {
   /// `results` gets one entry per edit. Edits are located on this one parse and
   /// applied together; an edit that failed is left out of `new_source`.
   std::string apply(const std::vector<const recipe::Edit*>& edits,
-                    std::vector<EditResult>& results) const;
+                    std::vector<EditResult>& results,
+                    std::vector<TextChange>* changes = nullptr) const;
+
+  /// The module `new_source` (this source with `changes` made, as apply() reports
+  /// them), parsed incrementally: what the edits did not touch is not parsed again.
+  Module edited(std::string new_source, const std::vector<TextChange>& changes) const;
 
   /// ERROR and MISSING nodes of this source's tree.
   std::vector<SyntaxProblem> syntax_problems() const;
 
  private:
   struct Impl;
+  Module() = default;
   std::unique_ptr<Impl> impl_;
 };
+
+/// How many sources this process has parsed so far (benchmarks check that no file
+/// is parsed twice in one command).
+std::size_t parse_count();
 
 }  // namespace sitepatch::python
