@@ -73,6 +73,7 @@ Env open_env(const GlobalOptions& g) {
   Env e;
   e.host = host::make_local_host();
   e.session = std::make_unique<engine::Session>(engine::Session::open(*e.host, venv, g.state_dir));
+  e.session->lock_timeout_ms = int(g.lock_timeout * 1000);
   return e;
 }
 

@@ -18,6 +18,7 @@ struct GlobalOptions {
   std::string color = "auto";
   int verbose = 0;
   bool quiet = false;
+  double lock_timeout = 30;  // seconds
 };
 
 enum class Paint { plain, added, removed, hunk, header, ok, warn, bad, dim };

@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
   app.add_flag("--json", g.json, "Print the result as one JSON document on stdout");
   app.add_option("--color", g.color, "Colour: auto (on a terminal, unless NO_COLOR), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("--lock-timeout", g.lock_timeout,
+                 "Seconds to wait for another sitepatch writing to the same environment (default 30)")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("-v,--verbose", g.verbose, "Say more (repeat for debug output)");
   app.add_flag("-q,--quiet", g.quiet, "Print only results and errors");
   app.footer(

@@ -19,7 +19,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
     res.plan = plan(s, std::move(recipes));
     return res;
   }
-  auto lock = s.host.lock(detail::lock_path(s), 30000);
+  auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   auto history = store::History::open(s.state_dir, false);
   if (history) res.recovered = detail::recover(s, *history);
   res.plan = plan(s, std::move(recipes));

@@ -26,7 +26,7 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
   RollbackResult res;
   if (!all && ids.empty()) throw Error("rollback: name the patches to roll back, or --all", Exit::usage);
   std::unique_ptr<host::Lock> lock;
-  if (!dry_run) lock = s.host.lock(detail::lock_path(s), 30000);
+  if (!dry_run) lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   auto history = store::History::open(s.state_dir, false);
   if (!history) {
     if (all) return res;

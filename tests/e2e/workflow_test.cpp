@@ -152,3 +152,27 @@ TEST_CASE("the environment is named by its root, its Python, or VIRTUAL_ENV", "[
         "sitepatch: error: no environment given: pass --venv PATH (a venv root or its Python), "
         "or activate a venv\n");
 }
+
+TEST_CASE("a system Python's dist-packages is an environment too (plan only)", "[e2e]") {
+  // /usr/bin/python3 on Debian keeps packages in /usr/lib/python3/dist-packages; pip
+  // is there (the test suite installs python3-pip). Plan reads and never writes.
+  const std::string py = "/usr/bin/python3";
+  auto has_pip = sitepatch::util::run({py, "-c", "import pip, sys; print(pip.__file__)"});
+  if (has_pip.status != 0 || has_pip.out.find("/dist-packages/") == std::string::npos) {
+    WARN("skipped: no Debian pip in /usr/bin/python3's dist-packages");
+    return;
+  }
+  testsupport::TempDir tmp;
+  std::string recipe = tmp.path + "/pip.yaml";
+  testsupport::spit(recipe,
+                    "id: pip-main\nedits:\n  - module: pip\n    function: main\n"
+                    "    prepend-body: |\n      print('patched')\n");
+  auto r = testsupport::run_sitepatch({"--venv", py, "--json", "plan", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["files"][0]["path"] == "pip/__init__.py");
+  CHECK(j["files"][0]["distribution"] == "pip");
+  CHECK(j["files"][0]["site_dir"].get<std::string>().find("dist-packages") != std::string::npos);
+  CHECK(j["files"][0]["diff"].get<std::string>().find("+    print('patched')") != std::string::npos);
+}

@@ -25,6 +25,7 @@ struct Session {
   site::Environment env;
   std::string state_dir;  // the history's bare repository (and its lock file)
   bool force = false;     // apply even when `requires:` does not match
+  int lock_timeout_ms = 30000;  // how long a writer waits for another one to finish
 
   /// Probes `venv` through `host` (its Python starts once); `state_dir` empty means
   /// <prefix>/.sitepatch.
