@@ -6,7 +6,9 @@ Every file under SRC_DIR goes into the wheel at its relative path; the dist-info
 gets METADATA, WHEEL and a RECORD with sha256 rows, as pip expects.
 """
 import base64
+import csv
 import hashlib
+import io
 import os
 import re
 import sys
@@ -29,14 +31,21 @@ def main() -> None:
             path = os.path.join(folder, n)
             with open(path, "rb") as f:
                 files[os.path.relpath(path, src).replace(os.sep, "/")] = f.read()
+    # The description's "Name:" line is body text, not a header: readers must stop
+    # at the blank line (sitepatch's METADATA parser is tested against this).
     files[f"{dist_info}/METADATA"] = (
-        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n").encode()
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        "Summary: built from a folder by sitepatch's build_wheel.py\n\n"
+        "Name: not-this\n").encode()
     files[f"{dist_info}/WHEEL"] = (
         "Wheel-Version: 1.0\nGenerator: sitepatch-tests\nRoot-Is-Purelib: true\n"
         "Tag: py3-none-any\n").encode()
-    record = [f"{p},{record_hash(d)},{len(d)}" for p, d in files.items()]
-    record.append(f"{dist_info}/RECORD,,")
-    files[f"{dist_info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    record = io.StringIO()
+    writer = csv.writer(record, lineterminator="\n")
+    for p, d in files.items():
+        writer.writerow([p, record_hash(d), len(d)])
+    writer.writerow([f"{dist_info}/RECORD", "", ""])
+    files[f"{dist_info}/RECORD"] = record.getvalue().encode()
     os.makedirs(out, exist_ok=True)
     wheel = os.path.join(out, f"{norm}-{version}-py3-none-any.whl")
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:

@@ -30,32 +30,6 @@ RunResult must_run(const std::vector<std::string>& argv, std::string_view input 
   return r;
 }
 
-// Writes a wheel from a JSON spec on stdin; prints its path.
-const char* kBuildWheel = R"PY(
-import base64, csv, hashlib, io, json, os, re, sys, zipfile
-spec = json.load(sys.stdin)
-name, version = spec["name"], spec["version"]
-escaped = re.sub(r"[-_.]+", "_", name)
-dist_info = "%s-%s.dist-info" % (escaped, version)
-files = [(rel, base64.b64decode(data)) for rel, data in sorted(spec["files"].items())]
-files.append((dist_info + "/METADATA", (
-    "Metadata-Version: 2.1\nName: %s\nVersion: %s\nSummary: test package\n\n"
-    "Long description.\nName: not-this\n" % (name, version)).encode()))
-files.append((dist_info + "/WHEEL", b"Wheel-Version: 1.0\nGenerator: sitepatch-tests\n"
-              b"Root-Is-Purelib: true\nTag: py3-none-any\n"))
-record = io.StringIO()
-writer = csv.writer(record, lineterminator="\n")
-for rel, data in files:
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    writer.writerow([rel, "sha256=" + digest, len(data)])
-writer.writerow([dist_info + "/RECORD", "", ""])
-path = os.path.join(spec["out_dir"], "%s-%s-py3-none-any.whl" % (escaped, version))
-with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-    for rel, data in files:
-        z.writestr(rel, data)
-    z.writestr(dist_info + "/RECORD", record.getvalue())
-print(path)
-)PY";
 
 // A folder holding only the outer interpreter's `pip` package: on PYTHONPATH it lets
 // the venv's own Python run pip without pip's --python re-launch (half the time).
@@ -102,14 +76,12 @@ void spit(const std::string& path, const std::string& content) {
 }
 
 std::string build_wheel(const WheelSpec& spec, const std::string& out_dir) {
-  nlohmann::json j;
-  j["name"] = spec.name;
-  j["version"] = spec.version;
-  j["out_dir"] = out_dir;
-  j["files"] = nlohmann::json::object();
-  for (auto& [rel, content] : spec.files) j["files"][rel] = sitepatch::util::base64_encode(content);
-  fs::create_directories(out_dir);
-  RunResult r = must_run({outer_python(), "-c", kBuildWheel}, j.dump());
+  // One wheel builder for the demo and the tests: scripts/build_wheel.py, given a
+  // folder laid out as the wheel's contents.
+  TempDir stage;
+  for (auto& [rel, content] : spec.files) spit(stage.path + "/" + rel, content);
+  RunResult r = must_run({outer_python(), std::string(SITEPATCH_SOURCE_DIR) + "/scripts/build_wheel.py",
+                          stage.path, spec.name, spec.version, out_dir});
   return sitepatch::util::trim(r.out);
 }
 
