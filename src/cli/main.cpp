@@ -1,7 +1,9 @@
 // sitepatch: parse the command line, run one subcommand, turn errors into messages
 // and exit codes (caught once, here).
+#include <algorithm>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -9,6 +11,7 @@
 #include "commands.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/error.hpp"
+#include "sitepatch/util/strings.hpp"
 
 namespace {
 
@@ -37,6 +40,21 @@ const Command kCommands[] = {
     {"show", "Print an applied patch as a unified diff (git apply -R reverses it)",
      register_show},
 };
+
+// The first word that is neither an option nor an option's value, or "".
+std::string command_word(int argc, char** argv) {
+  static const std::set<std::string> takes_value = {"--venv", "--state-dir", "--color", "--lock-timeout"};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") return i + 1 < argc ? argv[i + 1] : "";
+    if (takes_value.count(a)) {
+      ++i;
+      continue;
+    }
+    if (!a.empty() && a[0] != '-') return a;
+  }
+  return "";
+}
 
 int report(const GlobalOptions& g, const std::string& message, Exit code,
            const nlohmann::json& extra = nullptr) {
@@ -80,6 +98,20 @@ int main(int argc, char** argv) {
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     runners[sub] = c.reg(*sub, g);
+  }
+
+  // An unknown command gets a suggestion, as ninja answers an unknown tool.
+  std::string word = command_word(argc, argv);
+  if (!word.empty()) {
+    std::vector<std::string> names;
+    for (const auto& c : kCommands) names.push_back(c.name);
+    if (std::find(names.begin(), names.end(), word) == names.end()) {
+      auto near = util::nearest(word, names, 1);
+      std::cerr << "sitepatch: error: unknown command `" << word << "`"
+                << (near.empty() ? "" : "; did you mean `" + near[0] + "`?") << "\n"
+                << "Run 'sitepatch --help' for the commands.\n";
+      return int(Exit::usage);
+    }
   }
 
   try {
