@@ -4,7 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-packages=(build-essential cmake ninja-build pkg-config git ca-certificates
+packages=(build-essential cmake ninja-build pkg-config git patch ca-certificates
   python3 python3-venv python3-pip
   libgit2-dev libtree-sitter-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
   catch2 nlohmann-json3-dev libssl-dev libexpected-dev)
