@@ -20,6 +20,7 @@
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/parallel.hpp"
 
 namespace sitepatch::host {
 namespace {
@@ -184,7 +185,8 @@ class LocalHost : public Host {
       if (found != f.expected_sha256) throw Error(changed_since_read(f.path, f.expected_sha256, found));
       targets.push_back(t);
     }
-    for (size_t i = 0; i < files.size(); ++i) {
+    // Each file is its own temp + fsync + rename; their fsyncs overlap on threads.
+    util::parallel_for(files.size(), [&](size_t i) {
       const Target& t = targets[i];
       if (!t.exists) {
         std::error_code ec;
@@ -195,7 +197,7 @@ class LocalHost : public Host {
       out.commit();  // a new inode: other hard links keep the old bytes
       if (t.exists && ::geteuid() == 0 && (t.st.st_uid != 0 || t.st.st_gid != 0))
         (void)!::chown(t.path.c_str(), t.st.st_uid, t.st.st_gid);
-    }
+    });
   }
 
   void remove(const std::vector<std::string>& paths) override {

@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
     std::printf("%-16s %10.3f %10.3f %10.3f\n", k, median(v), *std::min_element(v.begin(), v.end()),
                 *std::max_element(v.begin(), v.end()));
   }
-  std::printf("files changed: %zu; parses: plan %zu, apply %zu (each original once + each result "
-              "once for the syntax check), verify+rollback %zu\n",
+  std::printf("files changed: %zu; parses: plan %zu, apply %zu (each original once, each result "
+              "once more, incrementally, for the syntax check), verify+rollback %zu\n",
               plan.files.size(), plan_parses, apply_parses, other_parses);
   return applied.written ? 0 : 1;
 }
