@@ -63,15 +63,25 @@ void Output::document(const nlohmann::json& j) const { std::cout << j.dump(2) <<
 
 Env open_env(const GlobalOptions& g) {
   std::string venv = g.venv;
-  if (venv.empty()) {
-    const char* v = std::getenv("VIRTUAL_ENV");
-    if (v && *v) venv = v;
-  }
-  if (venv.empty())
-    throw Error("no environment given: pass --venv PATH (a venv root or its Python), or activate a venv",
-                Exit::usage);
   Env e;
-  e.host = host::make_local_host();
+  if (!g.host.empty()) {
+    // A local $VIRTUAL_ENV says nothing about the other machine.
+    if (venv.empty())
+      throw Error("--host " + g.host + " needs --venv: the environment's path on that machine", Exit::usage);
+    std::string ssh = g.ssh_command;
+    if (ssh.empty())
+      if (const char* v = std::getenv("SITEPATCH_SSH")) ssh = v;
+    e.host = host::make_ssh_host(host::SshTarget::parse(g.host), ssh);
+  } else {
+    if (venv.empty()) {
+      const char* v = std::getenv("VIRTUAL_ENV");
+      if (v && *v) venv = v;
+    }
+    if (venv.empty())
+      throw Error("no environment given: pass --venv PATH (a venv root or its Python), or activate a venv",
+                  Exit::usage);
+    e.host = host::make_local_host();
+  }
   e.session = std::make_unique<engine::Session>(engine::Session::open(*e.host, venv, g.state_dir));
   e.session->lock_timeout_ms = int(g.lock_timeout * 1000);
   return e;

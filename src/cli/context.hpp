@@ -19,6 +19,8 @@ struct GlobalOptions {
   int verbose = 0;
   bool quiet = false;
   double lock_timeout = 30;  // seconds
+  std::string host;         // --host [user@]host[:port]; empty: this machine
+  std::string ssh_command;  // --ssh-command, else $SITEPATCH_SSH, else "ssh"
 };
 
 enum class Paint { plain, added, removed, hunk, header, ok, warn, bad, dim };

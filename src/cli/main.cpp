@@ -43,7 +43,8 @@ const Command kCommands[] = {
 
 // The first word that is neither an option nor an option's value, or "".
 std::string command_word(int argc, char** argv) {
-  static const std::set<std::string> takes_value = {"--venv", "--state-dir", "--color", "--lock-timeout"};
+  static const std::set<std::string> takes_value = {"--venv", "--state-dir", "--color", "--lock-timeout",
+                                                   "--host", "--ssh-command"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--") return i + 1 < argc ? argv[i + 1] : "";
@@ -79,6 +80,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1, 1);
   app.add_option("--venv", g.venv,
                  "Environment root or its Python executable (default: $VIRTUAL_ENV)");
+  app.add_option("--host", g.host,
+                 "Patch an environment on another machine, [user@]host[:port], over ssh");
+  app.add_option("--ssh-command", g.ssh_command,
+                 "The ssh client and its options, e.g. \"ssh -i key\" (default: $SITEPATCH_SSH, else ssh)");
   app.add_option("--state-dir", g.state_dir,
                  "Where the history lives (default: <prefix>/.sitepatch)");
   app.add_flag("--json", g.json, "Print the result as one JSON document on stdout");

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "history_access.hpp"
 #include "internal.hpp"
 #include "records.hpp"
 #include "sitepatch/util/hash.hpp"
@@ -20,11 +21,11 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
     return res;
   }
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
-  auto history = store::History::open(s.state_dir, false);
+  auto history = detail::HistoryAccess::open(s, false);
   if (history) res.recovered = detail::recover(s, *history);
   res.plan = plan(s, std::move(recipes));
   if (!res.plan.ok() || res.plan.files.empty()) return res;
-  if (!history) history = store::History::open(s.state_dir, true);
+  if (!history) history = detail::HistoryAccess::open(s, true);
 
   auto existing = history->patches();
   int64_t now = std::time(nullptr);
@@ -99,7 +100,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
 
 namespace detail {
 
-std::vector<std::string> recover(Session& s, store::History& history) {
+std::vector<std::string> recover(Session& s, HistoryAccess& history) {
   std::vector<store::PatchRecord> pending;
   for (auto& r : history.patches())
     if (r.state == "pending") pending.push_back(r);

@@ -1,16 +1,17 @@
 // log and show: reading the history back.
+#include "history_access.hpp"
 #include "internal.hpp"
 
 namespace sitepatch::engine {
 
 std::vector<store::LogEntry> log(Session& s) {
-  auto history = store::History::open(s.state_dir, false);
+  auto history = detail::HistoryAccess::open(s, false);
   if (!history) return {};
   return history->log();
 }
 
 std::string show(Session& s, const std::string& id) {
-  auto history = store::History::open(s.state_dir, false);
+  auto history = detail::HistoryAccess::open(s, false);
   std::vector<store::PatchRecord> all = history ? history->patches() : std::vector<store::PatchRecord>{};
   auto r = detail::select(all, {id}).front();
   std::string out;

@@ -17,7 +17,8 @@ std::vector<std::string> remove_bytecode(host::Host& host, const std::vector<std
 
 /// Finishes an apply that an earlier command began but did not finish (its records
 /// are still "pending"): writes what is missing, commits. Returns what it did.
-std::vector<std::string> recover(Session& s, store::History& history);
+class HistoryAccess;
+std::vector<std::string> recover(Session& s, HistoryAccess& history);
 
 /// The records named by `ids` (all when empty); an unknown id is an error that
 /// lists what is applied.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "history_access.hpp"
 #include "internal.hpp"
 #include "records.hpp"
 #include "sitepatch/util/hash.hpp"
@@ -27,7 +28,7 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
   if (!all && ids.empty()) throw Error("rollback: name the patches to roll back, or --all", Exit::usage);
   std::unique_ptr<host::Lock> lock;
   if (!dry_run) lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
-  auto history = store::History::open(s.state_dir, false);
+  auto history = detail::HistoryAccess::open(s, false);
   if (!history) {
     if (all) return res;
     throw Error("nothing was ever applied to " + s.env.prefix + " (no history at " + s.state_dir + ")");

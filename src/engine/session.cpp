@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "history_access.hpp"
 #include "internal.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -64,14 +65,17 @@ std::string dist_label(const std::string& dist, const std::string& version) {
 }
 
 std::vector<std::string> remove_bytecode(host::Host& host, const std::vector<std::string>& sources) {
-  std::vector<std::string> doomed;
+  std::vector<std::string> doomed, caches, stems;
   for (auto& src : sources) {
     auto [dir, base] = split_path(src);
     if (!util::ends_with(base, ".py")) continue;
-    std::string stem = base.substr(0, base.size() - 3);
-    for (auto& e : host.list(dir + "/__pycache__"))
-      if (!e.is_dir && site::is_pyc_of(e.name, stem)) doomed.push_back(dir + "/__pycache__/" + e.name);
+    caches.push_back(dir + "/__pycache__");
+    stems.push_back(base.substr(0, base.size() - 3));
   }
+  auto listings = host.list_many(caches);  // one round trip however many folders
+  for (size_t i = 0; i < caches.size(); ++i)
+    for (auto& e : listings[i])
+      if (!e.is_dir && site::is_pyc_of(e.name, stems[i])) doomed.push_back(caches[i] + "/" + e.name);
   if (!doomed.empty()) host.remove(doomed);
   return doomed;
 }

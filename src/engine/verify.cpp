@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "history_access.hpp"
 #include "internal.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -48,7 +49,7 @@ std::vector<store::PatchRecord> select(const std::vector<store::PatchRecord>& al
 }  // namespace detail
 
 std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids) {
-  auto history = store::History::open(s.state_dir, false);
+  auto history = detail::HistoryAccess::open(s, false);
   std::vector<store::PatchRecord> all = history ? history->patches() : std::vector<store::PatchRecord>{};
   auto records = detail::select(all, ids);
 

@@ -146,6 +146,31 @@ def op_list(req):
     return {"entries": entries}
 
 
+def op_list_many(req):
+    return {"lists": [op_list({"dir": d})["entries"] for d in req["dirs"]]}
+
+
+def op_snapshot(req):
+    # Every file under a folder (the history's repository), in one reply.
+    root, skip = req["dir"], set(req.get("skip", []))
+    if not os.path.isdir(root):
+        return {"exists": False, "files": []}
+    files = []
+    for folder, dirs, names in os.walk(root):
+        dirs.sort()
+        for n in sorted(names):
+            path = os.path.join(folder, n)
+            rel = os.path.relpath(path, root)
+            if rel in skip or os.path.islink(path):
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    files.append({"rel": rel, "content_b64": b64(fh.read())})
+            except OSError as e:
+                raise Refused(oserr(e, path))
+    return {"exists": True, "files": files}
+
+
 def op_realpath(req):
     return {"paths": [os.path.realpath(p) if os.path.exists(p) else None for p in req["paths"]]}
 
@@ -256,7 +281,7 @@ def op_unlock(req):
 OPS = {
     "hello": op_hello, "compile": op_compile, "read": op_read, "list": op_list,
     "realpath": op_realpath, "write": op_write, "remove": op_remove,
-    "lock": op_lock, "unlock": op_unlock,
+    "lock": op_lock, "unlock": op_unlock, "list_many": op_list_many, "snapshot": op_snapshot,
 }
 
 

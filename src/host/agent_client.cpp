@@ -55,6 +55,16 @@ std::string lock_held(const std::string& path) {
 AgentClient::AgentClient(const std::vector<std::string>& argv, std::string who)
     : proc_(std::make_unique<util::Process>(argv)), who_(std::move(who)) {}
 
+AgentClient::AgentClient(const std::vector<std::string>& argv, std::string who,
+                         const std::string& preamble)
+    : AgentClient(argv, std::move(who)) {
+  try {
+    proc_->write(preamble);
+  } catch (const Error&) {
+    died("could not be started");
+  }
+}
+
 AgentClient::~AgentClient() = default;
 
 void AgentClient::died(const std::string& what) {
@@ -62,6 +72,10 @@ void AgentClient::died(const std::string& what) {
   std::string msg = who_ + ": the sitepatch agent " + what + " (exit status " +
                     std::to_string(status) + ")";
   std::string err = util::trim(stray_ + proc_->stderr_text());
+  if (explain_) {
+    std::string better = explain_(status, err);
+    if (!better.empty()) throw Error(better);
+  }
   if (!err.empty()) msg += ":\n" + err;
   throw Error(msg);
 }
@@ -81,6 +95,7 @@ json AgentClient::call(const json& request) {
     if (!line.empty() && line[0] == '{') break;
     stray_ += line + "\n";
   }
+  ++round_trips_;
   json reply = json::parse(line, nullptr, false);
   if (reply.is_discarded() || !reply.is_object())
     throw Error(who_ + ": the sitepatch agent answered with something that is not JSON: " +
@@ -144,6 +159,25 @@ std::vector<DirEntry> AgentClient::list(const std::string& dir) {
   std::vector<DirEntry> out;
   for (auto& x : r.at("entries")) out.push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
   return out;
+}
+
+std::vector<std::vector<DirEntry>> AgentClient::list_many(const std::vector<std::string>& dirs) {
+  json r = call({{"op", "list_many"}, {"dirs", dirs}});
+  std::vector<std::vector<DirEntry>> out;
+  for (auto& entries : r.at("lists")) {
+    out.emplace_back();
+    for (auto& x : entries) out.back().push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
+  }
+  return out;
+}
+
+std::optional<std::map<std::string, std::string>> AgentClient::snapshot(
+    const std::string& dir, const std::vector<std::string>& skip) {
+  json r = call({{"op", "snapshot"}, {"dir", dir}, {"skip", skip}});
+  if (!r.value("exists", false)) return std::nullopt;
+  std::map<std::string, std::string> files;
+  for (auto& x : r.at("files")) files[str_or_empty(x, "rel")] = util::base64_decode(str_or_empty(x, "content_b64"));
+  return files;
 }
 
 std::vector<std::optional<std::string>> AgentClient::realpath(const std::vector<std::string>& paths) {

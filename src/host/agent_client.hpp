@@ -2,6 +2,8 @@
 // The C++ side of the agent protocol (src/host/agent.py): one child process that runs
 // the agent, one JSON line per request and per reply. LocalHost uses it for probe and
 // compile; a remote host can run the same agent through ssh and use every operation.
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +25,9 @@ class AgentClient {
   /// Starts `argv` (it must run the agent). `who` names it in messages
   /// ("/venv/bin/python3"). Throws sitepatch::Error if it cannot be started.
   AgentClient(const std::vector<std::string>& argv, std::string who);
+  /// The same, then writes `preamble` to its stdin first (a remote bootstrap reads
+  /// the venv path and the agent's source from there).
+  AgentClient(const std::vector<std::string>& argv, std::string who, const std::string& preamble);
   ~AgentClient();
   AgentClient(const AgentClient&) = delete;
   AgentClient& operator=(const AgentClient&) = delete;
@@ -32,6 +37,9 @@ class AgentClient {
   std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources);
   std::vector<FileData> read(const std::vector<std::string>& paths);
   std::vector<DirEntry> list(const std::string& dir);
+  std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs);
+  std::optional<std::map<std::string, std::string>> snapshot(const std::string& dir,
+                                                             const std::vector<std::string>& skip);
   std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths);
   void write(const std::vector<WriteRequest>& files);
   void remove(const std::vector<std::string>& paths);
@@ -43,11 +51,20 @@ class AgentClient {
   /// says ok=false, and with the child's stderr when it stopped answering.
   nlohmann::json call(const nlohmann::json& request);
 
+  /// When the agent stops, `fn(exit status, its stderr)` may give the message users
+  /// read instead of the generic one ("" keeps the generic one).
+  void explain(std::function<std::string(int, const std::string&)> fn) { explain_ = std::move(fn); }
+
+  /// Requests answered so far.
+  int round_trips() const { return round_trips_; }
+
  private:
   [[noreturn]] void died(const std::string& what);
   std::unique_ptr<util::Process> proc_;
   std::string who_;
   std::string stray_;  // lines printed before the first reply (e.g. by a .pth file)
+  int round_trips_ = 0;
+  std::function<std::string(int, const std::string&)> explain_;
 };
 
 /// The exact message both hosts give when a compare-and-swap write finds other bytes.

@@ -80,6 +80,24 @@ class FileLock : public Lock {
 class LocalHost : public Host {
  public:
   std::string name() const override { return "local"; }
+  bool local() const override { return true; }
+
+  std::optional<std::map<std::string, std::string>> snapshot(
+      const std::string& dir, const std::vector<std::string>& skip) override {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return std::nullopt;
+    std::map<std::string, std::string> files;
+    for (auto& e : fs::recursive_directory_iterator(dir)) {
+      if (!e.is_regular_file() || e.is_symlink()) continue;
+      std::string rel = fs::relative(e.path(), dir).string();
+      if (std::find(skip.begin(), skip.end(), rel) != skip.end()) continue;
+      auto content = util::read_file(e.path().string());
+      if (!content) throw Error(content.error());
+      files[rel] = std::move(*content);
+    }
+    return files;
+  }
 
   site::Environment probe(const std::string& venv) override {
     std::string python = find_python(venv);

@@ -74,6 +74,52 @@ std::vector<std::string> nearest(std::string_view word, const std::vector<std::s
   return out;
 }
 
+std::vector<std::string> shell_split(std::string_view line) {
+  std::vector<std::string> words;
+  std::string cur;
+  bool in_word = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(cur));
+      cur.clear();
+      in_word = false;
+    } else if (c == '\'') {
+      size_t end = line.find('\'', i + 1);
+      if (end == std::string_view::npos) throw std::invalid_argument("unclosed ' quote");
+      cur.append(line.substr(i + 1, end - i - 1));
+      i = end;
+      in_word = true;
+    } else if (c == '"') {
+      for (++i;; ++i) {
+        if (i >= line.size()) throw std::invalid_argument("unclosed \" quote");
+        if (line[i] == '"') break;
+        if (line[i] == '\\' && i + 1 < line.size() && std::string_view("\"\\$`").find(line[i + 1]) != std::string_view::npos)
+          ++i;
+        cur += line[i];
+      }
+      in_word = true;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      cur += line[++i];
+      in_word = true;
+    } else {
+      cur += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(cur));
+  return words;
+}
+
+std::string shell_quote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
 static const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 std::string base64_encode(std::string_view data) {

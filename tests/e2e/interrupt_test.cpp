@@ -19,7 +19,12 @@ class DyingHost : public host::Host {
   std::string name() const override { return real_->name(); }
   site::Environment probe(const std::string& v) override { return real_->probe(v); }
   std::vector<host::FileData> read(const std::vector<std::string>& p) override { return real_->read(p); }
+  bool local() const override { return real_->local(); }
   std::vector<host::DirEntry> list(const std::string& d) override { return real_->list(d); }
+  std::optional<std::map<std::string, std::string>> snapshot(const std::string& d,
+                                                             const std::vector<std::string>& s) override {
+    return real_->snapshot(d, s);
+  }
   std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& p) override {
     return real_->realpath(p);
   }

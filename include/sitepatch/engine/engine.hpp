@@ -15,6 +15,10 @@
 
 namespace sitepatch::engine {
 
+namespace detail {
+struct Mirror;
+}
+
 /// One command's view of one environment: the host, what its Python reported,
 /// where its history lives.
 struct Session {
@@ -32,6 +36,9 @@ struct Session {
   static Session open(host::Host& host, const std::string& venv, const std::string& state_dir);
   /// The installed distributions, read once on first use.
   const site::DistributionIndex& distributions();
+
+  /// A remote history's local copy, fetched once per command (engine-internal).
+  std::shared_ptr<detail::Mirror> mirror;
 
  private:
   std::shared_ptr<site::DistributionIndex> dists_;

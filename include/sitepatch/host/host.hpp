@@ -1,6 +1,7 @@
 #pragma once
 // One interface in front of the machine that holds the environment. The engine sees
 // only this: LocalHost does it with system calls, a later SshHost through an agent.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +55,10 @@ class Host {
   /// "local" or "user@host:port", for messages.
   virtual std::string name() const = 0;
 
+  /// True when paths on the host are paths on this machine (the history can be
+  /// opened in place); false when it must be fetched and sent back.
+  virtual bool local() const { return false; }
+
   /// Starts the environment's own Python once (a venv root or a Python executable)
   /// and asks it for its facts. The same process serves compile() later.
   virtual site::Environment probe(const std::string& venv) = 0;
@@ -63,6 +68,18 @@ class Host {
 
   /// Entries of a folder, sorted by name; empty when it does not exist.
   virtual std::vector<DirEntry> list(const std::string& dir) = 0;
+
+  /// Entries of many folders in one go.
+  virtual std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs) {
+    std::vector<std::vector<DirEntry>> out;
+    for (auto& d : dirs) out.push_back(list(d));
+    return out;
+  }
+
+  /// Every regular file under `dir` by relative path (except `skip`), in one go;
+  /// nullopt when `dir` does not exist.
+  virtual std::optional<std::map<std::string, std::string>> snapshot(
+      const std::string& dir, const std::vector<std::string>& skip) = 0;
 
   /// Canonical absolute paths (symlinks resolved); nullopt where a path does not exist.
   virtual std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths) = 0;
@@ -85,5 +102,21 @@ class Host {
 
 /// The machine this process runs on.
 std::unique_ptr<Host> make_local_host();
+
+/// How to reach another machine.
+struct SshTarget {
+  std::string user;   // empty: ssh's default
+  std::string host;
+  std::string port;   // empty: ssh's default
+  /// Parses [user@]host[:port] and [user@][v6addr][:port]; refuses what ssh could
+  /// take for an option (a leading '-') and characters no host name has.
+  static SshTarget parse(const std::string& text);
+  std::string str() const;
+};
+
+/// A machine reached with the system OpenSSH client, one connection for the whole
+/// command: the agent runs there under the environment's own Python.
+/// `ssh_command` replaces "ssh" (split like a shell would, without running one).
+std::unique_ptr<Host> make_ssh_host(const SshTarget& target, const std::string& ssh_command);
 
 }  // namespace sitepatch::host

@@ -15,6 +15,11 @@ size_t edit_distance(std::string_view a, std::string_view b);
 /// Up to `n` of `candidates` closest to `word`, closest first (ties keep input order).
 std::vector<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates,
                                  size_t n = 3);
+/// Splits a command line into words as a POSIX shell would ('...', "...", \),
+/// without expanding anything; throws std::invalid_argument on an open quote.
+std::vector<std::string> shell_split(std::string_view line);
+/// `s` single-quoted for a POSIX shell.
+std::string shell_quote(std::string_view s);
 /// Standard base64 (with padding), both ways; decode throws std::invalid_argument.
 std::string base64_encode(std::string_view data);
 std::string base64_decode(std::string_view text);

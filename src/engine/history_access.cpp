@@ -1,0 +1,94 @@
+#include "history_access.hpp"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <spdlog/spdlog.h>
+
+#include "internal.hpp"
+#include "sitepatch/util/error.hpp"
+#include "sitepatch/util/file.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace sitepatch::engine::detail {
+
+Mirror::~Mirror() {
+  std::error_code ec;
+  if (!dir.empty()) fs::remove_all(dir, ec);
+}
+
+namespace {
+
+std::shared_ptr<Mirror> fetch(Session& s) {
+  auto m = std::make_shared<Mirror>();
+  char tmpl[] = "/tmp/sitepatch-history-XXXXXX";
+  if (!::mkdtemp(tmpl)) throw Error("cannot make a temporary folder for the history");
+  m->dir = tmpl;
+  auto snap = s.host.snapshot(s.state_dir, {"sitepatch.lock"});
+  m->existed = snap.has_value();
+  if (snap) {
+    for (auto& [rel, bytes] : *snap) {
+      if (auto why = site::unsafe_relative_path(rel))
+        throw Error(s.host.name() + ": unexpected file in " + s.state_dir + ": " + rel);
+      fs::path p = fs::path(m->dir) / rel;
+      fs::create_directories(p.parent_path());
+      std::ofstream(p, std::ios::binary) << bytes;
+    }
+    m->remote = std::move(*snap);
+  }
+  spdlog::info("history: fetched {} file(s) from {}:{}", m->remote.size(), s.host.name(), s.state_dir);
+  return m;
+}
+
+}  // namespace
+
+std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create) {
+  std::string dir = s.state_dir;
+  if (!s.host.local()) {
+    if (!s.mirror) s.mirror = fetch(s);
+    if (!s.mirror->existed && !create) return nullptr;
+    dir = s.mirror->dir;
+  }
+  auto h = store::History::open(dir, create);
+  if (!h) return nullptr;
+  return std::unique_ptr<HistoryAccess>(new HistoryAccess(s, std::move(h)));
+}
+
+std::string HistoryAccess::commit(const store::Transaction& tx) {
+  std::string oid = h_->commit(tx);
+  if (!s_.host.local()) publish();
+  return oid;
+}
+
+void HistoryAccess::publish() {
+  Mirror& m = *s_.mirror;
+  // Objects are named by their content and never change: they go first, so the refs
+  // that follow never point at something the remote lacks.
+  std::vector<host::WriteRequest> objects, refs;
+  std::map<std::string, std::string> now;
+  for (auto& e : fs::recursive_directory_iterator(m.dir)) {
+    if (!e.is_regular_file()) continue;
+    std::string rel = fs::relative(e.path(), m.dir).string();
+    auto bytes = util::read_file(e.path().string());
+    if (!bytes) throw Error(bytes.error());
+    auto old = m.remote.find(rel);
+    if (old != m.remote.end() && old->second == *bytes) continue;
+    host::WriteRequest w{s_.state_dir + "/" + rel, *bytes,
+                         old == m.remote.end() ? "" : util::sha256_hex(old->second)};
+    (util::starts_with(rel, "objects/") ? objects : refs).push_back(std::move(w));
+    now[rel] = std::move(*bytes);
+  }
+  if (!objects.empty()) s_.host.write(objects);
+  if (!refs.empty()) s_.host.write(refs);
+  for (auto& [rel, bytes] : now) m.remote[rel] = std::move(bytes);
+  m.existed = true;
+  spdlog::info("history: sent {} object(s) and {} other file(s) to {}", objects.size(), refs.size(),
+               s_.host.name());
+}
+
+}  // namespace sitepatch::engine::detail

@@ -1,0 +1,116 @@
+// Another machine through the system OpenSSH client: one connection per command,
+// the agent run there by the environment's own Python, nothing installed.
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+
+#include "host/agent_client.hpp"
+#include "sitepatch/host/host.hpp"
+#include "sitepatch/util/error.hpp"
+#include "sitepatch/util/strings.hpp"
+#include "sitepatch_agent_source.hpp"
+
+namespace sitepatch::host {
+namespace {
+
+// The one command the remote shell sees. It is constant: the venv path and the
+// agent's source arrive on stdin, so nothing the user typed is ever parsed by a
+// remote shell. `read -r` takes the path line; Python then reads exactly the agent's
+// bytes, and what follows on stdin is the protocol.
+std::string remote_command() {
+  std::string n = std::to_string(sizeof(embedded::agent_source) - 1);
+  std::string script =
+      "IFS= read -r v || exit 97; "
+      "for p in \"$v/bin/python3\" \"$v/bin/python\" \"$v\"; do "
+      "if [ -f \"$p\" ] && [ -x \"$p\" ]; then "
+      "exec \"$p\" -u -c \"import sys;exec(sys.stdin.buffer.read(" + n + "))\"; fi; done; "
+      "if [ -e \"$v\" ]; then echo \"$v is not a Python environment: no bin/python3 or bin/python in it\" >&2; exit 98; fi; "
+      "echo \"no Python environment at $v: $v does not exist\" >&2; exit 99";
+  return "exec /bin/sh -c " + util::shell_quote(script);
+}
+
+class SshHost : public Host {
+ public:
+  SshHost(SshTarget target, std::vector<std::string> ssh) : target_(std::move(target)), ssh_(std::move(ssh)) {}
+
+  ~SshHost() override {
+    if (agent_)
+      spdlog::info("ssh: 1 connection to {}, {} round trip(s)", target_.str(), agent_->round_trips());
+  }
+
+  std::string name() const override { return target_.str(); }
+
+  site::Environment probe(const std::string& venv) override {
+    if (venv.find('\n') != std::string::npos || venv.find('\0') != std::string::npos)
+      throw Error("--venv: a path on " + target_.str() + " cannot contain a line break", Exit::usage);
+    std::vector<std::string> argv = ssh_;
+    // BatchMode: never stop to ask for a password or a host key; -T: no terminal.
+    for (const char* a : {"-o", "BatchMode=yes", "-T"}) argv.push_back(a);
+    if (!target_.port.empty()) argv.insert(argv.end(), {"-p", target_.port});
+    if (!target_.user.empty()) argv.insert(argv.end(), {"-l", target_.user});
+    argv.insert(argv.end(), {"--", target_.host, remote_command()});
+    agent_ = std::make_unique<AgentClient>(argv, target_.str(),
+                                           venv + "\n" + std::string(embedded::agent_source));
+    agent_->explain([this](int status, const std::string& err) { return explain(status, err); });
+    return agent_->hello();
+  }
+
+  std::vector<FileData> read(const std::vector<std::string>& paths) override { return a().read(paths); }
+  std::vector<DirEntry> list(const std::string& dir) override { return a().list(dir); }
+  std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs) override {
+    return a().list_many(dirs);
+  }
+  std::optional<std::map<std::string, std::string>> snapshot(const std::string& dir,
+                                                             const std::vector<std::string>& skip) override {
+    return a().snapshot(dir, skip);
+  }
+  std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths) override {
+    return a().realpath(paths);
+  }
+  void write(const std::vector<WriteRequest>& files) override { a().write(files); }
+  void remove(const std::vector<std::string>& paths) override { a().remove(paths); }
+  std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources) override {
+    return a().compile(sources);
+  }
+  std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms) override {
+    return a().lock(path, timeout_ms);
+  }
+
+ private:
+  AgentClient& a() {
+    if (!agent_) throw Error("internal: " + target_.str() + " used before probe()");
+    return *agent_;
+  }
+
+  // What ssh's exit status and last words mean to a user.
+  std::string explain(int status, const std::string& err) const {
+    std::string last = util::trim(err);
+    if (status == 255 && agent_->round_trips() == 0)
+      return "cannot reach " + target_.str() + " over ssh: " + (last.empty() ? "ssh failed" : last);
+    if (status == 255 || status >= 128)
+      return "the connection to " + target_.str() + " was lost (exit status " + std::to_string(status) +
+             ")" + (last.empty() ? "" : ": " + last);
+    if (status == 98 || status == 99) return target_.str() + ": " + last;
+    if (status == 127) return target_.str() + ": no /bin/sh there to start Python: " + last;
+    return "";  // the agent's own message stands
+  }
+
+  SshTarget target_;
+  std::vector<std::string> ssh_;
+  std::unique_ptr<AgentClient> agent_;
+};
+
+}  // namespace
+
+std::unique_ptr<Host> make_ssh_host(const SshTarget& target, const std::string& ssh_command) {
+  std::vector<std::string> ssh;
+  try {
+    ssh = util::shell_split(ssh_command.empty() ? "ssh" : ssh_command);
+  } catch (const std::invalid_argument& e) {
+    throw Error("--ssh-command `" + ssh_command + "`: " + e.what(), Exit::usage);
+  }
+  if (ssh.empty()) throw Error("--ssh-command is empty", Exit::usage);
+  return std::make_unique<SshHost>(target, std::move(ssh));
+}
+
+}  // namespace sitepatch::host
