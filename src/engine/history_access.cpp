@@ -67,8 +67,8 @@ std::string HistoryAccess::commit(const store::Transaction& tx) {
 
 void HistoryAccess::publish() {
   Mirror& m = *s_.mirror;
-  // Objects are named by their content and never change: they go first, so the refs
-  // that follow never point at something the remote lacks.
+  // Objects are named by their content and never change: they go first in the one
+  // batch (the agent writes in order), so a ref never points at something missing.
   std::vector<host::WriteRequest> objects, refs;
   std::map<std::string, std::string> now;
   for (auto& e : fs::recursive_directory_iterator(m.dir)) {
@@ -83,12 +83,12 @@ void HistoryAccess::publish() {
     (util::starts_with(rel, "objects/") ? objects : refs).push_back(std::move(w));
     now[rel] = std::move(*bytes);
   }
+  size_t n_objects = objects.size(), n_refs = refs.size();
+  objects.insert(objects.end(), std::make_move_iterator(refs.begin()), std::make_move_iterator(refs.end()));
   if (!objects.empty()) s_.host.write(objects);
-  if (!refs.empty()) s_.host.write(refs);
   for (auto& [rel, bytes] : now) m.remote[rel] = std::move(bytes);
   m.existed = true;
-  spdlog::info("history: sent {} object(s) and {} other file(s) to {}", objects.size(), refs.size(),
-               s_.host.name());
+  spdlog::info("history: sent {} object(s) and {} other file(s) to {}", n_objects, n_refs, s_.host.name());
 }
 
 }  // namespace sitepatch::engine::detail

@@ -1,0 +1,263 @@
+// Every command on another machine: a real sshd in its own network and mount
+// namespaces, where the environment lives at /srv/venv — a path that does not exist
+// on this side.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <future>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e_support.hpp"
+#include "sitepatch/engine/engine.hpp"
+#include "sitepatch/recipe/recipe.hpp"
+#include "support/sshd.hpp"
+
+namespace {
+
+struct RemoteDemo {
+  testsupport::TestSshd sshd;
+  testsupport::TempDir tmp;
+  testsupport::Venv venv;
+  std::map<std::string, std::string> installed;
+
+  explicit RemoteDemo(const std::string& remote_venv = "/srv/venv")
+      : venv(testsupport::Venv::create(sshd.local(remote_venv))), remote(remote_venv) {
+    std::string wheels = tmp.path + "/wheels";
+    venv.install({e2e::data_wheel("torch", "2.9.0", wheels), e2e::data_wheel("packaging", "24.0", wheels),
+                  e2e::data_wheel("flashinfer-python", "0.5.3", wheels)});
+    installed = e2e::read_tree(venv.site_packages + "/flashinfer");
+  }
+  std::string remote;
+  sitepatch::util::RunResult sp(std::vector<std::string> args) const {
+    args.insert(args.begin(), {"--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv", remote});
+    return testsupport::run_sitepatch(args);
+  }
+  std::string read(const std::string& rel) const { return testsupport::slurp(venv.site_packages + "/" + rel); }
+  bool pristine() const { return e2e::read_tree(venv.site_packages + "/flashinfer") == installed; }
+};
+
+}  // namespace
+
+TEST_CASE("remote: plan, apply, list, verify, rollback over one connection each", "[e2e][remote]") {
+  RemoteDemo env;
+  REQUIRE_FALSE(std::filesystem::exists("/srv/venv"));
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+
+  int before = env.sshd.connections();
+  auto plan = env.sp({"plan", recipe});
+  INFO(plan.err);
+  REQUIRE(plan.status == 0);
+  CHECK(plan.out == testsupport::slurp(std::string(SITEPATCH_SOURCE_DIR) + "/patches/flashinfer-dynamo.diff"));
+  CHECK(env.sshd.connections() == before + 1);
+  CHECK_FALSE(std::filesystem::exists(env.sshd.local("/srv/venv/.sitepatch")));
+
+  auto apply = env.sp({"-v", "apply", recipe});
+  INFO(apply.err);
+  REQUIRE(apply.status == 0);
+  CHECK(env.sshd.connections() == before + 2);
+  CHECK(apply.err.find("ssh: 1 connection to " + env.sshd.target()) != std::string::npos);
+  CHECK(env.read("flashinfer/jit/cpp_ext.py").find("return Version(torch.version.cuda)") != std::string::npos);
+  CHECK(apply.err.find("history in /srv/venv/.sitepatch") != std::string::npos);
+
+  // The history lives over there, readable by plain git.
+  auto git = sitepatch::util::run({"git", "--git-dir", env.sshd.local("/srv/venv/.sitepatch"), "log", "--format=%s"});
+  CHECK(git.out == "apply flashinfer-dynamo\napply flashinfer-dynamo: originals saved, writing\n");
+
+  auto list = env.sp({"list"});
+  CHECK(list.status == 0);
+  CHECK(list.out.find("flashinfer-dynamo  flashinfer-python==0.5.3") != std::string::npos);
+  CHECK(env.sp({"verify"}).status == 0);
+  CHECK(env.sp({"show", "flashinfer-dynamo"}).out == plan.out);
+
+  auto rb = env.sp({"rollback", "flashinfer-dynamo"});
+  INFO(rb.err);
+  REQUIRE(rb.status == 0);
+  CHECK(env.pristine());
+  CHECK(env.sp({"list"}).out == "no patches applied in /srv/venv\n");
+}
+
+TEST_CASE("remote: round trips do not grow with the number of files", "[e2e][remote]") {
+  RemoteDemo env;
+  // Twenty more modules, so one recipe can touch 2 files and another 20.
+  testsupport::WheelSpec many{"manymods", "1.0", {{"manymods/__init__.py", ""}}};
+  std::string small_recipe = "id: small\nedits:\n", big_recipe = "id: big\nedits:\n";
+  for (int i = 0; i < 20; ++i) {
+    std::string m = "manymods.m" + std::to_string(i);
+    many.files["manymods/m" + std::to_string(i) + ".py"] = "def f():\n    return " + std::to_string(i) + "\n";
+    std::string edit = "  - module: " + m + "\n    function: f\n    replace-body: return -1\n";
+    big_recipe += edit;
+    if (i < 2) small_recipe += edit;
+  }
+  env.venv.install(testsupport::build_wheel(many, env.tmp.path));
+  testsupport::spit(env.tmp.path + "/small.yaml", small_recipe);
+  testsupport::spit(env.tmp.path + "/big.yaml", big_recipe);
+  auto trips = [](const std::string& err) {
+    auto at = err.find(" round trip(s)");
+    auto from = err.rfind(", ", at);
+    return std::stoi(err.substr(from + 2, at - from - 2));
+  };
+  // A first apply makes the history; measure the ones after it.
+  REQUIRE(env.sp({"apply", env.tmp.path + "/small.yaml"}).status == 0);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  // Bytecode to remove in both runs, so both make the same requests.
+  auto compileall = [&] {
+    REQUIRE(sitepatch::util::run({env.venv.python, "-m", "compileall", "-q", env.venv.site_packages}).status == 0);
+  };
+  int connections = env.sshd.connections();
+  compileall();
+  auto small = env.sp({"-v", "apply", env.tmp.path + "/small.yaml"});
+  REQUIRE(small.status == 0);
+  auto small_rb = env.sp({"-v", "rollback", "--all"});
+  REQUIRE(small_rb.status == 0);
+  compileall();
+  auto big = env.sp({"-v", "apply", env.tmp.path + "/big.yaml"});
+  INFO(big.err);
+  REQUIRE(big.status == 0);
+  auto big_rb = env.sp({"-v", "rollback", "--all"});
+  REQUIRE(big_rb.status == 0);
+  CHECK(trips(big.err) == trips(small.err));
+  CHECK(trips(big_rb.err) == trips(small_rb.err));
+  CHECK(env.sshd.connections() == connections + 4);
+}
+
+TEST_CASE("remote: a host that refuses the key, and a port nobody listens on", "[e2e][remote]") {
+  RemoteDemo env;
+  auto r = testsupport::run_sitepatch({"--host", env.sshd.target(), "--ssh-command", env.sshd.stranger_ssh_command(),
+                                       "--venv", "/srv/venv", "list"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: cannot reach " + env.sshd.target() + " over ssh: " + env.sshd.target() +
+                     ": Permission denied (publickey).\n");
+  auto closed = testsupport::run_sitepatch({"--host", env.sshd.target() + ":2999", "--ssh-command",
+                                            env.sshd.ssh_command(), "--venv", "/srv/venv", "list"});
+  CHECK(closed.status == 1);
+  CHECK(closed.err.find("sitepatch: error: cannot reach " + env.sshd.target() + ":2999 over ssh: ssh: connect to host " +
+                        env.sshd.address() + " port 2999: Connection refused") != std::string::npos);
+}
+
+TEST_CASE("remote: a venv that does not exist there is named", "[e2e][remote]") {
+  RemoteDemo env;
+  auto r = testsupport::run_sitepatch({"--host", env.sshd.target(), "--ssh-command", env.sshd.ssh_command(),
+                                       "--venv", "/srv/nope", "list"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: " + env.sshd.target() +
+                     ": no Python environment at /srv/nope: /srv/nope does not exist\n");
+  auto notenv = testsupport::run_sitepatch({"--host", env.sshd.target(), "--ssh-command", env.sshd.ssh_command(),
+                                            "--venv", "/srv", "list"});
+  CHECK(notenv.status == 1);
+  CHECK(notenv.err == "sitepatch: error: " + env.sshd.target() +
+                          ": /srv is not a Python environment: no bin/python3 or bin/python in it\n");
+}
+
+TEST_CASE("remote: paths with quotes, spaces and $(...) reach no shell", "[e2e][remote]") {
+  std::string evil = "/srv/we ird'\"$(touch pwned)`touch pwned2`;touch pwned3/venv";
+  RemoteDemo env(evil);
+  auto r = env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(env.read("flashinfer/jit/cpp_ext.py").find("return Version(torch.version.cuda)") != std::string::npos);
+  CHECK(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(env.pristine());
+  for (const char* f : {"pwned", "pwned2", "pwned3"}) {
+    CHECK_FALSE(std::filesystem::exists(env.sshd.local(std::string("/srv/") + f)));
+    CHECK_FALSE(std::filesystem::exists(std::string("/root/") + f));
+  }
+  auto bad = testsupport::run_sitepatch({"--host", "-oProxyCommand=touch /tmp/x", "--venv", "/srv", "list"});
+  CHECK(bad.status == 2);
+  CHECK(bad.err == "sitepatch: error: --host `-oProxyCommand=touch /tmp/x`: a host name cannot start with '-' "
+                   "(expected [user@]host[:port])\n");
+}
+
+TEST_CASE("remote: two applies at once are serialized by the remote lock", "[e2e][remote]") {
+  RemoteDemo env;
+  auto a = env.tmp.path + "/a.yaml";
+  auto b = env.tmp.path + "/b.yaml";
+  testsupport::spit(a, "id: a\nedits:\n  - module: flashinfer.jit.cpp_ext\n    function: get_cuda_version\n"
+                       "    replace-body: return Version(torch.version.cuda)\n");
+  testsupport::spit(b, "id: b\nedits:\n  - module: flashinfer.jit.cpp_ext\n    function: get_cuda_path\n"
+                       "    replace-body: return '/opt/cuda'\n");
+  auto fa = std::async(std::launch::async, [&] { return env.sp({"apply", a}); });
+  auto fb = std::async(std::launch::async, [&] { return env.sp({"apply", b}); });
+  auto ra = fa.get(), rb = fb.get();
+  INFO(ra.err << rb.err);
+  CHECK(ra.status == 0);
+  CHECK(rb.status == 0);
+  std::string text = env.read("flashinfer/jit/cpp_ext.py");
+  CHECK(text.find("return Version(torch.version.cuda)") != std::string::npos);
+  CHECK(text.find("return '/opt/cuda'") != std::string::npos);
+  auto list = env.sp({"--json", "list"});
+  auto j = nlohmann::json::parse(list.out);
+  CHECK(j["patches"].size() == 2);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(env.pristine());
+}
+
+namespace {
+
+// The real ssh host, except that the ssh client is killed after the first file of a
+// write has landed: the connection dies in the middle of an apply.
+class CutHost : public sitepatch::host::Host {
+ public:
+  CutHost(std::unique_ptr<sitepatch::host::Host> real, std::string pattern)
+      : real_(std::move(real)), pattern_(std::move(pattern)) {}
+  std::string name() const override { return real_->name(); }
+  sitepatch::site::Environment probe(const std::string& v) override { return real_->probe(v); }
+  std::vector<sitepatch::host::FileData> read(const std::vector<std::string>& p) override { return real_->read(p); }
+  std::vector<sitepatch::host::DirEntry> list(const std::string& d) override { return real_->list(d); }
+  std::vector<std::vector<sitepatch::host::DirEntry>> list_many(const std::vector<std::string>& d) override {
+    return real_->list_many(d);
+  }
+  std::optional<std::map<std::string, std::string>> snapshot(const std::string& d,
+                                                             const std::vector<std::string>& s) override {
+    return real_->snapshot(d, s);
+  }
+  std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& p) override {
+    return real_->realpath(p);
+  }
+  void write(const std::vector<sitepatch::host::WriteRequest>& files) override {
+    bool package_files = files.front().path.find("/site-packages/") != std::string::npos;
+    if (!package_files || files.size() < 2) return real_->write(files);
+    real_->write({files.front()});
+    sitepatch::util::run({"pkill", "-KILL", "-f", pattern_});
+    real_->write({files.begin() + 1, files.end()});
+  }
+  void remove(const std::vector<std::string>& p) override { real_->remove(p); }
+  std::vector<sitepatch::host::CompileResult> compile(const std::vector<sitepatch::host::CompileRequest>& s) override {
+    return real_->compile(s);
+  }
+  std::unique_ptr<sitepatch::host::Lock> lock(const std::string& p, int t) override { return real_->lock(p, t); }
+
+ private:
+  std::unique_ptr<sitepatch::host::Host> real_;
+  std::string pattern_;
+};
+
+}  // namespace
+
+TEST_CASE("remote: a connection killed mid-apply is finished by the next command", "[e2e][remote]") {
+  using namespace sitepatch;
+  RemoteDemo env;
+  std::string recipe_path = e2e::bundled("flashinfer-dynamo.yaml");
+  auto recipe = recipe::parse(testsupport::slurp(recipe_path), recipe_path);
+  // The client key's path is unique to this test: it names our ssh process alone.
+  std::string ssh = env.sshd.ssh_command();
+  std::string key = ssh.substr(ssh.find(" -i ") + 4);
+  key = key.substr(0, key.find(' '));
+  {
+    CutHost cut(host::make_ssh_host(host::SshTarget::parse(env.sshd.target()), ssh), key);
+    auto s = engine::Session::open(cut, "/srv/venv", "");
+    REQUIRE_THROWS_WITH(engine::apply(s, {recipe}, false),
+                        Catch::Contains("the connection to " + env.sshd.target() + " was lost"));
+  }
+  // One file written, one not; the originals are already in the remote history.
+  CHECK(env.read("flashinfer/jit/cpp_ext.py").find("torch.version.cuda") != std::string::npos);
+  CHECK(env.read("flashinfer/fp4_quantization.py") == env.installed.at("fp4_quantization.py"));
+
+  auto r = env.sp({"apply", recipe_path});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("finished an interrupted apply of flashinfer-dynamo (1 file(s) written)") != std::string::npos);
+  CHECK(env.sp({"verify"}).status == 0);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(env.pristine());
+}
