@@ -1,5 +1,6 @@
 #include "support/sshd.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -70,6 +71,11 @@ TestSshd::TestSshd() {
 
   pid_ = ::fork();
   if (pid_ == 0) {
+    // sshd logs to its file; it must not hold the test's pipes open.
+    int devnull = ::open("/dev/null", O_RDWR);
+    ::dup2(devnull, 0);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
     std::string script = "mount --make-rprivate / && mount --bind " + root_ +
                          " /srv && exec /usr/sbin/sshd -D -E " + log_ + " -f " + t + "/sshd_config";
     ::execlp("ip", "ip", "netns", "exec", ns_.c_str(), "unshare", "-m", "sh", "-c", script.c_str(),

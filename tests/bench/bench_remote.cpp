@@ -1,0 +1,226 @@
+// Benchmark: sitepatch on a remote environment against Ansible (Debian's ansible-core,
+// `replace` and `blockinfile` modules, pipelining on, facts off) doing the same edits
+// over the same SSH to the same throwaway sshd, and against a bare `ssh host true`.
+// Recipes of 2 edits (the bundled flashinfer-dynamo) and of 50 edits (one function in
+// each of 50 modules); apply and rollback each. Connections are counted from sshd's
+// log. Prints medians; asserts nothing.
+//
+// usage: sitepatch_bench_remote [ROUNDS]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sitepatch/util/strings.hpp"
+#include "support/fixture.hpp"
+#include "support/sshd.hpp"
+
+namespace {
+
+using testsupport::spit;
+
+struct Sample {
+  std::vector<double> seconds;
+  std::vector<int> connections;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+std::string regex_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (std::string("\\.^$|?*+()[]{}").find(c) != std::string::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// YAML single-quoted scalar.
+std::string sq(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+int run_bench(int argc, char** argv);
+
+int main(int argc, char** argv) {
+  try {
+    return run_bench(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sitepatch_bench_remote: %s\n", e.what());
+    return 1;
+  }
+}
+
+int run_bench(int argc, char** argv) {
+  int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
+  testsupport::TestSshd sshd;
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(sshd.local("/srv/venv"));
+  std::string src = std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/packages/";
+  auto wheel_of = [&](const std::string& name, const std::string& version) {
+    testsupport::WheelSpec spec{name, version, {}};
+    std::string dir = src + name + "-" + version;
+    auto r = sitepatch::util::run({"find", dir, "-type", "f"});
+    for (auto& f : sitepatch::util::split(r.out, '\n'))
+      if (!f.empty()) spec.files[f.substr(dir.size() + 1)] = testsupport::slurp(f);
+    return testsupport::build_wheel(spec, tmp.path);
+  };
+  testsupport::WheelSpec mods{"benchmods", "1.0", {{"benchmods/__init__.py", ""}}};
+  std::string fifty = "id: fifty\nedits:\n";
+  std::string ans_fifty = "- hosts: remote\n  gather_facts: false\n  tasks:\n";
+  std::string ans_fifty_back = ans_fifty;
+  std::string site = "/srv/venv/lib/python3.11/site-packages/";
+  {
+    auto r = sitepatch::util::run({venv.python, "-c", "import sysconfig;print(sysconfig.get_paths()['purelib'])"});
+    site = "/srv/venv" + sitepatch::util::trim(r.out).substr(sshd.local("/srv/venv").size()) + "/";
+  }
+  for (int i = 0; i < 50; ++i) {
+    std::string m = "m" + std::to_string(i);
+    mods.files["benchmods/" + m + ".py"] =
+        "import os\n\n\ndef f(x):\n    \"\"\"Doc.\"\"\"\n    return os.getpid() + x\n\n\ndef g():\n    return 2\n";
+    fifty += "  - module: benchmods." + m + "\n    function: f\n    replace-body: |\n      return x\n";
+    std::string path = site + "benchmods/" + m + ".py";
+    ans_fifty += "    - replace: {path: " + path + ", regexp: " + sq(regex_escape("    return os.getpid() + x")) +
+                 ", replace: '    return x'}\n";
+    ans_fifty_back += "    - replace: {path: " + path + ", regexp: '^    return x$', replace: " +
+                      sq("    return os.getpid() + x") + "}\n";
+  }
+  venv.install({wheel_of("torch", "2.9.0"), wheel_of("packaging", "24.0"),
+                wheel_of("flashinfer-python", "0.5.3"), testsupport::build_wheel(mods, tmp.path)});
+  spit(tmp.path + "/fifty.yaml", fifty);
+  std::string two = std::string(SITEPATCH_SOURCE_DIR) + "/recipes/flashinfer-dynamo.yaml";
+
+  // The same two edits as the bundled recipe, the way an Ansible user writes them.
+  std::string cpp = site + "flashinfer/jit/cpp_ext.py", fp4 = site + "flashinfer/fp4_quantization.py";
+  std::string body =
+      "    nvcc = os.path.join(get_cuda_path(), \"bin\", \"nvcc\")\n"
+      "    txt = subprocess.check_output([nvcc, \"--version\"], text=True)\n"
+      "    matches = re.findall(r\"release (\\d+\\.\\d+),\", txt)\n"
+      "    if not matches:\n"
+      "        raise RuntimeError(f\"Could not parse CUDA version from nvcc --version output: {txt}\")\n"
+      "    return Version(matches[0])\n";
+  std::string head = "- hosts: remote\n  gather_facts: false\n  tasks:\n";
+  spit(tmp.path + "/two.yml",
+       head + "    - replace: {path: " + cpp + ", regexp: " + sq(regex_escape(body)) +
+           ", replace: '    return Version(torch.version.cuda)\n'}\n"
+           "    - replace: {path: " + fp4 + ", regexp: '^def fp4_quantize\\(', replace: '@torch.compiler.disable\n"
+           "def fp4_quantize('}\n"
+           "    - blockinfile: {path: " + fp4 + ", insertafter: '^from .jit.cpp_ext import load_cuda_ops$', "
+           "block: 'import torch', marker: '# {mark} sitepatch-bench'}\n");
+  std::string body_back;  // a replacement template: backslashes doubled
+  for (char c : body) body_back += c == '\\' ? std::string("\\\\") : std::string(1, c);
+  spit(tmp.path + "/two_back.yml",
+       head + "    - replace: {path: " + cpp + ", regexp: '^    return Version\\(torch\\.version\\.cuda\\)\\n', replace: " +
+           sq(body_back) + "}\n"
+           "    - replace: {path: " + fp4 + ", regexp: '^@torch\\.compiler\\.disable\\n', replace: ''}\n"
+           "    - blockinfile: {path: " + fp4 + ", state: absent, marker: '# {mark} sitepatch-bench'}\n");
+  spit(tmp.path + "/fifty.yml", ans_fifty);
+  spit(tmp.path + "/fifty_back.yml", ans_fifty_back);
+  std::string ssh = sshd.ssh_command();
+  std::string key = ssh.substr(ssh.find(" -i ") + 4);
+  key = key.substr(0, key.find(' '));
+  std::string common = ssh.substr(4);  // the options after "ssh "
+  common = common.substr(0, common.find(" -i ")) + common.substr(common.find(key) + key.size());
+  spit(tmp.path + "/inventory",
+       "remote ansible_host=" + sshd.address() + " ansible_user=root ansible_ssh_private_key_file=" + key +
+           " ansible_python_interpreter=/usr/bin/python3 ansible_ssh_common_args=" + sq(common) + "\n");
+  spit(tmp.path + "/ansible.cfg", "[defaults]\nhost_key_checking = False\nstdout_callback = minimal\n"
+                                  "[ssh_connection]\npipelining = True\n");
+
+  std::map<std::string, Sample> t;
+  auto measure = [&](const std::string& label, const std::vector<std::string>& argv,
+                     const std::map<std::string, std::string>& env = {}) {
+    int before = sshd.connections();
+    auto t0 = std::chrono::steady_clock::now();
+    sitepatch::util::RunResult r;
+    if (argv[0] == "sitepatch") {
+      r = testsupport::run_sitepatch({argv.begin() + 1, argv.end()}, env);
+    } else {
+      std::vector<std::string> full = {"env"};
+      for (auto& [k, v] : env) full.push_back(k + "=" + v);
+      full.insert(full.end(), argv.begin(), argv.end());
+      r = sitepatch::util::run(full);
+    }
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r.status != 0)
+      throw std::runtime_error(label + " failed (" + std::to_string(r.status) + "):\n" + r.out + r.err);
+    t[label].seconds.push_back(s);
+    t[label].connections.push_back(sshd.connections() - before);
+  };
+  std::vector<std::string> sp = {"sitepatch", "--host", sshd.target(), "--ssh-command", ssh, "--venv", "/srv/venv"};
+  auto with = [](std::vector<std::string> a, std::initializer_list<std::string> more) {
+    a.insert(a.end(), more);
+    return a;
+  };
+  std::map<std::string, std::string> ans_env = {{"ANSIBLE_CONFIG", tmp.path + "/ansible.cfg"},
+                                                {"ANSIBLE_LOCAL_TEMP", tmp.path + "/ansible-tmp"}};
+  auto play = [&](const std::string& f) {
+    return std::vector<std::string>{"ansible-playbook", "-i", tmp.path + "/inventory", tmp.path + "/" + f};
+  };
+  auto bare = sitepatch::util::shell_split(ssh);
+  bare.insert(bare.end(), {"-o", "BatchMode=yes", sshd.target(), "true"});
+
+  // Both tools must really make the edits, and really undo them.
+  std::string local_site = sshd.local(site.substr(0, site.size() - 1)) + "/";
+  auto snapshot = [&] {
+    return testsupport::slurp(local_site + "flashinfer/jit/cpp_ext.py") +
+           testsupport::slurp(local_site + "flashinfer/fp4_quantization.py") +
+           testsupport::slurp(local_site + "benchmods/m49.py");
+  };
+  const std::string pristine = snapshot();
+  auto expect = [&](bool patched, const std::string& after) {
+    std::string now = snapshot();
+    bool ok = patched ? now.find("    return Version(torch.version.cuda)\n") != std::string::npos ||
+                            now.find("    return x\n") != std::string::npos
+                      : now == pristine;
+    if (!ok) throw std::runtime_error("after " + after + " the files are not as expected:\n" + now);
+  };
+  for (int i = 0; i < rounds; ++i) {
+    measure("ssh host true", bare);
+    measure("sitepatch apply, 2 edits", with(sp, {"apply", "-q", two}));
+    expect(true, "sitepatch apply");
+    measure("sitepatch rollback, 2 edits", with(sp, {"rollback", "-q", "--all"}));
+    expect(false, "sitepatch rollback");
+    measure("ansible apply, 2 edits", play("two.yml"), ans_env);
+    expect(true, "ansible apply");
+    measure("ansible rollback, 2 edits", play("two_back.yml"), ans_env);
+    expect(false, "ansible rollback");
+    measure("sitepatch apply, 50 edits", with(sp, {"apply", "-q", tmp.path + "/fifty.yaml"}));
+    expect(true, "sitepatch apply (50)");
+    measure("sitepatch rollback, 50 edits", with(sp, {"rollback", "-q", "--all"}));
+    expect(false, "sitepatch rollback (50)");
+    measure("ansible apply, 50 edits", play("fifty.yml"), ans_env);
+    expect(true, "ansible apply (50)");
+    measure("ansible rollback, 50 edits", play("fifty_back.yml"), ans_env);
+    expect(false, "ansible rollback (50)");
+  }
+
+  double floor = median(t["ssh host true"].seconds);
+  std::printf("remote benchmark: sshd in a network namespace, %d rounds; medians\n", rounds);
+  std::printf("%-30s %9s %12s %12s %12s\n", "command", "median s", "x ssh true", "conns/run", "ansible/us");
+  for (const char* edits : {"2 edits", "50 edits"}) {
+    for (const char* verb : {"apply", "rollback"}) {
+      std::string ours = std::string("sitepatch ") + verb + ", " + edits;
+      std::string theirs = std::string("ansible ") + verb + ", " + edits;
+      double mo = median(t[ours].seconds), mt = median(t[theirs].seconds);
+      std::printf("%-30s %9.3f %12.2f %12d %12.1f\n", ours.c_str(), mo, mo / floor,
+                  *std::max_element(t[ours].connections.begin(), t[ours].connections.end()), mt / mo);
+      std::printf("%-30s %9.3f %12.2f %12d %12s\n", theirs.c_str(), mt, mt / floor,
+                  *std::max_element(t[theirs].connections.begin(), t[theirs].connections.end()), "");
+    }
+  }
+  std::printf("%-30s %9.3f %12.2f %12d\n", "ssh host true", floor, 1.0,
+              *std::max_element(t["ssh host true"].connections.begin(), t["ssh host true"].connections.end()));
+  return 0;
+}
