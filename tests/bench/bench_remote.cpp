@@ -42,11 +42,16 @@ std::string regex_escape(const std::string& s) {
   return out;
 }
 
-// YAML single-quoted scalar.
+// YAML double-quoted scalar (a single-quoted one would fold its line breaks).
 std::string sq(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out + "\"";
 }
 
 }  // namespace
@@ -113,17 +118,17 @@ int run_bench(int argc, char** argv) {
   std::string head = "- hosts: remote\n  gather_facts: false\n  tasks:\n";
   spit(tmp.path + "/two.yml",
        head + "    - replace: {path: " + cpp + ", regexp: " + sq(regex_escape(body)) +
-           ", replace: '    return Version(torch.version.cuda)\n'}\n"
-           "    - replace: {path: " + fp4 + ", regexp: '^def fp4_quantize\\(', replace: '@torch.compiler.disable\n"
-           "def fp4_quantize('}\n"
+           ", replace: " + sq("    return Version(torch.version.cuda)\n") + "}\n"
+           "    - replace: {path: " + fp4 + ", regexp: " + sq("^def fp4_quantize\\(") + ", replace: " +
+           sq("@torch.compiler.disable\ndef fp4_quantize(") + "}\n"
            "    - blockinfile: {path: " + fp4 + ", insertafter: '^from .jit.cpp_ext import load_cuda_ops$', "
            "block: 'import torch', marker: '# {mark} sitepatch-bench'}\n");
   std::string body_back;  // a replacement template: backslashes doubled
   for (char c : body) body_back += c == '\\' ? std::string("\\\\") : std::string(1, c);
   spit(tmp.path + "/two_back.yml",
-       head + "    - replace: {path: " + cpp + ", regexp: '^    return Version\\(torch\\.version\\.cuda\\)\\n', replace: " +
-           sq(body_back) + "}\n"
-           "    - replace: {path: " + fp4 + ", regexp: '^@torch\\.compiler\\.disable\\n', replace: ''}\n"
+       head + "    - replace: {path: " + cpp + ", regexp: " + sq("^    return Version\\(torch\\.version\\.cuda\\)\n") +
+           ", replace: " + sq(body_back) + "}\n"
+           "    - replace: {path: " + fp4 + ", regexp: " + sq("^@torch\\.compiler\\.disable\n") + ", replace: ''}\n"
            "    - blockinfile: {path: " + fp4 + ", state: absent, marker: '# {mark} sitepatch-bench'}\n");
   spit(tmp.path + "/fifty.yml", ans_fifty);
   spit(tmp.path + "/fifty_back.yml", ans_fifty_back);

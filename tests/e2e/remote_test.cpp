@@ -137,8 +137,9 @@ TEST_CASE("remote: a host that refuses the key, and a port nobody listens on", "
 
 TEST_CASE("remote: a venv that does not exist there is named", "[e2e][remote]") {
   RemoteDemo env;
-  auto r = testsupport::run_sitepatch({"--host", env.sshd.target(), "--ssh-command", env.sshd.ssh_command(),
-                                       "--venv", "/srv/nope", "list"});
+  // SITEPATCH_SSH names the client as --ssh-command does.
+  auto r = testsupport::run_sitepatch({"--host", env.sshd.target(), "--venv", "/srv/nope", "list"},
+                                      {{"SITEPATCH_SSH", env.sshd.ssh_command()}});
   CHECK(r.status == 1);
   CHECK(r.err == "sitepatch: error: " + env.sshd.target() +
                      ": no Python environment at /srv/nope: /srv/nope does not exist\n");
