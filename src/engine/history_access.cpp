@@ -37,7 +37,9 @@ std::shared_ptr<Mirror> fetch(Session& s) {
         throw Error(s.host.name() + ": unexpected file in " + s.state_dir + ": " + rel);
       fs::path p = fs::path(m->dir) / rel;
       fs::create_directories(p.parent_path());
-      std::ofstream(p, std::ios::binary) << bytes;
+      std::ofstream out(p, std::ios::binary);
+      out << bytes;
+      if (!out) throw Error("cannot write " + p.string() + " (a local copy of the history)");
     }
     m->remote = std::move(*snap);
   }
