@@ -63,7 +63,10 @@ std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create) {
 
 std::string HistoryAccess::commit(const store::Transaction& tx) {
   std::string oid = h_->commit(tx);
-  if (!s_.host.local()) publish();
+  if (!s_.host.local()) {
+    h_->pack();  // a few files to send and to fetch next time, not one per object
+    publish();
+  }
   return oid;
 }
 
@@ -88,9 +91,21 @@ void HistoryAccess::publish() {
   size_t n_objects = objects.size(), n_refs = refs.size();
   objects.insert(objects.end(), std::make_move_iterator(refs.begin()), std::make_move_iterator(refs.end()));
   if (!objects.empty()) s_.host.write(objects);
+  // What packing made redundant goes only after the new pack is there.
+  std::vector<std::string> gone;
+  for (auto it = m.remote.begin(); it != m.remote.end();) {
+    if (!fs::exists(fs::path(m.dir) / it->first)) {
+      gone.push_back(s_.state_dir + "/" + it->first);
+      it = m.remote.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (!gone.empty()) s_.host.remove(gone);
   for (auto& [rel, bytes] : now) m.remote[rel] = std::move(bytes);
   m.existed = true;
-  spdlog::info("history: sent {} object(s) and {} other file(s) to {}", n_objects, n_refs, s_.host.name());
+  spdlog::info("history: sent {} object file(s) and {} other file(s) to {}, removed {}", n_objects, n_refs,
+               s_.host.name(), gone.size());
 }
 
 }  // namespace sitepatch::engine::detail

@@ -5,6 +5,8 @@
 
 #include "sitepatch/store/history.hpp"
 #include "sitepatch/util/error.hpp"
+#include "sitepatch/util/process.hpp"
+#include "support/fixture.hpp"
 #include "unit/store_support.hpp"
 
 using namespace sitepatch::store;
@@ -254,4 +256,37 @@ TEST_CASE("bad ids and paths are refused and commit nothing", "[store]") {
   tx.site["a//b.py"] = "x";
   CHECK_THROWS_AS(h->commit(tx), sitepatch::Error);
   CHECK(h->log().empty());
+}
+
+TEST_CASE("pack leaves one pack that libgit2 and plain git both read", "[store]") {
+  using namespace sitepatch;
+  testsupport::TempDir tmp;
+  std::string dir = tmp.path + "/h.git";
+  auto h = store::History::open(dir, true);
+  for (int i = 0; i < 3; ++i) {
+    store::Transaction tx;
+    tx.message = "commit " + std::to_string(i);
+    tx.site["a/b.py"] = "x = " + std::to_string(i) + "\n";
+    h->commit(tx);
+  }
+  h->pack();
+  // No loose objects left: only the pack, its index, and git's info folder.
+  size_t loose = 0, packs = 0;
+  for (auto& e : std::filesystem::recursive_directory_iterator(dir + "/objects")) {
+    if (!e.is_regular_file()) continue;
+    if (e.path().extension() == ".pack") ++packs;
+    else if (e.path().extension() != ".idx" && e.path().parent_path().filename() != "info") ++loose;
+  }
+  CHECK(loose == 0);
+  CHECK(packs == 1);
+  CHECK(h->site_file("a/b.py") == std::optional<std::string>("x = 2\n"));
+  store::Transaction more;
+  more.message = "after the pack";
+  more.site["a/b.py"] = "x = 3\n";
+  h->commit(more);
+  auto log = sitepatch::util::run({"git", "--git-dir", dir, "log", "--format=%s"});
+  CHECK(log.out == "after the pack\ncommit 2\ncommit 1\ncommit 0\n");
+  CHECK(sitepatch::util::run({"git", "--git-dir", dir, "fsck", "--strict"}).status == 0);
+  h->pack();
+  CHECK(sitepatch::util::run({"git", "--git-dir", dir, "show", "HEAD~3:site/a/b.py"}).out == "x = 0\n");
 }

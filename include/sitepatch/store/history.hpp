@@ -74,6 +74,10 @@ class History {
   /// Writes one commit on HEAD (main); returns its oid.
   std::string commit(const Transaction& tx);
 
+  /// Puts every object reachable from HEAD into one pack and removes loose objects
+  /// and older packs: a history that travels between machines stays a few files.
+  void pack();
+
   /// Commits on HEAD, newest first.
   std::vector<LogEntry> log() const;
 
