@@ -34,7 +34,7 @@ bool kind_fits(const recipe::Edit& e, EditResult& r) {
   switch (e.action) {
     case Action::set_value:
       if (!variable)
-        return fail(r, Failure::invalid, e.target + " is a " + std::string(kind_word(e.kind)) +
+        return fail(r, Failure::invalid, e.target + " is a " + std::string(recipe::kind_name(e.kind)) +
                                              ": set-value needs a variable");
       return true;
     case Action::replace:
@@ -42,7 +42,7 @@ bool kind_fits(const recipe::Edit& e, EditResult& r) {
       return true;
     default:
       if (variable)
-        return fail(r, Failure::invalid, e.target + " is a variable: " + std::string(action_word(e.action)) +
+        return fail(r, Failure::invalid, e.target + " is a variable: " + std::string(recipe::action_name(e.action)) +
                                              " needs a function or class");
       return true;
   }
@@ -142,7 +142,7 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
     }
     if (clash) {
       fail(r, Failure::conflict, "overlaps the edit of " + target_name(*edits[clash->edit]) +
-                                     " (" + std::string(action_word(edits[clash->edit]->action)) + ")");
+                                     " (" + std::string(recipe::action_name(edits[clash->edit]->action)) + ")");
       continue;
     }
 

@@ -68,7 +68,7 @@ bool body_of(const Context& cx, const Def& d, Body& b, EditResult& r) {
 
 bool need_code(const recipe::Edit& e, EditResult& r) {
   if (text::strip(e.code).empty())
-    return fail(r, Failure::invalid, std::string(action_word(e.action)) + " needs `code`");
+    return fail(r, Failure::invalid, std::string(recipe::action_name(e.action)) + " needs `code`");
   return true;
 }
 

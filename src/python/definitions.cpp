@@ -93,13 +93,5 @@ const std::vector<size_t>* Definitions::find(std::string_view qualified) const {
   return it == by_name_.end() ? nullptr : &it->second;
 }
 
-std::string_view kind_word(recipe::TargetKind k) {
-  switch (k) {
-    case recipe::TargetKind::function: return "function";
-    case recipe::TargetKind::class_: return "class";
-    case recipe::TargetKind::variable: return "variable";
-  }
-  return "definition";
-}
 
 }  // namespace sitepatch::python

@@ -39,7 +39,5 @@ class Definitions {
   std::vector<std::string> names_;
 };
 
-/// "function" / "class" / "variable".
-std::string_view kind_word(recipe::TargetKind k);
 
 }  // namespace sitepatch::python

@@ -23,7 +23,7 @@ const Def* locate(const Context& cx, const recipe::Edit& e, EditResult& r) {
   const auto* found = cx.defs.find(e.target);
   if (!found) {
     r.nearest = util::nearest(e.target, cx.defs.names());
-    fail(r, Failure::not_found, std::string(kind_word(e.kind)) + " " + e.target + " is not defined");
+    fail(r, Failure::not_found, std::string(recipe::kind_name(e.kind)) + " " + e.target + " is not defined");
     return nullptr;
   }
   std::vector<const Def*> same_kind;
@@ -32,8 +32,8 @@ const Def* locate(const Context& cx, const recipe::Edit& e, EditResult& r) {
   if (same_kind.empty()) {
     const Def& other = cx.defs.all()[found->front()];
     r.line = other.line;
-    fail(r, Failure::invalid, e.target + " is a " + std::string(kind_word(other.kind)) + ", not a " +
-                                  std::string(kind_word(e.kind)));
+    fail(r, Failure::invalid, e.target + " is a " + std::string(recipe::kind_name(other.kind)) + ", not a " +
+                                  std::string(recipe::kind_name(e.kind)));
     return nullptr;
   }
   std::vector<int> lines;

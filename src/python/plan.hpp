@@ -38,8 +38,6 @@ struct ActionOut {
 /// Fails `r` with `f` and `message`; returns false so actions can `return fail(...)`.
 bool fail(EditResult& r, Failure f, std::string message);
 
-/// "replace-body" etc., as the recipe spells the action.
-std::string_view action_word(recipe::Action a);
 
 /// The definition `e` aims at, or nullptr with `r` failed (not found, ambiguous, wrong kind).
 const Def* locate(const Context& cx, const recipe::Edit& e, EditResult& r);

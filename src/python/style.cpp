@@ -47,18 +47,4 @@ std::string fit_end(std::string_view src, size_t end, std::string text, std::str
   return text;
 }
 
-std::string_view action_word(recipe::Action a) {
-  switch (a) {
-    case recipe::Action::none: return "ensure-import";
-    case recipe::Action::replace_body: return "replace-body";
-    case recipe::Action::prepend_body: return "prepend-body";
-    case recipe::Action::add_decorator: return "add-decorator";
-    case recipe::Action::remove_decorator: return "remove-decorator";
-    case recipe::Action::replace_function: return "replace-function";
-    case recipe::Action::replace: return "replace";
-    case recipe::Action::set_value: return "set-value";
-  }
-  return "edit";
-}
-
 }  // namespace sitepatch::python

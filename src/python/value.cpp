@@ -6,7 +6,7 @@ namespace sitepatch::python {
 bool set_value(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
                EditResult& r) {
   if (!ts::is(d.node, "assignment"))
-    return fail(r, Failure::invalid, d.qualified + " is a " + std::string(kind_word(d.kind)) +
+    return fail(r, Failure::invalid, d.qualified + " is a " + std::string(recipe::kind_name(d.kind)) +
                                          ": set-value needs a variable");
   if (text::strip(e.code).empty()) return fail(r, Failure::invalid, "set-value needs `code`");
   std::string indent(indent_at(cx.src, ts_node_start_byte(d.outer)));

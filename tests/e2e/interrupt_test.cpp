@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "e2e_support.hpp"
+#include "support/forwarding_host.hpp"
 #include "sitepatch/engine/engine.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/error.hpp"
@@ -13,33 +14,13 @@ using namespace sitepatch;
 
 // The real machine, except that write() dies after the first file, as a killed
 // process or a full disk would leave it.
-class DyingHost : public host::Host {
+class DyingHost : public testsupport::ForwardingHost {
  public:
-  explicit DyingHost(std::unique_ptr<host::Host> real) : real_(std::move(real)) {}
-  std::string name() const override { return real_->name(); }
-  site::Environment probe(const std::string& v) override { return real_->probe(v); }
-  std::vector<host::FileData> read(const std::vector<std::string>& p) override { return real_->read(p); }
-  bool local() const override { return real_->local(); }
-  std::vector<host::DirEntry> list(const std::string& d) override { return real_->list(d); }
-  std::optional<std::map<std::string, std::string>> snapshot(const std::string& d,
-                                                             const std::vector<std::string>& s) override {
-    return real_->snapshot(d, s);
-  }
-  std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& p) override {
-    return real_->realpath(p);
-  }
+  using ForwardingHost::ForwardingHost;
   void write(const std::vector<host::WriteRequest>& files) override {
-    real_->write({files.front()});
+    real().write({files.front()});
     throw Error("connection lost");
   }
-  void remove(const std::vector<std::string>& p) override { real_->remove(p); }
-  std::vector<host::CompileResult> compile(const std::vector<host::CompileRequest>& s) override {
-    return real_->compile(s);
-  }
-  std::unique_ptr<host::Lock> lock(const std::string& p, int t) override { return real_->lock(p, t); }
-
- private:
-  std::unique_ptr<host::Host> real_;
 };
 
 recipe::Recipe bundled_recipe() {
@@ -75,9 +56,9 @@ TEST_CASE("an apply interrupted after one file is finished by the next command",
 
 TEST_CASE("a write refused before any byte changed leaves no record behind", "[e2e]") {
   e2e::DemoEnv env;
-  class RefusingHost : public DyingHost {
+  class RefusingHost : public testsupport::ForwardingHost {
    public:
-    using DyingHost::DyingHost;
+    using ForwardingHost::ForwardingHost;
     void write(const std::vector<host::WriteRequest>&) override {
       throw Error("flashinfer/jit/cpp_ext.py changed since it was read");
     }

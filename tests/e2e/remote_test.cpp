@@ -11,6 +11,7 @@
 #include "e2e_support.hpp"
 #include "sitepatch/engine/engine.hpp"
 #include "sitepatch/recipe/recipe.hpp"
+#include "support/forwarding_host.hpp"
 #include "support/sshd.hpp"
 
 namespace {
@@ -197,39 +198,19 @@ namespace {
 
 // The real ssh host, except that the ssh client is killed after the first file of a
 // write has landed: the connection dies in the middle of an apply.
-class CutHost : public sitepatch::host::Host {
+class CutHost : public testsupport::ForwardingHost {
  public:
   CutHost(std::unique_ptr<sitepatch::host::Host> real, std::string pattern)
-      : real_(std::move(real)), pattern_(std::move(pattern)) {}
-  std::string name() const override { return real_->name(); }
-  sitepatch::site::Environment probe(const std::string& v) override { return real_->probe(v); }
-  std::vector<sitepatch::host::FileData> read(const std::vector<std::string>& p) override { return real_->read(p); }
-  std::vector<sitepatch::host::DirEntry> list(const std::string& d) override { return real_->list(d); }
-  std::vector<std::vector<sitepatch::host::DirEntry>> list_many(const std::vector<std::string>& d) override {
-    return real_->list_many(d);
-  }
-  std::optional<std::map<std::string, std::string>> snapshot(const std::string& d,
-                                                             const std::vector<std::string>& s) override {
-    return real_->snapshot(d, s);
-  }
-  std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& p) override {
-    return real_->realpath(p);
-  }
+      : ForwardingHost(std::move(real)), pattern_(std::move(pattern)) {}
   void write(const std::vector<sitepatch::host::WriteRequest>& files) override {
     bool package_files = files.front().path.find("/site-packages/") != std::string::npos;
-    if (!package_files || files.size() < 2) return real_->write(files);
-    real_->write({files.front()});
+    if (!package_files || files.size() < 2) return real().write(files);
+    real().write({files.front()});
     sitepatch::util::run({"pkill", "-KILL", "-f", pattern_});
-    real_->write({files.begin() + 1, files.end()});
+    real().write({files.begin() + 1, files.end()});
   }
-  void remove(const std::vector<std::string>& p) override { real_->remove(p); }
-  std::vector<sitepatch::host::CompileResult> compile(const std::vector<sitepatch::host::CompileRequest>& s) override {
-    return real_->compile(s);
-  }
-  std::unique_ptr<sitepatch::host::Lock> lock(const std::string& p, int t) override { return real_->lock(p, t); }
 
  private:
-  std::unique_ptr<sitepatch::host::Host> real_;
   std::string pattern_;
 };
 

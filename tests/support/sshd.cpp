@@ -99,7 +99,6 @@ TestSshd::~TestSshd() {
     ::waitpid(pid_, &st, 0);
   }
   // ip netns exec leaves sshd as its child; be sure nothing keeps the namespace.
-  run({"ip", "netns", "pids", ns_});
   auto pids = run({"ip", "netns", "pids", ns_});
   for (auto& p : sitepatch::util::split(pids.out, '\n'))
     if (!p.empty()) ::kill(std::stoi(p), SIGKILL);
