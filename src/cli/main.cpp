@@ -42,9 +42,14 @@ const Command kCommands[] = {
 };
 
 // The first word that is neither an option nor an option's value, or "".
-std::string command_word(int argc, char** argv) {
-  static const std::set<std::string> takes_value = {"--venv", "--state-dir", "--color", "--lock-timeout",
-                                                   "--host", "--ssh-command"};
+std::string command_word(const CLI::App& app, int argc, char** argv) {
+  // The global options that take a value, read off the app so the list cannot drift.
+  std::set<std::string> takes_value;
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_items_expected_min() <= 0) continue;  // a flag
+    for (auto& n : o->get_lnames()) takes_value.insert("--" + n);
+    for (auto& n : o->get_snames()) takes_value.insert("-" + n);
+  }
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--") return i + 1 < argc ? argv[i + 1] : "";
@@ -106,7 +111,7 @@ int main(int argc, char** argv) {
   }
 
   // An unknown command gets a suggestion, as ninja answers an unknown tool.
-  std::string word = command_word(argc, argv);
+  std::string word = command_word(app, argc, argv);
   if (!word.empty()) {
     std::vector<std::string> names;
     for (const auto& c : kCommands) names.push_back(c.name);
