@@ -23,16 +23,16 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   auto history = detail::HistoryAccess::open(s, false);
   if (history) res.recovered = detail::recover(s, *history);
-  res.plan = plan(s, std::move(recipes));
+  auto existing = history ? history->patches() : std::vector<store::PatchRecord>{};
+  res.plan = detail::plan_against(s, std::move(recipes), existing);
   if (!res.plan.ok() || res.plan.files.empty()) return res;
   if (!history) history = detail::HistoryAccess::open(s, true);
 
-  auto existing = history->patches();
   int64_t now = std::time(nullptr);
 
   // 1. Originals (and the planned results) into the history, marked pending.
   store::Transaction saved;
-  saved.put = detail::records_for(res.plan, existing, "pending", now);
+  saved.put = detail::records_for(res.plan, existing, s.distributions(), "pending", now);
   std::string ids = detail::ids_of(saved.put);
   saved.message = "apply " + ids + ": originals saved, writing";
   saved.trailers = detail::trailers_for(saved.put);

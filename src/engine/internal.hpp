@@ -7,6 +7,10 @@
 
 namespace sitepatch::engine::detail {
 
+/// plan() against the records already in the history (apply reads them once).
+Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
+                  const std::vector<store::PatchRecord>& existing);
+
 /// Folder and name of the lock every writer takes.
 std::string lock_path(const Session& s);
 

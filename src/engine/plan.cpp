@@ -2,6 +2,7 @@
 // result parses (tree-sitter) and compiles (the environment's own Python).
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -9,6 +10,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "file_state.hpp"
+#include "follow.hpp"
+#include "history_access.hpp"
 #include "internal.hpp"
 #include "locate.hpp"
 #include "sitepatch/python/module.hpp"
@@ -82,9 +86,11 @@ struct FileOutcome {
   std::vector<python::SyntaxProblem> problems;                 // of the new text
 };
 
-// The edits of one file; pure CPU work, safe to run beside other files.
-FileOutcome edit_file(const FileWork& w, const std::vector<const recipe::Edit*>& edits,
-                      const std::vector<size_t>& recipe_of, const std::vector<recipe::Recipe>& recipes) {
+// The edits of one file; pure CPU work, safe to run beside other files. `parsed` is
+// the original's parse (made once, before the edits were grouped).
+FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
+                      const std::vector<const recipe::Edit*>& edits, const std::vector<size_t>& recipe_of,
+                      const std::vector<recipe::Recipe>& recipes) {
   FileOutcome o;
   FileChange& fc = o.fc;
   fc.rel = w.where.rel;
@@ -95,7 +101,8 @@ FileOutcome edit_file(const FileWork& w, const std::vector<const recipe::Edit*>&
   // One parse per recipe that touches the file (once, in the usual case of one); the
   // result is re-parsed incrementally from the last tree, to check it.
   std::string text = fc.old_text;
-  std::optional<python::Module> last;
+  std::optional<python::Module> later;
+  const python::Module* last = &parsed;
   std::vector<python::TextChange> changes;
   for (size_t a = 0; a < w.edits.size();) {
     size_t ri = recipe_of[w.edits[a]];
@@ -106,7 +113,7 @@ FileOutcome edit_file(const FileWork& w, const std::vector<const recipe::Edit*>&
       idx.push_back(w.edits[a]);
     }
     std::vector<python::EditResult> results;
-    last.emplace(text);
+    if (text != last->source()) last = &later.emplace(text);
     std::string next = last->apply(batch, results, &changes);
     for (size_t j = 0; j < idx.size(); ++j) o.results.emplace_back(idx[j], results[j]);
     if (next != text) fc.steps.emplace_back(recipes[ri].id, next);
@@ -117,6 +124,34 @@ FileOutcome edit_file(const FileWork& w, const std::vector<const recipe::Edit*>&
   return o;
 }
 
+// The target's text as last recorded -> as it is now, headed by where each was.
+std::string target_diff(const store::EditRecord& was, const EditStatus& now, const FileChange& fc,
+                        const std::string& target) {
+  std::string d = store::unified_diff(was.original, now.original, fc.rel);
+  size_t hunks = d.find("\n@@");
+  if (hunks == std::string::npos) return d;
+  return "--- " + was.rel + ": " + target + " in " + was.dist + " " + was.version + "\n+++ " + fc.rel +
+         ": " + target + " in " + fc.dist + " " + fc.version + d.substr(hunks);
+}
+
+// Whether the target's own text changed since the recipe was applied to another
+// version: upstream may have fixed the bug, or changed what the edit assumed.
+void note_upstream_change(EditStatus& st, const std::map<std::string, const store::PatchRecord*>& record_of,
+                          const FileChange& fc) {
+  auto it = record_of.find(st.recipe_id);
+  if (it == record_of.end() || st.original.empty()) return;
+  for (const store::EditRecord& was : it->second->edits) {
+    if (was.where != st.where || was.fingerprint.empty()) continue;
+    if (was.version == fc.version && was.dist == fc.dist) return;
+    if (was.fingerprint == util::sha256_hex(st.original)) return;
+    std::string target = st.where.substr(st.where.find(':') + 1);
+    st.upstream = target + " changed in " + (fc.version.empty() ? "the installed version" : fc.version) +
+                  ": review the diff";
+    st.upstream_diff = target_diff(was, st, fc, target);
+    return;
+  }
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -124,11 +159,23 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
+  auto history = detail::HistoryAccess::open(s, false);
+  return detail::plan_against(s, std::move(recipes),
+                              history ? history->patches() : std::vector<store::PatchRecord>{});
+}
+
+namespace detail {
+
+Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
+                  const std::vector<store::PatchRecord>& existing) {
   auto t0 = std::chrono::steady_clock::now();
   Plan p;
   p.recipes = std::move(recipes);
+  std::map<std::string, const store::PatchRecord*> record_of;
+  for (auto& r : existing) record_of[r.id] = &r;
 
-  // Flatten the edits of every recipe; a recipe whose `requires:` fails is skipped whole.
+  // Flatten the edits of every recipe; a recipe whose `requires:` fails, or whose
+  // on-upgrade says not to reapply, is skipped whole.
   std::vector<const recipe::Edit*> edits;
   std::vector<size_t> recipe_of;
   for (size_t ri = 0; ri < p.recipes.size(); ++ri) {
@@ -136,6 +183,26 @@ Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
     std::string problem = requirement_problem(s, r);
     bool skip = !problem.empty() && !s.force;
     if (!problem.empty() && skip) p.problems.push_back(problem);
+    EditState upgraded_state = EditState::will_apply;
+    std::string upgrade_message;
+    if (auto it = record_of.find(r.id); it != record_of.end() && problem.empty()) {
+      auto replaced = upgrades_of(*it->second, s.distributions());
+      std::string what = util::join(replaced, ", ");
+      if (!replaced.empty()) {
+        if (r.on_upgrade == recipe::OnUpgrade::reapply || s.force) {
+          p.notes.push_back(r.id + ": " + what + "; reapplying");
+        } else if (r.on_upgrade == recipe::OnUpgrade::warn) {
+          upgraded_state = EditState::skipped;
+          upgrade_message = what + "; not reapplied (on-upgrade: warn; --force reapplies)";
+          p.notes.push_back(r.id + ": " + upgrade_message);
+        } else {
+          upgraded_state = EditState::failed;
+          upgrade_message = what + "; the recipe says on-upgrade: fail (review the new version, "
+                                   "then apply --force)";
+          p.problems.push_back(r.id + ": " + upgrade_message);
+        }
+      }
+    }
     for (auto& e : r.edits) {
       EditStatus st;
       st.recipe_id = r.id;
@@ -147,6 +214,9 @@ Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
       if (skip) {
         st.state = EditState::failed;
         st.message = "skipped: " + problem;
+      } else if (upgraded_state != EditState::will_apply) {
+        st.state = upgraded_state;
+        st.message = upgrade_message;
       }
       p.edits.push_back(st);
       edits.push_back(&e);
@@ -157,14 +227,50 @@ Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
   std::vector<const recipe::Edit*> wanted;
   std::vector<size_t> wanted_index;
   for (size_t i = 0; i < edits.size(); ++i)
-    if (p.edits[i].state != EditState::failed) {
+    if (p.edits[i].state == EditState::will_apply) {
       wanted.push_back(edits[i]);
       wanted_index.push_back(i);
     }
   auto located = detail::locate(s, wanted);
   spdlog::info("plan: located {} edit(s) ({:.0f} ms)", wanted.size(), ms_since(t0));
 
-  // Group by file, keeping the order files were first named.
+  // Each located file parsed once, in parallel; a target its module only re-exports
+  // is followed to the module that defines it (parsing that one too, once).
+  ModuleCache cache;
+  {
+    std::vector<const Located*> unique;
+    std::set<std::string> seen;
+    for (auto& l : located)
+      if (l.ok && seen.insert(l.path).second) unique.push_back(&l);
+    std::vector<std::optional<python::Module>> parsed(unique.size());
+    util::parallel_for(unique.size(), [&](size_t k) { parsed[k].emplace(unique[k]->content); });
+    for (size_t k = 0; k < unique.size(); ++k) cache.put(unique[k]->path, std::move(*parsed[k]));
+  }
+  std::deque<recipe::Edit> renamed;  // followed edits whose target an `as` renamed
+  std::vector<std::string> follow_problem(edits.size());
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    size_t i = wanted_index[k];
+    if (!located[k].ok) continue;
+    p.edits[i].module = wanted[k]->module.empty() ? site::module_for_file(located[k].rel) : wanted[k]->module;
+    const std::string& target = wanted[k]->target;
+    if (target.empty() || cache.get(located[k]).defines(target.substr(0, target.find('.')))) continue;
+    auto f = follow(s, located[k], *wanted[k], cache);
+    if (!f.moved) {
+      follow_problem[i] = f.problem;
+      continue;
+    }
+    located[k] = std::move(f.where);
+    p.edits[i].module = f.module;
+    p.edits[i].followed = f.note;
+    if (f.target != target) {
+      renamed.push_back(*wanted[k]);
+      renamed.back().target = f.target;
+      edits[i] = wanted[k] = &renamed.back();
+    }
+  }
+
+  // Group by file, keeping the order files were first named and each file's edits
+  // in recipe order.
   std::vector<FileWork> work;
   std::map<std::string, size_t> work_of;
   for (size_t k = 0; k < wanted.size(); ++k) {
@@ -179,12 +285,15 @@ Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
     if (fresh) work.push_back({std::move(located[k]), {}});
     work[it->second].edits.push_back(i);
   }
+  for (auto& w : work) std::sort(w.edits.begin(), w.edits.end());
 
-  // 1. Each file's edits, on one parse per recipe touching it, files in parallel.
+  // 1. Each file's edits, on its one parse, files in parallel.
   s.distributions();  // loaded once, before the threads read it
   std::vector<FileOutcome> out(work.size());
+  std::vector<const python::Module*> parsed_of(work.size());
+  for (size_t k = 0; k < work.size(); ++k) parsed_of[k] = &cache.get(work[k].where);
   util::parallel_for(work.size(), [&](size_t k) {
-    out[k] = edit_file(work[k], edits, recipe_of, p.recipes);
+    out[k] = edit_file(work[k], *parsed_of[k], edits, recipe_of, p.recipes);
   });
   for (size_t k = 0; k < work.size(); ++k) {
     if (const auto* d = s.distributions().owner(out[k].fc.site_dir, out[k].fc.rel)) {
@@ -195,13 +304,18 @@ Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
       auto& st = p.edits[i];
       st.line = r.line;
       st.message = r.message;
+      st.original = r.original;
       if (r.outcome == python::Outcome::already_applied) st.state = EditState::already_applied;
       if (r.outcome == python::Outcome::failed) {
         st.state = EditState::failed;
         st.message = failure_message(r);
-        if (r.failure == python::Failure::not_found && !edits[i]->target.empty())
+        if (r.failure == python::Failure::not_found && !edits[i]->target.empty()) {
+          if (!follow_problem[i].empty()) st.message += "; " + follow_problem[i];
           st.message += defined_elsewhere(s, work[k].where, *edits[i]);
+        }
       }
+      if (st.state == EditState::will_apply)
+        note_upstream_change(st, record_of, out[k].fc);
     }
   }
   spdlog::info("plan: {} file(s) parsed and edited ({:.0f} ms)", work.size(), ms_since(t0));
@@ -259,4 +373,5 @@ Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
   return p;
 }
 
+}  // namespace detail
 }  // namespace sitepatch::engine

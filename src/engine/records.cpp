@@ -1,14 +1,62 @@
 #include "records.hpp"
 
+#include <algorithm>
 #include <set>
+
+#include "file_state.hpp"
+#include "sitepatch/util/hash.hpp"
 
 #include "internal.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine::detail {
 
+namespace {
+
+// One record per edit of `rec`'s recipe that is in the files now, in recipe order:
+// new ones from this plan; an edit found already applied keeps what it had.
+std::vector<store::EditRecord> edit_records(const Plan& plan, const std::string& id,
+                                            const std::vector<store::EditRecord>& old) {
+  std::map<std::string, const FileChange*> change_of;
+  for (auto& fc : plan.files) change_of[fc.rel] = &fc;
+  std::vector<store::EditRecord> out;
+  for (const EditStatus& st : plan.edits) {
+    if (st.recipe_id != id || st.file.empty()) continue;
+    if (st.state != EditState::will_apply && st.state != EditState::already_applied) continue;
+    const store::EditRecord* kept = nullptr;
+    for (auto& e : old)
+      if (e.where == st.where) kept = &e;
+    auto fc = change_of.find(st.file);
+    if (st.state == EditState::already_applied || fc == change_of.end()) {
+      if (kept) out.push_back(*kept);
+      continue;
+    }
+    store::EditRecord er;
+    er.where = st.where;
+    er.rel = st.file;
+    er.module = st.module;
+    er.dist = fc->second->dist;
+    er.version = fc->second->version;
+    std::string prev = fc->second->old_text;
+    for (auto& [step_id, after] : fc->second->steps) {
+      if (step_id == id) {
+        er.before_sha = util::sha256_hex(prev);
+        er.after_sha = util::sha256_hex(after);
+      }
+      prev = after;
+    }
+    er.original = st.original;
+    er.fingerprint = st.original.empty() ? "" : util::sha256_hex(st.original);
+    out.push_back(std::move(er));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<store::PatchRecord> records_for(const Plan& plan,
                                             const std::vector<store::PatchRecord>& existing,
+                                            const site::DistributionIndex& dists,
                                             const std::string& state, int64_t now) {
   std::map<std::string, const store::PatchRecord*> before;
   for (auto& r : existing) before[r.id] = &r;
@@ -39,8 +87,9 @@ std::vector<store::PatchRecord> records_for(const Plan& plan,
       bool merged = false;
       for (auto& f : rec.files)
         if (f.rel == fc.rel) {
-          // Re-applied: the original is still what this recipe first found.
-          fr.before = f.before;
+          // Re-applied: the original is still what this recipe first found, unless
+          // an upgrade put a new version's file there.
+          if (!upgrade_of(f, dists)) fr.before = f.before;
           f = fr;
           merged = true;
         }
@@ -49,7 +98,18 @@ std::vector<store::PatchRecord> records_for(const Plan& plan,
     }
   }
   std::vector<store::PatchRecord> v;
-  for (auto& id : order) v.push_back(std::move(out[id]));
+  for (auto& id : order) {
+    auto& rec = out[id];
+    // Files of an older version this apply no longer patches: pip replaced them, so
+    // there is nothing of ours in them to undo.
+    rec.files.erase(std::remove_if(rec.files.begin(), rec.files.end(),
+                                   [&](const store::FileRecord& f) { return bool(upgrade_of(f, dists)); }),
+                    rec.files.end());
+    auto old = before.find(id);
+    rec.edits = edit_records(plan, id, old == before.end() ? std::vector<store::EditRecord>{}
+                                                           : old->second->edits);
+    v.push_back(std::move(rec));
+  }
   return v;
 }
 

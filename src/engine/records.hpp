@@ -10,9 +10,12 @@
 namespace sitepatch::engine::detail {
 
 /// Records for every recipe that changes a file in `plan`, in state `state`.
-/// A recipe applied before keeps its first `before` of each file: the original.
+/// A recipe applied before keeps its first `before` of each file (the original),
+/// unless an upgrade replaced that file since: then the new version's file is the
+/// original, and files of the old version it no longer patches are dropped.
 std::vector<store::PatchRecord> records_for(const Plan& plan,
                                             const std::vector<store::PatchRecord>& existing,
+                                            const site::DistributionIndex& dists,
                                             const std::string& state, int64_t now);
 
 /// Trailers naming each recipe, its hash and the distributions it touched.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "file_state.hpp"
 #include "history_access.hpp"
 #include "internal.hpp"
 #include "records.hpp"
@@ -65,6 +66,11 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
       auto it = text.find(path);
       if (it == text.end()) {
         res.notes.push_back(f.rel + " no longer exists; nothing to undo for " + r.id);
+        continue;
+      }
+      if (auto up = detail::upgrade_of(f, s.distributions()); up && it->second != f.after) {
+        // A newer (or older) version's file: our bytes must not go over it.
+        res.notes.push_back(up->replaced(f.rel) + "; nothing needed undoing for " + r.id);
         continue;
       }
       if (it->second == f.before) {

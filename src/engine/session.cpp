@@ -33,6 +33,7 @@ std::string_view state_name(EditState s) {
   switch (s) {
     case EditState::will_apply: return "will apply";
     case EditState::already_applied: return "already applied";
+    case EditState::skipped: return "skipped";
     case EditState::failed: return "fails";
   }
   return "?";

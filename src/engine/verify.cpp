@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "file_state.hpp"
 #include "history_access.hpp"
 #include "internal.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -67,31 +68,9 @@ std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids)
     ps.applied_at = r.applied_at;
     if (!r.files.empty()) ps.dist = detail::dist_label(r.files[0].dist, r.files[0].version);
     for (auto& f : r.files) {
-      FileStatus fs{f.rel, FileState::applied, ""};
       const auto& cur = now[f.site_dir + "/" + f.rel];
-      auto left = history->site_file(f.rel);
-      const site::Distribution* owner = s.distributions().owner(f.site_dir, f.rel);
-      if (!cur.exists) {
-        fs.state = FileState::missing;
-        fs.message = f.rel + " no longer exists";
-      } else if (left && cur.content == *left) {
-        fs.state = FileState::applied;
-      } else if (cur.content == f.before) {
-        fs.state = FileState::reverted;
-        fs.message = f.rel + " is back to its original";
-      } else if (!f.dist.empty() && owner && owner->version != f.version) {
-        fs.state = FileState::replaced;
-        fs.message = f.dist + " " + f.version + " -> " + owner->version + " replaced " + f.rel;
-      } else {
-        auto undo = store::merge3(f.after, cur.content, f.before, f.rel);
-        if (undo.clean && undo.content != cur.content) {
-          fs.state = FileState::modified;
-          fs.message = f.rel + " was changed by someone else; the edit is still in it";
-        } else {
-          fs.state = FileState::replaced;
-          fs.message = f.rel + " was rewritten since the apply; the edit is gone";
-        }
-      }
+      FileStatus fs = detail::file_state(f, cur.exists, cur.content, history->site_file(f.rel),
+                                         s.distributions());
       if (badness(fs.state) > badness(ps.state)) ps.state = fs.state;
       ps.files.push_back(fs);
     }

@@ -1,5 +1,7 @@
 #include "python/imports.hpp"
 
+#include "python/module_impl.hpp"
+
 #include <memory>
 
 namespace sitepatch::python {
@@ -132,6 +134,21 @@ ImportSite import_site(const Context& cx) {
   after(last_run, site.at, site.at_line);
   after(last_future, site.future_at, site.future_line);
   return site;
+}
+
+std::vector<ImportedName> Module::imported_names() const {
+  std::vector<ImportedName> out;
+  std::string_view src = impl_->text();
+  for (TSNode s : ts::named_children(impl_->tree->root())) {
+    if (!ts::is(s, "import_from_statement")) continue;
+    std::vector<Binding> bindings;
+    bindings_of(s, src, bindings);
+    for (auto& b : bindings) {
+      std::string module = b.what.substr(0, b.what.rfind(':'));
+      out.push_back({b.bound, module, b.bound == "*" ? "*" : b.name, b.line});
+    }
+  }
+  return out;
 }
 
 }  // namespace sitepatch::python

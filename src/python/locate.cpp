@@ -56,6 +56,7 @@ const Def* locate(const Context& cx, const recipe::Edit& e, EditResult& r) {
   }
   const Def* d = same_kind[e.occurrence == 0 ? 0 : size_t(e.occurrence - 1)];
   r.line = d->line;
+  r.original = std::string(ts::text(cx.src, d->outer));
   return d;
 }
 

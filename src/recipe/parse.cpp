@@ -28,7 +28,7 @@ std::string syntax_hint(std::string_view text, const YAML::Mark& m) {
 
 // Reads the whole document; every problem goes to `problems`.
 void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Problems& problems) {
-  auto fields = entries(root, {"id", "description", "requires", "edits"}, problems);
+  auto fields = entries(root, {"id", "description", "requires", "on-upgrade", "edits"}, problems);
 
   if (const Entry* id = find(fields, "id")) {
     static const std::regex kId("[a-z0-9][a-z0-9._-]*");
@@ -48,6 +48,15 @@ void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Pro
       std::string error;
       if (auto parsed = parse_requirement(*s, &error)) r.requires = std::move(*parsed);
       else problems.add(req->value_mark(), "`requires`: " + error);
+    }
+  }
+
+  if (const Entry* up = find(fields, "on-upgrade")) {
+    if (auto s = text(*up, problems)) {
+      if (*s == "reapply") r.on_upgrade = OnUpgrade::reapply;
+      else if (*s == "warn") r.on_upgrade = OnUpgrade::warn;
+      else if (*s == "fail") r.on_upgrade = OnUpgrade::fail;
+      else problems.add(up->value_mark(), "`on-upgrade` must be reapply, warn or fail, got " + quoted(*s));
     }
   }
 
@@ -72,6 +81,15 @@ void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Pro
 }
 
 }  // namespace
+
+std::string_view on_upgrade_name(OnUpgrade o) {
+  switch (o) {
+    case OnUpgrade::reapply: return "reapply";
+    case OnUpgrade::warn: return "warn";
+    case OnUpgrade::fail: return "fail";
+  }
+  return "reapply";
+}
 
 Recipe parse(std::string_view text, const std::string& path) {
   Recipe r;

@@ -9,7 +9,7 @@ namespace sitepatch::store::detail {
 
 namespace {
 // Bumped when a field changes meaning, so an older sitepatch can refuse a newer record.
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;  // 2: per-edit records
 }  // namespace
 
 std::string record_to_json(const PatchRecord& r, const std::vector<FileBlobs>& blobs) {
@@ -31,6 +31,17 @@ std::string record_to_json(const PatchRecord& r, const std::vector<FileBlobs>& b
                           {"before", blobs.at(i).before},
                           {"after", blobs.at(i).after}});
   }
+  j["edits"] = nlohmann::ordered_json::array();
+  for (const EditRecord& e : r.edits)
+    j["edits"].push_back({{"where", e.where},
+                          {"file", e.rel},
+                          {"module", e.module},
+                          {"dist", e.dist},
+                          {"version", e.version},
+                          {"before_sha256", e.before_sha},
+                          {"after_sha256", e.after_sha},
+                          {"fingerprint", e.fingerprint},
+                          {"original", e.original}});
   // Indented so `git log -p` shows a readable, line-wise diff of the record.
   return j.dump(2) + "\n";
 }
@@ -58,6 +69,19 @@ PatchRecord record_from_json(const std::string& text, const std::string& where,
       fr.version = f.value("version", "");
       blobs.push_back({f.value("before", ""), f.value("after", "")});
       r.files.push_back(std::move(fr));
+    }
+    for (const auto& e : j.value("edits", nlohmann::json::array())) {
+      EditRecord er;
+      er.where = e.value("where", "");
+      er.rel = e.value("file", "");
+      er.module = e.value("module", "");
+      er.dist = e.value("dist", "");
+      er.version = e.value("version", "");
+      er.before_sha = e.value("before_sha256", "");
+      er.after_sha = e.value("after_sha256", "");
+      er.fingerprint = e.value("fingerprint", "");
+      er.original = e.value("original", "");
+      r.edits.push_back(std::move(er));
     }
     return r;
   } catch (const nlohmann::json::exception& e) {

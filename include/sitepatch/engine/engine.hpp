@@ -44,8 +44,8 @@ struct Session {
   std::shared_ptr<site::DistributionIndex> dists_;
 };
 
-enum class EditState { will_apply, already_applied, failed };
-std::string_view state_name(EditState s);  // "will apply" / "already applied" / "fails"
+enum class EditState { will_apply, already_applied, skipped, failed };
+std::string_view state_name(EditState s);  // "will apply" / "already applied" / "skipped" / "fails"
 
 struct EditStatus {
   std::string recipe_id;
@@ -58,6 +58,11 @@ struct EditStatus {
   std::string recipe_path;
   int recipe_line = 0;
   int recipe_column = 0;
+  std::string module;   // the module that defines the target (a followed re-export's end)
+  std::string followed; // "fp4_quantize is re-exported: a -> b; patching it there", or ""
+  std::string original; // the target's text before the edit
+  std::string upstream; // "get_cuda_version changed in 0.6.0: review the diff", or ""
+  std::string upstream_diff;  // the target's text when last applied -> now
 };
 
 /// One file a plan changes. `steps` holds the text after each recipe touching it,
@@ -80,6 +85,7 @@ struct Plan {
   std::vector<EditStatus> edits;
   std::vector<FileChange> files;
   std::vector<std::string> problems;  // recipe-level failures (requires: ...)
+  std::vector<std::string> notes;     // recipe-level news (an upgrade replaced a patched file)
   bool ok() const;
 };
 

@@ -35,6 +35,17 @@ struct EditResult {
   int line = 0;                     // 1-based line of the target in the original source
   std::vector<std::string> nearest; // not_found: closest names defined in this module
   std::vector<int> lines;           // ambiguous: every line the name is defined at
+  std::string original;             // the target's text before the edit, decorators included
+                                    // (its fingerprint tells when upstream changed it)
+};
+
+/// A name a module binds with a top-level `from M import N [as B]`: re-exports are
+/// followed through these. `name` is "*" for `from M import *`.
+struct ImportedName {
+  std::string bound;   // the name in this module ("*" for a star import)
+  std::string module;  // as written: "..quantization.fp4", "torch"
+  std::string name;    // the name in `module`
+  int line = 0;
 };
 
 struct SyntaxProblem {
@@ -64,6 +75,9 @@ class Module {
 
   /// Whether `qualified` is defined (any kind).
   bool defines(std::string_view qualified) const;
+
+  /// The module's top-level `from ... import ...` bindings, in source order.
+  std::vector<ImportedName> imported_names() const;
 
   /// Applies `edits` (all aimed at this file, in recipe order) to the source.
   /// `results` gets one entry per edit. Edits are located on this one parse and

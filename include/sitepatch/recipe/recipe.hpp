@@ -60,6 +60,10 @@ struct Requirement {
   std::vector<Clause> clauses;
 };
 
+/// What `apply` does when the installed version changed since the recipe was applied.
+enum class OnUpgrade { reapply, warn, fail };
+std::string_view on_upgrade_name(OnUpgrade o);
+
 struct Recipe {
   std::string path;         // as given on the command line
   std::string text;         // the file's bytes
@@ -67,6 +71,7 @@ struct Recipe {
   std::string id;
   std::string description;
   std::optional<Requirement> requires;
+  OnUpgrade on_upgrade = OnUpgrade::reapply;
   std::vector<Edit> edits;
 };
 

@@ -27,6 +27,22 @@ struct FileRecord {
   std::string after;       // bytes right after it
 };
 
+/// One edit as it was applied: where the recipe aimed it, where it landed (a
+/// re-export may have been followed), and the target as it was before the edit, so a
+/// later apply can tell that upstream changed it.
+struct EditRecord {
+  std::string where;        // module:target as the recipe wrote it
+  std::string rel;          // the file patched, relative to its site dir
+  std::string module;       // the module that defines the target (differs from `where`'s
+                            // when a re-export was followed)
+  std::string dist;         // owner of `rel`, and its version
+  std::string version;
+  std::string before_sha;   // sha256 hex of the file before and after this recipe
+  std::string after_sha;
+  std::string fingerprint;  // sha256 hex of `original`
+  std::string original;     // the target's text before the edit
+};
+
 struct PatchRecord {
   std::string id;
   std::string description;
@@ -36,6 +52,7 @@ struct PatchRecord {
   std::string state;         // "pending" (originals saved, writes under way) or "applied"
   int64_t applied_at = 0;    // unix seconds
   std::vector<FileRecord> files;
+  std::vector<EditRecord> edits;  // empty in records written before format 2
 };
 
 /// One commit's worth of changes, laid out by History::commit. Applied in this order:
