@@ -1,4 +1,6 @@
 // sitepatch apply RECIPE...: plan, then write all of it or none of it.
+#include <algorithm>
+
 #include "commands.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -38,9 +40,16 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
       return int(Exit::failed);
     }
     if (out.json()) return int(Exit::ok);
-    std::vector<std::string> ids;
-    for (auto& rec : p.recipes) ids.push_back(rec.id);
-    if (o->dry_run)
+    std::vector<std::string> ids, skipped;
+    for (auto& rec : p.recipes) {
+      bool skip = std::any_of(p.edits.begin(), p.edits.end(), [&](auto& e) {
+        return e.recipe_id == rec.id && e.state == engine::EditState::skipped;
+      });
+      (skip ? skipped : ids).push_back(rec.id);
+    }
+    if (!r.written && !o->dry_run && ids.empty())
+      out.err("nothing written: " + util::join(skipped, ", ") + " skipped");
+    else if (o->dry_run)
       out.err("dry run: " + std::to_string(p.files.size()) + " file(s) would change; nothing was written");
     else if (!r.written)
       out.err("nothing to do: " + util::join(ids, ", ") + " already applied");

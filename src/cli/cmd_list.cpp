@@ -1,4 +1,5 @@
-// sitepatch list: what is applied, to what, when, and whether it is still intact.
+// sitepatch list: what is applied, to what, when, and whether it is still intact
+// (with a line for each file that is not).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -31,10 +32,16 @@ Runner register_list(CLI::App&, const GlobalOptions& g) {
     o.out(o.paint(fmt::format("{:<{}}  {:<{}}  {:>5}  {:<20}  {}", "ID", w_id, "DISTRIBUTION", w_dist,
                               "FILES", "APPLIED", "STATE"),
                   Paint::header));
-    for (auto& s : statuses)
+    for (auto& s : statuses) {
       o.out(fmt::format("{:<{}}  {:<{}}  {:>5}  {:<20}  ", s.id, w_id, s.dist, w_dist, s.files.size(),
                         format_time(s.applied_at)) +
             o.paint(std::string(engine::state_name(s.state)), paint_for(s.state)));
+      // A file that is not as sitepatch left it gets its own line: which, and why.
+      for (auto& f : s.files)
+        if (f.state != engine::FileState::applied)
+          o.out("  " + f.rel + "  " + o.paint(std::string(engine::state_name(f.state)), paint_for(f.state)) +
+                "  (" + f.message + ")");
+    }
     return int(Exit::ok);
   };
 }

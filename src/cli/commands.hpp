@@ -18,6 +18,7 @@ Runner register_verify(CLI::App& app, const GlobalOptions& g);
 Runner register_rollback(CLI::App& app, const GlobalOptions& g);
 Runner register_log(CLI::App& app, const GlobalOptions& g);
 Runner register_show(CLI::App& app, const GlobalOptions& g);
+Runner register_status(CLI::App& app, const GlobalOptions& g);
 
 /// Shared by plan and apply: the diff, then one line per edit.
 void print_plan(const Output& o, const engine::Plan& p);

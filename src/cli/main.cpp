@@ -32,6 +32,8 @@ const Command kCommands[] = {
     {"apply", "Apply recipes: all edits or none, originals saved in the history first",
      register_apply},
     {"list", "List the applied patches", register_list},
+    {"status", "After an upgrade: which patches need reapplying, and the command for each (exit 3 if any)",
+     register_status},
     {"verify", "Check each patched file against the history (exit 3 if any is not intact)",
      register_verify},
     {"rollback", "Undo applied patches, keeping other recipes' edits in shared files",

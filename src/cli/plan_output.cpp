@@ -1,15 +1,18 @@
 // How a plan reads: the diff on stdout (so `plan > fix.diff` is a clean patch),
 // one line per edit on stderr.
 #include "commands.hpp"
+#include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
 
 void print_plan(const Output& o, const engine::Plan& p) {
+  for (const auto& note : p.notes) o.err(o.paint("upgrade", Paint::warn) + "  " + note);
   if (!o.quiet())
     for (const auto& f : p.files) o.diff(f.diff);
   for (const auto& e : p.edits) {
     Paint paint = e.state == engine::EditState::failed        ? Paint::bad
                   : e.state == engine::EditState::will_apply ? Paint::ok
+                  : e.state == engine::EditState::skipped    ? Paint::warn
                                                               : Paint::dim;
     std::string where;
     if (!e.file.empty()) where = "  (" + e.file + (e.line ? ":" + std::to_string(e.line) : "") + ")";
@@ -19,6 +22,13 @@ void print_plan(const Output& o, const engine::Plan& p) {
       line = e.recipe_path + ":" + std::to_string(e.recipe_line) + ":" +
              std::to_string(e.recipe_column) + ": " + line + ": " + e.message;
     o.err(line);
+    if (!e.followed.empty()) o.err("    " + e.followed);
+    if (!e.upstream.empty()) {
+      o.err("    " + o.paint(e.upstream, Paint::warn));
+      if (!o.quiet())
+        for (const auto& l : util::split(e.upstream_diff, '\n'))
+          if (!l.empty()) o.err("      " + l);
+    }
   }
   for (const auto& problem : p.problems) o.err(o.paint("fails", Paint::bad) + "  " + problem);
 }
@@ -35,14 +45,18 @@ nlohmann::json plan_json(const engine::Plan& p) {
                      {"message", e.message},
                      {"recipe_file", e.recipe_path},
                      {"recipe_line", e.recipe_line},
-                     {"recipe_column", e.recipe_column}});
+                     {"recipe_column", e.recipe_column},
+                     {"module", e.module},
+                     {"followed", e.followed},
+                     {"upstream_changed", e.upstream},
+                     {"upstream_diff", e.upstream_diff}});
   for (const auto& f : p.files)
     files.push_back({{"path", f.rel},
                      {"site_dir", f.site_dir},
                      {"distribution", f.dist},
                      {"version", f.version},
                      {"diff", f.diff}});
-  return {{"ok", p.ok()}, {"edits", edits}, {"files", files}, {"problems", p.problems}};
+  return {{"ok", p.ok()}, {"edits", edits}, {"files", files}, {"problems", p.problems}, {"notes", p.notes}};
 }
 
 }  // namespace sitepatch::cli

@@ -5,11 +5,16 @@ namespace sitepatch::cli {
 nlohmann::json status_json(const engine::PatchStatus& s) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : s.files)
-    files.push_back({{"path", f.rel}, {"state", engine::state_name(f.state)}, {"message", f.message}});
+    files.push_back({{"path", f.rel},
+                     {"state", engine::state_name(f.state)},
+                     {"message", f.message},
+                     {"upgrade", f.upgrade},
+                     {"uninstalled", f.uninstalled}});
   return {{"id", s.id},
           {"description", s.description},
           {"distribution", s.dist},
           {"applied_at", s.applied_at},
+          {"recipe", s.recipe_path},
           {"state", engine::state_name(s.state)},
           {"files", files}};
 }

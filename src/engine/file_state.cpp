@@ -25,6 +25,10 @@ FileStatus file_state(const store::FileRecord& f, bool exists, const std::string
                       const std::optional<std::string>& left, const site::DistributionIndex& dists) {
   FileStatus fs{f.rel, FileState::applied, ""};
   auto upgrade = upgrade_of(f, dists);
+  if (upgrade) {
+    fs.upgrade = upgrade->from_to;
+    fs.uninstalled = upgrade->uninstalled;
+  }
   if (!exists) {
     fs.state = FileState::missing;
     if (!upgrade) fs.message = f.rel + " no longer exists";

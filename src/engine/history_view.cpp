@@ -10,10 +10,20 @@ std::vector<store::LogEntry> log(Session& s) {
   return history->log();
 }
 
-std::string show(Session& s, const std::string& id) {
+namespace {
+
+store::PatchRecord applied(Session& s, const std::string& id) {
   auto history = detail::HistoryAccess::open(s, false);
   std::vector<store::PatchRecord> all = history ? history->patches() : std::vector<store::PatchRecord>{};
-  auto r = detail::select(all, {id}).front();
+  return detail::select(all, {id}).front();
+}
+
+}  // namespace
+
+std::string show_recipe(Session& s, const std::string& id) { return applied(s, id).recipe_text; }
+
+std::string show(Session& s, const std::string& id) {
+  auto r = applied(s, id);
   std::string out;
   for (auto& f : r.files) out += store::unified_diff(f.before, f.after, f.rel);
   return out;

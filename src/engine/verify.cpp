@@ -66,6 +66,8 @@ std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids)
     ps.id = r.id;
     ps.description = r.description;
     ps.applied_at = r.applied_at;
+    ps.recipe_path = r.recipe_path;
+    ps.recipe_hash = r.recipe_hash;
     if (!r.files.empty()) ps.dist = detail::dist_label(r.files[0].dist, r.files[0].version);
     for (auto& f : r.files) {
       const auto& cur = now[f.site_dir + "/" + f.rel];
@@ -77,6 +79,18 @@ std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids)
     out.push_back(ps);
   }
   return out;
+}
+
+Advice advice_for(const PatchStatus& p) {
+  bool reapply = false, review = false, gone = !p.files.empty();
+  for (auto& f : p.files) {
+    gone = gone && f.uninstalled;
+    if (f.state == FileState::modified) review = true;
+    else if (f.state != FileState::applied && !f.uninstalled) reapply = true;
+  }
+  if (gone) return Advice::drop;
+  if (reapply) return Advice::reapply;
+  return review ? Advice::review : Advice::none;
 }
 
 }  // namespace sitepatch::engine

@@ -1,6 +1,8 @@
 #include "sitepatch/util/strings.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 
@@ -118,6 +120,13 @@ std::string shell_quote(std::string_view s) {
     else out += c;
   }
   return out + "'";
+}
+
+std::string shell_word(std::string_view s) {
+  bool safe = !s.empty();
+  for (char c : s)
+    safe = safe && (std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_-./:@%+=,", c));
+  return safe ? std::string(s) : shell_quote(s);
 }
 
 static const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

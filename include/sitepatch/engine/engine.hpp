@@ -111,12 +111,16 @@ struct FileStatus {
   std::string rel;
   FileState state;
   std::string message;
+  std::string upgrade;       // "flashinfer-python 0.5.3 -> 0.6.0" when the owner changed version
+  bool uninstalled = false;  // the owner is no longer installed
 };
 
 struct PatchStatus {
   std::string id;
   std::string description;
   std::string dist;         // first file's owner, "name==version" when known
+  std::string recipe_path;  // as given to apply
+  std::string recipe_hash;
   int64_t applied_at = 0;
   std::vector<FileStatus> files;
   FileState state = FileState::applied;  // worst of the files
@@ -124,6 +128,12 @@ struct PatchStatus {
 
 /// Every applied patch (or those named) against the files as they are now.
 std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids);
+
+/// What `sitepatch status` says about a patch after the environment changed under it.
+enum class Advice { none, reapply, review, drop };
+/// reapply: an upgrade or a reinstall took the edit away; review: someone changed a
+/// patched file; drop: the distribution is gone, rollback only forgets the record.
+Advice advice_for(const PatchStatus& p);
 
 struct RollbackResult {
   std::vector<std::string> ids;
@@ -144,5 +154,8 @@ std::vector<store::LogEntry> log(Session& s);
 /// The unified diff of an applied patch (before -> after of each file), which
 /// `git apply -R` inside site-packages reverses.
 std::string show(Session& s, const std::string& id);
+
+/// The recipe of an applied patch, as it was applied (kept in the history).
+std::string show_recipe(Session& s, const std::string& id);
 
 }  // namespace sitepatch::engine

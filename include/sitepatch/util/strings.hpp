@@ -20,6 +20,9 @@ std::vector<std::string> nearest(std::string_view word, const std::vector<std::s
 std::vector<std::string> shell_split(std::string_view line);
 /// `s` single-quoted for a POSIX shell.
 std::string shell_quote(std::string_view s);
+/// `s` as one shell word for a command shown to a user: bare when every character is
+/// safe (letters, digits, _ - . / : @ % + = ,), else shell_quote(s).
+std::string shell_word(std::string_view s);
 /// Standard base64 (with padding), both ways; decode throws std::invalid_argument.
 std::string base64_encode(std::string_view data);
 std::string base64_decode(std::string_view text);

@@ -1,0 +1,108 @@
+// sitepatch status: the one screen to read after `pip install -U`: which patches an
+// upgrade (or anyone) took away, and the command that puts them back.
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "sitepatch/util/file.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/strings.hpp"
+#include "status_json.hpp"
+
+namespace sitepatch::cli {
+namespace {
+
+std::string_view advice_name(engine::Advice a) {
+  switch (a) {
+    case engine::Advice::none: return "ok";
+    case engine::Advice::reapply: return "needs reapplying";
+    case engine::Advice::review: return "changed by others";
+    case engine::Advice::drop: return "distribution uninstalled";
+  }
+  return "?";
+}
+
+// The sitepatch invocation that reaches this same environment.
+std::string prefix(const GlobalOptions& g, const engine::Session& s) {
+  std::string p = "sitepatch";
+  if (!g.host.empty()) p += " --host " + util::shell_word(g.host);
+  p += " --venv " + util::shell_word(s.env.prefix);
+  if (!g.state_dir.empty()) p += " --state-dir " + util::shell_word(g.state_dir);
+  return p;
+}
+
+// How to put a patch back: its recipe file when it is still the one applied, else
+// the copy the history keeps.
+std::string reapply_command(const std::string& cmd, const engine::PatchStatus& p, std::string& note) {
+  std::error_code ec;
+  bool there = !p.recipe_path.empty() && std::filesystem::is_regular_file(p.recipe_path, ec);
+  if (there) {
+    auto text = util::read_file(p.recipe_path);
+    there = bool(text);
+    if (there && util::sha256_hex(*text) != p.recipe_hash)
+      note = p.recipe_path + " changed since it was applied; plan it first";
+  }
+  if (there) return cmd + " apply " + util::shell_word(p.recipe_path);
+  note = "the recipe file is gone; the history keeps the applied copy";
+  std::string saved = p.id + ".yaml";
+  return cmd + " show --recipe " + p.id + " > " + saved + " && " + cmd + " apply " + saved;
+}
+
+}  // namespace
+
+Runner register_status(CLI::App&, const GlobalOptions& g) {
+  return [&g] {
+    Env env = open_env(g);
+    Output o(g);
+    auto statuses = engine::verify(*env.session, {});
+    std::string cmd = prefix(g, *env.session);
+    bool intact = true;
+    nlohmann::json arr = nlohmann::json::array();
+    std::vector<std::string> lines, todo;
+    size_t w = 2, needing = 0;
+    for (auto& s : statuses) w = std::max(w, s.id.size());
+    for (auto& s : statuses) {
+      intact = intact && s.state == engine::FileState::applied;
+      engine::Advice a = engine::advice_for(s);
+      std::string command, note;
+      if (a == engine::Advice::reapply) command = reapply_command(cmd, s, note);
+      if (a == engine::Advice::drop) command = cmd + " rollback " + s.id;
+      if (a == engine::Advice::review) command = cmd + " verify " + s.id;
+      if (a != engine::Advice::none) ++needing;
+      auto j = status_json(s);
+      j["advice"] = advice_name(a);
+      j["command"] = command;
+      j["note"] = note;
+      arr.push_back(j);
+
+      Paint paint = a == engine::Advice::none ? Paint::ok : a == engine::Advice::review ? Paint::warn : Paint::bad;
+      std::string head = fmt::format("  {:<{}}  ", s.id, w);
+      lines.push_back(head + o.paint(a == engine::Advice::none ? "applied" : std::string(advice_name(a)), paint));
+      for (auto& f : s.files)
+        if (f.state != engine::FileState::applied) lines.push_back(std::string(w + 4, ' ') + f.message);
+      if (!command.empty()) todo.push_back("  " + command + (note.empty() ? "" : "    # " + note));
+    }
+    if (o.json()) {
+      o.document({{"ok", intact}, {"environment", env.session->env.prefix}, {"patches", arr}});
+      return int(intact ? Exit::ok : Exit::not_intact);
+    }
+    const auto& e = env.session->env;
+    std::string where = (g.host.empty() ? "" : g.host + ":") + e.prefix + " (Python " + e.version + ")";
+    if (statuses.empty()) {
+      o.out(where + ": no patches applied");
+      return int(Exit::ok);
+    }
+    o.out(where + ": " + std::to_string(statuses.size()) + " patch(es), " +
+          (needing ? std::to_string(needing) + " need(s) attention" : "all applied"));
+    for (auto& l : lines) o.out(l);
+    if (!todo.empty()) {
+      o.out("");
+      o.out("to fix:");
+      for (auto& t : todo) o.out(t);
+    }
+    return int(intact ? Exit::ok : Exit::not_intact);
+  };
+}
+
+}  // namespace sitepatch::cli
