@@ -37,6 +37,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   saved.message = "apply " + ids + ": originals saved, writing";
   saved.trailers = detail::trailers_for(saved.put);
   for (auto& fc : res.plan.files) saved.site[fc.rel] = fc.old_text;
+  saved.site_drop = detail::unreferenced(existing, saved.put);
   auto t0 = std::chrono::steady_clock::now();
   auto ms = [&t0] {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -90,6 +91,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   for (auto& r : done.put) r.state = "applied";
   done.message = "apply " + ids;
   done.trailers = saved.trailers;
+  done.site_drop = saved.site_drop;
   for (auto& fc : res.plan.files) done.site[fc.rel] = fc.new_text;
   res.commit = history->commit(done);
   spdlog::info("apply: {} .pyc removed, committed {} ({:.0f} ms)", res.pyc_removed.size(),

@@ -113,6 +113,22 @@ std::vector<store::PatchRecord> records_for(const Plan& plan,
   return v;
 }
 
+std::vector<std::string> unreferenced(const std::vector<store::PatchRecord>& existing,
+                                      const std::vector<store::PatchRecord>& put,
+                                      const std::vector<std::string>& dropped) {
+  std::set<std::string> replaced(dropped.begin(), dropped.end()), used, old;
+  for (auto& r : put) {
+    replaced.insert(r.id);
+    for (auto& f : r.files) used.insert(f.rel);
+  }
+  for (auto& r : existing)
+    for (auto& f : r.files) (replaced.count(r.id) ? old : used).insert(f.rel);
+  std::vector<std::string> out;
+  for (auto& rel : old)
+    if (!used.count(rel)) out.push_back(rel);
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> trailers_for(
     const std::vector<store::PatchRecord>& records) {
   std::vector<std::pair<std::string, std::string>> t;

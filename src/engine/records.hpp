@@ -18,6 +18,12 @@ std::vector<store::PatchRecord> records_for(const Plan& plan,
                                             const site::DistributionIndex& dists,
                                             const std::string& state, int64_t now);
 
+/// site/ entries no record refers to once `put` replaces its namesakes in `existing`
+/// (files an upgrade took out of a record), and `dropped` records are gone.
+std::vector<std::string> unreferenced(const std::vector<store::PatchRecord>& existing,
+                                      const std::vector<store::PatchRecord>& put,
+                                      const std::vector<std::string>& dropped = {});
+
 /// Trailers naming each recipe, its hash and the distributions it touched.
 std::vector<std::pair<std::string, std::string>> trailers_for(
     const std::vector<store::PatchRecord>& records);

@@ -131,6 +131,10 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
   for (size_t k = 0; k < kept.size(); ++k)
     if (kept_changed[k]) tx.put.push_back(kept[k]);
   for (auto& fc : res.files) tx.site[fc.rel] = fc.new_text;
+  // A file no patch refers to any more leaves site/ (the tree then shows only what
+  // sitepatch still owns).
+  tx.site_drop = detail::unreferenced(records, tx.put, tx.drop);
+  for (auto& rel : tx.site_drop) tx.site.erase(rel);
   res.commit = history->commit(tx);
   res.written = true;
   return res;
