@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e_support.hpp"
+#include "sitepatch/util/hash.hpp"
 
 namespace {
 
@@ -432,4 +433,68 @@ TEST_CASE("a re-export chain that cycles, or leaves the distribution, is not fol
   CHECK(r.err.find(recipe + ":6:3: fails  r  looppkg.c:helper  add-decorator  (looppkg/c.py): function helper is "
                    "not defined; looppkg.c imports helper from helperlib, outside looppkg (not followed)\n") !=
         std::string::npos);
+}
+
+TEST_CASE("rollback of a file others changed undoes only our hunk; a clash writes nothing and shows it",
+          "[e2e][upgrade]") {
+  Kern k(1);
+  REQUIRE(k.sp({"apply", k.recipe}).status == 0);
+  std::string cuda = k.venv.site_packages + "/fastkern/cuda.py";
+  std::string patched = testsupport::slurp(cuda);
+
+  SECTION("a change elsewhere in the file is kept") {
+    std::string theirs = patched;
+    theirs.replace(theirs.find("\"/usr/local/cuda\""), 17, "\"/opt/cuda\"");
+    testsupport::spit(cuda, theirs);
+    CHECK(k.sp({"verify"}).out.find("fastkern/cuda.py  modified") != std::string::npos);
+    auto rb = k.sp({"rollback", "--all"});
+    INFO(rb.err);
+    REQUIRE(rb.status == 0);
+    std::string want = kCuda1;
+    want.replace(want.find("\"/usr/local/cuda\""), 17, "\"/opt/cuda\"");
+    CHECK(testsupport::slurp(cuda) == want);
+    CHECK(k.read("fastkern/ops.py") == kOps);
+  }
+  SECTION("a change to our own lines is a conflict: nothing is written") {
+    std::string theirs = patched;
+    theirs.replace(theirs.find("return \"12.8\""), 13, "return \"12.9\"");
+    testsupport::spit(cuda, theirs);
+    auto rb = k.sp({"rollback", "--all"});
+    CHECK(rb.status == 1);
+    CHECK(rb.err.find("sitepatch: error: fastkern-dynamo: cannot undo its edit of fastkern/cuda.py cleanly; the "
+                      "file changed around it:\n") != std::string::npos);
+    CHECK(rb.err.find("<<<<<<< ") != std::string::npos);
+    CHECK(rb.err.find("    return \"12.9\"\n") != std::string::npos);
+    CHECK(rb.err.find("nothing was written") != std::string::npos);
+    CHECK(testsupport::slurp(cuda) == theirs);
+    CHECK(k.read("fastkern/ops.py") != kOps);  // the other file was not undone either
+    CHECK(k.sp({"list"}).out.find("fastkern-dynamo") != std::string::npos);
+  }
+}
+
+TEST_CASE("the record keeps, per edit, the owner and version, file hashes and the target's fingerprint",
+          "[e2e][upgrade]") {
+  Kern k(1);
+  REQUIRE(k.sp({"apply", k.recipe}).status == 0);
+  auto git = sitepatch::util::run({"git", "--git-dir", k.venv.root + "/.sitepatch", "show",
+                                   "HEAD:patches/fastkern-dynamo/patch.json"});
+  REQUIRE(git.status == 0);
+  auto j = nlohmann::json::parse(git.out);
+  CHECK(j["format"] == 2);
+  REQUIRE(j["edits"].size() == 2);
+  auto e = j["edits"][0];
+  CHECK(e["where"] == "fastkern.cuda:get_cuda_version");
+  CHECK(e["file"] == "fastkern/cuda.py");
+  CHECK(e["module"] == "fastkern.cuda");
+  CHECK(e["dist"] == "fastkern");
+  CHECK(e["version"] == "1.0");
+  std::string original =
+      "def get_cuda_version():\n"
+      "    out = subprocess.check_output([get_cuda_path() + \"/bin/nvcc\", \"--version\"])\n"
+      "    return out.decode().split()[-1]";
+  CHECK(e["original"] == original);
+  CHECK(e["fingerprint"] == sitepatch::util::sha256_hex(original));
+  CHECK(e["before_sha256"] == sitepatch::util::sha256_hex(kCuda1));
+  CHECK(e["after_sha256"] == sitepatch::util::sha256_hex(k.read("fastkern/cuda.py")));
+  CHECK(j["edits"][1]["where"] == "fastkern.ops:fp4_quantize");
 }

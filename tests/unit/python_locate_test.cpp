@@ -185,3 +185,14 @@ TEST_CASE("a target of the wrong kind is refused", "[python]") {
   r = run(kNested, {edit(Action::set_value, "outer", "1", TargetKind::variable)});
   CHECK(r.results[0].message == "outer is a function, not a variable");
 }
+
+TEST_CASE("a located target reports its text before the edit, decorators included", "[python]") {
+  std::string src = "import x\n\n@deco\ndef f(a):\n    return a\n\n\ndef g():\n    pass\n";
+  Module m(src);
+  std::vector<Edit> edits{edit(Action::replace_body, "f", "return 1\n")};
+  std::vector<const Edit*> ptrs{&edits[0]};
+  std::vector<EditResult> results;
+  m.apply(ptrs, results);
+  REQUIRE(results[0].outcome == Outcome::will_apply);
+  CHECK(results[0].original == "@deco\ndef f(a):\n    return a");
+}

@@ -212,3 +212,10 @@ TEST_CASE("every problem is reported, in file order, in one error", "[recipe]") 
     CHECK(e.diagnostics()[1].mark.column == 5);
   }
 }
+
+TEST_CASE("on-upgrade takes one of three words", "[recipe]") {
+  CHECK(errors_of("id: a\non-upgrade: ignore\nedits:\n- module: m\n  ensure-import: import os\n") ==
+        Lines{"r.yaml:2:13: `on-upgrade` must be reapply, warn or fail, got `ignore`"});
+  CHECK(errors_of("id: a\non_upgrade: warn\nedits:\n- module: m\n  ensure-import: import os\n") ==
+        Lines{"r.yaml:2:1: unknown key `on_upgrade`; did you mean `on-upgrade`?"});
+}

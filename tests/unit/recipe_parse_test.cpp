@@ -175,3 +175,12 @@ TEST_CASE("an edit written as a flow mapping is marked at its brace", "[recipe]"
   CHECK(r.edits.at(0).mark.line == 2);
   CHECK(r.edits.at(0).mark.column == 9);
 }
+
+TEST_CASE("on-upgrade: reapply by default, warn or fail when written", "[recipe]") {
+  const std::string edits = "edits:\n- module: m\n  ensure-import: import os\n";
+  CHECK(parse("id: a\n" + edits, "r.yaml").on_upgrade == OnUpgrade::reapply);
+  CHECK(parse("id: a\non-upgrade: warn\n" + edits, "r.yaml").on_upgrade == OnUpgrade::warn);
+  CHECK(parse("id: a\non-upgrade: fail\n" + edits, "r.yaml").on_upgrade == OnUpgrade::fail);
+  CHECK(parse("id: a\non-upgrade: reapply\n" + edits, "r.yaml").on_upgrade == OnUpgrade::reapply);
+  CHECK(on_upgrade_name(OnUpgrade::warn) == "warn");
+}
