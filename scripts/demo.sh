@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up and builds sitepatch, then shows the whole workflow on a throwaway venv
 # with a small stand-in for FlashInfer (and for torch and packaging, which would come
-# from PyPI): plan, apply, list, verify, show, log, rollback.
+# from PyPI): plan, apply, list, verify, show, log; then `pip install -U` to 0.6.0
+# (which rewrites the patched files and moves fp4_quantize), status, apply again,
+# rollback.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -15,12 +17,13 @@ run() { printf '$ %s\n' "$*"; "$@"; }
 
 step "a throwaway venv with the demo packages, installed by pip from local wheels"
 "$python" -m venv --without-pip "$demo/venv"
-for pkg in torch-2.9.0 packaging-24.0 flashinfer-python-0.5.3; do
+for pkg in torch-2.9.0 packaging-24.0 flashinfer-python-0.5.3 flashinfer-python-0.6.0; do
   "$python" "$root/scripts/build_wheel.py" "$root/tests/data/packages/$pkg" \
     "${pkg%-*}" "${pkg##*-}" "$demo/wheels" >/dev/null
 done
 "$python" -m pip --python "$demo/venv/bin/python" install --quiet --no-index --no-deps \
-  --disable-pip-version-check "$demo"/wheels/*.whl
+  --disable-pip-version-check "$demo"/wheels/torch-*.whl "$demo"/wheels/packaging-*.whl \
+  "$demo"/wheels/flashinfer_python-0.5.3-*.whl
 export VIRTUAL_ENV="$demo/venv"
 probe='import os; os.environ["CUDA_HOME"] = "/nonexistent"
 import flashinfer
@@ -53,7 +56,19 @@ run "$sp" show flashinfer-dynamo
 step "the history is plain git"
 run git --git-dir "$demo/venv/.sitepatch" log --format='%h %s'
 
-step "rollback"
+step "pip install -U flashinfer-python (0.6.0): pip rewrites the patched files"
+run "$python" -m pip --python "$demo/venv/bin/python" install --quiet --no-index --no-deps \
+  --disable-pip-version-check -U "$demo"/wheels/flashinfer_python-0.6.0-*.whl
+"$demo/venv/bin/python" -c "$probe" 2>&1 | tail -1 || true
+
+step "status: what the upgrade took away, and the command that puts it back"
+run "$sp" status || true
+
+step "apply again: the recipe names functions, so it applies to 0.6.0 (fp4_quantize moved)"
+run "$sp" apply -q "$root/recipes/flashinfer-dynamo.yaml"
+"$demo/venv/bin/python" -c "$probe"
+
+step "rollback: back to exactly what pip installed for 0.6.0"
 run "$sp" rollback -q flashinfer-dynamo
 "$demo/venv/bin/python" -c "$probe" 2>&1 | tail -1 || true
 run "$sp" verify

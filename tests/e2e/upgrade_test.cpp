@@ -498,3 +498,34 @@ TEST_CASE("the record keeps, per edit, the owner and version, file hashes and th
   CHECK(e["after_sha256"] == sitepatch::util::sha256_hex(k.read("fastkern/cuda.py")));
   CHECK(j["edits"][1]["where"] == "fastkern.ops:fp4_quantize");
 }
+
+TEST_CASE("the bundled recipe after pip install -U flashinfer-python 0.5.3 -> 0.6.0", "[e2e][upgrade]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  REQUIRE(env.sp({"apply", recipe}).status == 0);
+  env.venv.upgrade(e2e::data_wheel("flashinfer-python", "0.6.0", env.tmp.path + "/wheels"));
+  auto fresh = e2e::read_tree(env.venv.site_packages + "/flashinfer");
+
+  auto st = env.sp({"status"});
+  CHECK(st.status == 3);
+  CHECK(st.out.find("  flashinfer-dynamo  needs reapplying\n"
+                    "                     flashinfer-python 0.5.3 -> 0.6.0 replaced flashinfer/jit/cpp_ext.py\n") !=
+        std::string::npos);
+
+  auto a = env.sp({"apply", recipe});
+  INFO(a.err);
+  REQUIRE(a.status == 0);
+  CHECK(a.err.find("get_cuda_version changed in 0.6.0: review the diff") != std::string::npos);
+  CHECK(a.err.find("fp4_quantize is re-exported: flashinfer.fp4_quantization -> flashinfer.quantization -> "
+                   "flashinfer.quantization.fp4_quantization; patching it there") != std::string::npos);
+  auto probe = env.venv.run_python(
+      "import os; os.environ['CUDA_HOME'] = '/nonexistent'\n"
+      "import flashinfer\n"
+      "print(flashinfer.fp4_quantize._torchdynamo_disable, flashinfer.get_cuda_version())\n");
+  INFO(probe.err);
+  CHECK(probe.out == "True 12.8\n");
+  CHECK(env.sp({"status"}).status == 0);
+
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(e2e::read_tree(env.venv.site_packages + "/flashinfer") == fresh);
+}

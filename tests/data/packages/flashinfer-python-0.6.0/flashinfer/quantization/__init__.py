@@ -1,0 +1,1 @@
+from .fp4_quantization import fp4_quantize, get_fp4_quantization_module
