@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", g.quiet, "Print only results and errors");
   app.footer(
       "Exit codes: 0 done; 1 failed, nothing changed; 2 bad usage or invalid recipe;\n"
-      "3 verify found a patch not intact.\n"
+      "3 verify (or status) found a patch not intact.\n"
       "Run 'sitepatch COMMAND --help' for a command's options.");
 
   std::map<CLI::App*, Runner> runners;
