@@ -27,6 +27,7 @@ std::string_view advice_name(engine::Advice a) {
 std::string prefix(const GlobalOptions& g, const engine::Session& s) {
   std::string p = "sitepatch";
   if (!g.host.empty()) p += " --host " + util::shell_word(g.host);
+  if (!g.ssh_command.empty()) p += " --ssh-command " + util::shell_word(g.ssh_command);
   p += " --venv " + util::shell_word(s.env.prefix);
   if (!g.state_dir.empty()) p += " --state-dir " + util::shell_word(g.state_dir);
   return p;

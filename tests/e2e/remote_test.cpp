@@ -243,3 +243,30 @@ TEST_CASE("remote: a connection killed mid-apply is finished by the next command
   REQUIRE(env.sp({"rollback", "--all"}).status == 0);
   CHECK(env.pristine());
 }
+
+TEST_CASE("remote: after pip install -U there, status, apply and rollback handle the upgrade", "[e2e][remote]") {
+  RemoteDemo env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  REQUIRE(env.sp({"apply", recipe}).status == 0);
+  env.venv.upgrade(e2e::data_wheel("flashinfer-python", "0.6.0", env.tmp.path + "/wheels"));
+  auto fresh = e2e::read_tree(env.venv.site_packages + "/flashinfer");
+
+  int before = env.sshd.connections();
+  auto st = env.sp({"status"});
+  CHECK(st.status == 3);
+  CHECK(st.out.find(env.sshd.target() + ":/srv/venv (Python ") == 0);
+  CHECK(st.out.find("flashinfer-python 0.5.3 -> 0.6.0 replaced flashinfer/jit/cpp_ext.py\n") != std::string::npos);
+  CHECK(st.out.find("  sitepatch --host " + env.sshd.target() + " --ssh-command " +
+                    sitepatch::util::shell_quote(env.sshd.ssh_command()) + " --venv /srv/venv apply " + recipe +
+                    "\n") != std::string::npos);
+  CHECK(env.sshd.connections() == before + 1);
+
+  auto a = env.sp({"apply", recipe});
+  INFO(a.err);
+  REQUIRE(a.status == 0);
+  CHECK(a.err.find("patching it there") != std::string::npos);
+  CHECK(env.read("flashinfer/quantization/fp4_quantization.py").find("@torch.compiler.disable") != std::string::npos);
+  CHECK(env.sp({"status"}).status == 0);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(e2e::read_tree(env.venv.site_packages + "/flashinfer") == fresh);
+}
