@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -62,10 +63,18 @@ std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create) {
 }
 
 std::string HistoryAccess::commit(const store::Transaction& tx) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto ms = [&t0] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
   std::string oid = h_->commit(tx);
   if (!s_.host.local()) {
+    double committed = ms();
     h_->pack();  // a few files to send and to fetch next time, not one per object
+    double packed = ms();
     publish();
+    spdlog::debug("history: commit {:.0f} ms, pack {:.0f} ms, publish {:.0f} ms", committed, packed - committed,
+                  ms() - packed);
   }
   return oid;
 }

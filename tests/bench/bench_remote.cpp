@@ -5,7 +5,7 @@
 // each of 50 modules); apply and rollback each. Connections are counted from sshd's
 // log. Prints medians; asserts nothing.
 //
-// usage: sitepatch_bench_remote [ROUNDS]
+// usage: sitepatch_bench_remote [ROUNDS [--trace]]  (--trace: -v output of one apply and rollback first)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -196,6 +196,24 @@ int run_bench(int argc, char** argv) {
                       : now == pristine;
     if (!ok) throw std::runtime_error("after " + after + " the files are not as expected:\n" + now);
   };
+  // `--trace`: one -v apply and rollback first, to show where a remote command's time goes.
+  if (argc > 2 && std::string(argv[2]) == "--trace") {
+    for (auto args : {with(sp, {"-vv", "apply", "-q", two}), with(sp, {"-vv", "rollback", "-q", "--all"}), with(sp, {"-vv", "apply", "-q", two}), with(sp, {"-vv", "rollback", "-q", "--all"})}) {
+      auto r = testsupport::run_sitepatch({args.begin() + 1, args.end()});
+      std::printf("%s", r.err.c_str());
+    }
+    // The fixed cost of a command: the handshake, then the agent's start and probe.
+    for (auto args : {bare, with(sp, {"list"}), with(sp, {"verify"})}) {
+      std::vector<double> s;
+      for (int i = 0; i < 5; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        if (args[0] == "sitepatch") testsupport::run_sitepatch({args.begin() + 1, args.end()});
+        else sitepatch::util::run(args);
+        s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::printf("%-40s median %.3f s\n", (args[0] + " ... " + args.back()).c_str(), median(s));
+    }
+  }
   for (int i = 0; i < rounds; ++i) {
     measure("ssh host true", bare);
     measure("sitepatch apply, 2 edits", with(sp, {"apply", "-q", two}));
