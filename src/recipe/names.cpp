@@ -1,4 +1,4 @@
-// The words users read for actions, target kinds and edit locations.
+// The words users read for actions, target kinds, on-upgrade choices and edit locations.
 #include "sitepatch/recipe/recipe.hpp"
 
 namespace sitepatch::recipe {
@@ -22,6 +22,15 @@ std::string_view kind_name(TargetKind k) {
     case TargetKind::function: return "function";
     case TargetKind::class_: return "class";
     case TargetKind::variable: return "variable";
+  }
+  return "?";
+}
+
+std::string_view on_upgrade_name(OnUpgrade o) {
+  switch (o) {
+    case OnUpgrade::reapply: return "reapply";
+    case OnUpgrade::warn: return "warn";
+    case OnUpgrade::fail: return "fail";
   }
   return "?";
 }

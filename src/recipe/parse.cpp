@@ -82,15 +82,6 @@ void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Pro
 
 }  // namespace
 
-std::string_view on_upgrade_name(OnUpgrade o) {
-  switch (o) {
-    case OnUpgrade::reapply: return "reapply";
-    case OnUpgrade::warn: return "warn";
-    case OnUpgrade::fail: return "fail";
-  }
-  return "reapply";
-}
-
 Recipe parse(std::string_view text, const std::string& path) {
   Recipe r;
   r.path = path;
