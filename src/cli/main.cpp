@@ -137,7 +137,8 @@ int main(int argc, char** argv) {
 
   auto logger = spdlog::stderr_color_mt("sitepatch");
   spdlog::set_default_logger(logger);
-  spdlog::set_pattern("sitepatch: %v");
+  // -vv adds the milliseconds since the previous line, to see where the time goes.
+  spdlog::set_pattern(g.verbose >= 2 ? "sitepatch: [+%o ms] %v" : "sitepatch: %v");
   spdlog::set_level(g.verbose >= 2 ? spdlog::level::debug
                     : g.verbose  ? spdlog::level::info
                                  : spdlog::level::warn);

@@ -1,8 +1,8 @@
 // Another machine through the system OpenSSH client: one connection per command,
 // the agent run there by the environment's own Python, nothing installed.
-#include <spdlog/spdlog.h>
-
 #include <cstdlib>
+
+#include <spdlog/spdlog.h>
 
 #include "host/agent_client.hpp"
 #include "sitepatch/host/host.hpp"
@@ -49,10 +49,13 @@ class SshHost : public Host {
     if (!target_.port.empty()) argv.insert(argv.end(), {"-p", target_.port});
     if (!target_.user.empty()) argv.insert(argv.end(), {"-l", target_.user});
     argv.insert(argv.end(), {"--", target_.host, remote_command()});
+    spdlog::debug("ssh: connecting to {}", target_.str());
     agent_ = std::make_unique<AgentClient>(argv, target_.str(),
                                            venv + "\n" + std::string(embedded::agent_source));
     agent_->explain([this](int status, const std::string& err) { return explain(status, err); });
-    return agent_->hello();
+    auto env = agent_->hello();
+    spdlog::debug("ssh: agent started by {} and probed", env.python);
+    return env;
   }
 
   std::vector<FileData> read(const std::vector<std::string>& paths) override { return a().read(paths); }

@@ -290,3 +290,32 @@ TEST_CASE("pack leaves one pack that libgit2 and plain git both read", "[store]"
   h->pack();
   CHECK(sitepatch::util::run({"git", "--git-dir", dir, "show", "HEAD~3:site/a/b.py"}).out == "x = 0\n");
 }
+
+TEST_CASE("pack adds one small pack per commit, and packs everything into one past sixteen", "[store]") {
+  using namespace sitepatch;
+  testsupport::TempDir tmp;
+  std::string dir = tmp.path + "/h.git";
+  auto h = store::History::open(dir, true);
+  auto count = [&] {
+    std::pair<size_t, size_t> n{0, 0};  // packs, loose objects
+    for (auto& e : std::filesystem::recursive_directory_iterator(dir + "/objects")) {
+      if (!e.is_regular_file()) continue;
+      if (e.path().extension() == ".pack") ++n.first;
+      else if (e.path().extension() != ".idx" && e.path().parent_path().filename() != "info") ++n.second;
+    }
+    return n;
+  };
+  for (int i = 0; i < 17; ++i) {
+    store::Transaction tx;
+    tx.message = "commit " + std::to_string(i);
+    tx.site["a/b.py"] = "x = " + std::to_string(i) + "\n";
+    h->commit(tx);
+    h->pack();
+    // A seventeenth pack would pass the limit: everything goes into one instead.
+    size_t packs = i < 16 ? size_t(i + 1) : 1;
+    CHECK(count() == std::pair<size_t, size_t>{packs, 0});
+  }
+  CHECK(sitepatch::util::run({"git", "--git-dir", dir, "fsck", "--strict"}).status == 0);
+  CHECK(sitepatch::util::run({"git", "--git-dir", dir, "show", "HEAD~16:site/a/b.py"}).out == "x = 0\n");
+  CHECK(h->site_file("a/b.py") == std::optional<std::string>("x = 16\n"));
+}
