@@ -60,7 +60,7 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
     std::string cmd = prefix(g, *env.session);
     bool intact = true;
     nlohmann::json arr = nlohmann::json::array();
-    std::vector<std::string> lines, todo;
+    std::vector<std::string> lines, fixes;
     size_t w = 2, needing = 0;
     for (auto& s : statuses) w = std::max(w, s.id.size());
     for (auto& s : statuses) {
@@ -82,7 +82,7 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
       lines.push_back(head + o.paint(a == engine::Advice::none ? "applied" : std::string(advice_name(a)), paint));
       for (auto& f : s.files)
         if (f.state != engine::FileState::applied) lines.push_back(std::string(w + 4, ' ') + f.message);
-      if (!command.empty()) todo.push_back("  " + command + (note.empty() ? "" : "    # " + note));
+      if (!command.empty()) fixes.push_back("  " + command + (note.empty() ? "" : "    # " + note));
     }
     if (o.json()) {
       o.document({{"ok", intact}, {"environment", env.session->env.prefix}, {"patches", arr}});
@@ -97,10 +97,10 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
     o.out(where + ": " + std::to_string(statuses.size()) + " patch(es), " +
           (needing ? std::to_string(needing) + " need(s) attention" : "all applied"));
     for (auto& l : lines) o.out(l);
-    if (!todo.empty()) {
+    if (!fixes.empty()) {
       o.out("");
       o.out("to fix:");
-      for (auto& t : todo) o.out(t);
+      for (auto& t : fixes) o.out(t);
     }
     return int(intact ? Exit::ok : Exit::not_intact);
   };

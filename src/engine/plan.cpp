@@ -152,6 +152,30 @@ void note_upstream_change(EditStatus& st, const std::map<std::string, const stor
   }
 }
 
+// What the recipe's `on-upgrade` makes of an upgrade that replaced files it patched:
+// will_apply (reapply), skipped (warn) or failed (fail), with the message for its edits.
+std::pair<EditState, std::string> on_upgrade(Session& s, const recipe::Recipe& r,
+                                             const std::map<std::string, const store::PatchRecord*>& record_of,
+                                             Plan& p) {
+  auto it = record_of.find(r.id);
+  if (it == record_of.end()) return {EditState::will_apply, ""};
+  auto replaced = detail::upgrades_of(*it->second, s.distributions());
+  if (replaced.empty()) return {EditState::will_apply, ""};
+  std::string what = util::join(replaced, ", ");
+  if (r.on_upgrade == recipe::OnUpgrade::reapply || s.force) {
+    p.notes.push_back(r.id + ": " + what + "; reapplying");
+    return {EditState::will_apply, ""};
+  }
+  if (r.on_upgrade == recipe::OnUpgrade::warn) {
+    std::string m = what + "; not reapplied (on-upgrade: warn; --force reapplies)";
+    p.notes.push_back(r.id + ": " + m);
+    return {EditState::skipped, m};
+  }
+  std::string m = what + "; the recipe says on-upgrade: fail (review the new version, then apply --force)";
+  p.problems.push_back(r.id + ": " + m);
+  return {EditState::failed, m};
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -183,26 +207,8 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
     std::string problem = requirement_problem(s, r);
     bool skip = !problem.empty() && !s.force;
     if (!problem.empty() && skip) p.problems.push_back(problem);
-    EditState upgraded_state = EditState::will_apply;
-    std::string upgrade_message;
-    if (auto it = record_of.find(r.id); it != record_of.end() && problem.empty()) {
-      auto replaced = upgrades_of(*it->second, s.distributions());
-      std::string what = util::join(replaced, ", ");
-      if (!replaced.empty()) {
-        if (r.on_upgrade == recipe::OnUpgrade::reapply || s.force) {
-          p.notes.push_back(r.id + ": " + what + "; reapplying");
-        } else if (r.on_upgrade == recipe::OnUpgrade::warn) {
-          upgraded_state = EditState::skipped;
-          upgrade_message = what + "; not reapplied (on-upgrade: warn; --force reapplies)";
-          p.notes.push_back(r.id + ": " + upgrade_message);
-        } else {
-          upgraded_state = EditState::failed;
-          upgrade_message = what + "; the recipe says on-upgrade: fail (review the new version, "
-                                   "then apply --force)";
-          p.problems.push_back(r.id + ": " + upgrade_message);
-        }
-      }
-    }
+    auto [upgraded_state, upgrade_message] =
+        problem.empty() ? on_upgrade(s, r, record_of, p) : std::pair{EditState::will_apply, std::string()};
     for (auto& e : r.edits) {
       EditStatus st;
       st.recipe_id = r.id;
