@@ -4,6 +4,13 @@
 # It is carried inside the sitepatch binary; src/host/agent_client.cpp speaks to it.
 import sys
 
+# Before anything newer is used: an old Python gets a clear refusal. This file keeps to
+# syntax older Pythons still parse (no f-strings, no :=), so the check is reached.
+if sys.version_info < (3, 8):
+    sys.stderr.write("Python %d.%d.%d (%s) is too old for the sitepatch agent: it needs 3.8 or newer\n"
+                     % (sys.version_info[0], sys.version_info[1], sys.version_info[2], sys.executable))
+    sys.exit(96)
+
 # `-c` puts the current folder first on sys.path: a json.py there must not replace ours.
 sys.path[:] = [p for p in sys.path if p not in ("", ".")]
 

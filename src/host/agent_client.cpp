@@ -76,6 +76,8 @@ void AgentClient::died(const std::string& what) {
     std::string better = explain_(status, err);
     if (!better.empty()) throw Error(better);
   }
+  // 96: the agent's own refusal of a Python older than it supports; it says which.
+  if (status == 96 && !err.empty()) throw Error(who_ + ": " + err);
   if (!err.empty()) msg += ":\n" + err;
   throw Error(msg);
 }

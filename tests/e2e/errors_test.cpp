@@ -129,3 +129,14 @@ TEST_CASE("rollback of a patch that is not applied lists what is", "[e2e]") {
   auto none = env.sp({"rollback"});
   CHECK(none.status == 2);
 }
+
+TEST_CASE("a Python older than 3.8 is refused by name", "[e2e]") {
+  testsupport::TempDir tmp;
+  std::string python = tmp.path + "/old/bin/python3";
+  testsupport::spit(python, testsupport::old_python_script());
+  std::filesystem::permissions(python, std::filesystem::perms::owner_all);
+  auto r = testsupport::run_sitepatch({"--venv", tmp.path + "/old", "list"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: " + python + ": Python 3.6.9 (" + testsupport::outer_python() +
+                     ") is too old for the sitepatch agent: it needs 3.8 or newer\n");
+}

@@ -149,6 +149,16 @@ TEST_CASE("remote: a venv that does not exist there is named", "[e2e][remote]") 
   CHECK(notenv.status == 1);
   CHECK(notenv.err == "sitepatch: error: " + env.sshd.target() +
                           ": /srv is not a Python environment: no bin/python3 or bin/python in it\n");
+
+  // A Python too old for the agent (3.6 is not installed here: the real one reports
+  // 3.6.9 before it runs what it was given).
+  testsupport::spit(env.sshd.local("/srv/old/bin/python3"), testsupport::old_python_script());
+  std::filesystem::permissions(env.sshd.local("/srv/old/bin/python3"), std::filesystem::perms::owner_all);
+  auto old = testsupport::run_sitepatch({"--host", env.sshd.target(), "--ssh-command", env.sshd.ssh_command(),
+                                         "--venv", "/srv/old", "list"});
+  CHECK(old.status == 1);
+  CHECK(old.err == "sitepatch: error: " + env.sshd.target() + ": Python 3.6.9 (" + testsupport::outer_python() +
+                       ") is too old for the sitepatch agent: it needs 3.8 or newer\n");
 }
 
 TEST_CASE("remote: paths with quotes, spaces and $(...) reach no shell", "[e2e][remote]") {

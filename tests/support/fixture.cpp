@@ -130,6 +130,12 @@ RunResult Venv::run_python(const std::string& code) const {
   return sitepatch::util::run({python, "-c", code});
 }
 
+std::string old_python_script() {
+  // The agent is started as `python -u -c CODE`: CODE is the third argument.
+  return "#!/bin/sh\nexec " + outer_python() +
+         " -u -c 'import sys; sys.version_info = (3, 6, 9, \"final\", 0); exec(sys.argv[1])' \"$3\"\n";
+}
+
 RunResult run_sitepatch(const std::vector<std::string>& args,
                         const std::map<std::string, std::string>& env) {
   // env(1) sets the child's variables: removals first, then assignments.

@@ -38,6 +38,10 @@ std::string build_wheel(const WheelSpec& spec, const std::string& out_dir);
 /// PATH), resolved once to its real executable.
 const std::string& outer_python();
 
+/// A `bin/python3` for a Python older than the agent supports: none is installed here,
+/// so it runs outer_python() reporting 3.6.9 as its version.
+std::string old_python_script();
+
 /// A venv made by `python3 -m venv --without-pip`; packages go in with the outer
 /// interpreter's pip running under the venv's own Python.
 struct Venv {
