@@ -40,15 +40,19 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
       return int(Exit::failed);
     }
     if (out.json()) return int(Exit::ok);
-    std::vector<std::string> ids, skipped;
+    std::vector<std::string> ids, skipped, fixed;
     for (auto& rec : p.recipes) {
       bool skip = std::any_of(p.edits.begin(), p.edits.end(), [&](auto& e) {
         return e.recipe_id == rec.id && e.state == engine::EditState::skipped;
       });
-      (skip ? skipped : ids).push_back(rec.id);
+      bool upstream = std::count(p.forget.begin(), p.forget.end(), rec.id) > 0;
+      (skip ? skipped : upstream ? fixed : ids).push_back(rec.id);
     }
+    std::vector<std::string> why;
+    if (!skipped.empty()) why.push_back(util::join(skipped, ", ") + " skipped");
+    if (!fixed.empty()) why.push_back(util::join(fixed, ", ") + " already in the installed version");
     if (!r.written && !o->dry_run && ids.empty())
-      out.err("nothing written: " + util::join(skipped, ", ") + " skipped");
+      out.err("nothing written: " + util::join(why, "; "));
     else if (o->dry_run)
       out.err("dry run: " + std::to_string(p.files.size()) + " file(s) would change; nothing was written");
     else if (!r.written)

@@ -25,7 +25,17 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   if (history) res.recovered = detail::recover(s, *history);
   auto existing = history ? history->patches() : std::vector<store::PatchRecord>{};
   res.plan = detail::plan_against(s, std::move(recipes), existing);
-  if (!res.plan.ok() || res.plan.files.empty()) return res;
+  if (!res.plan.ok()) return res;
+  if (res.plan.files.empty()) {
+    if (!res.plan.forget.empty()) {
+      store::Transaction tx;
+      tx.message = "forget " + util::join(res.plan.forget, ", ") + ": the installed version has every edit";
+      tx.drop = res.plan.forget;
+      tx.site_drop = detail::unreferenced(existing, {}, tx.drop);
+      res.commit = history->commit(tx);
+    }
+    return res;
+  }
   if (!history) history = detail::HistoryAccess::open(s, true);
 
   int64_t now = std::time(nullptr);
@@ -37,7 +47,8 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   saved.message = "apply " + ids + ": originals saved, writing";
   saved.trailers = detail::trailers_for(saved.put);
   for (auto& fc : res.plan.files) saved.site[fc.rel] = fc.old_text;
-  saved.site_drop = detail::unreferenced(existing, saved.put);
+  saved.drop = res.plan.forget;
+  saved.site_drop = detail::unreferenced(existing, saved.put, saved.drop);
   auto t0 = std::chrono::steady_clock::now();
   auto ms = [&t0] {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -91,6 +102,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   for (auto& r : done.put) r.state = "applied";
   done.message = "apply " + ids;
   done.trailers = saved.trailers;
+  done.drop = saved.drop;
   done.site_drop = saved.site_drop;
   for (auto& fc : res.plan.files) done.site[fc.rel] = fc.new_text;
   res.commit = history->commit(done);

@@ -176,6 +176,31 @@ std::pair<EditState, std::string> on_upgrade(Session& s, const recipe::Recipe& r
   return {EditState::failed, m};
 }
 
+// A recipe whose every edit the new version already has: upstream took the fix. Its
+// record (of the old version's files) has nothing left to undo; apply drops it.
+void forget_fixed_upstream(Session& s, Plan& p, const std::map<std::string, const store::PatchRecord*>& record_of) {
+  for (const auto& r : p.recipes) {
+    auto it = record_of.find(r.id);
+    if (it == record_of.end() || detail::upgrades_of(*it->second, s.distributions()).empty()) continue;
+    bool all_there = true;
+    std::string version;
+    for (const auto& e : p.edits)
+      if (e.recipe_id == r.id) all_there = all_there && e.state == EditState::already_applied;
+    for (const auto& f : p.files)
+      for (const auto& step : f.steps) all_there = all_there && step.first != r.id;
+    if (!all_there) continue;
+    p.forget.push_back(r.id);
+    std::string reapplying = r.id + ": ";
+    p.notes.erase(std::remove_if(p.notes.begin(), p.notes.end(),
+                                 [&](const std::string& n) {
+                                   return util::starts_with(n, reapplying) && util::ends_with(n, "; reapplying");
+                                 }),
+                  p.notes.end());
+    p.notes.push_back(r.id + ": every edit is already in the installed version (upstream has the fix); "
+                      "nothing to reapply, and its record of the old version is dropped");
+  }
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -376,6 +401,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   }
   spdlog::info("plan: {} changed file(s) checked by tree-sitter and compiled by Python {} ({:.0f} ms)",
                changed.size(), s.env.version, ms_since(t0));
+  forget_fixed_upstream(s, p, record_of);
   return p;
 }
 

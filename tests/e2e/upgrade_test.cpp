@@ -85,9 +85,28 @@ const char* kFp4 =
     "        raise RuntimeError(\"fp4 needs CUDA 12.8\")\n"
     "    return x\n";
 
+// 5.0: upstream took both fixes.
+const char* kCuda5 =
+    "\"\"\"CUDA helpers (5.0).\"\"\"\n"
+    "\n"
+    "\n"
+    "def get_cuda_version():\n"
+    "    return \"12.8\"\n";
+const char* kOps5 =
+    "import torch\n"
+    "\n"
+    "\n"
+    "@torch.compiler.disable\n"
+    "def fp4_quantize(x):\n"
+    "    return x\n";
+
 WheelSpec fastkern(int version) {
   WheelSpec w{"fastkern", std::to_string(version) + ".0", {{"fastkern/__init__.py", "from .ops import fp4_quantize\n"}}};
-  w.files["fastkern/cuda.py"] = version == 1 ? kCuda1 : version == 2 ? kCuda2 : kCuda3;
+  w.files["fastkern/cuda.py"] = version == 1 ? kCuda1 : version == 2 ? kCuda2 : version == 5 ? kCuda5 : kCuda3;
+  if (version == 5) {
+    w.files["fastkern/ops.py"] = kOps5;
+    return w;
+  }
   if (version < 4) {
     w.files["fastkern/ops.py"] = kOps;
   } else {
@@ -528,4 +547,22 @@ TEST_CASE("the bundled recipe after pip install -U flashinfer-python 0.5.3 -> 0.
 
   REQUIRE(env.sp({"rollback", "--all"}).status == 0);
   CHECK(e2e::read_tree(env.venv.site_packages + "/flashinfer") == fresh);
+}
+
+TEST_CASE("an upgrade that already has every edit: nothing is written and the old record goes", "[e2e][upgrade]") {
+  Kern k(1);
+  REQUIRE(k.sp({"apply", k.recipe}).status == 0);
+  k.upgrade(5);
+  auto a = k.sp({"apply", k.recipe});
+  INFO(a.err);
+  REQUIRE(a.status == 0);
+  CHECK(a.err.find("upgrade  fastkern-dynamo: every edit is already in the installed version (upstream has the "
+                   "fix); nothing to reapply, and its record of the old version is dropped\n") != std::string::npos);
+  CHECK(a.err.find("nothing written: fastkern-dynamo already in the installed version\n") != std::string::npos);
+  CHECK(a.err.find("reapplying") == std::string::npos);
+  CHECK(k.pristine());
+  CHECK(k.sp({"list"}).out == "no patches applied in " + k.venv.root + "\n");
+  CHECK(k.sp({"status"}).status == 0);
+  auto log = sitepatch::util::run({"git", "--git-dir", k.venv.root + "/.sitepatch", "log", "-1", "--format=%s"});
+  CHECK(log.out == "forget fastkern-dynamo: the installed version has every edit\n");
 }

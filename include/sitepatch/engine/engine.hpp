@@ -86,6 +86,7 @@ struct Plan {
   std::vector<FileChange> files;
   std::vector<std::string> problems;  // recipe-level failures (requires: ...)
   std::vector<std::string> notes;     // recipe-level news (an upgrade replaced a patched file)
+  std::vector<std::string> forget;    // recipes the new version already contains: apply drops their records
   bool ok() const;
 };
 
