@@ -162,10 +162,8 @@ std::pair<EditState, std::string> on_upgrade(Session& s, const recipe::Recipe& r
   auto replaced = detail::upgrades_of(*it->second, s.distributions());
   if (replaced.empty()) return {EditState::will_apply, ""};
   std::string what = util::join(replaced, ", ");
-  if (r.on_upgrade == recipe::OnUpgrade::reapply || s.force) {
-    p.notes.push_back(r.id + ": " + what + "; reapplying");
-    return {EditState::will_apply, ""};
-  }
+  // Reapplied: note_reapplied() tells, once the edits show whether the new version needs them.
+  if (r.on_upgrade == recipe::OnUpgrade::reapply || s.force) return {EditState::will_apply, ""};
   if (r.on_upgrade == recipe::OnUpgrade::warn) {
     std::string m = what + "; not reapplied (on-upgrade: warn; --force reapplies)";
     p.notes.push_back(r.id + ": " + m);
@@ -176,26 +174,26 @@ std::pair<EditState, std::string> on_upgrade(Session& s, const recipe::Recipe& r
   return {EditState::failed, m};
 }
 
-// A recipe whose every edit the new version already has: upstream took the fix. Its
-// record (of the old version's files) has nothing left to undo; apply drops it.
-void forget_fixed_upstream(Session& s, Plan& p, const std::map<std::string, const store::PatchRecord*>& record_of) {
+// A recipe reapplied after an upgrade: say so, unless every edit is already in the new
+// version (upstream took the fix): then its record of the old version's files has
+// nothing left to undo, and apply drops it.
+void note_reapplied(Session& s, Plan& p, const std::map<std::string, const store::PatchRecord*>& record_of) {
   for (const auto& r : p.recipes) {
     auto it = record_of.find(r.id);
-    if (it == record_of.end() || detail::upgrades_of(*it->second, s.distributions()).empty()) continue;
-    bool all_there = true;
-    std::string version;
+    if (it == record_of.end()) continue;
+    auto replaced = detail::upgrades_of(*it->second, s.distributions());
+    bool reapplied = !replaced.empty(), all_there = true;
     for (const auto& e : p.edits)
-      if (e.recipe_id == r.id) all_there = all_there && e.state == EditState::already_applied;
-    for (const auto& f : p.files)
-      for (const auto& step : f.steps) all_there = all_there && step.first != r.id;
-    if (!all_there) continue;
+      if (e.recipe_id == r.id) {
+        reapplied = reapplied && e.state != EditState::skipped && e.state != EditState::failed;
+        all_there = all_there && e.state == EditState::already_applied;
+      }
+    if (!reapplied) continue;
+    if (!all_there) {
+      p.notes.push_back(r.id + ": " + util::join(replaced, ", ") + "; reapplying");
+      continue;
+    }
     p.forget.push_back(r.id);
-    std::string reapplying = r.id + ": ";
-    p.notes.erase(std::remove_if(p.notes.begin(), p.notes.end(),
-                                 [&](const std::string& n) {
-                                   return util::starts_with(n, reapplying) && util::ends_with(n, "; reapplying");
-                                 }),
-                  p.notes.end());
     p.notes.push_back(r.id + ": every edit is already in the installed version (upstream has the fix); "
                       "nothing to reapply, and its record of the old version is dropped");
   }
@@ -401,7 +399,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   }
   spdlog::info("plan: {} changed file(s) checked by tree-sitter and compiled by Python {} ({:.0f} ms)",
                changed.size(), s.env.version, ms_since(t0));
-  forget_fixed_upstream(s, p, record_of);
+  note_reapplied(s, p, record_of);
   return p;
 }
 
