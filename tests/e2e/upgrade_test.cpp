@@ -566,3 +566,44 @@ TEST_CASE("an upgrade that already has every edit: nothing is written and the ol
   auto log = sitepatch::util::run({"git", "--git-dir", k.venv.root + "/.sitepatch", "log", "-1", "--format=%s"});
   CHECK(log.out == "forget fastkern-dynamo: the installed version has every edit\n");
 }
+
+TEST_CASE("two recipes on one file survive an upgrade together and roll back one at a time", "[e2e][upgrade]") {
+  e2e::DemoEnv env;
+  auto a = env.recipe("a.yaml",
+                      "id: cuda-version\n"
+                      "edits:\n"
+                      "  - module: flashinfer.jit.cpp_ext\n"
+                      "    function: get_cuda_version\n"
+                      "    replace-body: |\n"
+                      "      return Version(torch.version.cuda)\n");
+  auto b = env.recipe("b.yaml",
+                      "id: no-lock\n"
+                      "edits:\n"
+                      "  - module: flashinfer.jit.cpp_ext\n"
+                      "    function: load_cuda_ops\n"
+                      "    replace: {old: 'with open(lock_path, \"a\"):', new: 'if False:  # no lock file'}\n");
+  REQUIRE(env.sp({"apply", a}).status == 0);
+  REQUIRE(env.sp({"apply", b}).status == 0);
+  env.venv.upgrade(e2e::data_wheel("flashinfer-python", "0.6.0", env.tmp.path + "/wheels"));
+  std::string fresh = env.read("flashinfer/jit/cpp_ext.py");
+
+  auto both = env.sp({"apply", a, b});
+  INFO(both.err);
+  REQUIRE(both.status == 0);
+  CHECK(both.err.find("upgrade  cuda-version: flashinfer-python 0.5.3 -> 0.6.0 replaced flashinfer/jit/cpp_ext.py; "
+                      "reapplying\n") != std::string::npos);
+  CHECK(both.err.find("upgrade  no-lock: flashinfer-python 0.5.3 -> 0.6.0 replaced flashinfer/jit/cpp_ext.py; "
+                      "reapplying\n") != std::string::npos);
+  std::string patched = env.read("flashinfer/jit/cpp_ext.py");
+  CHECK(patched.find("return Version(torch.version.cuda)") != std::string::npos);
+  CHECK(patched.find("if False:  # no lock file") != std::string::npos);
+  CHECK(env.sp({"verify"}).status == 0);
+
+  REQUIRE(env.sp({"rollback", "cuda-version"}).status == 0);
+  std::string only_b = env.read("flashinfer/jit/cpp_ext.py");
+  CHECK(only_b.find("subprocess.run([nvcc") != std::string::npos);  // 0.6.0's own body is back
+  CHECK(only_b.find("if False:  # no lock file") != std::string::npos);
+  CHECK(env.sp({"verify"}).status == 0);
+  REQUIRE(env.sp({"rollback", "no-lock"}).status == 0);
+  CHECK(env.read("flashinfer/jit/cpp_ext.py") == fresh);
+}
