@@ -73,13 +73,15 @@ Process::Process(const std::vector<std::string>& argv) {
 Process::~Process() {
   if (in_ >= 0) ::close(in_);
   in_ = -1;
-  for (int i = 0; i < 50 && !waited_; ++i) {
+  // Up to half a second for the child to finish on its own (an ssh client closes its
+  // channel first); short steps, since every command waits here once.
+  for (int i = 0; i < 500 && !waited_; ++i) {
     int st;
     if (::waitpid(pid_, &st, WNOHANG) == pid_) {
       waited_ = true;
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   if (!waited_) {
     ::kill(pid_, SIGKILL);
