@@ -14,7 +14,10 @@ if sys.version_info < (3, 8):
 # `-c` puts the current folder first on sys.path: a json.py there must not replace ours.
 sys.path[:] = [p for p in sys.path if p not in ("", ".")]
 
-import base64, hashlib, json, os, site, sysconfig, time, warnings
+import base64, json, os, site, sysconfig, time
+
+# hashlib (OpenSSL) and warnings are imported where used: a command that never writes
+# or compiles does not wait for them at start-up.
 
 try:
     import fcntl
@@ -64,6 +67,8 @@ def op_hello(req):
 
 
 def compile_one(f):
+    import warnings
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -183,6 +188,8 @@ def op_realpath(req):
 
 
 def sha256_of(path):
+    import hashlib
+
     try:
         with open(path, "rb") as fh:
             return hashlib.sha256(fh.read()).hexdigest()
@@ -340,4 +347,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    # Every reply is flushed and the OS releases the locks: skip the interpreter's
+    # tear-down, which every command would otherwise wait for.
+    sys.stderr.flush()
+    os._exit(code)
