@@ -1,0 +1,86 @@
+// Matching called names against rule patterns, and the literal pre-filter.
+#include <algorithm>
+#include <cstring>
+
+#include "sitepatch/audit/rules.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::audit {
+
+namespace {
+
+bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         (unsigned char)c >= 0x80;
+}
+
+// `word` followed by `(` (spaces allowed), not part of a longer name nor an attribute:
+// how a builtin such as open() is called.
+bool has_call(std::string_view text, std::string_view word) {
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    if (at > 0 && (ident_char(text[at - 1]) || text[at - 1] == '.')) continue;
+    size_t end = at + word.size();
+    while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
+    if (end < text.size() && text[end] == '(') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool matches(std::string_view pattern, std::string_view name) {
+  while (true) {
+    size_t pd = pattern.find('.'), nd = name.find('.');
+    std::string_view ps = pattern.substr(0, pd), ns = name.substr(0, nd);
+    if (ps != "*" && ps != ns) return false;
+    if (pd == std::string_view::npos || nd == std::string_view::npos)
+      return pd == std::string_view::npos && nd == std::string_view::npos;
+    pattern.remove_prefix(pd + 1);
+    name.remove_prefix(nd + 1);
+  }
+}
+
+void RuleSet::add(std::vector<Rule> rules) {
+  for (auto& r : rules) {
+    auto same = std::find_if(rules_.begin(), rules_.end(), [&](const Rule& x) { return x.id == r.id; });
+    if (same != rules_.end()) *same = std::move(r);
+    else rules_.push_back(std::move(r));
+  }
+}
+
+const Rule* RuleSet::match(std::string_view name) const {
+  for (const auto& r : rules_)
+    if (matches(r.match, name)) return &r;
+  return nullptr;
+}
+
+std::vector<std::string> RuleSet::literals() const {
+  std::vector<std::string> out;
+  for (const auto& r : rules_) {
+    auto parts = util::split(r.match, '.');
+    std::string lit;
+    // A one-segment name is a builtin: it can only be flagged where it is called.
+    if (parts.size() == 1 && parts[0] != "*") lit = parts[0] + "(";
+    else if (parts.back() != "*") lit = parts.back();
+    else
+      for (auto& p : parts)
+        if (p != "*" && p.size() > lit.size()) lit = p;
+    if (lit.empty()) return {};  // `*` alone matches anything: no pre-filter
+    if (std::find(out.begin(), out.end(), lit) == out.end()) out.push_back(lit);
+  }
+  return out;
+}
+
+bool may_match(std::string_view text, const std::vector<std::string>& literals) {
+  if (literals.empty()) return true;
+  for (const auto& lit : literals) {
+    if (!lit.empty() && lit.back() == '(') {
+      if (has_call(text, std::string_view(lit).substr(0, lit.size() - 1))) return true;
+    } else if (text.find(lit) != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace sitepatch::audit
