@@ -2,7 +2,9 @@
 // with its file:line:col, as recipe errors are.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <regex>
+#include <tuple>
 #include <set>
 
 #include "sitepatch/audit/rules.hpp"
@@ -27,8 +29,12 @@ class Problems {
   void add(recipe::Mark m, std::string message) { list_.push_back({path_, m, std::move(message)}); }
   void raise_if_any() const {
     if (list_.empty()) return;
+    auto sorted = list_;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const recipe::Diagnostic& a, const recipe::Diagnostic& b) {
+      return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
+    });
     std::vector<std::string> lines;
-    for (auto& d : list_) lines.push_back(d.str());
+    for (auto& d : sorted) lines.push_back(d.str());
     throw Error("invalid rules file\n" + util::join(lines, "\n"), Exit::usage);
   }
 
