@@ -95,7 +95,7 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
   audit::WalkOptions w{o.entry.substr(0, colon), o.entry.substr(colon + 1), o.depth};
   Env env = open_env(g);
   Output out(g);
-  engine::CallAudit a = engine::audit_calls(*env.session, rules, w);
+  engine::CallAudit a = engine::audit_calls(*env.session, rules, w, o.suggest);
   const audit::CallGraph& cg = a.graph;
 
   if (o.suggest) {

@@ -103,10 +103,11 @@ class SiteModules : public audit::ModuleSource {
 
 }  // namespace
 
-CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options) {
+CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options, bool owners) {
   SiteModules source(s);
   CallAudit a;
   a.graph = audit::walk(source, rules, options);
+  if (!owners) return a;
   auto owner_of = [&](const std::string& module, const std::string& file) -> const site::Distribution* {
     auto it = source.site_dirs().find(module);
     if (it == source.site_dirs().end()) return nullptr;
@@ -119,7 +120,6 @@ CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::Walk
   const site::Distribution* entry = nullptr;
   if (!a.graph.chains.empty()) {
     const audit::Step& first = a.graph.chains.front().steps.front();
-    a.entry_file = first.file;
     entry = owner_of(first.module, first.file);
   }
   if (entry) {

@@ -16,16 +16,15 @@ namespace sitepatch::engine {
 using Progress = std::function<void(std::size_t done, std::size_t total)>;
 
 /// The call graph from `options.module:options.function` over the environment's
-/// site-packages. `dist_of` names, for each module of the result, the distribution
-/// owning its file (for --suggest).
+/// site-packages. With `owners`, also which distribution owns the entry and which
+/// modules of the chains it owns (for --suggest; it costs reading the dist-infos).
 struct CallAudit {
   audit::CallGraph graph;
-  std::string entry_file;
   std::string entry_dist;     // distribution owning the entry's file, "" when none
   std::string entry_version;
   std::vector<std::string> entry_dist_modules;  // modules of the result owned by it
 };
-CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options);
+CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options, bool owners);
 
 /// Which files a scan reads.
 enum class ScanScope { package, module, all, path };
