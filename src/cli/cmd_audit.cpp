@@ -217,18 +217,24 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
 Runner register_audit(CLI::App& app, const GlobalOptions& g) {
   auto o = std::make_shared<AuditOptions>();
   app.add_option("entry", o->entry,
-                 "MODULE:FUNCTION to walk the calls from (FUNCTION may be Class.method)");
+                 "MODULE:FUNCTION to walk the calls from (FUNCTION may be Class.method)")
+      ->type_name("MODULE:FUNCTION");
   app.add_option("--depth", o->depth, "Follow chains of at most N calls (default: no limit)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--package", o->package, "Scan every module of an installed distribution");
-  app.add_option("--module", o->module, "Scan a module, or a package and everything under it");
+      ->check(CLI::PositiveNumber)
+      ->type_name("N");
+  app.add_option("--package", o->package, "Scan every module of an installed distribution")->type_name("DIST");
+  app.add_option("--module", o->module, "Scan a module, or a package and everything under it")
+      ->type_name("PREFIX");
   app.add_flag("--all", o->all, "Scan every installed distribution");
-  app.add_option("--path", o->path, "Scan every .py file under a folder (no environment needed)");
-  app.add_option("--rules", o->rules, "A rules file to add (YAML: rules: [{id, match, category, message}])");
+  app.add_option("--path", o->path, "Scan every .py file under a folder (no environment needed)")->type_name("DIR");
+  // One file per --rules, so a rules file never swallows the entry after it.
+  app.add_option("--rules", o->rules, "A rules file to add (YAML: rules: [{id, match, category, message}]); repeatable")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
   app.add_flag("--no-default-rules", o->no_default_rules, "Use only the --rules files, not the shipped set");
   app.add_flag("--suggest", o->suggest,
-               "Print a recipe that adds @torch.compiler.disable to the nearest function of each chain "
-               "in the entry's distribution");
+               "Print a recipe adding @torch.compiler.disable to the nearest function of each chain\n"
+               "that the entry's distribution owns");
   app.footer(
       "Without an entry, --package, --module, --all or --path lists every function that directly\n"
       "performs a flagged operation (calls at module level are listed as such). Names are matched\n"

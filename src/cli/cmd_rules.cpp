@@ -8,7 +8,9 @@ namespace sitepatch::cli {
 Runner register_rules(CLI::App& app, const GlobalOptions& g) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto no_default = std::make_shared<bool>(false);
-  app.add_option("--rules", *files, "A rules file to add, as audit --rules does");
+  app.add_option("--rules", *files, "A rules file to add, as audit --rules does; repeatable")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
   app.add_flag("--no-default-rules", *no_default, "Leave out the shipped set");
   return [&g, files, no_default] {
     audit::RuleSet rules = load_rules(*files, !*no_default);

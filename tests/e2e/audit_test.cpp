@@ -206,7 +206,8 @@ TEST_CASE("rules files: added, listed, and refused with file:line:col", "[e2e][a
                               "    category: jit\n"
                               "    message: builds a kernel\n");
   // A rule on a function of the environment stops the chain there.
-  auto r = env.sp({"-q", "audit", "demo.api:quantize", "--rules", mine, "--no-default-rules"});
+  // One file per --rules: the entry after it stays the entry.
+  auto r = env.sp({"-q", "audit", "--rules", mine, "demo.api:quantize", "--no-default-rules"});
   CHECK(r.out ==
         "\n[1] jitbase.tools.run_compiler (jit: builds a kernel)\n"
         "    demo.api:quantize             demo/api.py:6\n"
