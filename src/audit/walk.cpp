@@ -111,6 +111,12 @@ class Walker {
       if (t.kind == Target::function) return {t.mod, t.index};
       break;
     }
+    std::string where = " in module " + o_.module + " (" + m->file + ")";
+    if (m->functions[0].is_local(o_.function))
+      throw Error("`" + o_.function + "`" + where + " is a variable, not a function defined with def");
+    if (m->class_names.count(o_.function))
+      throw Error("`" + o_.function + "`" + where + " is a class; name one of its methods (" + o_.function +
+                  ".__init__, ...)");
     std::vector<std::string> names;
     for (size_t i = 1; i < m->functions.size(); ++i) names.push_back(m->functions[i].qualified);
     auto near = util::nearest(o_.function, names);
@@ -176,9 +182,12 @@ class Walker {
         case Target::klass: {
           if (ref.kind != Ref::call) break;
           if (flag(fresh, ref.line, t.mod->name + "." + t.mod->classes[t.index].qualified)) break;
-          Target init = r_.method(*t.mod, t.index, "__init__");
-          if (init.kind == Target::pending) complete = false;
-          else if (init.kind == Target::function) fresh.calls.push_back({{init.mod, init.index}, ref.line});
+          // Making an instance runs __new__ and __init__, wherever the class defines them.
+          for (const char* special : {"__new__", "__init__"}) {
+            Target init = r_.method(*t.mod, t.index, special);
+            if (init.kind == Target::pending) complete = false;
+            else if (init.kind == Target::function) fresh.calls.push_back({{init.mod, init.index}, ref.line});
+          }
           break;
         }
         case Target::external: flag(fresh, ref.line, t.name); break;

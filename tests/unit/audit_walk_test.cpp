@@ -65,7 +65,11 @@ TEST_CASE("names resolve through star re-exports, aliases, super() and returned 
       "class Child(Base):\n"
       "    def setup(self):\n"
       "        super().setup()\n"
+      "class Made:\n"
+      "    def __new__(cls):\n"
+      "        return object.__new__(cls)\n"
       "def slow():\n"
+      "    Made()\n"
       "    Child().setup()\n"
       "fast = functools.partial(slow)\n"
       "def pick():\n"
@@ -77,8 +81,8 @@ TEST_CASE("names resolve through star re-exports, aliases, super() and returned 
       "    pkg.core.pick()\n";
   auto g = walk(src, dynamo(), {"pkg.api", "entry", 0});
   CHECK(chains(g) == std::vector<std::string>{
-                         "pkg.api:entry:3 > pkg.core:slow:9 > pkg.core:Child.setup:7 > pkg.core:Base.setup:4 > time.sleep"});
-  CHECK(g.functions == 5);  // entry, slow, pick, Child.setup, Base.setup
+                         "pkg.api:entry:3 > pkg.core:slow:13 > pkg.core:Child.setup:7 > pkg.core:Base.setup:4 > time.sleep"});
+  CHECK(g.functions == 6);  // entry, slow, pick, Made.__new__, Child.setup, Base.setup
   CHECK(g.unresolved.empty());
   CHECK(src.waves <= 4);
 
@@ -90,9 +94,13 @@ TEST_CASE("names resolve through star re-exports, aliases, super() and returned 
 TEST_CASE("a wrong entry names what is missing and what is near", "[audit]") {
   MemorySource src;
   src.files["pkg/__init__.py"] = "";
-  src.files["pkg/api.py"] = "def entry():\n    pass\ndef entries():\n    pass\n";
+  src.files["pkg/api.py"] = "def entry():\n    pass\ndef entries():\n    pass\nload = make()\nclass K:\n    pass\n";
   CHECK_THROWS_WITH(walk(src, dynamo(), {"pkg.apj", "entry", 0}),
                     "module `pkg.apj` not found in the environment; did you mean pkg.api?");
   CHECK_THROWS_WITH(walk(src, dynamo(), {"pkg.api", "entyr", 0}),
                     "function `entyr` is not defined in module pkg.api (pkg/api.py); did you mean entry?");
+  CHECK_THROWS_WITH(walk(src, dynamo(), {"pkg.api", "load", 0}),
+                    "`load` in module pkg.api (pkg/api.py) is a variable, not a function defined with def");
+  CHECK_THROWS_WITH(walk(src, dynamo(), {"pkg.api", "K", 0}),
+                    "`K` in module pkg.api (pkg/api.py) is a class; name one of its methods (K.__init__, ...)");
 }
