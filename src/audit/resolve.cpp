@@ -134,6 +134,12 @@ Target Resolver::method(const ModuleFacts& m, int cls, const std::string& name, 
   if (depth > kMaxDepth) return make(Target::unknown, "class hierarchy loop");
   const Class& c = m.classes[cls];
   if (auto it = c.methods.find(name); it != c.methods.end()) return make(Target::function, &m, it->second);
+  return in_bases(m, cls, name, depth);
+}
+
+Target Resolver::in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth) {
+  // Depth first, left to right: the MRO of the hierarchies packages usually have.
+  const Class& c = m.classes[cls];
   for (const auto& base : c.bases) {
     Target b = in_scope(m, c.scope, base, depth + 1);
     if (b.kind == Target::pending) return b;
@@ -148,15 +154,9 @@ Target Resolver::super_method(const ModuleFacts& m, int fn, const std::string& n
   int f = fn;
   while (f > 0 && m.functions[f].cls < 0) f = m.functions[f].parent;
   if (f <= 0) return make(Target::unknown, "super() outside a method");
-  const Class& c = m.classes[m.functions[f].cls];
-  for (const auto& base : c.bases) {
-    Target b = in_scope(m, c.scope, base, depth + 1);
-    if (b.kind == Target::pending) return b;
-    if (b.kind != Target::klass) continue;
-    Target t = method(*b.mod, b.index, name, depth + 1);
-    if (t.kind != Target::missing) return t;
-  }
-  return make(Target::unknown, "super()." + name + " not found in the bases");
+  Target t = in_bases(m, m.functions[f].cls, name, depth);
+  if (t.kind == Target::missing) return make(Target::unknown, "super()." + name + " not found in the bases");
+  return t;
 }
 
 std::string spelled(const ModuleFacts& m, int fn, const std::string& dotted, int depth) {

@@ -46,6 +46,8 @@ class Resolver {
 
  private:
   Target attr(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth);
+  /// Method `name` in the bases of class `cls` (not the class itself).
+  Target in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth);
   /// The module, pending, or nullptr when the environment has none.
   const ModuleFacts* module_named(const std::string& name, bool& pending);
 };
