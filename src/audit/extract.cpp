@@ -141,6 +141,7 @@ class Extractor {
       out.push_back(text(n));
     } else if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "tuple" ||
                t == "list" || t == "parenthesized_expression" || t == "list_splat_pattern" ||
+               t == "dictionary_splat_pattern" ||
                t == "as_pattern_target" || t == "expression_list") {
       for (TSNode k : python::ts::named_children(n)) names_in(k, out);
     }
@@ -149,18 +150,11 @@ class Extractor {
   void parameters(TSNode params, std::vector<std::string>& out) {
     for (TSNode p : python::ts::named_children(params)) {
       std::string_view t = ts_node_type(p);
-      if (t == "identifier") out.push_back(text(p));
-      else if (t == "default_parameter" || t == "typed_default_parameter") names_in(field(p, "name"), out);
-      else if (t == "typed_parameter" || t == "list_splat_pattern" || t == "dictionary_splat_pattern") {
-        for (TSNode k : python::ts::named_children(p))
-          if (is(k, "identifier")) {
-            out.push_back(text(k));
-            break;
-          } else if (is(k, "list_splat_pattern") || is(k, "dictionary_splat_pattern")) {
-            names_in(python::ts::named_children(k).empty() ? TSNode{} : python::ts::named_children(k)[0], out);
-            break;
-          }
-      } else if (t == "tuple_pattern") names_in(p, out);
+      if (t == "default_parameter" || t == "typed_default_parameter") names_in(field(p, "name"), out);
+      else if (t == "typed_parameter") {
+        auto kids = python::ts::named_children(p);  // the name (or *name, **name), then the type
+        if (!kids.empty()) names_in(kids[0], out);
+      } else names_in(p, out);
     }
   }
 
