@@ -18,7 +18,15 @@ bool ident_char(char c) {
 // how a builtin such as open() is called.
 bool has_call(std::string_view text, std::string_view word) {
   for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
-    if (at > 0 && (ident_char(text[at - 1]) || text[at - 1] == '.')) continue;
+    if (at > 0 && ident_char(text[at - 1])) continue;
+    // An attribute is the builtin only through a module that re-exports it (canonical()).
+    if (at > 0 && text[at - 1] == '.') {
+      std::string_view before = text.substr(0, at - 1);
+      bool alias = false;
+      for (std::string_view m : {"builtins", "__builtin__", "io"})
+        alias = alias || (before.size() >= m.size() && before.substr(before.size() - m.size()) == m);
+      if (!alias) continue;
+    }
     size_t end = at + word.size();
     while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
     if (end < text.size() && text[end] == '(') return true;
@@ -48,9 +56,20 @@ void RuleSet::add(std::vector<Rule> rules) {
   }
 }
 
+std::string_view canonical(std::string_view name) {
+  // Other spellings of a builtin that are the same object: io.open is builtins.open,
+  // and py2/3 compatibility modules re-export the builtins.
+  for (std::string_view alias : {"builtins.", "__builtin__.", "future.builtins.", "six.moves.builtins."})
+    if (name.substr(0, alias.size()) == alias && name.find('.', alias.size()) == std::string_view::npos)
+      return name.substr(alias.size());
+  if (name == "io.open") return "open";
+  return name;
+}
+
 const Rule* RuleSet::match(std::string_view name) const {
+  std::string_view alt = canonical(name);
   for (const auto& r : rules_)
-    if (matches(r.match, name)) return &r;
+    if (matches(r.match, name) || (alt != name && matches(r.match, alt))) return &r;
   return nullptr;
 }
 

@@ -28,6 +28,11 @@ TEST_CASE("`*` stands for exactly one name segment", "[audit]") {
   CHECK_FALSE(matches("subprocess.*", "subprocess.Popen.wait"));
   CHECK(matches("open", "open"));
   CHECK_FALSE(matches("open", "io.open"));
+  // The same object under another module's name matches the builtin's rule.
+  RuleSet rules;
+  rules.add(parse_rules("rules:\n  - {id: o, match: open, category: f, message: m}\n", "r.yaml"));
+  for (const char* same : {"open", "io.open", "builtins.open", "future.builtins.open"}) CHECK(rules.match(same));
+  for (const char* other : {"gzip.open", "PIL.Image.open", "builtins.open.x", "os.open"}) CHECK_FALSE(rules.match(other));
   CHECK(matches("*.path.exists", "os.path.exists"));
   CHECK_FALSE(matches("os.path.exists", "os.path.exist"));
 }
@@ -97,6 +102,7 @@ TEST_CASE("the pre-filter keeps a file only when its text can hold a flagged cal
   CHECK(may_match("import subprocess\n", lits));
   CHECK(may_match("with open (p) as f:\n", lits));
   CHECK(may_match("from os.path import exists\n", lits));
+  CHECK(may_match("import builtins\nbuiltins.open(p)\n", {"open("}));
   // Not a call of the builtin: an attribute, a longer name, a word in prose.
-  CHECK_FALSE(may_match("x = io.open(p)\nreopen(p)\n# open the door\nopened = 1\n", lits));
+  CHECK_FALSE(may_match("x = gzip.open(p)\nreopen(p)\n# open the door\nopened = 1\n", lits));
 }

@@ -36,6 +36,10 @@ class RuleSet {
   std::vector<Rule> rules_;
 };
 
+/// `name` without a module that only re-exports builtins ("builtins.open", "io.open",
+/// "future.builtins.open" -> "open"); rules match either spelling.
+std::string_view canonical(std::string_view name);
+
 /// Whether `pattern` (segments, `*` = one segment) matches `name`.
 bool matches(std::string_view pattern, std::string_view name);
 
