@@ -107,15 +107,17 @@ CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::Walk
   SiteModules source(s);
   CallAudit a;
   a.graph = audit::walk(source, rules, options);
+  spdlog::info("audit: {} functions walked; {} modules read in {} batches", a.graph.functions, a.graph.modules,
+               a.graph.waves);
   if (!owners) return a;
   auto owner_of = [&](const std::string& module, const std::string& file) -> const site::Distribution* {
     auto it = source.site_dirs().find(module);
     if (it == source.site_dirs().end()) return nullptr;
     return s.distributions().owner(it->second, file);
   };
-  std::set<std::string> modules;
+  std::set<std::pair<std::string, std::string>> modules;  // module, file
   for (auto& c : a.graph.chains)
-    for (auto& st : c.steps) modules.insert(st.module + "\n" + st.file);
+    for (auto& st : c.steps) modules.insert({st.module, st.file});
   // The entry is the first step of every chain.
   const site::Distribution* entry = nullptr;
   if (!a.graph.chains.empty()) {
@@ -125,11 +127,8 @@ CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::Walk
   if (entry) {
     a.entry_dist = entry->name;
     a.entry_version = entry->version;
-    for (auto& key : modules) {
-      auto nl = key.find('\n');
-      std::string mod = key.substr(0, nl), file = key.substr(nl + 1);
+    for (auto& [mod, file] : modules)
       if (owner_of(mod, file) == entry) a.entry_dist_modules.push_back(mod);
-    }
   }
   return a;
 }

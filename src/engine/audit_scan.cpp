@@ -113,30 +113,31 @@ ScanResult audit_scan(host::Host& host, Session* s, const audit::RuleSet& rules,
   const auto literals = rules.literals();
   // A batch is one read: small locally (texts in memory stay few), large over ssh
   // (each read is a round trip).
-  const size_t batch = host.local() ? 64 : 1024;
+  const size_t batch = host.local() ? 256 : 1024;
   for (size_t start = 0; start < files.size(); start += batch) {
     size_t end = std::min(files.size(), start + batch);
     std::vector<std::string> paths;
     for (size_t i = start; i < end; ++i) paths.push_back(files[i].path);
     auto data = host.read(paths);
-    std::vector<size_t> kept;
-    for (size_t i = 0; i < data.size(); ++i) {
-      out.bytes_total += data[i].content.size();
-      if (data[i].exists && !data[i].is_dir && audit::may_match(data[i].content, literals)) {
-        kept.push_back(i);
-        out.bytes_parsed += data[i].content.size();
-      } else std::string().swap(data[i].content);
-    }
-    std::vector<ScannedFile> found(kept.size());
-    util::parallel_for(kept.size(), [&](size_t k) {
-      const Source& src = files[start + kept[k]];
+    // The pre-filter runs on the workers too: it reads every byte of every file.
+    std::vector<ScannedFile> found(data.size());
+    std::vector<char> parsed(data.size(), 0);
+    std::vector<size_t> sizes(data.size(), 0);
+    util::parallel_for(data.size(), [&](size_t k) {
+      std::string text = std::move(data[k].content);  // freed when this file is done
+      sizes[k] = text.size();
+      if (!data[k].exists || data[k].is_dir || !audit::may_match(text, literals)) return;
+      const Source& src = files[start + k];
       std::string mod = module_name(src.rel);
-      audit::ModuleFacts facts = audit::extract(data[kept[k]].content, mod, util::ends_with(src.rel, "__init__.py"));
-      std::string().swap(data[kept[k]].content);
-      found[k] = ScannedFile{src.rel, mod, audit::scan(facts, rules)};
+      parsed[k] = 1;
+      audit::ModuleFacts facts = audit::extract(text, mod, util::ends_with(src.rel, "__init__.py"));
+      found[k] = ScannedFile{src.rel, mod, audit::scan(facts, rules), text.size()};
     });
-    for (size_t k = 0; k < kept.size(); ++k) {
+    for (size_t k = 0; k < data.size(); ++k) {
+      out.bytes_total += sizes[k];
+      if (!parsed[k]) continue;
       ++out.files_parsed;
+      out.bytes_parsed += found[k].bytes;
       if (!found[k].findings.empty()) out.files.push_back(std::move(found[k]));
     }
     if (progress) progress(end, files.size());

@@ -33,6 +33,7 @@ struct ScannedFile {
   std::string rel;     // relative to `root` (or to its site-packages)
   std::string module;  // dotted, from the path
   std::vector<audit::Finding> findings;
+  std::size_t bytes = 0;
 };
 
 struct ScanResult {
