@@ -91,13 +91,18 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
     if (pending) return make(Target::pending);
     if (sub) return last ? make(Target::module, sub, -1) : attr(*sub, parts, i + 1, depth + 1);
   }
+  // Ask for every star source at once: one wave, not one per `from m import *`.
+  bool waiting = false;
   for (const auto& star : m.stars) {
+    pending = false;
     const ModuleFacts* s = module_named(star, pending);
-    if (pending) return make(Target::pending);
+    waiting = waiting || pending;
     if (!s) continue;
     Target t = attr(*s, parts, i, depth + 1);
-    if (t.kind != Target::missing) return t;
+    if (t.kind == Target::pending) waiting = true;
+    else if (t.kind != Target::missing && !waiting) return t;
   }
+  if (waiting) return make(Target::pending);
   if (top.is_local(name)) return make(Target::unknown, "module variable " + m.name + "." + name);
   return make(Target::missing);
 }

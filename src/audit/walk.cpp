@@ -88,6 +88,12 @@ class Walker {
     auto got = source_.load(names);
     ++waves_;
     for (size_t i = 0; i < names.size(); ++i) r_.modules[names[i]] = std::move(got[i]);
+    // A name a module does not define is looked up in its `from m import *` sources
+    // next: have them come with the next wave rather than a wave of their own.
+    for (auto& n : names)
+      if (auto& m = r_.modules[n])
+        for (auto& star : m->stars)
+          if (!r_.modules.count(star)) r_.wanted.insert(star);
   }
 
   std::pair<const ModuleFacts*, int> entry() {
