@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "context.hpp"
+#include "sitepatch/audit/rules.hpp"
 
 namespace sitepatch::cli {
 
@@ -19,6 +20,12 @@ Runner register_rollback(CLI::App& app, const GlobalOptions& g);
 Runner register_log(CLI::App& app, const GlobalOptions& g);
 Runner register_show(CLI::App& app, const GlobalOptions& g);
 Runner register_status(CLI::App& app, const GlobalOptions& g);
+Runner register_audit(CLI::App& app, const GlobalOptions& g);
+Runner register_rules(CLI::App& app, const GlobalOptions& g);
+
+/// The shipped rules (unless `builtin` is false), then each rules file; a file that
+/// cannot be read or is malformed is an error (exit 2).
+audit::RuleSet load_rules(const std::vector<std::string>& files, bool builtin);
 
 /// Shared by plan and apply: the diff, then one line per edit.
 void print_plan(const Output& o, const engine::Plan& p);

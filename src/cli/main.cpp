@@ -41,6 +41,9 @@ const Command kCommands[] = {
     {"log", "Show the history of applies and rollbacks", register_log},
     {"show", "Print an applied patch as a unified diff (git apply -R reverses it)",
      register_show},
+    {"audit", "Find the functions that reach operations dynamo cannot trace (rules decide which)",
+     register_audit},
+    {"rules", "List the rules audit uses", register_rules},
 };
 
 // The first word that is neither an option nor an option's value, or "".

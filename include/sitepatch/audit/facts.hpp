@@ -1,0 +1,70 @@
+#pragma once
+// What audit needs to know about one module, extracted from one parse: its imports,
+// functions, classes, and every name each function calls or uses as a value. The
+// tree is freed as soon as these are read; the analysis runs on facts alone.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sitepatch::audit {
+
+/// One use of a name inside a function.
+struct Ref {
+  enum Kind : uint8_t {
+    call,       // name(...)
+    value,      // a function passed, stored in a list or dict, or returned: it may be called
+    decorator,  // @name on the function: its wrapper runs when the function is called
+    dynamic,    // a call whose callee is no name (getattr(...)(), x[i](), f()()): `name` is its text
+  };
+  std::string name;      // dotted as written ("open", "self.load", "x.y.z")
+  int line = 0;          // 1-based
+  int column = 0;        // 1-based, in bytes
+  Kind kind = call;
+  bool on_result = false;  // `Path(p).read_text()`: name is "Path.read_text", the head was called
+};
+
+/// A function; functions[0] of a module is its top level (the code import runs).
+struct Function {
+  std::string qualified;            // "f", "Cls.method", "outer.inner"; "" for the top level
+  int line = 0;                     // of `def` (decorators excluded)
+  int parent = -1;                  // enclosing function (closures), -1 for none
+  int cls = -1;                     // the class it is a method of, -1 for none
+  std::string self_name;            // a method's first parameter ("self", "cls"), "" otherwise
+  std::vector<std::string> locals;  // sorted: parameters and names assigned in it
+  std::map<std::string, std::string> imports;  // bound name -> absolute dotted target
+  std::map<std::string, int> defs;  // functions defined directly in it, by name
+  std::vector<Ref> refs;
+  bool is_local(const std::string& name) const;
+};
+
+struct Class {
+  std::string qualified;
+  int line = 0;
+  std::vector<std::string> bases;    // dotted as written
+  std::map<std::string, int> methods;  // name -> function index
+  int scope = 0;                     // function whose code defines it (0: the top level)
+};
+
+struct ModuleFacts {
+  std::string name;     // dotted
+  bool is_package = false;
+  std::string file;     // where it came from, for messages (relative path)
+  std::vector<Function> functions;          // [0]: the top level
+  std::vector<Class> classes;
+  std::map<std::string, int> class_names;   // top-level classes by name
+  std::map<std::string, std::string> aliases;  // top level `g = f`, `g = functools.cache(f)`
+  std::vector<std::string> stars;           // `from m import *`, absolute
+  int syntax_errors = 0;                    // ERROR nodes (the rest is still read)
+};
+
+/// Parses `source` once (tree-sitter) and reads its facts; the tree is gone on return.
+/// `module` and `is_package` resolve relative imports.
+ModuleFacts extract(std::string_view source, const std::string& module, bool is_package);
+
+/// The absolute module a relative import names: `level` leading dots, then `rest`.
+/// "" when it climbs above the top-level package.
+std::string absolute_module(const std::string& module, bool is_package, int level, const std::string& rest);
+
+}  // namespace sitepatch::audit

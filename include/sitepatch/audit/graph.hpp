@@ -1,0 +1,68 @@
+#pragma once
+// The call graph from one entry function across an environment's modules, and the
+// chains from it to flagged operations. Pure analysis: modules arrive as facts
+// through a ModuleSource (the engine reads them through the Host, in batches).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sitepatch/audit/facts.hpp"
+#include "sitepatch/audit/rules.hpp"
+
+namespace sitepatch::audit {
+
+class ModuleSource {
+ public:
+  virtual ~ModuleSource() = default;
+  /// Facts of each dotted module (file set), or nullopt where the environment has no
+  /// such module (the standard library, a C extension, a typo). Called once per wave
+  /// of the walk with every module that wave needs.
+  virtual std::vector<std::optional<ModuleFacts>> load(const std::vector<std::string>& modules) = 0;
+  /// Modules beside `module` (same parent package), for "did you mean".
+  virtual std::vector<std::string> siblings(const std::string& module) = 0;
+};
+
+/// One function of a chain; `line` is where it makes the next call of the chain.
+struct Step {
+  std::string module;
+  std::string qualified;  // "Cls.method"; "" never (the top level is never a step)
+  std::string file;       // relative to its site-packages
+  int line = 0;
+  std::string name() const { return module + ":" + qualified; }
+};
+
+struct Chain {
+  std::vector<Step> steps;  // the entry first; the last one performs the operation
+  std::string operation;    // the called name as resolved ("subprocess.run")
+  Rule rule;
+};
+
+struct Unresolved {
+  std::string function;  // module:qualified
+  std::string file;
+  int line = 0;
+  std::string call;      // as written
+  std::string why;       // "method of an unknown object", ...
+};
+
+struct CallGraph {
+  std::vector<Chain> chains;            // shortest first, then by text
+  std::vector<Unresolved> unresolved;   // in walk order
+  std::vector<std::vector<std::string>> cycles;  // each: functions of one cycle, in walk order
+  std::size_t functions = 0;            // functions walked
+  std::size_t modules = 0;              // modules read
+  std::size_t waves = 0;                // batches asked of the ModuleSource
+};
+
+struct WalkOptions {
+  std::string module;    // entry
+  std::string function;  // entry, qualified
+  int depth = 0;         // longest chain, in calls (0: no limit)
+};
+
+/// Walks every function reachable from the entry (each once, cycles included), one
+/// shortest chain per flagged call site. Throws sitepatch::Error naming what is
+/// missing when the entry module or function does not exist.
+CallGraph walk(ModuleSource& source, const RuleSet& rules, const WalkOptions& options);
+
+}  // namespace sitepatch::audit

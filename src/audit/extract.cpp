@@ -1,0 +1,447 @@
+// One pass over a module's syntax tree with a cursor (no recursion: sympy's deepest
+// expressions would exhaust a thread's stack), reading imports, definitions and the
+// names each function uses. The context of a node (which function's code it is, and
+// whether it sits directly in a class body) follows from its parent and field.
+#include <algorithm>
+#include <set>
+
+#include "python/tree.hpp"
+#include "sitepatch/audit/facts.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::audit {
+
+namespace {
+
+using python::ts::field;
+using python::ts::is;
+
+// functools helpers whose result stands for the function they are given (dynamo traces
+// through them, and so does audit).
+bool wraps_function(std::string_view dotted) {
+  size_t dot = dotted.rfind('.');
+  std::string_view last = dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+  return last == "cache" || last == "lru_cache" || last == "partial" || last == "wraps" ||
+         last == "update_wrapper" || last == "cached_property" || last == "singledispatch" ||
+         last == "partialmethod";
+}
+
+struct Frame {
+  int fn = 0;         // whose code this node is
+  int cls = -1;       // the class whose body holds this node directly, or -1
+  int made_fn = -1;   // a function_definition: the function it defines
+  int made_cls = -1;  // a class_definition: the class it defines
+  bool in_class_body = false;
+};
+
+class Extractor {
+ public:
+  Extractor(std::string_view src, ModuleFacts& m) : src_(src), m_(m) {}
+
+  void run(TSNode root) {
+    m_.functions.emplace_back();  // the top level
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    std::vector<Frame> stack;
+    stack.push_back(Frame{});
+    bool descend = enter(stack.back(), root);
+    while (true) {
+      if (descend && ts_tree_cursor_goto_first_child(&c)) {
+        push(stack, c);
+        descend = enter(stack.back(), ts_tree_cursor_current_node(&c));
+        continue;
+      }
+      bool done = false;
+      while (true) {
+        stack.pop_back();
+        if (stack.empty()) {
+          done = true;
+          break;
+        }
+        if (ts_tree_cursor_goto_next_sibling(&c)) {
+          push(stack, c);
+          descend = enter(stack.back(), ts_tree_cursor_current_node(&c));
+          break;
+        }
+        if (!ts_tree_cursor_goto_parent(&c)) {
+          done = true;
+          break;
+        }
+      }
+      if (done) break;
+    }
+    ts_tree_cursor_delete(&c);
+    for (size_t i = 0; i < m_.functions.size(); ++i) {
+      auto& l = m_.functions[i].locals;
+      std::sort(l.begin(), l.end());
+      l.erase(std::unique(l.begin(), l.end()), l.end());
+      for (auto& g : globals_[i]) {
+        auto it = std::lower_bound(l.begin(), l.end(), g);
+        if (it != l.end() && *it == g) l.erase(it);
+      }
+    }
+  }
+
+ private:
+  static std::string_view field_name(TSTreeCursor& c) {
+    const char* f = ts_tree_cursor_current_field_name(&c);
+    return f ? std::string_view(f) : std::string_view();
+  }
+
+  // The frame of the node the cursor just moved to, from its parent's.
+  void push(std::vector<Frame>& stack, TSTreeCursor& c) {
+    const Frame& p = stack.back();
+    Frame f;
+    f.fn = p.fn;
+    std::string_view fld = field_name(c);
+    if (p.made_fn >= 0 && fld == "body") {
+      f.fn = p.made_fn;
+    } else if (p.made_cls >= 0 && fld == "body") {
+      f.cls = p.made_cls;
+      f.in_class_body = true;
+    } else if (p.cls >= 0 && p.in_class_body) {
+      // Statements of a class body: definitions there are methods.
+      TSNode n = ts_tree_cursor_current_node(&c);
+      std::string_view t = ts_node_type(n);
+      if (t == "function_definition" || t == "decorated_definition" || t == "class_definition" ||
+          t == "expression_statement" || t == "assignment" || t == "augmented_assignment") {
+        f.cls = p.cls;
+        f.in_class_body = t != "function_definition" && t != "class_definition";
+      }
+    }
+    stack.push_back(f);
+  }
+
+  std::string text(TSNode n) const { return std::string(python::ts::text(src_, n)); }
+
+  // "a.b.c" for an identifier or a chain of attributes on one; "" otherwise.
+  std::string dotted(TSNode n) const {
+    if (is(n, "identifier")) return text(n);
+    if (is(n, "attribute")) {
+      std::string head = dotted(field(n, "object"));
+      if (head.empty()) return "";
+      return head + "." + text(field(n, "attribute"));
+    }
+    return "";
+  }
+
+  void add_ref(int fn, TSNode at, std::string name, Ref::Kind kind, bool on_result = false) {
+    TSPoint p = ts_node_start_point(at);
+    m_.functions[fn].refs.push_back(Ref{std::move(name), int(p.row) + 1, int(p.column) + 1, kind, on_result});
+  }
+
+  void value(int fn, TSNode n) {
+    std::string d = dotted(n);
+    if (!d.empty()) add_ref(fn, n, std::move(d), Ref::value);
+  }
+
+  void names_in(TSNode n, std::vector<std::string>& out) {
+    if (ts_node_is_null(n)) return;
+    std::string_view t = ts_node_type(n);
+    if (t == "identifier") {
+      out.push_back(text(n));
+    } else if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "tuple" ||
+               t == "list" || t == "parenthesized_expression" || t == "list_splat_pattern" ||
+               t == "dictionary_splat_pattern" ||
+               t == "as_pattern_target" || t == "expression_list") {
+      for (TSNode k : python::ts::named_children(n)) names_in(k, out);
+    }
+  }
+
+  void parameters(TSNode params, std::vector<std::string>& out) {
+    for (TSNode p : python::ts::named_children(params)) {
+      std::string_view t = ts_node_type(p);
+      if (t == "default_parameter" || t == "typed_default_parameter") names_in(field(p, "name"), out);
+      else if (t == "typed_parameter") {
+        auto kids = python::ts::named_children(p);  // the name (or *name, **name), then the type
+        if (!kids.empty()) names_in(kids[0], out);
+      } else names_in(p, out);
+    }
+  }
+
+  std::map<std::string, std::string>& imports_of(const Frame& f) { return m_.functions[f.fn].imports; }
+
+  void bind(const Frame& f, std::string bound, std::string target) {
+    if (target.empty()) return;
+    imports_of(f).emplace(std::move(bound), std::move(target));  // the first binding wins (try/except)
+  }
+
+  void import_statement(const Frame& f, TSNode n) {
+    for (TSNode k : python::ts::named_children(n)) {
+      if (is(k, "dotted_name")) {
+        std::string mod = text(k);
+        std::string head = mod.substr(0, mod.find('.'));
+        bind(f, head, head);
+      } else if (is(k, "aliased_import")) {
+        bind(f, text(field(k, "alias")), text(field(k, "name")));
+      }
+    }
+  }
+
+  void import_from(const Frame& f, TSNode n) {
+    TSNode modn = field(n, "module_name");
+    std::string base;
+    if (is(modn, "relative_import")) {
+      int level = 0;
+      std::string rest;
+      for (TSNode k : python::ts::named_children(modn)) {
+        if (is(k, "import_prefix")) level = int(ts_node_end_byte(k) - ts_node_start_byte(k));
+        else if (is(k, "dotted_name")) rest = text(k);
+      }
+      base = absolute_module(m_.name, m_.is_package, level, rest);
+      if (base.empty()) return;
+    } else {
+      base = text(modn);
+    }
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      do {
+        TSNode k = ts_tree_cursor_current_node(&c);
+        if (field_name(c) == "name") {
+          if (is(k, "dotted_name")) bind(f, text(k), base + "." + text(k));
+          else if (is(k, "aliased_import"))
+            bind(f, text(field(k, "alias")), base + "." + text(field(k, "name")));
+        } else if (is(k, "wildcard_import") && f.fn == 0) {
+          m_.stars.push_back(base);
+        }
+      } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+  }
+
+  // `g = f`, `g = functools.lru_cache(maxsize=None)(f)`, `g = functools.partial(f, 1)`.
+  std::string alias_of(TSNode rhs) const {
+    std::string d = dotted(rhs);
+    if (!d.empty()) return d;
+    if (!is(rhs, "call")) return "";
+    TSNode fn = field(rhs, "function");
+    std::string callee = dotted(fn);
+    if (callee.empty() && is(fn, "call")) callee = dotted(field(fn, "function"));
+    if (callee.empty() || !wraps_function(callee)) return "";
+    for (TSNode a : python::ts::named_children(field(rhs, "arguments"))) return dotted(a);
+    return "";
+  }
+
+  void call(const Frame& f, TSNode n) {
+    TSNode fn = field(n, "function");
+    std::string name = dotted(fn);
+    if (!name.empty()) {
+      add_ref(f.fn, n, std::move(name), Ref::call);
+      return;
+    }
+    // `X(...).m()`: a method of what X returns (a class: its instance).
+    if (is(fn, "attribute")) {
+      TSNode obj = field(fn, "object");
+      std::string attr = text(field(fn, "attribute"));
+      if (is(obj, "call")) {
+        std::string inner = dotted(field(obj, "function"));
+        if (!inner.empty()) {
+          add_ref(f.fn, n, inner + "." + attr, Ref::call, true);
+          return;
+        }
+      }
+      std::string_view t = ts_node_type(obj);
+      if (t == "string" || t == "concatenated_string") return add_ref(f.fn, n, "str." + attr, Ref::call);
+      if (t == "list" || t == "list_comprehension") return add_ref(f.fn, n, "list." + attr, Ref::call);
+      if (t == "dictionary" || t == "dictionary_comprehension") return add_ref(f.fn, n, "dict." + attr, Ref::call);
+    }
+    std::string what = text(fn);
+    what = what.substr(0, what.find('\n'));
+    if (what.size() > 60) what = what.substr(0, 57) + "...";
+    add_ref(f.fn, n, what, Ref::dynamic);
+  }
+
+  // Returns whether to walk the node's children.
+  bool enter(Frame& f, TSNode n) {
+    std::string_view t = ts_node_type(n);
+    switch (t[0]) {
+      case 'c':
+        if (t == "call") call(f, n);
+        else if (t == "class_definition") class_definition(f, n);
+        else if (t == "comment" || t == "concatenated_string") return t != "comment";
+        return true;
+      case 'f':
+        if (t == "function_definition") function_definition(f, n);
+        else if (t == "for_statement" || t == "for_in_clause") names_in(field(n, "left"), locals(f));
+        else if (t == "future_import_statement") return false;
+        return true;
+      case 'i':
+        if (t == "import_statement") import_statement(f, n);
+        else if (t == "import_from_statement") import_from(f, n);
+        else if (t == "identifier" || t == "integer") return false;
+        else return true;
+        return false;
+      case 'd':
+        if (t == "decorated_definition") decorated(n);
+        return true;
+      case 'a':
+        if (t == "assignment") assignment(f, n);
+        else if (t == "augmented_assignment" && !f.in_class_body) names_in(field(n, "left"), locals(f));
+        else if (t == "argument_list") arguments(f, n);
+        else if (t == "as_pattern") names_in(field(n, "alias"), locals(f));
+        return true;
+      case 'e':
+        if (t == "except_clause") names_in(field(n, "alias"), locals(f));
+        else if (t == "ERROR") ++m_.syntax_errors;
+        return true;
+      case 'n':
+        if (t == "named_expression") names_in(field(n, "name"), locals(f));
+        else if (t == "nonlocal_statement") return false;
+        return true;
+      case 'g':
+        if (t == "global_statement") {
+          for (TSNode k : python::ts::named_children(n)) globals_[f.fn].insert(text(k));
+          return false;
+        }
+        return true;
+      case 'l':
+        if (t == "lambda") parameters(field(n, "parameters"), locals(f));
+        else if (t == "list") elements(f, n);
+        return true;
+      case 'r':
+        if (t == "return_statement")
+          for (TSNode k : python::ts::named_children(n)) {
+            if (is(k, "expression_list")) elements(f, k);
+            else value(f.fn, k);
+          }
+        return true;
+      case 't':
+        if (t == "tuple") elements(f, n);
+        return true;
+      case 's':
+        if (t == "set") elements(f, n);
+        return true;
+      case 'p':
+        if (t == "pair") value(f.fn, field(n, "value"));
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  std::vector<std::string>& locals(const Frame& f) { return m_.functions[f.fn].locals; }
+
+  void elements(const Frame& f, TSNode n) {
+    for (TSNode k : python::ts::named_children(n)) value(f.fn, k);
+  }
+
+  void arguments(const Frame& f, TSNode n) {
+    for (TSNode k : python::ts::named_children(n)) {
+      if (is(k, "keyword_argument")) value(f.fn, field(k, "value"));
+      else value(f.fn, k);
+    }
+  }
+
+  void assignment(const Frame& f, TSNode n) {
+    TSNode left = field(n, "left"), right = field(n, "right");
+    if (f.in_class_body) return;
+    names_in(left, locals(f));
+    if (ts_node_is_null(right)) return;
+    value(f.fn, right);
+    if (f.fn == 0 && is(left, "identifier")) {
+      std::string a = alias_of(right);
+      if (!a.empty()) m_.aliases.emplace(text(left), a);
+    }
+  }
+
+  void decorated(TSNode n) {
+    decorators_.clear();
+    for (TSNode k : python::ts::named_children(n)) {
+      if (!is(k, "decorator")) continue;
+      auto kids = python::ts::named_children(k);
+      if (kids.empty()) continue;
+      TSNode e = kids[0];
+      std::string name = is(e, "call") ? dotted(field(e, "function")) : dotted(e);
+      if (!name.empty()) decorators_.push_back({name, e});
+    }
+  }
+
+  void function_definition(Frame& f, TSNode n) {
+    std::string name = text(field(n, "name"));
+    int k = int(m_.functions.size());
+    m_.functions.emplace_back();
+    Function& fn = m_.functions.back();
+    fn.line = python::ts::line(n);
+    fn.parent = f.fn;
+    if (f.cls >= 0) {
+      Class& c = m_.classes[f.cls];
+      fn.qualified = c.qualified + "." + name;
+      fn.cls = f.cls;
+      c.methods[name] = k;
+    } else {
+      const std::string& outer = m_.functions[f.fn].qualified;
+      fn.qualified = outer.empty() ? name : outer + "." + name;
+      m_.functions[f.fn].defs[name] = k;
+    }
+    parameters(field(n, "parameters"), fn.locals);
+    bool is_static = false;
+    // Decorators belong to this definition only when they sit right before it.
+    bool mine = is(ts_node_parent(n), "decorated_definition");
+    for (auto& [dname, node] : mine ? decorators_ : std::vector<std::pair<std::string, TSNode>>{}) {
+      if (dname == "staticmethod") is_static = true;
+      add_ref(k, node, dname, Ref::decorator);
+    }
+    if (mine) decorators_.clear();
+    if (fn.cls >= 0 && !is_static && !fn.locals.empty()) {
+      // The first parameter, in source order: parameters() keeps that order.
+      fn.self_name = fn.locals.front();
+    }
+    f.made_fn = k;
+  }
+
+  void class_definition(Frame& f, TSNode n) {
+    std::string name = text(field(n, "name"));
+    Class c;
+    c.line = python::ts::line(n);
+    c.scope = f.fn;
+    if (f.cls >= 0) c.qualified = m_.classes[f.cls].qualified + "." + name;
+    else {
+      const std::string& outer = m_.functions[f.fn].qualified;
+      c.qualified = outer.empty() ? name : outer + "." + name;
+    }
+    for (TSNode b : python::ts::named_children(field(n, "superclasses"))) {
+      std::string d = dotted(b);
+      if (!d.empty()) c.bases.push_back(d);
+    }
+    int k = int(m_.classes.size());
+    if (f.fn == 0 && f.cls < 0) m_.class_names[name] = k;
+    else if (f.cls < 0) m_.functions[f.fn].locals.push_back(name);
+    m_.classes.push_back(std::move(c));
+    if (is(ts_node_parent(n), "decorated_definition")) decorators_.clear();
+    f.made_cls = k;
+  }
+
+  std::string_view src_;
+  ModuleFacts& m_;
+  std::vector<std::pair<std::string, TSNode>> decorators_;
+  std::map<int, std::set<std::string>> globals_;
+};
+
+}  // namespace
+
+bool Function::is_local(const std::string& name) const {
+  return std::binary_search(locals.begin(), locals.end(), name);
+}
+
+std::string absolute_module(const std::string& module, bool is_package, int level, const std::string& rest) {
+  if (level == 0) return rest;
+  auto parts = util::split(module, '.');
+  if (!is_package && !parts.empty()) parts.pop_back();
+  for (int i = 1; i < level; ++i) {
+    if (parts.empty()) return "";
+    parts.pop_back();
+  }
+  if (parts.empty()) return "";
+  std::string base = util::join(parts, ".");
+  return rest.empty() ? base : base + "." + rest;
+}
+
+ModuleFacts extract(std::string_view source, const std::string& module, bool is_package) {
+  ModuleFacts m;
+  m.name = module;
+  m.is_package = is_package;
+  python::ts::Tree tree(source);
+  Extractor(source, m).run(tree.root());
+  return m;
+}
+
+}  // namespace sitepatch::audit

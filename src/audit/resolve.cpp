@@ -1,0 +1,188 @@
+// Name resolution over module facts. Every lookup is bounded by `depth`: re-exports
+// can form loops (`a` imports from `b`, `b` from `a`).
+#include "audit/resolve.hpp"
+
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::audit::detail {
+
+namespace {
+
+constexpr int kMaxDepth = 24;
+
+Target make(Target::Kind k, std::string name = "") {
+  Target t;
+  t.kind = k;
+  t.name = std::move(name);
+  return t;
+}
+
+Target make(Target::Kind k, const ModuleFacts* m, int index) {
+  Target t;
+  t.kind = k;
+  t.mod = m;
+  t.index = index;
+  return t;
+}
+
+std::string tail_of(const std::vector<std::string>& parts, size_t from) {
+  std::string s;
+  for (size_t i = from; i < parts.size(); ++i) s += "." + parts[i];
+  return s;
+}
+
+}  // namespace
+
+const ModuleFacts* Resolver::module_named(const std::string& name, bool& pending) {
+  auto it = modules.find(name);
+  if (it == modules.end()) {
+    wanted.insert(name);
+    pending = true;
+    return nullptr;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+Target Resolver::global(const std::string& dotted, int depth) {
+  if (depth > kMaxDepth) return make(Target::unknown, "import loop");
+  auto parts = util::split(dotted, '.');
+  bool pending = false;
+  const ModuleFacts* top = module_named(parts[0], pending);
+  if (pending) {
+    // Ask for every prefix at once: `a.b.c.f` will need a, a.b and a.b.c anyway.
+    std::string prefix = parts[0];
+    for (size_t i = 1; i < parts.size(); ++i) {
+      prefix += "." + parts[i];
+      if (!modules.count(prefix)) wanted.insert(prefix);
+    }
+    return make(Target::pending);
+  }
+  if (!top) return make(Target::external, dotted);
+  if (parts.size() == 1) return make(Target::module, top, -1);
+  Target t = attr(*top, parts, 1, depth + 1);
+  if (t.kind == Target::missing) return make(Target::unknown, dotted + " is not defined in its module");
+  return t;
+}
+
+Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth) {
+  if (depth > kMaxDepth) return make(Target::unknown, "import loop");
+  const std::string& name = parts[i];
+  bool last = i + 1 == parts.size();
+  const Function& top = m.functions[0];
+  if (auto d = top.defs.find(name); d != top.defs.end()) {
+    if (last) return make(Target::function, &m, d->second);
+    return make(Target::unknown, "attribute of function " + m.name + "." + name);
+  }
+  if (auto c = m.class_names.find(name); c != m.class_names.end()) {
+    if (last) return make(Target::klass, &m, c->second);
+    if (i + 2 == parts.size()) {
+      Target t = method(m, c->second, parts[i + 1], depth + 1);
+      if (t.kind == Target::missing)
+        return make(Target::unknown, m.name + "." + name + "." + parts[i + 1] + " is not defined");
+      return t;
+    }
+    return make(Target::unknown, "attribute of a class attribute");
+  }
+  if (auto b = top.imports.find(name); b != top.imports.end()) return global(b->second + tail_of(parts, i + 1), depth + 1);
+  if (auto a = m.aliases.find(name); a != m.aliases.end()) return in_scope(m, 0, a->second + tail_of(parts, i + 1), depth + 1);
+  bool pending = false;
+  if (m.is_package) {
+    const ModuleFacts* sub = module_named(m.name + "." + name, pending);
+    if (pending) return make(Target::pending);
+    if (sub) return last ? make(Target::module, sub, -1) : attr(*sub, parts, i + 1, depth + 1);
+  }
+  // Ask for every star source at once: one wave, not one per `from m import *`.
+  bool waiting = false;
+  for (const auto& star : m.stars) {
+    pending = false;
+    const ModuleFacts* s = module_named(star, pending);
+    waiting = waiting || pending;
+    if (!s) continue;
+    Target t = attr(*s, parts, i, depth + 1);
+    if (t.kind == Target::pending) waiting = true;
+    else if (t.kind != Target::missing && !waiting) return t;
+  }
+  if (waiting) return make(Target::pending);
+  if (top.is_local(name)) return make(Target::unknown, "module variable " + m.name + "." + name);
+  return make(Target::missing);
+}
+
+Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotted, int depth) {
+  if (depth > kMaxDepth) return make(Target::unknown, "import loop");
+  auto parts = util::split(dotted, '.');
+  const std::string& head = parts[0];
+  for (int f = fn; f > 0; f = m.functions[f].parent) {
+    const Function& F = m.functions[f];
+    if (F.cls >= 0 && !F.self_name.empty() && head == F.self_name) {
+      if (parts.size() != 2) return make(Target::unknown, "attribute of an attribute of " + head);
+      Target t = method(m, F.cls, parts[1], depth + 1);
+      if (t.kind == Target::missing) return make(Target::unknown, "attribute of " + head + ", not a method");
+      return t;
+    }
+    if (auto b = F.imports.find(head); b != F.imports.end()) return global(b->second + tail_of(parts, 1), depth + 1);
+    if (auto d = F.defs.find(head); d != F.defs.end()) {
+      if (parts.size() == 1) return make(Target::function, &m, d->second);
+      return make(Target::unknown, "attribute of a local function");
+    }
+    if (F.is_local(head)) return make(Target::unknown, parts.size() == 1 ? "a local variable" : "method of an unknown object");
+  }
+  Target t = attr(m, parts, 0, depth + 1);
+  if (t.kind == Target::missing) {
+    // Not bound anywhere in the module: a builtin (open, len) or a name Python would
+    // not find either.
+    return make(Target::external, dotted);
+  }
+  return t;
+}
+
+Target Resolver::method(const ModuleFacts& m, int cls, const std::string& name, int depth) {
+  if (depth > kMaxDepth) return make(Target::unknown, "class hierarchy loop");
+  const Class& c = m.classes[cls];
+  if (auto it = c.methods.find(name); it != c.methods.end()) return make(Target::function, &m, it->second);
+  return in_bases(m, cls, name, depth);
+}
+
+Target Resolver::in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth) {
+  // Depth first, left to right: the MRO of the hierarchies packages usually have.
+  const Class& c = m.classes[cls];
+  for (const auto& base : c.bases) {
+    Target b = in_scope(m, c.scope, base, depth + 1);
+    if (b.kind == Target::pending) return b;
+    if (b.kind != Target::klass) continue;
+    Target t = method(*b.mod, b.index, name, depth + 1);
+    if (t.kind != Target::missing) return t;
+  }
+  return make(Target::missing);
+}
+
+Target Resolver::super_method(const ModuleFacts& m, int fn, const std::string& name, int depth) {
+  int f = fn;
+  while (f > 0 && m.functions[f].cls < 0) f = m.functions[f].parent;
+  if (f <= 0) return make(Target::unknown, "super() outside a method");
+  Target t = in_bases(m, m.functions[f].cls, name, depth);
+  if (t.kind == Target::missing) return make(Target::unknown, "super()." + name + " not found in the bases");
+  return t;
+}
+
+std::string spelled(const ModuleFacts& m, int fn, const std::string& dotted, int depth) {
+  if (depth > kMaxDepth) return dotted;
+  size_t dot = dotted.find('.');
+  std::string head = dotted.substr(0, dot);
+  std::string tail = dot == std::string::npos ? "" : dotted.substr(dot);
+  for (int f = fn; f > 0; f = m.functions[f].parent) {
+    const Function& F = m.functions[f];
+    if (auto b = F.imports.find(head); b != F.imports.end()) return b->second + tail;
+    if (F.defs.count(head)) return m.name + "." + F.qualified + "." + dotted;
+    if (F.is_local(head)) return "";
+  }
+  const Function& top = m.functions[0];
+  if (auto b = top.imports.find(head); b != top.imports.end()) return b->second + tail;
+  if (auto a = m.aliases.find(head); a != m.aliases.end() && a->second.compare(0, head.size() + 1, head + ".") != 0 &&
+                                     a->second != head)
+    return spelled(m, 0, a->second, depth + 1) + tail;
+  if (top.defs.count(head) || m.class_names.count(head)) return m.name + "." + dotted;
+  if (top.is_local(head)) return "";
+  return dotted;
+}
+
+}  // namespace sitepatch::audit::detail

@@ -1,0 +1,60 @@
+#pragma once
+// Private to src/audit: what a name used in a function stands for, looked up the way
+// Python binds it (the function's scopes, the module, its imports and re-exports,
+// submodules, `from m import *`), across modules loaded on demand.
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sitepatch/audit/facts.hpp"
+
+namespace sitepatch::audit::detail {
+
+struct Target {
+  enum Kind {
+    function,  // mod + index: a function in the environment
+    klass,     // mod + index: a class (calling it runs __init__)
+    module,    // mod
+    external,  // name: outside the environment (stdlib, a builtin, a C extension)
+    unknown,   // name: why it cannot be resolved statically
+    missing,   // not defined where it was looked for
+    pending,   // a module must be loaded first (Resolver::wanted)
+  };
+  Kind kind = unknown;
+  const ModuleFacts* mod = nullptr;
+  int index = -1;
+  std::string name;
+};
+
+class Resolver {
+ public:
+  /// Loaded modules by name; nullopt for a name the environment has no module for.
+  std::map<std::string, std::optional<ModuleFacts>> modules;
+  /// Modules a lookup needed and did not find loaded (and not known missing).
+  std::set<std::string> wanted;
+
+  /// A dotted name as used inside function `fn` of `m` (`self.x`, `np.load`, `open`).
+  Target in_scope(const ModuleFacts& m, int fn, const std::string& dotted, int depth = 0);
+  /// An absolute dotted name ("pkg.mod.Cls.method").
+  Target global(const std::string& dotted, int depth = 0);
+  /// Method `name` of class `cls` of `m`, or of its bases.
+  Target method(const ModuleFacts& m, int cls, const std::string& name, int depth = 0);
+  /// `super().name` inside function `fn`.
+  Target super_method(const ModuleFacts& m, int fn, const std::string& name, int depth = 0);
+
+ private:
+  Target attr(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth);
+  /// Method `name` in the bases of class `cls` (not the class itself).
+  Target in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth);
+  /// The module, pending, or nullptr when the environment has none.
+  const ModuleFacts* module_named(const std::string& name, bool& pending);
+};
+
+/// The called name spelled through the imports of `fn`'s scopes: `from subprocess
+/// import Popen; Popen()` -> "subprocess.Popen"; a module's own function -> "pkg.mod.f";
+/// a builtin stays as written. "" when its head is a local variable.
+std::string spelled(const ModuleFacts& m, int fn, const std::string& dotted, int depth = 0);
+
+}  // namespace sitepatch::audit::detail

@@ -1,0 +1,141 @@
+// Rules files: YAML `rules: [{id, match, category, message}]`, every problem reported
+// with its file:line:col, as recipe errors are.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <regex>
+#include <tuple>
+#include <set>
+
+#include "sitepatch/audit/rules.hpp"
+#include "sitepatch/recipe/recipe.hpp"
+#include "sitepatch/util/error.hpp"
+#include "sitepatch/util/strings.hpp"
+#include "sitepatch_rules_source.hpp"
+
+namespace sitepatch::audit {
+
+namespace {
+
+recipe::Mark mark_of(const YAML::Node& n) {
+  YAML::Mark m = n.Mark();
+  if (m.is_null() || m.line < 0) return {1, 1};
+  return {m.line + 1, m.column + 1};
+}
+
+class Problems {
+ public:
+  explicit Problems(std::string path) : path_(std::move(path)) {}
+  void add(recipe::Mark m, std::string message) { list_.push_back({path_, m, std::move(message)}); }
+  void raise_if_any() const {
+    if (list_.empty()) return;
+    auto sorted = list_;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const recipe::Diagnostic& a, const recipe::Diagnostic& b) {
+      return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
+    });
+    std::vector<std::string> lines;
+    for (auto& d : sorted) lines.push_back(d.str());
+    throw Error("invalid rules file\n" + util::join(lines, "\n"), Exit::usage);
+  }
+
+ private:
+  std::string path_;
+  std::vector<recipe::Diagnostic> list_;
+};
+
+// A pattern is dotted identifiers, where a whole segment may be `*`.
+bool valid_pattern(const std::string& p) {
+  static const std::regex kSegment("[A-Za-z_][A-Za-z0-9_]*|\\*");
+  auto parts = util::split(p, '.');
+  for (auto& s : parts)
+    if (!std::regex_match(s, kSegment)) return false;
+  return !parts.empty();
+}
+
+void read_rule(const YAML::Node& item, int number, const std::string& path, std::set<std::string>& ids,
+               std::vector<Rule>& out, Problems& problems) {
+  recipe::Mark at = mark_of(item);
+  std::string which = "rule " + std::to_string(number);
+  if (!item.IsMap()) {
+    problems.add(at, which + ": a rule is a mapping with `id`, `match`, `category`, `message`");
+    return;
+  }
+  static const std::vector<std::string> kKeys = {"id", "match", "category", "message"};
+  Rule r;
+  r.origin = path;
+  r.line = at.line;
+  for (const auto& pair : item) {
+    YAML::Node key = pair.first, value = pair.second;
+    std::string k = key.IsScalar() ? key.Scalar() : "";
+    if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end()) {
+      auto near = util::nearest(k, kKeys, 1);
+      problems.add(mark_of(key), which + ": unknown key `" + k + "`" +
+                                     (near.empty() ? "" : "; did you mean `" + near[0] + "`?"));
+      continue;
+    }
+    if (!value.IsScalar() || util::trim(value.Scalar()).empty()) {
+      problems.add(value.IsNull() ? mark_of(key) : mark_of(value), which + ": `" + k + "` must be text");
+      continue;
+    }
+    std::string v = util::trim(value.Scalar());
+    if (k == "id") r.id = v;
+    else if (k == "match") r.match = v;
+    else if (k == "category") r.category = v;
+    else r.message = v;
+    if (k == "match" && !valid_pattern(v))
+      problems.add(mark_of(value), which + ": `match` must be a dotted name whose segments are "
+                                           "names or `*`, got `" + v + "`");
+    if (k == "id" && !ids.insert(v).second)
+      problems.add(mark_of(value), which + ": id `" + v + "` is used by an earlier rule of this file");
+  }
+  for (const char* k : {"id", "match", "category", "message"}) {
+    bool have = (std::string(k) == "id" && !r.id.empty()) || (std::string(k) == "match" && !r.match.empty()) ||
+                (std::string(k) == "category" && !r.category.empty()) ||
+                (std::string(k) == "message" && !r.message.empty());
+    if (!have && !item[k]) problems.add(at, which + ": missing required key `" + k + "`");
+  }
+  out.push_back(std::move(r));
+}
+
+}  // namespace
+
+std::vector<Rule> parse_rules(std::string_view text, const std::string& path) {
+  Problems problems(path);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    recipe::Mark m = e.mark.is_null() ? recipe::Mark{1, 1} : recipe::Mark{e.mark.line + 1, e.mark.column + 1};
+    problems.add(m, "YAML syntax error: " + e.msg);
+    problems.raise_if_any();
+  }
+  if (!root.IsMap() || !root["rules"]) {
+    problems.add(mark_of(root), "a rules file is a mapping with a `rules:` list");
+    problems.raise_if_any();
+  }
+  for (const auto& pair : root) {
+    std::string k = pair.first.IsScalar() ? pair.first.Scalar() : "";
+    if (k != "rules") problems.add(mark_of(pair.first), "unknown key `" + k + "`; a rules file has only `rules:`");
+  }
+  YAML::Node list = root["rules"];
+  std::vector<Rule> out;
+  if (!list.IsSequence()) {
+    problems.add(mark_of(list), "`rules` must be a list of rules");
+  } else {
+    std::set<std::string> ids;
+    int number = 0;
+    for (const auto& item : list) read_rule(item, ++number, path, ids, out, problems);
+  }
+  problems.raise_if_any();
+  return out;
+}
+
+std::vector<Rule> builtin_rules() {
+  static const std::vector<Rule> rules = [] {
+    auto r = parse_rules(embedded::rules_source, "builtin:dynamo.yaml");
+    return r;
+  }();
+  return rules;
+}
+
+}  // namespace sitepatch::audit

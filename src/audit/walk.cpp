@@ -1,0 +1,323 @@
+// The walk: breadth first from the entry, one wave of module loads per round of
+// lookups that needed them, so a remote environment costs one round trip a wave.
+// Breadth first makes the first path to each function a shortest one; a function
+// reached again is not walked again, which also ends cycles.
+#include <algorithm>
+#include <functional>
+
+#include "audit/resolve.hpp"
+#include "sitepatch/audit/graph.hpp"
+#include "sitepatch/util/error.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::audit {
+
+using detail::Resolver;
+using detail::Target;
+
+namespace {
+
+struct Flagged {
+  int line;
+  std::string op;
+  Rule rule;
+};
+
+struct Node {
+  Node(const ModuleFacts* m, int f, int lv, int p = -1, int pl = 0)
+      : mod(m), fn(f), level(lv), parent(p), parent_line(pl) {}
+  const ModuleFacts* mod;
+  int fn;
+  int level;
+  int parent;
+  int parent_line;  // where the parent calls it
+  std::vector<std::pair<std::pair<const ModuleFacts*, int>, int>> calls;  // callee, line
+  std::vector<Flagged> flagged;
+  std::vector<Unresolved> unresolved;
+};
+
+bool ignorable_decorator(const std::string& spelled) {
+  return util::starts_with(spelled, "functools.") || spelled == "property" || spelled == "staticmethod" ||
+         spelled == "classmethod" || util::starts_with(spelled, "abc.") || util::starts_with(spelled, "typing.");
+}
+
+class Walker {
+ public:
+  Walker(ModuleSource& source, const RuleSet& rules, const WalkOptions& o) : source_(source), rules_(rules), o_(o) {}
+
+  CallGraph run() {
+    auto [mod, fn] = entry();
+    nodes_.emplace_back(mod, fn, 0);
+    ids_[{mod, fn}] = 0;
+    std::vector<int> level = {0};
+    while (!level.empty()) {
+      std::vector<int> todo = level;
+      while (!todo.empty()) {
+        std::vector<int> again;
+        for (int id : todo)
+          if (!expand(id)) again.push_back(id);
+        if (again.empty()) break;
+        if (r_.wanted.empty()) throw Error("internal: audit walk waits for nothing");
+        load_wanted();
+        todo = std::move(again);
+      }
+      std::vector<int> next;
+      for (int id : level) {
+        int lv = nodes_[id].level;
+        if (o_.depth > 0 && lv + 1 >= o_.depth) continue;
+        for (auto& [key, line] : nodes_[id].calls) {
+          if (ids_.count(key)) continue;
+          int k = int(nodes_.size());
+          ids_[key] = k;
+          nodes_.emplace_back(key.first, key.second, lv + 1, id, line);
+          next.push_back(k);
+        }
+      }
+      level = std::move(next);
+    }
+    return result();
+  }
+
+ private:
+  void load_wanted() {
+    std::vector<std::string> names;
+    for (auto& w : r_.wanted)
+      if (!r_.modules.count(w)) names.push_back(w);
+    r_.wanted.clear();
+    if (names.empty()) return;
+    auto got = source_.load(names);
+    ++waves_;
+    for (size_t i = 0; i < names.size(); ++i) r_.modules[names[i]] = std::move(got[i]);
+    // A name a module does not define is looked up in its `from m import *` sources
+    // next: have them come with the next wave rather than a wave of their own.
+    for (auto& n : names)
+      if (auto& m = r_.modules[n])
+        for (auto& star : m->stars)
+          if (!r_.modules.count(star)) r_.wanted.insert(star);
+  }
+
+  std::pair<const ModuleFacts*, int> entry() {
+    r_.wanted.insert(o_.module);
+    load_wanted();
+    auto& m = r_.modules[o_.module];
+    if (!m) {
+      auto near = util::nearest(o_.module, source_.siblings(o_.module));
+      throw Error("module `" + o_.module + "` not found in the environment" +
+                  (near.empty() ? "" : "; did you mean " + util::join(near, ", ") + "?"));
+    }
+    for (size_t i = 1; i < m->functions.size(); ++i)
+      if (m->functions[i].qualified == o_.function) return {&*m, int(i)};
+    // A name the module imports (a re-export) leads to its definition.
+    while (true) {
+      Target t = r_.in_scope(*m, 0, o_.function);
+      if (t.kind == Target::pending) {
+        load_wanted();
+        continue;
+      }
+      if (t.kind == Target::function) return {t.mod, t.index};
+      break;
+    }
+    std::string where = " in module " + o_.module + " (" + m->file + ")";
+    if (m->functions[0].is_local(o_.function))
+      throw Error("`" + o_.function + "`" + where + " is a variable, not a function defined with def");
+    if (m->class_names.count(o_.function))
+      throw Error("`" + o_.function + "`" + where + " is a class; name one of its methods (" + o_.function +
+                  ".__init__, ...)");
+    std::vector<std::string> names;
+    for (size_t i = 1; i < m->functions.size(); ++i) names.push_back(m->functions[i].qualified);
+    auto near = util::nearest(o_.function, names);
+    throw Error("function `" + o_.function + "` is not defined in module " + o_.module + " (" + m->file + ")" +
+                (near.empty() ? "" : "; did you mean " + util::join(near, ", ") + "?"));
+  }
+
+  std::string name_of(const ModuleFacts& m, int fn) const { return m.name + "." + m.functions[fn].qualified; }
+
+  bool flag(Node& n, int line, const std::string& name) {
+    if (name.empty()) return false;
+    if (const Rule* rule = rules_.match(name)) {
+      n.flagged.push_back({line, name, *rule});
+      return true;
+    }
+    return false;
+  }
+
+  // Looks up every name the function uses; false when a module must be loaded first
+  // (nothing is kept then: the next try starts over).
+  bool expand(int id) {
+    Node& n = nodes_[id];
+    const ModuleFacts& m = *n.mod;
+    const Function& F = m.functions[n.fn];
+    Node fresh(n.mod, n.fn, n.level, n.parent, n.parent_line);
+    bool complete = true;
+    std::string who = m.name + ":" + F.qualified;
+    for (const Ref& ref : F.refs) {
+      auto unresolved = [&](const std::string& why) {
+        fresh.unresolved.push_back(Unresolved{who, m.file, ref.line, ref.name, why});
+      };
+      if (ref.kind == Ref::dynamic) {
+        unresolved("dynamic call");
+        continue;
+      }
+      std::string head = ref.name, attr;
+      if (ref.on_result) {
+        size_t dot = ref.name.rfind('.');
+        head = ref.name.substr(0, dot);
+        attr = ref.name.substr(dot + 1);
+      }
+      std::string sp = detail::spelled(m, n.fn, head);
+      if (ref.kind == Ref::decorator && ignorable_decorator(sp)) continue;
+      if (!sp.empty() && flag(fresh, ref.line, ref.on_result ? sp + "." + attr : sp)) continue;
+      Target t;
+      if (ref.on_result && head == "super") t = r_.super_method(m, n.fn, attr);
+      else {
+        t = r_.in_scope(m, n.fn, head);
+        if (ref.on_result && t.kind == Target::klass) {
+          t = r_.method(*t.mod, t.index, attr);
+          if (t.kind == Target::missing) t.kind = Target::external;  // an inherited builtin method
+        } else if (ref.on_result && t.kind == Target::external) {
+          t.name += "." + attr;
+        } else if (ref.on_result && t.kind != Target::pending) {
+          t = Target{Target::unknown, nullptr, -1, "method of what " + head + "() returns"};
+        }
+      }
+      switch (t.kind) {
+        case Target::pending: complete = false; break;
+        case Target::function:
+          if (!flag(fresh, ref.line, name_of(*t.mod, t.index))) fresh.calls.push_back({{t.mod, t.index}, ref.line});
+          break;
+        case Target::klass: {
+          if (ref.kind != Ref::call) break;
+          if (flag(fresh, ref.line, t.mod->name + "." + t.mod->classes[t.index].qualified)) break;
+          // Making an instance runs __new__ and __init__, wherever the class defines them.
+          for (const char* special : {"__new__", "__init__"}) {
+            Target init = r_.method(*t.mod, t.index, special);
+            if (init.kind == Target::pending) complete = false;
+            else if (init.kind == Target::function) fresh.calls.push_back({{init.mod, init.index}, ref.line});
+          }
+          break;
+        }
+        case Target::external: flag(fresh, ref.line, t.name); break;
+        case Target::unknown:
+        case Target::missing:
+          if (ref.kind == Ref::call) unresolved(t.name.empty() ? "not defined" : t.name);
+          break;
+        case Target::module: break;
+      }
+    }
+    if (!complete) return false;
+    n = std::move(fresh);
+    return true;
+  }
+
+  std::vector<Step> path_to(int id) const {
+    std::vector<Step> steps;
+    int line = 0;
+    for (int k = id; k >= 0; k = nodes_[k].parent) {
+      const Node& n = nodes_[k];
+      steps.push_back(Step{n.mod->name, n.mod->functions[n.fn].qualified, n.mod->file, line});
+      line = n.parent_line;
+    }
+    std::reverse(steps.begin(), steps.end());
+    return steps;
+  }
+
+  CallGraph result() {
+    CallGraph g;
+    for (size_t id = 0; id < nodes_.size(); ++id) {
+      const Node& n = nodes_[id];
+      for (const auto& f : n.flagged) {
+        Chain c;
+        c.steps = path_to(int(id));
+        c.steps.back().line = f.line;
+        c.operation = f.op;
+        c.rule = f.rule;
+        g.chains.push_back(std::move(c));
+      }
+      g.unresolved.insert(g.unresolved.end(), n.unresolved.begin(), n.unresolved.end());
+    }
+    auto text = [](const Chain& c) {
+      std::string s;
+      for (auto& st : c.steps) s += st.name() + "@" + std::to_string(st.line) + " ";
+      return s + c.operation;
+    };
+    std::stable_sort(g.chains.begin(), g.chains.end(), [&](const Chain& a, const Chain& b) {
+      if (a.steps.size() != b.steps.size()) return a.steps.size() < b.steps.size();
+      return text(a) < text(b);
+    });
+    g.chains.erase(std::unique(g.chains.begin(), g.chains.end(),
+                               [&](const Chain& a, const Chain& b) { return text(a) == text(b); }),
+                   g.chains.end());
+    g.cycles = cycles();
+    g.functions = nodes_.size();
+    for (auto& [name, m] : r_.modules)
+      if (m) ++g.modules;
+    g.waves = waves_;
+    return g;
+  }
+
+  // Strongly connected components (Tarjan) of the walked graph: each one with more
+  // than one function, or a function calling itself, is a cycle.
+  std::vector<std::vector<std::string>> cycles() const {
+    int count = int(nodes_.size()), index = 0;
+    std::vector<int> idx(count, -1), low(count, 0), stack;
+    std::vector<bool> on(count, false);
+    std::vector<std::vector<int>> found;
+    std::function<void(int)> visit = [&](int v) {
+      idx[v] = low[v] = index++;
+      stack.push_back(v);
+      on[v] = true;
+      for (auto& [key, line] : nodes_[v].calls) {
+        auto it = ids_.find(key);
+        if (it == ids_.end()) continue;
+        int w = it->second;
+        if (idx[w] < 0) {
+          visit(w);
+          low[v] = std::min(low[v], low[w]);
+        } else if (on[w]) {
+          low[v] = std::min(low[v], idx[w]);
+        }
+      }
+      if (low[v] != idx[v]) return;
+      std::vector<int> comp;
+      int w;
+      do {
+        w = stack.back();
+        stack.pop_back();
+        on[w] = false;
+        comp.push_back(w);
+      } while (w != v);
+      bool self = false;
+      for (auto& [key, line] : nodes_[v].calls) self = self || key == std::make_pair(nodes_[v].mod, nodes_[v].fn);
+      if (comp.size() > 1 || self) {
+        std::sort(comp.begin(), comp.end());
+        found.push_back(comp);
+      }
+    };
+    for (int v = 0; v < count; ++v)
+      if (idx[v] < 0) visit(v);
+    std::sort(found.begin(), found.end());
+    std::vector<std::vector<std::string>> out;
+    for (auto& comp : found) {
+      std::vector<std::string> names;
+      for (int v : comp) names.push_back(nodes_[v].mod->name + ":" + nodes_[v].mod->functions[nodes_[v].fn].qualified);
+      out.push_back(names);
+    }
+    return out;
+  }
+
+  ModuleSource& source_;
+  const RuleSet& rules_;
+  const WalkOptions& o_;
+  Resolver r_;
+  std::vector<Node> nodes_;
+  std::map<std::pair<const ModuleFacts*, int>, int> ids_;
+  std::size_t waves_ = 0;
+};
+
+}  // namespace
+
+CallGraph walk(ModuleSource& source, const RuleSet& rules, const WalkOptions& options) {
+  return Walker(source, rules, options).run();
+}
+
+}  // namespace sitepatch::audit

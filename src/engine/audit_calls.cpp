@@ -1,0 +1,136 @@
+// audit MODULE:FUNCTION: modules come from site-packages through the Host, one batch
+// per wave of the walk, parsed in parallel; the walk itself is audit::walk.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "sitepatch/engine/audit.hpp"
+#include "sitepatch/util/parallel.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine {
+
+namespace {
+
+class SiteModules : public audit::ModuleSource {
+ public:
+  explicit SiteModules(Session& s) : s_(s) {}
+
+  std::vector<std::optional<audit::ModuleFacts>> load(const std::vector<std::string>& modules) override {
+    // Every candidate file of every module, in one read.
+    std::vector<std::string> paths;
+    std::vector<std::vector<std::string>> cands(modules.size());
+    for (size_t i = 0; i < modules.size(); ++i) {
+      cands[i] = site::module_candidates(modules[i]);
+      // Python's finder prefers a package (a/b/__init__.py) over a module (a/b.py).
+      std::stable_partition(cands[i].begin(), cands[i].end(),
+                            [](const std::string& p) { return util::ends_with(p, "/__init__.py"); });
+      if (!cands[i].empty()) cands[i].push_back(util::join(util::split(modules[i], '.'), "/"));  // namespace package
+      for (auto& dir : s_.env.site_dirs)
+        for (auto& c : cands[i]) paths.push_back(dir + "/" + c);
+    }
+    std::map<std::string, host::FileData> files;
+    for (auto& f : s_.host.read(paths)) files.emplace(f.path, std::move(f));
+
+    struct Job {
+      size_t index;
+      std::string rel, site_dir;
+      const std::string* text;
+      bool package;
+    };
+    std::vector<Job> jobs;
+    std::vector<std::optional<audit::ModuleFacts>> out(modules.size());
+    for (size_t i = 0; i < modules.size(); ++i) {
+      bool done = false;
+      for (auto& dir : s_.env.site_dirs) {
+        for (auto& c : cands[i]) {
+          auto it = files.find(dir + "/" + c);
+          if (it == files.end() || !it->second.exists) continue;
+          bool dir_entry = !util::ends_with(c, ".py");
+          if (dir_entry != it->second.is_dir) continue;
+          if (dir_entry) {
+            audit::ModuleFacts ns;  // a namespace package: submodules only
+            ns.name = modules[i];
+            ns.is_package = true;
+            ns.file = c + "/";
+            ns.functions.emplace_back();
+            out[i] = std::move(ns);
+          } else {
+            jobs.push_back({i, c, dir, &it->second.content, util::ends_with(c, "/__init__.py")});
+          }
+          site_dir_[modules[i]] = dir;
+          done = true;
+          break;
+        }
+        if (done) break;
+      }
+    }
+    util::parallel_for(jobs.size(), [&](size_t j) {
+      const Job& job = jobs[j];
+      audit::ModuleFacts f = audit::extract(*job.text, modules[job.index], job.package);
+      f.file = job.rel;
+      out[job.index] = std::move(f);
+    });
+    spdlog::debug("audit: {} modules asked, {} read", modules.size(), jobs.size());
+    return out;
+  }
+
+  std::vector<std::string> siblings(const std::string& module) override {
+    auto parts = util::split(module, '.');
+    parts.pop_back();
+    std::string parent = util::join(parts, "/");
+    std::string prefix = parts.empty() ? "" : util::join(parts, ".") + ".";
+    std::vector<std::string> names;
+    for (auto& dir : s_.env.site_dirs)
+      for (auto& e : s_.host.list(parent.empty() ? dir : dir + "/" + parent)) {
+        std::string n = e.name;
+        if (!e.is_dir && util::ends_with(n, ".py")) n = n.substr(0, n.size() - 3);
+        else if (!e.is_dir) continue;
+        if (n == "__init__" || n == "__pycache__" || n.find('.') != std::string::npos) continue;
+        names.push_back(prefix + n);
+      }
+    return names;
+  }
+
+  const std::map<std::string, std::string>& site_dirs() const { return site_dir_; }
+
+ private:
+  Session& s_;
+  std::map<std::string, std::string> site_dir_;
+};
+
+}  // namespace
+
+CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options, bool owners) {
+  SiteModules source(s);
+  CallAudit a;
+  a.graph = audit::walk(source, rules, options);
+  spdlog::info("audit: {} functions walked; {} modules read in {} batches", a.graph.functions, a.graph.modules,
+               a.graph.waves);
+  if (!owners) return a;
+  auto owner_of = [&](const std::string& module, const std::string& file) -> const site::Distribution* {
+    auto it = source.site_dirs().find(module);
+    if (it == source.site_dirs().end()) return nullptr;
+    return s.distributions().owner(it->second, file);
+  };
+  std::set<std::pair<std::string, std::string>> modules;  // module, file
+  for (auto& c : a.graph.chains)
+    for (auto& st : c.steps) modules.insert({st.module, st.file});
+  // The entry is the first step of every chain.
+  const site::Distribution* entry = nullptr;
+  if (!a.graph.chains.empty()) {
+    const audit::Step& first = a.graph.chains.front().steps.front();
+    entry = owner_of(first.module, first.file);
+  }
+  if (entry) {
+    a.entry_dist = entry->name;
+    a.entry_version = entry->version;
+    for (auto& [mod, file] : modules)
+      if (owner_of(mod, file) == entry) a.entry_dist_modules.push_back(mod);
+  }
+  return a;
+}
+
+}  // namespace sitepatch::engine

@@ -1,0 +1,1 @@
+"""A package for the audit tests: quantize() reaches subprocess four calls down."""

@@ -1,0 +1,2 @@
+from .spec import get_module
+from .loader import *
