@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
   app.add_option("--lock-timeout", g.lock_timeout,
                  "Seconds to wait for another sitepatch writing to the same environment (default 30)")
       ->check(CLI::NonNegativeNumber);
-  app.add_flag("-v,--verbose", g.verbose, "Say more (repeat for debug output)");
+  app.add_flag("-v,--verbose", g.verbose, "Say more; -vv adds debug output, each line with the milliseconds since the one before");
   app.add_flag("-q,--quiet", g.quiet, "Print only results and errors");
   app.footer(
       "Exit codes: 0 done; 1 failed, nothing changed; 2 bad usage or invalid recipe;\n"
