@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/color.h>
@@ -98,6 +99,8 @@ std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths) 
     }
     try {
       out.push_back(recipe::parse(*text, p));
+      std::error_code ec;
+      out.back().origin = std::filesystem::absolute(p, ec).lexically_normal().string();
     } catch (const recipe::RecipeError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }

@@ -72,7 +72,7 @@ std::vector<store::PatchRecord> records_for(const Plan& plan,
           if (r.id == id) {
             rec.id = r.id;
             rec.description = r.description;
-            rec.recipe_path = r.path;
+            rec.recipe_path = r.origin.empty() ? r.path : r.origin;
             rec.recipe_hash = r.hash;
             rec.recipe_text = r.text;
           }

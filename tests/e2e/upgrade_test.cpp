@@ -361,6 +361,17 @@ TEST_CASE("status after pip install -U names the patch and the command that reap
   CHECK(gone.out.find("  sitepatch --venv " + venv + " show --recipe fastkern-dynamo > fastkern-dynamo.yaml && "
                       "sitepatch --venv " + venv + " apply fastkern-dynamo.yaml    # the recipe file is gone; "
                       "the history keeps the applied copy\n") != std::string::npos);
+  // Applied from another folder by a relative path, the recipe is still found: the
+  // history records where the file is.
+  testsupport::spit(k.recipe, recipe_text());
+  auto rel = sitepatch::util::run({"env", "-C", k.tmp.path, SITEPATCH_BIN, "--venv", k.venv.root, "apply",
+                                   "fastkern.yaml"});
+  INFO(rel.err);
+  REQUIRE(rel.status == 0);
+  k.upgrade(3);
+  CHECK(k.sp({"status"}).out.find("  sitepatch --venv " + venv + " apply " + k.recipe + "\n") != std::string::npos);
+  std::filesystem::remove(k.recipe);
+
   auto saved = k.sp({"show", "--recipe", "fastkern-dynamo"});
   CHECK(saved.status == 0);
   CHECK(saved.out == recipe_text());
@@ -369,7 +380,7 @@ TEST_CASE("status after pip install -U names the patch and the command that reap
   auto doc = nlohmann::json::parse(j.out);
   CHECK(doc["ok"] == false);
   CHECK(doc["patches"][0]["advice"] == "needs reapplying");
-  CHECK(doc["patches"][0]["files"][0]["upgrade"] == "fastkern 1.0 -> 2.0");
+  CHECK(doc["patches"][0]["files"][0]["upgrade"] == "fastkern 2.0 -> 3.0");
 }
 
 TEST_CASE("a recipe whose requires no longer matches refuses, naming the versions, unless --force",

@@ -65,7 +65,9 @@ enum class OnUpgrade { reapply, warn, fail };
 std::string_view on_upgrade_name(OnUpgrade o);
 
 struct Recipe {
-  std::string path;         // as given on the command line
+  std::string path;         // as given on the command line (messages name it so)
+  std::string origin;       // the file's absolute path, which the history records so that
+                            // `status` finds it from any folder ("" when not a file)
   std::string text;         // the file's bytes
   std::string hash;         // sha256 hex of `text`
   std::string id;
