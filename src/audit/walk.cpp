@@ -51,15 +51,15 @@ class Walker {
     ids_[{mod, fn}] = 0;
     std::vector<int> level = {0};
     while (!level.empty()) {
-      std::vector<int> todo = level;
-      while (!todo.empty()) {
+      std::vector<int> waiting = level;
+      while (!waiting.empty()) {
         std::vector<int> again;
-        for (int id : todo)
+        for (int id : waiting)
           if (!expand(id)) again.push_back(id);
         if (again.empty()) break;
         if (r_.wanted.empty()) throw Error("internal: audit walk waits for nothing");
         load_wanted();
-        todo = std::move(again);
+        waiting = std::move(again);
       }
       std::vector<int> next;
       for (int id : level) {
