@@ -23,16 +23,6 @@ std::string_view advice_name(engine::Advice a) {
   return "?";
 }
 
-// The sitepatch invocation that reaches this same environment.
-std::string prefix(const GlobalOptions& g, const engine::Session& s) {
-  std::string p = "sitepatch";
-  if (!g.host.empty()) p += " --host " + util::shell_word(g.host);
-  if (!g.ssh_command.empty()) p += " --ssh-command " + util::shell_word(g.ssh_command);
-  p += " --venv " + util::shell_word(s.env.prefix);
-  if (!g.state_dir.empty()) p += " --state-dir " + util::shell_word(g.state_dir);
-  return p;
-}
-
 // How to put a patch back: its recipe file when it is still the one applied, else
 // the copy the history keeps.
 std::string reapply_command(const std::string& cmd, const engine::PatchStatus& p, std::string& note) {
@@ -57,7 +47,7 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
     Env env = open_env(g);
     Output o(g);
     auto statuses = engine::verify(*env.session, {});
-    std::string cmd = prefix(g, *env.session);
+    std::string cmd = env.session->invocation;
     bool intact = true;
     nlohmann::json arr = nlohmann::json::array();
     std::vector<std::string> lines, fixes;

@@ -13,6 +13,7 @@
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/strings.hpp"
+#include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
 
@@ -85,6 +86,13 @@ Env open_env(const GlobalOptions& g) {
   }
   e.session = std::make_unique<engine::Session>(engine::Session::open(*e.host, venv, g.state_dir));
   e.session->lock_timeout_ms = int(g.lock_timeout * 1000);
+  // The invocation that reaches this same environment, for the commands messages suggest.
+  std::string p = "sitepatch";
+  if (!g.host.empty()) p += " --host " + util::shell_word(g.host);
+  if (!g.ssh_command.empty()) p += " --ssh-command " + util::shell_word(g.ssh_command);
+  p += " --venv " + util::shell_word(e.session->env.prefix);
+  if (!g.state_dir.empty()) p += " --state-dir " + util::shell_word(g.state_dir);
+  e.session->invocation = p;
   return e;
 }
 

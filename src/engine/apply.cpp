@@ -1,8 +1,10 @@
 // apply: plan, then save the originals in the history before the first byte of a
 // package file changes, write every file (compare-and-swap), clear bytecode, commit.
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <map>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -14,6 +16,62 @@
 
 namespace sitepatch::engine {
 
+namespace {
+
+/// The records as they were before `saved` replaced them.
+store::Transaction undo_of(const store::Transaction& saved, const std::vector<store::PatchRecord>& existing,
+                           const std::string& ids) {
+  store::Transaction undo;
+  undo.message = "abort apply " + ids + ": nothing was written";
+  for (auto& rec : saved.put) {
+    bool had = false;
+    for (auto& old : existing)
+      if (old.id == rec.id) {
+        undo.put.push_back(old);
+        had = true;
+      }
+    if (!had) undo.drop.push_back(rec.id);
+  }
+  return undo;
+}
+
+/// Which planned files carry the new bytes now, after a write failed: the host
+/// promises none, but a connection that died mid-write cannot promise anything.
+/// nullopt when the files cannot even be read.
+std::optional<std::vector<bool>> written_now(Session& s, const Plan& plan) {
+  std::vector<std::string> paths;
+  for (auto& fc : plan.files) paths.push_back(fc.path);
+  try {
+    auto now = s.host.read(paths);
+    std::vector<bool> out;
+    for (size_t i = 0; i < now.size(); ++i)
+      out.push_back(now[i].exists && now[i].content == plan.files[i].new_text &&
+                    plan.files[i].new_text != plan.files[i].old_text);
+    return out;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+/// The message for a write that stopped half-way: each file's state and the one
+/// command that fixes it. The records stay pending, so that command can.
+std::string half_written(Session& s, const Plan& plan, const std::string& why,
+                         const std::optional<std::vector<bool>>& written, const std::string& ids) {
+  std::string msg = why + "\nthe apply of " + ids + " stopped half-way";
+  if (!written) {
+    msg += "; its files could not be checked";
+  } else {
+    msg += ":";
+    for (size_t i = 0; i < plan.files.size(); ++i)
+      msg += "\n  " + plan.files[i].rel + ": " + ((*written)[i] ? "patched" : "as it was");
+  }
+  msg += "\nthe originals are in the history: " + detail::fix_command(s, "rollback " + ids) +
+         " puts them back (the next apply finishes it instead)";
+  return msg;
+}
+
+}  // namespace
+
 ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run) {
   ApplyResult res;
   if (dry_run) {
@@ -21,8 +79,14 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
     return res;
   }
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
+  res.recovered = detail::clean_history_locks(s);
   auto history = detail::HistoryAccess::open(s, false);
-  if (history) res.recovered = detail::recover(s, *history);
+  if (history) {
+    auto cleaned = detail::clean_temps(s, history->patches());
+    res.recovered.insert(res.recovered.end(), cleaned.begin(), cleaned.end());
+    auto finished = detail::recover(s, *history);
+    res.recovered.insert(res.recovered.end(), finished.begin(), finished.end());
+  }
   auto existing = history ? history->patches() : std::vector<store::PatchRecord>{};
   res.plan = detail::plan_against(s, std::move(recipes), existing);
   if (!res.plan.ok()) return res;
@@ -56,39 +120,19 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   history->commit(saved);
   spdlog::info("apply: originals of {} file(s) committed ({:.0f} ms)", res.plan.files.size(), ms());
 
-  // 2. Write, refusing any file that changed since it was read.
+  // 2. Write, all or nothing, refusing any file that changed since it was read.
   std::vector<host::WriteRequest> writes;
-  for (auto& fc : res.plan.files) writes.push_back({fc.path, fc.new_text, fc.old_sha});
+  for (auto& fc : res.plan.files) writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
   try {
     s.host.write(writes);
   } catch (const Error& e) {
-    std::vector<std::string> paths;
-    for (auto& fc : res.plan.files) paths.push_back(fc.path);
-    auto now_there = s.host.read(paths);
-    bool untouched = true;
-    for (size_t i = 0; i < now_there.size(); ++i)
-      if (now_there[i].exists && now_there[i].content == res.plan.files[i].new_text) untouched = false;
-    if (untouched) {
-      // Nothing of ours reached the disk: put the records back as they were.
-      store::Transaction undo;
-      undo.message = "abort apply " + ids + ": nothing was written";
-      for (auto& rec : saved.put) {
-        bool had = false;
-        for (auto& old : existing)
-          if (old.id == rec.id) {
-            undo.put.push_back(old);
-            had = true;
-          }
-        if (!had) undo.drop.push_back(rec.id);
-      }
-      history->commit(undo);
-      throw;
-    }
-    throw Error(std::string(e.what()) +
-                "\nsome files were written; the next sitepatch command on this environment "
-                "finishes the apply (the originals are in the history)");
+    auto written = written_now(s, res.plan);
+    bool none = written && std::none_of(written->begin(), written->end(), [](bool w) { return w; });
+    if (!none) throw Error(half_written(s, res.plan, e.what(), written, ids), Exit::partial);
+    // Nothing of ours reached the disk: put the records back as they were.
+    history->commit(undo_of(saved, existing, ids));
+    throw;
   }
-
   spdlog::info("apply: {} file(s) written ({:.0f} ms)", writes.size(), ms());
 
   // 3. Bytecode of the old text must not outlive it.
@@ -105,7 +149,14 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   done.drop = saved.drop;
   done.site_drop = saved.site_drop;
   for (auto& fc : res.plan.files) done.site[fc.rel] = fc.new_text;
-  res.commit = history->commit(done);
+  try {
+    res.commit = history->commit(done);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + "\nevery file of " + ids +
+                    " was written, but the history could not record it; the next sitepatch command "
+                    "that writes on this environment records it (" + detail::fix_command(s, "verify") + " shows the files)",
+                Exit::partial);
+  }
   spdlog::info("apply: {} .pyc removed, committed {} ({:.0f} ms)", res.pyc_removed.size(),
                res.commit.substr(0, 10), ms());
   res.written = true;
@@ -123,7 +174,7 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history) {
   // The pending commit's site/ holds each file as it was found; its records hold
   // what the interrupted apply meant to write. Finish that apply.
   std::map<std::string, std::pair<std::string, std::string>> want;  // path -> (found, final)
-  std::map<std::string, std::string> rel_of;
+  std::map<std::string, std::string> rel_of, site_of;
   for (auto& r : pending)
     for (auto& f : r.files) {
       std::string path = f.site_dir + "/" + f.rel;
@@ -132,6 +183,7 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history) {
       if (w.first.empty()) w.first = found ? *found : f.before;
       w.second = f.after;  // records come in apply order; the last after wins
       rel_of[path] = f.rel;
+      site_of[path] = f.site_dir;
     }
   std::vector<std::string> paths;
   for (auto& [p, _] : want) paths.push_back(p);
@@ -141,7 +193,7 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history) {
     auto& [found, final_text] = want[f.path];
     if (f.exists && f.content == final_text) continue;
     if (f.exists && f.content == found) {
-      writes.push_back({f.path, final_text, util::sha256_hex(found)});
+      writes.push_back({f.path, final_text, util::sha256_hex(found), site_of[f.path]});
       continue;
     }
     throw Error("an interrupted apply of " + ids_of(pending) + " left " + rel_of[f.path] +

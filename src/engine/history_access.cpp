@@ -93,7 +93,7 @@ void HistoryAccess::publish() {
     auto old = m.remote.find(rel);
     if (old != m.remote.end() && old->second == *bytes) continue;
     host::WriteRequest w{s_.state_dir + "/" + rel, *bytes,
-                         old == m.remote.end() ? "" : util::sha256_hex(old->second)};
+                         old == m.remote.end() ? "" : util::sha256_hex(old->second), s_.state_dir};
     (util::starts_with(rel, "objects/") ? objects : refs).push_back(std::move(w));
     now[rel] = std::move(*bytes);
   }

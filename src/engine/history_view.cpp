@@ -5,6 +5,7 @@
 namespace sitepatch::engine {
 
 std::vector<store::LogEntry> log(Session& s) {
+  auto lock = detail::read_lock(s);
   auto history = detail::HistoryAccess::open(s, false);
   if (!history) return {};
   return history->log();
@@ -13,6 +14,7 @@ std::vector<store::LogEntry> log(Session& s) {
 namespace {
 
 store::PatchRecord applied(Session& s, const std::string& id) {
+  auto lock = detail::read_lock(s);
   auto history = detail::HistoryAccess::open(s, false);
   std::vector<store::PatchRecord> all = history ? history->patches() : std::vector<store::PatchRecord>{};
   return detail::select(all, {id}).front();

@@ -1,5 +1,6 @@
 #pragma once
 // Pieces the engine's commands share; not part of the public API.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,10 @@ namespace sitepatch::engine::detail {
 /// plan() against the records already in the history (apply reads them once).
 Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
                   const std::vector<store::PatchRecord>& existing);
+
+/// Fails every planned edit whose target another applied recipe already patches (the
+/// same definition, or one inside the other), naming that recipe and the remedy.
+void refuse_overlaps(const Session& s, Plan& p, const std::vector<store::PatchRecord>& existing);
 
 /// Folder and name of the lock every writer takes.
 std::string lock_path(const Session& s);
@@ -24,10 +29,25 @@ std::vector<std::string> remove_bytecode(host::Host& host, const std::vector<std
 class HistoryAccess;
 std::vector<std::string> recover(Session& s, HistoryAccess& history);
 
+/// Under the writer's lock: removes the lock files libgit2 and the temps sitepatch
+/// leave in the history when killed. Returns a note for the user when it removed any.
+std::vector<std::string> clean_history_locks(Session& s);
+
+/// Under the writer's lock: removes sitepatch's temps beside the files of `records`
+/// (an interrupted write leaves whole copies there). Returns a note when it removed any.
+std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records);
+
+/// A shared lock while a reader looks at the history and the files (nullptr when
+/// there is no history to look at): a reader never sees a write half done.
+std::unique_ptr<host::Lock> read_lock(Session& s);
+
 /// The records named by `ids` (all when empty); an unknown id is an error that
 /// lists what is applied.
 std::vector<store::PatchRecord> select(const std::vector<store::PatchRecord>& all,
                                        const std::vector<std::string>& ids);
+
+/// "<invocation> <command>": a command the user can paste to reach this environment.
+std::string fix_command(const Session& s, const std::string& command);
 
 /// Parent folder and base name of a path.
 std::pair<std::string, std::string> split_path(const std::string& path);

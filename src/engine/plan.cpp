@@ -206,6 +206,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
+  auto lock = detail::read_lock(s);
   auto history = detail::HistoryAccess::open(s, false);
   return detail::plan_against(s, std::move(recipes),
                               history ? history->patches() : std::vector<store::PatchRecord>{});
@@ -400,6 +401,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   spdlog::info("plan: {} changed file(s) checked by tree-sitter and compiled by Python {} ({:.0f} ms)",
                changed.size(), s.env.version, ms_since(t0));
   note_reapplied(s, p, record_of);
+  refuse_overlaps(s, p, existing);
   return p;
 }
 

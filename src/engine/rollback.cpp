@@ -22,21 +22,48 @@ std::optional<std::string> undo(const store::FileRecord& f, const std::string& t
   return m.content;
 }
 
+/// An apply an earlier command could not finish: finished now when it can be; when it
+/// cannot and this rollback undoes it anyway, its pending records are rolled back as
+/// they stand (files already written go back, the others are left as they are).
+void finish_or_undo(Session& s, detail::HistoryAccess& history, const std::vector<store::PatchRecord>& chosen,
+                    std::vector<std::string>& notes) {
+  try {
+    auto done = detail::recover(s, history);
+    notes.insert(notes.end(), done.begin(), done.end());
+  } catch (const Error& e) {
+    std::vector<std::string> pending;
+    for (auto& r : history.patches())
+      if (r.state == "pending") pending.push_back(r.id);
+    for (auto& id : pending)
+      if (std::none_of(chosen.begin(), chosen.end(), [&](auto& c) { return c.id == id; }))
+        throw Error(std::string(e.what()) + "\nroll it back first: " + detail::fix_command(s, "rollback " + id));
+    notes.push_back("could not finish the interrupted apply of " + util::join(pending, ", ") + " (" + e.what() +
+                    "); rolling it back as it stands");
+  }
+}
+
 }  // namespace
 
 RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run) {
   RollbackResult res;
   if (!all && ids.empty()) throw Error("rollback: name the patches to roll back, or --all", Exit::usage);
-  std::unique_ptr<host::Lock> lock;
-  if (!dry_run) lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
+  std::unique_ptr<host::Lock> lock =
+      dry_run ? detail::read_lock(s) : s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
+  if (!dry_run) res.notes = detail::clean_history_locks(s);
   auto history = detail::HistoryAccess::open(s, false);
   if (!history) {
     if (all) return res;
     throw Error("nothing was ever applied to " + s.env.prefix + " (no history at " + s.state_dir + ")");
   }
-  if (!dry_run) res.notes = detail::recover(s, *history);
   auto records = history->patches();
   auto chosen = detail::select(records, all ? std::vector<std::string>{} : ids);
+  if (!dry_run) {
+    auto cleaned = detail::clean_temps(s, records);
+    res.notes.insert(res.notes.end(), cleaned.begin(), cleaned.end());
+    finish_or_undo(s, *history, chosen, res.notes);
+    records = history->patches();
+    chosen = detail::select(records, all ? std::vector<std::string>{} : ids);
+  }
   // Newest first, so each undo meets the text its own apply left.
   std::stable_sort(chosen.begin(), chosen.end(),
                    [](auto& a, auto& b) { return a.applied_at > b.applied_at; });
@@ -115,10 +142,17 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
   std::vector<host::WriteRequest> writes;
   std::vector<std::string> written;
   for (auto& fc : res.files) {
-    writes.push_back({fc.path, fc.new_text, fc.old_sha});
+    writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
     written.push_back(fc.path);
   }
-  s.host.write(writes);
+  try {
+    s.host.write(writes);
+  } catch (const host::PartialWriteError& e) {
+    throw Error(std::string(e.what()) + "\nthe rollback of " + util::join(res.ids, ", ") +
+                    " stopped half-way; the history still has every original: run it again (" +
+                    detail::fix_command(s, all ? "rollback --all" : "rollback " + util::join(res.ids, " ")) + ")",
+                Exit::partial);
+  }
   res.pyc_removed = detail::remove_bytecode(s.host, written);
 
   store::Transaction tx;
@@ -135,7 +169,15 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
   // sitepatch still owns).
   tx.site_drop = detail::unreferenced(records, tx.put, tx.drop);
   for (auto& rel : tx.site_drop) tx.site.erase(rel);
-  res.commit = history->commit(tx);
+  try {
+    res.commit = history->commit(tx);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + "\nthe files of " + util::join(res.ids, ", ") +
+                    " are back to their originals, but the history could not record it; run the "
+                    "rollback again to record it (" +
+                    detail::fix_command(s, all ? "rollback --all" : "rollback " + util::join(res.ids, " ")) + ")",
+                Exit::partial);
+  }
   res.written = true;
   return res;
 }

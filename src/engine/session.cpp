@@ -54,6 +54,14 @@ namespace detail {
 
 std::string lock_path(const Session& s) { return s.state_dir + "/sitepatch.lock"; }
 
+std::string fix_command(const Session& s, const std::string& command) {
+  return (s.invocation.empty() ? "sitepatch --venv " + s.env.prefix : s.invocation) + " " + command;
+}
+
+std::unique_ptr<host::Lock> read_lock(Session& s) {
+  return s.host.lock(lock_path(s), s.lock_timeout_ms, host::LockMode::shared);
+}
+
 std::pair<std::string, std::string> split_path(const std::string& path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos) return {".", path};

@@ -50,6 +50,8 @@ std::vector<store::PatchRecord> select(const std::vector<store::PatchRecord>& al
 }  // namespace detail
 
 std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids) {
+  // A write under way would look like someone else's change: wait for it.
+  auto lock = detail::read_lock(s);
   auto history = detail::HistoryAccess::open(s, false);
   std::vector<store::PatchRecord> all = history ? history->patches() : std::vector<store::PatchRecord>{};
   auto records = detail::select(all, ids);

@@ -14,7 +14,7 @@ if sys.version_info < (3, 8):
 # `-c` puts the current folder first on sys.path: a json.py there must not replace ours.
 sys.path[:] = [p for p in sys.path if p not in ("", ".")]
 
-import base64, json, os, site, sysconfig, time
+import base64, binascii, errno, json, os, site, stat, sysconfig, time
 
 # hashlib (OpenSSL) and warnings are imported where used: a command that never writes
 # or compiles does not wait for them at start-up.
@@ -42,6 +42,12 @@ def oserr(e, path):
 
 class Refused(Exception):
     pass
+
+
+class Partial(Exception):
+    def __init__(self, message, changed):
+        Exception.__init__(self, message)
+        self.changed = changed
 
 
 def op_hello(req):
@@ -187,87 +193,203 @@ def op_realpath(req):
     return {"paths": [os.path.realpath(p) if os.path.exists(p) else None for p in req["paths"]]}
 
 
-def sha256_of(path):
-    import hashlib
+def random_name():
+    return binascii.hexlify(os.urandom(6)).decode("ascii")
 
+
+def real_dir(dfd, folder):
+    # The folder as the kernel opened it: a symlink swapped in after a check cannot
+    # move a write elsewhere.
+    try:
+        return os.readlink("/proc/self/fd/%d" % dfd)
+    except OSError:
+        return os.path.realpath(folder)
+
+
+def inside(path, root):
+    return path == root or root == "/" or path.startswith(root.rstrip("/") + "/")
+
+
+def outside_message(path, real, within):
+    return ("refusing to write %s: its folder is %s, outside %s (a symbolic link leads out); "
+            "nothing was written" % (path, real, within))
+
+
+class Staged(object):
+    def __init__(self, path, dfd, tmp, existed, original, mode):
+        self.path, self.dfd, self.tmp = path, dfd, tmp
+        self.base = os.path.basename(path)
+        self.existed, self.original, self.mode = existed, original, mode
+        self.backup = None
+        self.renamed = False
+
+
+def check_target(f):
+    path = os.path.realpath(f["path"]) if os.path.islink(f["path"]) else f["path"]
+    within = os.path.realpath(f["within"]) if f.get("within") else ""
+    import hashlib
     try:
         with open(path, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest()
+            original = fh.read()
+        found = hashlib.sha256(original).hexdigest()
     except FileNotFoundError:
-        return ""
+        original, found = None, ""
+    except IsADirectoryError:
+        raise Refused("%s is a folder; nothing was written" % f["path"])
+    expected = f.get("expected_sha256", "")
+    if found != expected:
+        raise Refused("%s changed since it was read (expected sha256 %s, found %s); "
+                      "nothing was written" % (f["path"], expected or "none (a new file)",
+                                               found or "no file"))
+    return path, within, original
+
+
+def stage(f, path, within, original):
+    try:
+        st = os.stat(path)
+        mode = st.st_mode & 0o7777
+    except FileNotFoundError:
+        st, mode = None, 0o644
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    folder, base = os.path.split(path)
+    dfd = os.open(folder or ".", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        real = real_dir(dfd, folder or ".")
+        if within and not inside(real, within):
+            raise Refused(outside_message(f["path"], real, within))
+        # O_EXCL|O_NOFOLLOW at a random name: a planted link is refused, and nobody can
+        # plant at a name they cannot guess.
+        for attempt in range(9):
+            tmp = ".%s.sitepatch-%s.tmp" % (base, random_name())
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
+                             dir_fd=dfd)
+                break
+            except FileExistsError:
+                if attempt == 8:
+                    raise
+        try:
+            os.fchmod(fd, mode)
+            if st is not None and os.geteuid() == 0:
+                os.fchown(fd, st.st_uid, st.st_gid)
+            data = memoryview(unb64(f["content_b64"]))
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            os.unlink(tmp, dir_fd=dfd)
+            raise
+        os.close(fd)
+    except BaseException:
+        os.close(dfd)
+        raise
+    return Staged(path, dfd, tmp, st is not None, original, mode)
+
+
+def put_back(staged):
+    stuck = []
+    for s in reversed(staged):
+        if not s.renamed:
+            continue
+        try:
+            if s.backup:
+                os.replace(s.backup, s.base, src_dir_fd=s.dfd, dst_dir_fd=s.dfd)
+            elif not s.existed:
+                os.unlink(s.base, dir_fd=s.dfd)
+            else:  # no link could be made: the original bytes are rewritten
+                tmp = ".%s.sitepatch-%s.tmp" % (s.base, random_name())
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
+                             dir_fd=s.dfd)
+                try:
+                    os.fchmod(fd, s.mode)
+                    os.write(fd, s.original)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                os.replace(tmp, s.base, src_dir_fd=s.dfd, dst_dir_fd=s.dfd)
+            s.renamed, s.backup = False, None
+        except OSError:
+            stuck.append(s.path)
+    return stuck
 
 
 def op_write(req):
-    # Compare first, for every file; write nothing when one of them changed.
+    # All or nothing. 1. Compare first, for every file; write nothing when one changed.
     files = req["files"]
-    targets = []
-    for f in files:
-        path = os.path.realpath(f["path"]) if os.path.islink(f["path"]) else f["path"]
-        found = sha256_of(path)
-        expected = f.get("expected_sha256", "")
-        if found != expected:
-            raise Refused("%s changed since it was read (expected sha256 %s, found %s); "
-                          "nothing was written" % (f["path"], expected or "none (a new file)",
-                                                   found or "no file"))
-        targets.append(path)
-    # 1. Each file to a temp beside it, fsync'd (on threads: fsync releases the GIL).
-    def stage(item):
-        f, path = item
+    checked = [check_target(f) for f in files]
+    # 2. Each file to a private temp beside it, fsync'd (on threads: fsync releases the
+    #    GIL). A failure here leaves every file as it was.
+    staged = [None] * len(files)
+
+    def do_stage(i):
+        path, within, original = checked[i]
         try:
-            st = os.stat(path)
-            mode = st.st_mode & 0o7777
-        except FileNotFoundError:
-            st, mode = None, 0o644
-            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        folder, base = os.path.split(path)
-        tmp = os.path.join(folder, ".%s.sitepatch-%d.tmp" % (base, os.getpid()))
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            try:
-                os.fchmod(fd, mode)
-                if st is not None and os.geteuid() == 0:
-                    os.fchown(fd, st.st_uid, st.st_gid)
-                data = memoryview(unb64(f["content_b64"]))
-                while data:
-                    data = data[os.write(fd, data):]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            staged[i] = stage(files[i], path, within, original)
         except OSError as e:
+            raise Refused(oserr(e, files[i]["path"]) + "; nothing was written")
+
+    try:
+        if len(files) > 4:
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                for _ in pool.map(do_stage, range(len(files))):
+                    pass
+        else:
+            for i in range(len(files)):
+                do_stage(i)
+        # 3. Renames in request order (a new inode: hard links to the old one keep the
+        #    old bytes), each original kept as a link until all are made, so a failed
+        #    rename puts the earlier ones back without needing disk space.
+        for i, s in enumerate(staged):
+            if s.existed:
+                for _ in range(8):
+                    name = ".%s.sitepatch-%s.orig" % (s.base, random_name())
+                    try:
+                        os.link(s.base, name, src_dir_fd=s.dfd, dst_dir_fd=s.dfd,
+                                follow_symlinks=False)
+                        s.backup = name
+                        break
+                    except FileExistsError:
+                        continue
+                    except OSError:
+                        break
             try:
-                os.unlink(tmp)
+                os.replace(s.tmp, s.base, src_dir_fd=s.dfd, dst_dir_fd=s.dfd)
+                s.renamed, s.tmp = True, None
+            except OSError as e:
+                stuck = put_back(staged[:i])
+                msg = "%s: cannot replace: %s" % (files[i]["path"], e.strerror or e)
+                if stuck:
+                    msg += "\nthe files written before it could not all be put back:"
+                    for p in stuck:
+                        msg += "\n  %s: has the new bytes" % p
+                    raise Partial(msg, stuck)
+                msg += "; nothing was written"
+                if i:
+                    msg += " (the %d file(s) replaced before it were put back)" % i
+                raise Refused(msg)
+        for s in staged:
+            if s.backup:
+                try:
+                    os.unlink(s.backup, dir_fd=s.dfd)
+                except OSError:
+                    pass
+        for s in staged:
+            try:
+                os.fsync(s.dfd)
             except OSError:
                 pass
-            raise Refused(oserr(e, path))
-        return tmp
-
-    items = list(zip(files, targets))
-    if len(items) > 4:
-        from concurrent.futures import ThreadPoolExecutor
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            temps = list(pool.map(stage, items))
-    else:
-        temps = [stage(i) for i in items]
-    # 2. Renames in request order (a new inode: hard links to the old one keep the old
-    #    bytes), then each folder fsync'd once.
-    folders = []
-    for tmp, path in zip(temps, targets):
-        try:
-            os.replace(tmp, path)
-        except OSError as e:
-            raise Refused(oserr(e, path))
-        folder = os.path.dirname(path) or "."
-        if folder not in folders:
-            folders.append(folder)
-    for folder in folders:
-        try:
-            dfd = os.open(folder, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-        except OSError:
-            pass
+    finally:
+        for s in staged:
+            if s is None:
+                continue
+            if s.tmp:
+                try:
+                    os.unlink(s.tmp, dir_fd=s.dfd)
+                except OSError:
+                    pass
+            os.close(s.dfd)
     return {}
 
 
@@ -282,18 +404,69 @@ def op_remove(req):
     return {}
 
 
+def check_state_folder(folder, shared):
+    # The lock's folder holds the history: a real folder, and for a writer one it owns
+    # that nobody else may write to, since the history's files are created there.
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        if shared:
+            return False
+        os.makedirs(os.path.dirname(folder) or ".", exist_ok=True)
+        try:
+            os.mkdir(folder, 0o755)
+        except FileExistsError:
+            pass
+        st = os.lstat(folder)
+    if stat.S_ISLNK(st.st_mode):
+        raise Refused("%s is a symbolic link (to %s); sitepatch keeps its history and lock only "
+                      "in a real folder: remove the link (or give --state-dir)"
+                      % (folder, os.readlink(folder)))
+    if not stat.S_ISDIR(st.st_mode):
+        raise Refused("%s is not a folder; sitepatch keeps its history there: move it away" % folder)
+    if not shared:
+        me = os.geteuid()
+        if st.st_uid != me:
+            raise Refused("%s belongs to uid %d, not to you (uid %d): files it creates there could "
+                          "be redirected by that user; run sitepatch as its owner, or take it over "
+                          "(chown -R %d %s)" % (folder, st.st_uid, me, me, folder))
+        if st.st_mode & 0o022:
+            raise Refused("%s is writable by other users (mode %03o): files sitepatch creates there "
+                          "could be redirected; chmod go-w %s" % (folder, st.st_mode & 0o777, folder))
+    return True
+
+
 def op_lock(req):
     path, timeout = req["path"], req.get("timeout_ms", 0) / 1000.0
+    shared = bool(req.get("shared", False))
     if fcntl is None:
         raise Refused("locking is not supported on this system")
     if path in LOCKS:
         raise Refused("%s: already locked by this agent" % path)
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    if not check_state_folder(os.path.dirname(path) or ".", shared):
+        return {"none": True}
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise Refused("%s is a symbolic link (to %s); sitepatch never opens its lock through "
+                          "a link: remove it" % (path, os.readlink(path)))
+        if not shared:
+            raise Refused("cannot create lock " + oserr(e, path))
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            return {"none": True}
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+        os.close(fd)
+        raise Refused("%s is not a lock file sitepatch made (%s); remove it"
+                      % (path, "it has other hard links" if stat.S_ISREG(st.st_mode)
+                         else "not a regular file"))
     deadline = time.monotonic() + timeout
     while True:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
             break
         except BlockingIOError:
             if time.monotonic() >= deadline:
@@ -301,8 +474,9 @@ def op_lock(req):
                 raise Refused("another sitepatch is working on this environment "
                               "(lock %s held); try again later" % path)
             time.sleep(0.02)
-    os.ftruncate(fd, 0)
-    os.write(fd, ("%d\n" % os.getpid()).encode())
+    if not shared:
+        os.ftruncate(fd, 0)
+        os.write(fd, ("%d\n" % os.getpid()).encode())
     LOCKS[path] = fd
     return {}
 
@@ -339,6 +513,8 @@ def main():
             reply["ok"] = True
         except Refused as e:
             reply = {"ok": False, "error": str(e)}
+        except Partial as e:
+            reply = {"ok": False, "error": str(e), "partial": e.changed}
         except Exception as e:
             reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
         out.write(json.dumps(reply).encode("ascii") + b"\n")

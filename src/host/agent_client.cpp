@@ -102,8 +102,16 @@ json AgentClient::call(const json& request) {
   if (reply.is_discarded() || !reply.is_object())
     throw Error(who_ + ": the sitepatch agent answered with something that is not JSON: " +
                 line.substr(0, 200));
-  if (!reply.value("ok", false))
-    throw Error(reply.value("error", std::string("the sitepatch agent failed")));
+  if (!reply.value("ok", false)) {
+    std::string error = reply.value("error", std::string("the sitepatch agent failed"));
+    if (reply.contains("partial") && reply["partial"].is_array()) {
+      std::vector<std::string> changed;
+      for (auto& p : reply["partial"])
+        if (p.is_string()) changed.push_back(p.get<std::string>());
+      throw PartialWriteError(error, changed);
+    }
+    throw Error(error);
+  }
   return reply;
 }
 
@@ -199,7 +207,8 @@ void AgentClient::write(const std::vector<WriteRequest>& files) {
   for (auto& f : files)
     list.push_back({{"path", f.path},
                     {"content_b64", util::base64_encode(f.content)},
-                    {"expected_sha256", f.expected_sha256}});
+                    {"expected_sha256", f.expected_sha256},
+                    {"within", f.within}});
   call({{"op", "write"}, {"files", list}});
 }
 
@@ -207,8 +216,10 @@ void AgentClient::remove(const std::vector<std::string>& paths) {
   call({{"op", "remove"}, {"paths", paths}});
 }
 
-std::unique_ptr<Lock> AgentClient::lock(const std::string& path, int timeout_ms) {
-  call({{"op", "lock"}, {"path", path}, {"timeout_ms", timeout_ms}});
+std::unique_ptr<Lock> AgentClient::lock(const std::string& path, int timeout_ms, LockMode mode) {
+  json r = call({{"op", "lock"}, {"path", path}, {"timeout_ms", timeout_ms},
+                 {"shared", mode == LockMode::shared}});
+  if (r.value("none", false)) return nullptr;
   return std::make_unique<AgentLock>(*this, path);
 }
 

@@ -45,7 +45,7 @@ class AgentClient {
   void remove(const std::vector<std::string>& paths);
   /// The agent holds the lock until the returned Lock is destroyed (or the agent
   /// exits). The Lock must not outlive this client.
-  std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms);
+  std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms, LockMode mode);
 
   /// One round trip. Throws sitepatch::Error with the agent's message when the reply
   /// says ok=false, and with the child's stderr when it stopped answering.

@@ -2,25 +2,22 @@
 // compile() through one agent process run by the environment's own interpreter.
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <thread>
 
 #include "host/agent_client.hpp"
+#include "host/local_files.hpp"
 #include "sitepatch/host/host.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
-#include "sitepatch/util/parallel.hpp"
 
 namespace sitepatch::host {
 namespace {
@@ -34,12 +31,6 @@ std::string absolute(const std::string& path) {
   char buf[PATH_MAX];
   if (!::getcwd(buf, sizeof buf)) throw Error(std::string("getcwd: ") + std::strerror(errno));
   return std::string(buf) + "/" + path;
-}
-
-std::string parent_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 /// The interpreter of `venv`: a root with bin/python3 or bin/python, or a Python
@@ -67,15 +58,6 @@ std::string find_python(const std::string& venv) {
     throw Error(venv + " is not a Python environment: it is neither a folder nor an executable");
   return absolute(root);
 }
-
-class FileLock : public Lock {
- public:
-  explicit FileLock(int fd) : fd_(fd) {}
-  ~FileLock() override { ::close(fd_); }  // closing releases the flock
-
- private:
-  int fd_;
-};
 
 class LocalHost : public Host {
  public:
@@ -172,51 +154,7 @@ class LocalHost : public Host {
     return out;
   }
 
-  void write(const std::vector<WriteRequest>& files) override {
-    // Compare every file first: when one changed, nothing is written.
-    struct Target {
-      std::string path;  // a symlink's target, so the link stays a link
-      bool exists;
-      struct stat st;
-    };
-    std::vector<Target> targets;
-    for (auto& f : files) {
-      Target t{f.path, false, {}};
-      struct stat lst;
-      if (::lstat(f.path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
-        char* r = ::realpath(f.path.c_str(), nullptr);
-        if (r) {
-          t.path = r;
-          std::free(r);
-        }
-      }
-      std::string found;
-      if (::stat(t.path.c_str(), &t.st) == 0) {
-        if (S_ISDIR(t.st.st_mode)) throw Error(f.path + " is a folder; nothing was written");
-        auto content = util::read_file(t.path);
-        if (!content) throw Error(content.error() + "; nothing was written");
-        t.exists = true;
-        found = util::sha256_hex(*content);
-      } else if (!missing(errno)) {
-        throw Error(errno_text(f.path, errno) + "; nothing was written");
-      }
-      if (found != f.expected_sha256) throw Error(changed_since_read(f.path, f.expected_sha256, found));
-      targets.push_back(t);
-    }
-    // Each file is its own temp + fsync + rename; their fsyncs overlap on threads.
-    util::parallel_for(files.size(), [&](size_t i) {
-      const Target& t = targets[i];
-      if (!t.exists) {
-        std::error_code ec;
-        std::filesystem::create_directories(parent_of(t.path), ec);
-      }
-      util::AtomicFile out(t.path, t.exists ? int(t.st.st_mode & 07777) : 0644);
-      out.write(files[i].content);
-      out.commit();  // a new inode: other hard links keep the old bytes
-      if (t.exists && ::geteuid() == 0 && (t.st.st_uid != 0 || t.st.st_gid != 0))
-        (void)!::chown(t.path.c_str(), t.st.st_uid, t.st.st_gid);
-    });
-  }
+  void write(const std::vector<WriteRequest>& files) override { write_local(files); }
 
   void remove(const std::vector<std::string>& paths) override {
     for (auto& p : paths)
@@ -229,26 +167,8 @@ class LocalHost : public Host {
     return agent_->compile(sources);
   }
 
-  std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms) override {
-    std::error_code ec;
-    std::filesystem::create_directories(parent_of(path), ec);
-    int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) throw Error("cannot create lock " + errno_text(path, errno));
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      if (errno == EINTR) continue;
-      if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline) {
-        int e = errno;
-        ::close(fd);
-        if (e != EWOULDBLOCK) throw Error("cannot lock " + errno_text(path, e));
-        throw Error(lock_held(path));
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    // Who holds it, for a human who looks.
-    std::string pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd, 0) == 0) (void)!::write(fd, pid.data(), pid.size());
-    return std::make_unique<FileLock>(fd);
+  std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms, LockMode mode) override {
+    return lock_local(path, timeout_ms, mode);
   }
 
  private:

@@ -75,8 +75,8 @@ class SshHost : public Host {
   std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources) override {
     return a().compile(sources);
   }
-  std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms) override {
-    return a().lock(path, timeout_ms);
+  std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms, LockMode mode) override {
+    return a().lock(path, timeout_ms, mode);
   }
 
  private:

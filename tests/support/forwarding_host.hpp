@@ -33,8 +33,9 @@ class ForwardingHost : public sitepatch::host::Host {
       const std::vector<sitepatch::host::CompileRequest>& s) override {
     return real_->compile(s);
   }
-  std::unique_ptr<sitepatch::host::Lock> lock(const std::string& p, int timeout_ms) override {
-    return real_->lock(p, timeout_ms);
+  std::unique_ptr<sitepatch::host::Lock> lock(const std::string& p, int timeout_ms,
+                                              sitepatch::host::LockMode mode) override {
+    return real_->lock(p, timeout_ms, mode);
   }
 
  protected:

@@ -90,11 +90,11 @@ TEST_CASE("agent: its lock excludes a local lock, and is released on request", "
   std::string path = tmp.path + "/state/lock";
   std::string held = "another sitepatch is working on this environment (lock " + path + " held); try again later";
 
-  auto lock = agent.lock(path, 1000);
+  auto lock = agent.lock(path, 1000, host::LockMode::exclusive);
   REQUIRE_THROWS_WITH(local->lock(path, 100), held);
   lock.reset();
   auto mine = local->lock(path, 100);
-  REQUIRE_THROWS_WITH(agent.lock(path, 100), held);
+  REQUIRE_THROWS_WITH(agent.lock(path, 100, host::LockMode::exclusive), held);
 }
 
 TEST_CASE("agent: EOF on stdin ends it with status 0", "[host]") {

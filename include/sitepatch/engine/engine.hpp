@@ -30,6 +30,9 @@ struct Session {
   std::string state_dir;  // the history's bare repository (and its lock file)
   bool force = false;     // apply even when `requires:` does not match
   int lock_timeout_ms = 30000;  // how long a writer waits for another one to finish
+  /// The sitepatch invocation that reaches this environment, for the commands messages
+  /// suggest ("sitepatch --venv /srv/.venv"); the CLI sets it.
+  std::string invocation;
 
   /// Probes `venv` through `host` (its Python starts once); `state_dir` empty means
   /// <prefix>/.sitepatch.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sitepatch/site/environment.hpp"
+#include "sitepatch/util/error.hpp"
 
 namespace sitepatch::host {
 
@@ -29,7 +30,23 @@ struct WriteRequest {
   std::string path;             // absolute
   std::string content;
   std::string expected_sha256;  // hex of what must be there now; refuses when it differs
+  std::string within;           // the file's real folder must be inside this one ("" = anywhere)
 };
+
+/// A write that failed part way and could not put back every file it had replaced.
+/// `changed` lists the files left with the new bytes; every other file is as it was.
+class PartialWriteError : public Error {
+ public:
+  PartialWriteError(const std::string& message, std::vector<std::string> changed)
+      : Error(message, Exit::partial), changed_(std::move(changed)) {}
+  const std::vector<std::string>& changed() const { return changed_; }
+
+ private:
+  std::vector<std::string> changed_;
+};
+
+/// Readers share the lock; writers hold it alone.
+enum class LockMode { exclusive, shared };
 
 struct CompileRequest {
   std::string label;   // file name shown in messages
@@ -84,9 +101,11 @@ class Host {
   /// Canonical absolute paths (symlinks resolved); nullopt where a path does not exist.
   virtual std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths) = 0;
 
-  /// Checks every expected hash first, then writes each file to a temp beside it,
-  /// fsync, rename: mode kept, hard links broken. Throws sitepatch::Error naming the
-  /// file when any hash differs (nothing written then).
+  /// All or nothing. Checks every expected hash and `within` first, writes each file to
+  /// a private temp beside it (O_EXCL|O_NOFOLLOW, random name) and fsyncs them all, then
+  /// renames them in order: mode kept, hard links broken. Throws sitepatch::Error naming
+  /// the file, with nothing changed, when any check, temp or rename fails (renames
+  /// already made are put back); PartialWriteError when even putting back failed.
   virtual void write(const std::vector<WriteRequest>& files) = 0;
 
   /// Removes files; missing ones are fine.
@@ -95,9 +114,12 @@ class Host {
   /// Python's compile() on each source, in the environment's own interpreter.
   virtual std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources) = 0;
 
-  /// Takes an exclusive lock on `path` (created if missing); waits up to
-  /// `timeout_ms`, then throws naming the path.
-  virtual std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms) = 0;
+  /// Takes a lock on `path` (a writer creates it and its folder; never through a
+  /// symlink, and the folder must be a real one the caller owns, not writable by
+  /// others); waits up to `timeout_ms`, then throws naming the path. A shared lock on a
+  /// folder that does not exist returns nullptr: there is nothing to wait for.
+  virtual std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms,
+                                     LockMode mode = LockMode::exclusive) = 0;
 };
 
 /// The machine this process runs on.

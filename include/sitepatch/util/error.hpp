@@ -12,6 +12,8 @@ enum class Exit : int {
   failed = 1,      // failed, nothing was changed
   usage = 2,       // bad usage or invalid recipe
   not_intact = 3,  // verify found a patch not as sitepatch left it
+  partial = 4,     // a write failed part way and could not be put back: the message
+                   // names each file's state and the command that fixes it
 };
 
 /// A failure a user can act on: the message names the file, line, target.

@@ -1,6 +1,12 @@
 #pragma once
 // Local file helpers. Utility tier: returns tl::expected for the failures callers handle.
+//
+// sitepatch often runs as root on folders other users may write to, so every file it
+// creates is created in a folder opened once (later swaps of a path component change
+// nothing), with O_EXCL|O_NOFOLLOW, at a name nobody can predict.
+#include <optional>
 #include <string>
+#include <string_view>
 #include <tl/expected.hpp>
 
 namespace sitepatch::util {
@@ -8,23 +14,60 @@ namespace sitepatch::util {
 /// Whole file as bytes, or an error message naming the path.
 tl::expected<std::string, std::string> read_file(const std::string& path);
 
-/// A file written to a temp name beside `path` and renamed over it only in commit();
+/// `n` random lowercase letters and digits (getrandom), for names nobody can plant ahead.
+std::string random_name(size_t n = 12);
+
+/// True for a name sitepatch gives its temporary files (`.<name>.sitepatch-<tag>.tmp`
+/// or `.orig`): what an interrupted command can leave behind.
+bool is_leftover_temp(std::string_view name);
+
+/// A folder opened once; its real path is what the kernel says the descriptor is.
+class Dir {
+ public:
+  /// Opens `path` (symlinks in it are followed: the real folder is what counts). Throws
+  /// sitepatch::Error naming the path.
+  explicit Dir(const std::string& path);
+  ~Dir();
+  Dir(const Dir&) = delete;
+  Dir& operator=(const Dir&) = delete;
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  /// The folder's real absolute path (/proc/self/fd), immune to later renames of `path`.
+  std::string real_path() const;
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+/// True when `path` is `root` or inside it (both absolute, normalised).
+bool inside(const std::string& path, const std::string& root);
+
+/// A file written to a private temp beside `path` and renamed over it only in commit();
 /// the destructor removes an uncommitted temp. The rename breaks hard links.
 class AtomicFile {
  public:
-  /// `mode` is applied to the temp before the rename (-1: 0644).
+  /// `mode` is applied to the temp before the rename (-1: 0644). The temp is created
+  /// in `path`'s folder with O_CREAT|O_EXCL|O_NOFOLLOW under a random name.
   explicit AtomicFile(std::string path, int mode = -1);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   void write(std::string_view data);
-  /// fsync, rename over the target, fsync the folder. Throws sitepatch::Error.
+  /// Makes the temp durable (fsync) without replacing anything yet.
+  void stage();
+  /// stage(), rename over the target, fsync the folder. Throws sitepatch::Error.
   void commit();
+  /// The folder the temp lives in (opened once).
+  const Dir& dir() const { return dir_; }
+  const std::string& tmp_name() const { return tmp_; }
 
  private:
   std::string path_;
-  std::string tmp_;
+  std::string base_;
+  Dir dir_;
+  std::string tmp_;  // name inside dir_
   int fd_ = -1;
   bool committed_ = false;
 };

@@ -1,0 +1,53 @@
+// What an interrupted command can leave behind, cleaned by the next writer while it
+// holds the environment's lock (so nothing it removes can belong to a live command):
+// libgit2's lock files in the history, and sitepatch's temps beside patched files.
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "internal.hpp"
+#include "sitepatch/util/file.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine::detail {
+
+std::vector<std::string> clean_history_locks(Session& s) {
+  // libgit2 takes `<file>.lock` beside what it updates: the config, HEAD, refs, packs.
+  std::vector<std::string> dirs = {s.state_dir, s.state_dir + "/refs", s.state_dir + "/refs/heads",
+                                   s.state_dir + "/objects/pack"};
+  auto listings = s.host.list_many(dirs);
+  std::vector<std::string> doomed;
+  for (size_t i = 0; i < dirs.size(); ++i)
+    for (auto& e : listings[i]) {
+      if (e.is_dir) continue;
+      bool git_lock = util::ends_with(e.name, ".lock") && !(i == 0 && e.name == "sitepatch.lock");
+      if (git_lock || util::is_leftover_temp(e.name)) doomed.push_back(dirs[i] + "/" + e.name);
+    }
+  if (doomed.empty()) return {};
+  s.host.remove(doomed);
+  std::vector<std::string> names;
+  for (auto& d : doomed) names.push_back(d.substr(s.state_dir.size() + 1));
+  spdlog::info("history: removed {}", util::join(names, ", "));
+  return {"removed " + std::to_string(doomed.size()) + " lock file(s) an interrupted sitepatch left in " +
+          s.state_dir + ": " + util::join(names, ", ")};
+}
+
+std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records) {
+  std::set<std::string> folders;
+  for (auto& r : records)
+    for (auto& f : r.files) folders.insert(split_path(f.site_dir + "/" + f.rel).first);
+  if (folders.empty()) return {};
+  std::vector<std::string> dirs(folders.begin(), folders.end());
+  auto listings = s.host.list_many(dirs);
+  std::vector<std::string> doomed, shown;
+  for (size_t i = 0; i < dirs.size(); ++i)
+    for (auto& e : listings[i])
+      if (!e.is_dir && util::is_leftover_temp(e.name)) doomed.push_back(dirs[i] + "/" + e.name);
+  if (doomed.empty()) return {};
+  s.host.remove(doomed);
+  for (auto& d : doomed) shown.push_back(d);
+  return {"removed " + std::to_string(doomed.size()) + " temporary file(s) an interrupted sitepatch left: " +
+          util::join(shown, ", ")};
+}
+
+}  // namespace sitepatch::engine::detail
