@@ -1,0 +1,98 @@
+// A command killed at every step that changes the disk (each write to a file, fsync,
+// rename, link and unlink, the history's ref updates among them), in turn: the next
+// command always gets pip's bytes back, the history stays readable by git, and no temp
+// is left beside the package's files.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "e2e_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Killer {
+  std::string count_file;
+  /// Runs sitepatch with `args`, killed before the `at`th disk-changing call (0: never).
+  sitepatch::util::RunResult run(const e2e::DemoEnv& env, std::vector<std::string> args, long at) const {
+    args.insert(args.begin(), {"--venv", env.venv.root, "-q"});
+    return testsupport::run_sitepatch(args, {{"LD_PRELOAD", SITEPATCH_KILL_SHIM},
+                                             {"SITEPATCH_KILL_AT", std::to_string(at)},
+                                             {"SITEPATCH_KILL_COUNT", count_file}});
+  }
+  long count() const { return std::stol(testsupport::slurp(count_file)); }
+};
+
+std::vector<std::string> leftovers(const e2e::DemoEnv& env) {
+  std::vector<std::string> out;
+  for (auto& e : fs::recursive_directory_iterator(env.venv.site_packages))
+    if (e.path().filename().string().find(".sitepatch-") != std::string::npos) out.push_back(e.path().string());
+  return out;
+}
+
+bool git_fsck_clean(const std::string& dir) {
+  if (!fs::exists(dir + "/HEAD") || !fs::exists(dir + "/config")) return true;  // not made yet
+  auto r = sitepatch::util::run({"git", "--git-dir", dir, "fsck", "--no-dangling"});
+  return r.status == 0 && r.err.find("error") == std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("apply killed at every step: the next command restores pip's bytes", "[e2e][crash]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  std::string state = env.venv.root + "/.sitepatch";
+  Killer k{env.tmp.path + "/count"};
+  // Counted once on a first apply into a new history, the path every later run takes.
+  REQUIRE(k.run(env, {"apply", recipe}, 0).status == 0);
+  long steps = k.count();
+  REQUIRE(steps > 10);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  for (long at = 1; at <= steps; ++at) {
+    fs::remove_all(state);
+    auto r = k.run(env, {"apply", recipe}, at);
+    INFO("killed before step " << at << " of " << steps << "; " << r.err);
+    REQUIRE((r.status == 137 || r.status == -9 || r.status == 0));
+    // Alternate the command that comes next: a rollback, or the apply again.
+    if (at % 2) {
+      auto back = env.sp({"rollback", "--all"});
+      INFO(back.err);
+      REQUIRE(back.status == 0);
+    } else {
+      auto again = env.sp({"apply", recipe});
+      INFO(again.err);
+      REQUIRE(again.status == 0);
+      REQUIRE(env.sp({"verify"}).status == 0);
+      REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+    }
+    CHECK(env.pristine());
+    CHECK(leftovers(env).empty());
+    CHECK(git_fsck_clean(state));
+  }
+}
+
+TEST_CASE("rollback killed at every step: the next rollback restores pip's bytes", "[e2e][crash]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  std::string state = env.venv.root + "/.sitepatch";
+  Killer k{env.tmp.path + "/count"};
+  REQUIRE(env.sp({"apply", recipe}).status == 0);
+  REQUIRE(k.run(env, {"rollback", "--all"}, 0).status == 0);
+  long steps = k.count();
+  REQUIRE(steps > 5);
+  for (long at = 1; at <= steps; ++at) {
+    fs::remove_all(state);
+    REQUIRE(env.sp({"apply", recipe}).status == 0);
+    auto r = k.run(env, {"rollback", "--all"}, at);
+    INFO("killed before step " << at << " of " << steps << "; " << r.err);
+    REQUIRE((r.status == 137 || r.status == -9 || r.status == 0));
+    auto back = env.sp({"rollback", "--all"});
+    INFO(back.err);
+    REQUIRE(back.status == 0);
+    CHECK(env.pristine());
+    CHECK(leftovers(env).empty());
+    CHECK(git_fsck_clean(state));
+    CHECK(env.sp({"list"}).out == "no patches applied in " + env.venv.root + "\n");
+  }
+}
