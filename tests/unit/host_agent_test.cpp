@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
+
 #include "host/agent_client.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/hash.hpp"
@@ -104,4 +107,63 @@ TEST_CASE("agent: EOF on stdin ends it with status 0", "[host]") {
   CHECK(r.status == 0);
   CHECK(r.out.find("\"ok\": true") != std::string::npos);
   CHECK(r.err.empty());
+}
+
+TEST_CASE("agent: write refuses a folder outside `within`, puts back on a failed rename", "[host]") {
+  TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+  std::string site = tmp.path + "/site";
+  spit(site + "/pkg/a.py", "a = 1\n");
+  spit(tmp.path + "/outside/b.py", "b = 1\n");
+  std::filesystem::create_directory_symlink(tmp.path + "/outside", site + "/evil");
+  REQUIRE_THROWS_WITH(agent.write({{site + "/pkg/a.py", "a = 2\n", util::sha256_hex("a = 1\n"), site},
+                                   {site + "/evil/b.py", "b = 2\n", util::sha256_hex("b = 1\n"), site}}),
+                      "refusing to write " + site + "/evil/b.py: its folder is " + tmp.path +
+                          "/outside, outside " + site + " (a symbolic link leads out); nothing was written");
+  CHECK(slurp(site + "/pkg/a.py") == "a = 1\n");
+  CHECK(slurp(tmp.path + "/outside/b.py") == "b = 1\n");
+
+  std::string c = site + "/pkg/c.py";
+  spit(c, "c = 1\n");
+  REQUIRE(util::run({"chattr", "+i", c}).status == 0);
+  std::string what;
+  try {
+    agent.write({{site + "/pkg/a.py", "a = 2\n", util::sha256_hex("a = 1\n"), site},
+                 {c, "c = 2\n", util::sha256_hex("c = 1\n"), site}});
+  } catch (const Error& e) {
+    what = e.what();
+  }
+  util::run({"chattr", "-i", c});
+  CHECK(what == c + ": cannot replace: Operation not permitted; nothing was written "
+                    "(the 1 file(s) replaced before it were put back)");
+  CHECK(slurp(site + "/pkg/a.py") == "a = 1\n");
+  std::vector<std::string> names;
+  for (auto& e : std::filesystem::directory_iterator(site + "/pkg")) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"a.py", "c.py"});
+}
+
+TEST_CASE("agent: a symlinked lock is refused; readers share the lock", "[host]") {
+  TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+  std::string victim = tmp.path + "/victim";
+  spit(victim, "precious\n");
+  std::filesystem::create_directory(tmp.path + "/state");
+  std::filesystem::create_symlink(victim, tmp.path + "/state/sitepatch.lock");
+  REQUIRE_THROWS_WITH(agent.lock(tmp.path + "/state/sitepatch.lock", 100, host::LockMode::exclusive),
+                      tmp.path + "/state/sitepatch.lock is a symbolic link (to " + victim +
+                          "); sitepatch never opens its lock through a link: remove it");
+  CHECK(slurp(victim) == "precious\n");
+
+  CHECK(agent.lock(tmp.path + "/none/sitepatch.lock", 100, host::LockMode::shared) == nullptr);
+  std::string path = tmp.path + "/ok/sitepatch.lock";
+  std::filesystem::create_directory(tmp.path + "/ok");
+  auto local = host::make_local_host();
+  auto reader = local->lock(path, 100, host::LockMode::shared);
+  auto shared = agent.lock(path, 100, host::LockMode::shared);
+  CHECK(shared != nullptr);
+  REQUIRE_THROWS_WITH(local->lock(path, 100), "another sitepatch is working on this environment (lock " + path +
+                                                  " held); try again later");
 }

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 
 #include "sitepatch/host/host.hpp"
@@ -216,4 +217,130 @@ TEST_CASE("a second lock on the same file times out with a clear message", "[hos
                                                  " held); try again later");
   first.reset();
   CHECK(host->lock(path, 100) != nullptr);
+}
+
+TEST_CASE("write: a folder that leads outside `within` is refused and nothing is written", "[host]") {
+  TempDir tmp;
+  auto host = host::make_local_host();
+  spit(tmp.path + "/site/pkg/a.py", "a = 1\n");
+  spit(tmp.path + "/outside/b.py", "b = 1\n");
+  std::filesystem::create_directory_symlink(tmp.path + "/outside", tmp.path + "/site/evil");
+  std::string site = tmp.path + "/site";
+  REQUIRE_THROWS_WITH(host->write({{site + "/pkg/a.py", "a = 2\n", util::sha256_hex("a = 1\n"), site},
+                                   {site + "/evil/b.py", "b = 2\n", util::sha256_hex("b = 1\n"), site}}),
+                      "refusing to write " + site + "/evil/b.py: its folder is " + tmp.path +
+                          "/outside, outside " + site + " (a symbolic link leads out); nothing was written");
+  CHECK(slurp(site + "/pkg/a.py") == "a = 1\n");
+  CHECK(slurp(tmp.path + "/outside/b.py") == "b = 1\n");
+  // Inside, a symlinked folder is fine (lib64 -> lib).
+  std::filesystem::create_directory_symlink(site + "/pkg", site + "/alias");
+  host->write({{site + "/alias/a.py", "a = 3\n", util::sha256_hex("a = 1\n"), site}});
+  CHECK(slurp(site + "/pkg/a.py") == "a = 3\n");
+}
+
+TEST_CASE("write: a rename that fails puts back the files already replaced", "[host]") {
+  TempDir tmp;
+  auto host = host::make_local_host();
+  std::string a = tmp.path + "/a.py", b = tmp.path + "/b.py", c = tmp.path + "/c.py";
+  spit(a, "a = 1\n");
+  spit(b, "b = 1\n");
+  spit(c, "c = 1\n");
+  // An immutable file cannot be replaced, even by root.
+  REQUIRE(sitepatch::util::run({"chattr", "+i", c}).status == 0);
+  auto unfreeze = [&] { sitepatch::util::run({"chattr", "-i", c}); };
+  try {
+    host->write({{a, "a = 2\n", util::sha256_hex("a = 1\n"), tmp.path},
+                 {b, "b = 2\n", util::sha256_hex("b = 1\n"), tmp.path},
+                 {c, "c = 2\n", util::sha256_hex("c = 1\n"), tmp.path}});
+    unfreeze();
+    FAIL("write did not throw");
+  } catch (const Error& e) {
+    unfreeze();
+    CHECK(e.code() == Exit::failed);
+    CHECK(std::string(e.what()) == c + ": cannot replace: Operation not permitted; nothing was written "
+                                       "(the 2 file(s) replaced before it were put back)");
+  }
+  CHECK(slurp(a) == "a = 1\n");
+  CHECK(slurp(b) == "b = 1\n");
+  CHECK(slurp(c) == "c = 1\n");
+  // No temp and no backup link is left behind.
+  std::vector<std::string> names;
+  for (auto& e : std::filesystem::directory_iterator(tmp.path)) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"a.py", "b.py", "c.py"});
+}
+
+TEST_CASE("write: temps are private: links planted at predictable names are never followed", "[host]") {
+  TempDir tmp;
+  auto host = host::make_local_host();
+  std::string victim = tmp.path + "/victim";
+  spit(victim, "precious\n");
+  spit(tmp.path + "/site/m.py", "x = 1\n");
+  // The names an older sitepatch used: .<name>.sitepatch-<pid>.tmp for the next pids.
+  long last = std::stol(slurp("/proc/sys/kernel/ns_last_pid"));
+  for (long pid = std::max(1L, last - 50); pid < last + 2000; ++pid)
+    std::filesystem::create_symlink(victim, tmp.path + "/site/.m.py.sitepatch-" + std::to_string(pid) + ".tmp");
+  std::error_code ec;  // this process's own pid may already be in the range
+  std::filesystem::create_symlink(victim, tmp.path + "/site/.m.py.sitepatch-" + std::to_string(::getpid()) + ".tmp", ec);
+  host->write({{tmp.path + "/site/m.py", "x = 2\n", util::sha256_hex("x = 1\n"), tmp.path + "/site"}});
+  CHECK(slurp(victim) == "precious\n");
+  CHECK(slurp(tmp.path + "/site/m.py") == "x = 2\n");
+  CHECK(!std::filesystem::is_symlink(tmp.path + "/site/m.py"));
+}
+
+TEST_CASE("lock: a symlink at the lock's name, or as its folder, is refused", "[host]") {
+  TempDir tmp;
+  auto host = host::make_local_host();
+  std::string victim = tmp.path + "/victim";
+  spit(victim, "precious\n");
+  std::filesystem::create_directory(tmp.path + "/state");
+  std::filesystem::create_symlink(victim, tmp.path + "/state/sitepatch.lock");
+  REQUIRE_THROWS_WITH(host->lock(tmp.path + "/state/sitepatch.lock", 100),
+                      tmp.path + "/state/sitepatch.lock is a symbolic link (to " + victim +
+                          "); sitepatch never opens its lock through a link: remove it");
+  CHECK(slurp(victim) == "precious\n");
+
+  std::filesystem::create_directory(tmp.path + "/elsewhere");
+  std::filesystem::create_directory_symlink(tmp.path + "/elsewhere", tmp.path + "/linked");
+  REQUIRE_THROWS_WITH(host->lock(tmp.path + "/linked/sitepatch.lock", 100),
+                      tmp.path + "/linked is a symbolic link (to " + tmp.path +
+                          "/elsewhere); sitepatch keeps its history and lock only in a real folder: "
+                          "remove the link (or give --state-dir)");
+  CHECK(std::filesystem::is_empty(tmp.path + "/elsewhere"));
+
+  // A hard link to someone's file is not a lock file either.
+  std::filesystem::create_directory(tmp.path + "/hard");
+  REQUIRE(::link(victim.c_str(), (tmp.path + "/hard/sitepatch.lock").c_str()) == 0);
+  REQUIRE_THROWS_WITH(host->lock(tmp.path + "/hard/sitepatch.lock", 100),
+                      tmp.path + "/hard/sitepatch.lock is not a lock file sitepatch made (it has other "
+                                 "hard links); remove it");
+  CHECK(slurp(victim) == "precious\n");
+}
+
+TEST_CASE("lock: a writer refuses a state folder others may write to", "[host]") {
+  TempDir tmp;
+  auto host = host::make_local_host();
+  std::string dir = tmp.path + "/state";
+  std::filesystem::create_directory(dir);
+  REQUIRE(::chmod(dir.c_str(), 0777) == 0);
+  REQUIRE_THROWS_WITH(host->lock(dir + "/sitepatch.lock", 100),
+                      dir + " is writable by other users (mode 777): files sitepatch creates there could be "
+                            "redirected; chmod go-w " + dir);
+  REQUIRE(::chmod(dir.c_str(), 0755) == 0);
+  CHECK(host->lock(dir + "/sitepatch.lock", 100) != nullptr);
+}
+
+TEST_CASE("lock: readers share it, a writer waits for them, and no folder means no lock", "[host]") {
+  TempDir tmp;
+  auto host = host::make_local_host();
+  std::string path = tmp.path + "/state/sitepatch.lock";
+  CHECK(host->lock(path, 100, host::LockMode::shared) == nullptr);
+  CHECK(!std::filesystem::exists(tmp.path + "/state"));
+  auto writer = host->lock(path, 100);
+  std::string held = "another sitepatch is working on this environment (lock " + path + " held); try again later";
+  REQUIRE_THROWS_WITH(host->lock(path, 100, host::LockMode::shared), held);
+  writer.reset();
+  auto r1 = host->lock(path, 100, host::LockMode::shared);
+  auto r2 = host->lock(path, 100, host::LockMode::shared);
+  REQUIRE_THROWS_WITH(host->lock(path, 100), held);
 }
