@@ -1,6 +1,9 @@
 // libgit2 start-up and error reporting shared by the store's files.
 #include "store/git.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include "sitepatch/util/error.hpp"
 
 namespace sitepatch::store::detail {
@@ -12,11 +15,19 @@ void init_libgit2() {
 }
 
 void fail(const std::string& what, const std::string& repo) {
+  int os_error = errno;  // libgit2 does not always say why a system call failed
   const git_error* e = git_error_last();
   std::string msg = "history: " + what;
   if (!repo.empty()) msg += " (" + repo + ")";
   msg += ": ";
-  msg += (e && e->message) ? e->message : "unknown libgit2 error";
+  if (e && e->message && *e->message) msg += e->message;
+  else if (os_error) msg += std::strerror(os_error);
+  else msg += "libgit2 gave no reason";
+  // A failed write to the history is often a full disk or a read-only folder: say so
+  // even when libgit2's own message leaves the system's reason out.
+  if (os_error && msg.find(std::strerror(os_error)) == std::string::npos &&
+      (os_error == ENOSPC || os_error == EROFS || os_error == EACCES || os_error == EDQUOT))
+    msg += std::string(" (") + std::strerror(os_error) + ")";
   throw Error(msg);
 }
 

@@ -1,0 +1,129 @@
+// The write path as root meets it: stuck states cleaned by the next command, all or
+// nothing when a file cannot be replaced or the disk is full, readers that wait for a
+// writer, and two recipes on one target refused.
+#include <catch2/catch.hpp>
+
+#include <sys/mount.h>
+
+#include <filesystem>
+
+#include "e2e_support.hpp"
+#include "sitepatch/host/host.hpp"
+
+namespace fs = std::filesystem;
+
+TEST_CASE("lock files a killed libgit2 left are removed by the next writer, with a note", "[e2e]") {
+  e2e::DemoEnv env;
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  // What a SIGKILL during a ref update or the history's creation leaves.
+  testsupport::spit(env.venv.root + "/.sitepatch/refs/heads/main.lock", "");
+  testsupport::spit(env.venv.root + "/.sitepatch/config.lock", "");
+  auto r = env.sp({"rollback", "--all"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("removed 2 lock file(s) an interrupted sitepatch left in " + env.venv.root +
+                   "/.sitepatch: config.lock, refs/heads/main.lock") != std::string::npos);
+  CHECK(env.pristine());
+  CHECK(env.sp({"list"}).out == "no patches applied in " + env.venv.root + "\n");
+}
+
+TEST_CASE("temps a killed write left beside the package's files are removed, with a note", "[e2e]") {
+  e2e::DemoEnv env;
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  std::string old_style = env.site("flashinfer/jit/.cpp_ext.py.sitepatch-27118.tmp");
+  std::string new_style = env.site("flashinfer/.fp4_quantization.py.sitepatch-k3j4h5g6f7d8.orig");
+  testsupport::spit(old_style, "a whole copy\n");
+  testsupport::spit(new_style, "a whole copy\n");
+  auto r = env.sp({"rollback", "--all"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("removed 2 temporary file(s) an interrupted sitepatch left: " + new_style + ", " +
+                   old_style) != std::string::npos);
+  CHECK(!fs::exists(old_style));
+  CHECK(!fs::exists(new_style));
+  CHECK(env.pristine());
+}
+
+TEST_CASE("a file that cannot be replaced: apply puts back what it wrote and exits 1", "[e2e]") {
+  e2e::DemoEnv env;
+  std::string frozen = env.site("flashinfer/fp4_quantization.py");
+  REQUIRE(sitepatch::util::run({"chattr", "+i", frozen}).status == 0);
+  auto r = env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")});
+  sitepatch::util::run({"chattr", "-i", frozen});
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("sitepatch: error: " + frozen +
+                   ": cannot replace: Operation not permitted; nothing was written (the 1 file(s) replaced "
+                   "before it were put back)") != std::string::npos);
+  CHECK(env.pristine());
+  // The history says nothing is applied, and every command works afterwards.
+  CHECK(env.sp({"list"}).out == "no patches applied in " + env.venv.root + "\n");
+  CHECK(env.sp({"rollback", "--all"}).status == 0);
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(env.pristine());
+}
+
+TEST_CASE("a full disk: apply exits 1 with every file as it was; the history says why", "[e2e]") {
+  e2e::DemoEnv env;
+  // A tiny filesystem for the history: full before the originals can be saved.
+  std::string small = env.tmp.path + "/small";
+  fs::create_directory(small);
+  REQUIRE(::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=64k") == 0);
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { ::umount2(dir.c_str(), MNT_DETACH); }
+  } unmount{small};
+  testsupport::spit(small + "/filler", std::string(60 * 1024, 'x'));
+  auto r = env.sp({"--state-dir", small + "/state", "apply", e2e::bundled("flashinfer-dynamo.yaml")});
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("No space left on device") != std::string::npos);
+  CHECK(r.err.find("unknown libgit2 error") == std::string::npos);
+  CHECK(env.pristine());
+}
+
+TEST_CASE("verify waits for a writer instead of reporting its half-done work", "[e2e]") {
+  e2e::DemoEnv env;
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  auto host = sitepatch::host::make_local_host();
+  std::string lock = env.venv.root + "/.sitepatch/sitepatch.lock";
+  {
+    auto writer = host->lock(lock, 1000);
+    auto r = env.sp({"--lock-timeout", "0.2", "verify"});
+    CHECK(r.status == 1);
+    CHECK(r.err == "sitepatch: error: another sitepatch is working on this environment (lock " + lock +
+                       " held); try again later\n");
+  }
+  CHECK(env.sp({"verify"}).status == 0);
+}
+
+TEST_CASE("a second recipe on a target another recipe patched is refused, naming it", "[e2e]") {
+  e2e::DemoEnv env;
+  std::string ra = env.recipe("ra.yaml",
+                              "id: ra\n"
+                              "edits:\n"
+                              "  - module: flashinfer.jit.cpp_ext\n"
+                              "    function: get_cuda_version\n"
+                              "    replace-body: return Version('12.8')\n");
+  std::string re = env.recipe("re.yaml",
+                              "id: re\n"
+                              "edits:\n"
+                              "  - module: flashinfer.jit.cpp_ext\n"
+                              "    function: get_cuda_version\n"
+                              "    replace-body: return Version('12.9')\n");
+  REQUIRE(env.sp({"apply", ra}).status == 0);
+  auto r = env.sp({"apply", re});
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("flashinfer/jit/cpp_ext.py: get_cuda_version is already patched by recipe `ra` "
+                   "(flashinfer.jit.cpp_ext:get_cuda_version); two recipes on one target cannot both be "
+                   "undone: roll `ra` back first (sitepatch --venv " + env.venv.root +
+                   " rollback ra), or merge the two recipes into one") != std::string::npos);
+  // ra again is already applied; re is not recorded; both come back to pip's bytes.
+  CHECK(env.sp({"apply", ra}).status == 0);
+  CHECK(env.sp({"verify"}).status == 0);
+  CHECK(env.sp({"verify", "re"}).status == 1);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(env.pristine());
+}
