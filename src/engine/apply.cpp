@@ -80,7 +80,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   }
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   res.recovered = detail::clean_history_locks(s);
-  auto history = detail::HistoryAccess::open(s, false);
+  auto history = detail::HistoryAccess::open(s, false, true);
   if (history) {
     auto cleaned = detail::clean_temps(s, history->patches());
     res.recovered.insert(res.recovered.end(), cleaned.begin(), cleaned.end());

@@ -50,7 +50,7 @@ std::shared_ptr<Mirror> fetch(Session& s) {
 
 }  // namespace
 
-std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create) {
+std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create, bool writer) {
   std::string dir = s.state_dir;
   if (!s.host.local()) {
     if (!s.mirror) s.mirror = fetch(s);
@@ -59,7 +59,16 @@ std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create) {
   }
   auto h = store::History::open(dir, create);
   if (!h) return nullptr;
-  return std::unique_ptr<HistoryAccess>(new HistoryAccess(s, std::move(h)));
+  std::unique_ptr<HistoryAccess> access(new HistoryAccess(s, std::move(h)));
+  access->recorded_prefix_ = bind_history(s, writer || create);
+  return access;
+}
+
+std::vector<store::PatchRecord> HistoryAccess::patches() const {
+  auto out = h_->patches();
+  for (auto& r : out)
+    for (auto& f : r.files) f.site_dir = live_site_dir(s_, f.site_dir, recorded_prefix_);
+  return out;
 }
 
 std::string HistoryAccess::commit(const store::Transaction& tx) {
@@ -67,7 +76,10 @@ std::string HistoryAccess::commit(const store::Transaction& tx) {
   auto ms = [&t0] {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
-  std::string oid = h_->commit(tx);
+  store::Transaction stored = tx;
+  for (auto& r : stored.put)
+    for (auto& f : r.files) f.site_dir = stored_site_dir(s_, f.site_dir);
+  std::string oid = h_->commit(stored);
   if (!s_.host.local()) {
     double committed = ms();
     h_->pack();  // a few files to send and to fetch next time, not one per object

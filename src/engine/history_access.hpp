@@ -10,6 +10,14 @@
 
 namespace sitepatch::engine::detail {
 
+/// Checks that the history in s.state_dir describes s.env (see binding.cpp) and, for a
+/// writer, records it; returns the prefix the history was recorded for.
+std::string bind_history(Session& s, bool writer);
+/// A record's site folder as the history keeps it (relative to the prefix) ...
+std::string stored_site_dir(const Session& s, const std::string& site_dir);
+/// ... and as this environment has it (absolute).
+std::string live_site_dir(const Session& s, const std::string& stored, const std::string& recorded_prefix);
+
 /// The copy of a remote history for one command (fetched once, removed at the end).
 struct Mirror {
   std::string dir;                            // local temp folder
@@ -20,10 +28,12 @@ struct Mirror {
 
 class HistoryAccess {
  public:
-  /// nullptr when there is no history and `create` is false.
-  static std::unique_ptr<HistoryAccess> open(Session& s, bool create);
+  /// nullptr when there is no history and `create` is false. A `writer` (holding the
+  /// exclusive lock) records which environment the history describes.
+  static std::unique_ptr<HistoryAccess> open(Session& s, bool create, bool writer = false);
 
-  std::vector<store::PatchRecord> patches() const { return h_->patches(); }
+  /// Applied patches, each file's site folder absolute in this environment.
+  std::vector<store::PatchRecord> patches() const;
   std::optional<std::string> site_file(const std::string& rel) const { return h_->site_file(rel); }
   std::vector<store::LogEntry> log() const { return h_->log(); }
   /// Commits; on a remote environment the commit is there when this returns.
@@ -34,6 +44,7 @@ class HistoryAccess {
   void publish();
   Session& s_;
   std::unique_ptr<store::History> h_;
+  std::string recorded_prefix_;  // the prefix the history was made for
 };
 
 }  // namespace sitepatch::engine::detail

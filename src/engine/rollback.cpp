@@ -50,7 +50,7 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
   std::unique_ptr<host::Lock> lock =
       dry_run ? detail::read_lock(s) : s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   if (!dry_run) res.notes = detail::clean_history_locks(s);
-  auto history = detail::HistoryAccess::open(s, false);
+  auto history = detail::HistoryAccess::open(s, false, !dry_run);
   if (!history) {
     if (all) return res;
     throw Error("nothing was ever applied to " + s.env.prefix + " (no history at " + s.state_dir + ")");

@@ -127,3 +127,47 @@ TEST_CASE("a second recipe on a target another recipe patched is refused, naming
   REQUIRE(env.sp({"rollback", "--all"}).status == 0);
   CHECK(env.pristine());
 }
+
+TEST_CASE("a copied venv's history describes the copy; a moved one follows it", "[e2e]") {
+  e2e::DemoEnv env;
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  std::string patched = env.read("flashinfer/jit/cpp_ext.py");
+  std::string copy = env.tmp.path + "/copy";
+  REQUIRE(sitepatch::util::run({"cp", "-a", env.venv.root, copy}).status == 0);
+  std::string copy_site = copy + env.venv.site_packages.substr(env.venv.root.size());
+
+  // Rolling back the copy restores the copy, and leaves the original patched.
+  auto r = testsupport::run_sitepatch({"--venv", copy, "rollback", "--all"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("sitepatch: the history in " + copy + "/.sitepatch was recorded for " + env.venv.root +
+                   "; the environment was copied or moved: it now describes " + copy) != std::string::npos);
+  CHECK(e2e::read_tree(copy_site + "/flashinfer") == env.installed);
+  CHECK(env.read("flashinfer/jit/cpp_ext.py") == patched);
+  CHECK(env.sp({"verify"}).status == 0);
+
+  // A moved venv: its history follows it.
+  std::string moved = env.tmp.path + "/moved";
+  fs::rename(env.venv.root, moved);
+  auto v = testsupport::run_sitepatch({"--venv", moved, "verify"});
+  CHECK(v.status == 0);
+  auto back = testsupport::run_sitepatch({"--venv", moved, "rollback", "--all"});
+  CHECK(back.status == 0);
+  std::string moved_site = moved + env.venv.site_packages.substr(env.venv.root.size());
+  CHECK(e2e::read_tree(moved_site + "/flashinfer") == env.installed);
+}
+
+TEST_CASE("a --state-dir is bound to one environment", "[e2e]") {
+  e2e::DemoEnv a;
+  e2e::DemoEnv b;
+  std::string state = a.tmp.path + "/shared-state";
+  REQUIRE(a.sp({"--state-dir", state, "apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  auto r = b.sp({"--state-dir", state, "rollback", "--all"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: the history in " + state + " belongs to the environment at " + a.venv.root +
+                     ", not to " + b.venv.root + ": give each environment its own --state-dir\n");
+  CHECK(b.pristine());
+  CHECK(!a.pristine());
+  REQUIRE(a.sp({"--state-dir", state, "rollback", "--all"}).status == 0);
+  CHECK(a.pristine());
+}
