@@ -70,6 +70,20 @@ std::string half_written(Session& s, const Plan& plan, const std::string& why,
   return msg;
 }
 
+/// The applied patches once `tx` is committed over `existing`.
+std::vector<store::PatchRecord> after_commit(const std::vector<store::PatchRecord>& existing,
+                                            const store::Transaction& tx) {
+  std::vector<store::PatchRecord> out;
+  auto named = [](const std::vector<store::PatchRecord>& rs, const std::string& id) {
+    return std::any_of(rs.begin(), rs.end(), [&](auto& r) { return r.id == id; });
+  };
+  for (auto& r : existing)
+    if (!named(tx.put, r.id) && std::find(tx.drop.begin(), tx.drop.end(), r.id) == tx.drop.end())
+      out.push_back(r);
+  out.insert(out.end(), tx.put.begin(), tx.put.end());
+  return out;
+}
+
 }  // namespace
 
 ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run) {
@@ -97,6 +111,9 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
       tx.drop = res.plan.forget;
       tx.site_drop = detail::unreferenced(existing, {}, tx.drop);
       res.commit = history->commit(tx);
+      auto marks = detail::markers_for(s, after_commit(existing, tx));
+      s.host.write(marks.write);
+      s.host.remove(marks.remove);
     }
     return res;
   }
@@ -123,6 +140,9 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   // 2. Write, all or nothing, refusing any file that changed since it was read.
   std::vector<host::WriteRequest> writes;
   for (auto& fc : res.plan.files) writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
+  // The note beside the files goes in the same all-or-nothing batch, last.
+  auto marks = detail::markers_for(s, after_commit(existing, saved));
+  writes.insert(writes.end(), marks.write.begin(), marks.write.end());
   try {
     s.host.write(writes);
   } catch (const Error& e) {
@@ -133,6 +153,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
     history->commit(undo_of(saved, existing, ids));
     throw;
   }
+  if (!marks.remove.empty()) s.host.remove(marks.remove);
   spdlog::info("apply: {} file(s) written ({:.0f} ms)", writes.size(), ms());
 
   // 3. Bytecode of the old text must not outlive it.
@@ -200,6 +221,10 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history) {
                 " neither as it was nor as planned; the originals are in " + s.state_dir +
                 " (git --git-dir " + s.state_dir + " log -p)");
   }
+  std::vector<store::PatchRecord> all = history.patches();
+  for (auto& r : all) r.state = "applied";
+  auto marks = markers_for(s, all);
+  writes.insert(writes.end(), marks.write.begin(), marks.write.end());
   s.host.write(writes);
   remove_bytecode(s.host, paths);
   store::Transaction done;
@@ -210,7 +235,7 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history) {
   for (auto& [p, w] : want) done.site[rel_of[p]] = w.second;
   history.commit(done);
   return {"finished an interrupted apply of " + ids_of(pending) + " (" +
-          std::to_string(writes.size()) + " file(s) written)"};
+          std::to_string(writes.size() - marks.write.size()) + " file(s) written)"};
 }
 
 }  // namespace detail

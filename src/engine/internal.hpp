@@ -1,6 +1,7 @@
 #pragma once
 // Pieces the engine's commands share; not part of the public API.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,19 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
 /// Fails every planned edit whose target another applied recipe already patches (the
 /// same definition, or one inside the other), naming that recipe and the remedy.
 void refuse_overlaps(const Session& s, Plan& p, const std::vector<store::PatchRecord>& existing);
+
+/// The notes beside patched files (marker.cpp) as they must be once `after` are the
+/// applied patches: files to write (compare-and-swap, inside their site folder) and to
+/// remove.
+struct MarkerChange {
+  std::vector<host::WriteRequest> write;
+  std::vector<std::string> remove;
+};
+MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& after);
+
+/// When there is no history but a note says files were patched: the message that says
+/// so and how to get pip's files back.
+std::optional<std::string> lost_history(Session& s);
 
 /// Folder and name of the lock every writer takes.
 std::string lock_path(const Session& s);

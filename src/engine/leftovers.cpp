@@ -33,10 +33,9 @@ std::vector<std::string> clean_history_locks(Session& s) {
 }
 
 std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records) {
-  std::set<std::string> folders;
+  std::set<std::string> folders(s.env.site_dirs.begin(), s.env.site_dirs.end());  // the notes' temps
   for (auto& r : records)
     for (auto& f : r.files) folders.insert(split_path(f.site_dir + "/" + f.rel).first);
-  if (folders.empty()) return {};
   std::vector<std::string> dirs(folders.begin(), folders.end());
   auto listings = s.host.list_many(dirs);
   std::vector<std::string> doomed, shown;

@@ -52,6 +52,7 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
   if (!dry_run) res.notes = detail::clean_history_locks(s);
   auto history = detail::HistoryAccess::open(s, false, !dry_run);
   if (!history) {
+    if (auto lost = detail::lost_history(s)) throw Error("cannot roll back: " + *lost);
     if (all) return res;
     throw Error("nothing was ever applied to " + s.env.prefix + " (no history at " + s.state_dir + ")");
   }
@@ -145,6 +146,11 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
     writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
     written.push_back(fc.path);
   }
+  // The notes beside the files, as they must be once the chosen patches are gone.
+  std::vector<store::PatchRecord> remaining;
+  for (size_t k = 0; k < kept.size(); ++k) remaining.push_back(kept[k]);
+  auto marks = detail::markers_for(s, remaining);
+  writes.insert(writes.end(), marks.write.begin(), marks.write.end());
   try {
     s.host.write(writes);
   } catch (const host::PartialWriteError& e) {
@@ -153,6 +159,7 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
                     detail::fix_command(s, all ? "rollback --all" : "rollback " + util::join(res.ids, " ")) + ")",
                 Exit::partial);
   }
+  if (!marks.remove.empty()) s.host.remove(marks.remove);
   res.pyc_removed = detail::remove_bytecode(s.host, written);
 
   store::Transaction tx;

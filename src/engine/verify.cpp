@@ -53,6 +53,8 @@ std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids)
   // A write under way would look like someone else's change: wait for it.
   auto lock = detail::read_lock(s);
   auto history = detail::HistoryAccess::open(s, false);
+  if (!history)
+    if (auto lost = detail::lost_history(s)) throw Error(*lost, Exit::not_intact);
   std::vector<store::PatchRecord> all = history ? history->patches() : std::vector<store::PatchRecord>{};
   auto records = detail::select(all, ids);
 

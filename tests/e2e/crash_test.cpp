@@ -26,8 +26,13 @@ struct Killer {
 
 std::vector<std::string> leftovers(const e2e::DemoEnv& env) {
   std::vector<std::string> out;
-  for (auto& e : fs::recursive_directory_iterator(env.venv.site_packages))
-    if (e.path().filename().string().find(".sitepatch-") != std::string::npos) out.push_back(e.path().string());
+  for (auto& e : fs::recursive_directory_iterator(env.venv.site_packages)) {
+    std::string name = e.path().filename().string();
+    bool temp = name.find(".sitepatch-") != std::string::npos &&
+                (sitepatch::util::ends_with(name, ".tmp") || sitepatch::util::ends_with(name, ".orig"));
+    // After a rollback of everything, the note about patched files is gone too.
+    if (temp || name == ".sitepatch-patched.json") out.push_back(e.path().string());
+  }
   return out;
 }
 

@@ -8,6 +8,8 @@
 #include <filesystem>
 
 #include "e2e_support.hpp"
+#include <nlohmann/json.hpp>
+
 #include "sitepatch/host/host.hpp"
 
 namespace fs = std::filesystem;
@@ -170,4 +172,36 @@ TEST_CASE("a --state-dir is bound to one environment", "[e2e]") {
   CHECK(!a.pristine());
   REQUIRE(a.sp({"--state-dir", state, "rollback", "--all"}).status == 0);
   CHECK(a.pristine());
+}
+
+TEST_CASE("a deleted history: verify and rollback say the files were patched, and how to get pip's back", "[e2e]") {
+  e2e::DemoEnv env;
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  std::string marker = env.site(".sitepatch-patched.json");
+  REQUIRE(fs::exists(marker));
+  fs::remove_all(env.venv.root + "/.sitepatch");
+  std::string lost = marker + " says sitepatch patched files here (flashinfer-dynamo), but there is no history at " +
+                     env.venv.root + "/.sitepatch to tell what changed or undo it (was it deleted, or is "
+                     "--state-dir missing?); pip's files come back with: pip install --force-reinstall --no-deps "
+                     "flashinfer-python==0.5.3; then remove " + marker;
+  auto v = env.sp({"verify"});
+  CHECK(v.status == 3);
+  CHECK(v.err == "sitepatch: error: " + lost + "\n");
+  auto r = env.sp({"rollback", "--all"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: cannot roll back: " + lost + "\n");
+  CHECK(!env.pristine());
+}
+
+TEST_CASE("the note beside patched files follows what is applied", "[e2e]") {
+  e2e::DemoEnv env;
+  std::string marker = env.site(".sitepatch-patched.json");
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  auto doc = nlohmann::json::parse(testsupport::slurp(marker));
+  CHECK(doc["history"] == env.venv.root + "/.sitepatch");
+  CHECK(doc["reinstall"] == nlohmann::json::array({"flashinfer-python==0.5.3"}));
+  CHECK(doc["patches"]["flashinfer-dynamo"].size() == 2);
+  REQUIRE(env.sp({"rollback", "flashinfer-dynamo"}).status == 0);
+  CHECK(!fs::exists(marker));
+  CHECK(env.pristine());
 }

@@ -1,0 +1,94 @@
+// A note beside the patched files, `<site-packages>/.sitepatch-patched.json`, that says
+// which patches changed files there and where their history is: if the history is
+// deleted, verify and rollback say so instead of reporting a clean environment, and
+// name the reinstalls that bring pip's files back.
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "internal.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine::detail {
+namespace {
+
+const char* kMarker = ".sitepatch-patched.json";
+
+std::string marker_text(const Session& s, const std::vector<const store::PatchRecord*>& records,
+                        const std::string& site) {
+  nlohmann::json patches = nlohmann::json::object();
+  std::set<std::string> reinstall;
+  for (auto* r : records) {
+    nlohmann::json files = nlohmann::json::array();
+    for (auto& f : r->files) {
+      if (f.site_dir != site) continue;
+      files.push_back({{"file", f.rel}, {"distribution", f.dist}, {"version", f.version}});
+      if (!f.dist.empty()) reinstall.insert(f.dist + "==" + f.version);
+    }
+    if (!files.empty()) patches[r->id] = files;
+  }
+  nlohmann::json doc = {
+      {"about", "sitepatch patched files in this folder; the history that can undo it is in " + s.state_dir},
+      {"history", s.state_dir},
+      {"reinstall", std::vector<std::string>(reinstall.begin(), reinstall.end())},
+      {"patches", patches}};
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& after) {
+  std::map<std::string, std::vector<const store::PatchRecord*>> by_site;
+  for (auto& d : s.env.site_dirs) by_site[d];
+  for (auto& r : after)
+    for (auto& f : r.files) {
+      auto& list = by_site[f.site_dir];
+      if (list.empty() || list.back() != &r) list.push_back(&r);
+    }
+  std::vector<std::string> paths;
+  for (auto& [site, _] : by_site) paths.push_back(site + "/" + kMarker);
+  auto now = s.host.read(paths);
+  MarkerChange out;
+  size_t i = 0;
+  for (auto& [site, records] : by_site) {
+    const auto& cur = now[i++];
+    if (records.empty()) {
+      if (cur.exists) out.remove.push_back(cur.path);
+      continue;
+    }
+    std::string text = marker_text(s, records, site);
+    if (cur.exists && cur.content == text) continue;
+    out.write.push_back({cur.path, text, cur.exists ? util::sha256_hex(cur.content) : "", site});
+  }
+  return out;
+}
+
+std::optional<std::string> lost_history(Session& s) {
+  std::vector<std::string> paths;
+  for (auto& d : s.env.site_dirs) paths.push_back(d + "/" + kMarker);
+  std::vector<std::string> found, ids, reinstall;
+  for (auto& f : s.host.read(paths)) {
+    if (!f.exists) continue;
+    found.push_back(f.path);
+    auto doc = nlohmann::json::parse(f.content, nullptr, false);
+    if (!doc.is_object()) continue;
+    const auto patches = doc.value("patches", nlohmann::json::object());  // kept alive while iterated
+    for (auto& [id, _] : patches.items()) ids.push_back(id);
+    const auto dists = doc.value("reinstall", nlohmann::json::array());
+    for (auto& d : dists)
+      if (d.is_string()) reinstall.push_back(d.get<std::string>());
+  }
+  if (found.empty()) return std::nullopt;
+  std::string msg = util::join(found, ", ") + " says sitepatch patched files here (" +
+                    (ids.empty() ? std::string("patches unknown") : util::join(ids, ", ")) +
+                    "), but there is no history at " + s.state_dir +
+                    " to tell what changed or undo it (was it deleted, or is --state-dir missing?)";
+  if (!reinstall.empty())
+    msg += "; pip's files come back with: pip install --force-reinstall --no-deps " + util::join(reinstall, " ");
+  msg += "; then remove " + util::join(found, ", ");
+  return msg;
+}
+
+}  // namespace sitepatch::engine::detail
