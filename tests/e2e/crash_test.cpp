@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "e2e_support.hpp"
+#include "support/sshd.hpp"
 
 namespace fs = std::filesystem;
 
@@ -99,5 +100,41 @@ TEST_CASE("rollback killed at every step: the next rollback restores pip's bytes
     CHECK(leftovers(env).empty());
     CHECK(git_fsck_clean(state));
     CHECK(env.sp({"list"}).out == "no patches applied in " + env.venv.root + "\n");
+  }
+}
+
+TEST_CASE("remote: apply killed at every step on this side: the next command restores pip's bytes",
+          "[e2e][crash][remote]") {
+  testsupport::TestSshd sshd;
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(sshd.local("/srv/venv"));
+  std::string wheels = tmp.path + "/wheels";
+  venv.install({e2e::data_wheel("torch", "2.9.0", wheels), e2e::data_wheel("packaging", "24.0", wheels),
+                e2e::data_wheel("flashinfer-python", "0.5.3", wheels)});
+  auto installed = e2e::read_tree(venv.site_packages + "/flashinfer");
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  std::string count_file = tmp.path + "/count";
+  auto sp = [&](std::vector<std::string> args, long at) {
+    args.insert(args.begin(), {"-q", "--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv",
+                               "/srv/venv"});
+    return testsupport::run_sitepatch(args, {{"LD_PRELOAD", at >= 0 ? SITEPATCH_KILL_SHIM : ""},
+                                             {"SITEPATCH_KILL_AT", std::to_string(std::max(at, 0L))},
+                                             {"SITEPATCH_KILL_COUNT", count_file}});
+  };
+  // The steps of this side: the history's local copy, written and sent back.
+  REQUIRE(sp({"apply", recipe}, 0).status == 0);
+  long steps = std::stol(testsupport::slurp(count_file));
+  REQUIRE(steps > 10);
+  REQUIRE(sp({"rollback", "--all"}, -1).status == 0);
+  for (long at = 1; at <= steps; ++at) {
+    fs::remove_all(sshd.local("/srv/venv/.sitepatch"));
+    auto r = sp({"apply", recipe}, at);
+    INFO("killed before step " << at << " of " << steps << "; " << r.err);
+    REQUIRE((r.status == 137 || r.status == -9 || r.status == 0));
+    auto back = sp({"rollback", "--all"}, -1);
+    INFO(back.err);
+    REQUIRE(back.status == 0);
+    CHECK(e2e::read_tree(venv.site_packages + "/flashinfer") == installed);
+    CHECK(git_fsck_clean(sshd.local("/srv/venv/.sitepatch")));
   }
 }
