@@ -7,6 +7,8 @@
 
 #include "sitepatch/engine/engine.hpp"
 
+namespace sitepatch::python { class Module; }
+
 namespace sitepatch::engine::detail {
 
 /// plan() against the records already in the history (apply reads them once).
@@ -29,6 +31,12 @@ MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& afte
 /// When there is no history but a note says files were patched: the message that says
 /// so and how to get pip's files back.
 std::optional<std::string> lost_history(Session& s);
+
+/// The edits of `r` (as "module:target") aimed at `rel` that `now` no longer contains:
+/// applying one to it would change something. Empty when all are there, or when the
+/// record cannot tell (older records, a recipe this version cannot parse).
+std::vector<std::string> missing_edits(const store::PatchRecord& r, const std::string& rel,
+                                       const python::Module& now);
 
 /// Folder and name of the lock every writer takes.
 std::string lock_path(const Session& s);

@@ -6,6 +6,7 @@
 #include "file_state.hpp"
 #include "history_access.hpp"
 #include "internal.hpp"
+#include "sitepatch/python/module.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine {
@@ -65,6 +66,7 @@ std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids)
   for (auto& f : s.host.read(paths)) now.emplace(f.path, std::move(f));
 
   std::vector<PatchStatus> out;
+  std::map<std::string, python::Module> parsed;  // each file parsed once, for every record on it
   for (auto& r : records) {
     PatchStatus ps;
     ps.id = r.id;
@@ -77,6 +79,19 @@ std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids)
       const auto& cur = now[f.site_dir + "/" + f.rel];
       FileStatus fs = detail::file_state(f, cur.exists, cur.content, history->site_file(f.rel),
                                          s.distributions());
+      if (fs.state == FileState::applied || fs.state == FileState::modified) {
+        auto& module = parsed.try_emplace(f.site_dir + "/" + f.rel, cur.content).first->second;
+        auto gone = detail::missing_edits(r, f.rel, module);
+        if (!gone.empty()) {
+          fs.state = FileState::replaced;
+          fs.message = f.rel + ": the edit of " + util::join(gone, ", ") + " by " + r.id +
+                       " is no longer in it (another recipe or someone else replaced it); apply " + r.id +
+                       " again to put it back";
+        }
+      }
+      if (r.state == "pending")
+        fs.message += std::string(fs.message.empty() ? "" : "; ") +
+                      "an apply of " + r.id + " was interrupted: the next apply finishes it, rollback undoes it";
       if (badness(fs.state) > badness(ps.state)) ps.state = fs.state;
       ps.files.push_back(fs);
     }

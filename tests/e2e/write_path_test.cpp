@@ -205,3 +205,22 @@ TEST_CASE("the note beside patched files follows what is applied", "[e2e]") {
   CHECK(!fs::exists(marker));
   CHECK(env.pristine());
 }
+
+TEST_CASE("verify checks each edit, not only each file: an edit replaced by hand is reported", "[e2e]") {
+  e2e::DemoEnv env;
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  std::string file = env.site("flashinfer/fp4_quantization.py");
+  std::string text = testsupport::slurp(file);
+  // Someone takes the decorator away and adds a line elsewhere: the file merges cleanly.
+  size_t at = text.find("@torch.compiler.disable\n");
+  REQUIRE(at != std::string::npos);
+  text.erase(at, std::string("@torch.compiler.disable\n").size());
+  testsupport::spit(file, text + "\nX = 1\n");
+  auto v = env.sp({"verify"});
+  CHECK(v.status == 3);
+  CHECK(v.out.find("flashinfer/fp4_quantization.py  replaced  (flashinfer/fp4_quantization.py: the edit of "
+                   "flashinfer.fp4_quantization:fp4_quantize by flashinfer-dynamo is no longer in it (another "
+                   "recipe or someone else replaced it); apply flashinfer-dynamo again to put it back)") !=
+        std::string::npos);
+  CHECK(v.out.find("flashinfer/jit/cpp_ext.py  applied") != std::string::npos);
+}
