@@ -9,6 +9,7 @@
 #include "history_access.hpp"
 #include "internal.hpp"
 #include "records.hpp"
+#include "unbound.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -25,6 +26,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   if (history) res.recovered = detail::recover(s, *history);
   auto existing = history ? history->patches() : std::vector<store::PatchRecord>{};
   res.plan = detail::plan_against(s, std::move(recipes), existing);
+  if (!s.force) detail::refuse_unbound(res.plan);
   if (!res.plan.ok()) return res;
   if (res.plan.files.empty()) {
     if (!res.plan.forget.empty()) {

@@ -15,6 +15,8 @@
 #include "history_access.hpp"
 #include "internal.hpp"
 #include "locate.hpp"
+#include "result_check.hpp"
+#include "unbound.hpp"
 #include "sitepatch/python/module.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/parallel.hpp"
@@ -84,13 +86,15 @@ struct FileOutcome {
   FileChange fc;
   std::vector<std::pair<size_t, python::EditResult>> results;  // flattened edit index, result
   std::vector<python::SyntaxProblem> problems;                 // of the new text
+  std::vector<detail::EditSpan> spans;                         // what each edit wrote in it
+  std::map<size_t, std::vector<std::string>> unbound;          // flattened edit index -> free names
 };
 
 // The edits of one file; pure CPU work, safe to run beside other files. `parsed` is
 // the original's parse (made once, before the edits were grouped).
 FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
                       const std::vector<const recipe::Edit*>& edits, const std::vector<size_t>& recipe_of,
-                      const std::vector<recipe::Recipe>& recipes) {
+                      const std::vector<recipe::Recipe>& recipes, const std::vector<std::string>& builtins) {
   FileOutcome o;
   FileChange& fc = o.fc;
   fc.rel = w.where.rel;
@@ -115,12 +119,17 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
     std::vector<python::EditResult> results;
     if (text != last->source()) last = &later.emplace(text);
     std::string next = last->apply(batch, results, &changes);
+    detail::carry_spans(o.spans, changes, idx);
     for (size_t j = 0; j < idx.size(); ++j) o.results.emplace_back(idx[j], results[j]);
     if (next != text) fc.steps.emplace_back(recipes[ri].id, next);
     text = std::move(next);
   }
   fc.new_text = std::move(text);
-  if (fc.new_text != fc.old_text) o.problems = last->edited(fc.new_text, changes).syntax_problems();
+  if (fc.new_text != fc.old_text) {
+    python::Module result = last->edited(fc.new_text, changes);
+    o.problems = result.syntax_problems();
+    if (o.problems.empty()) o.unbound = detail::free_names_by_edit(result, o.spans, builtins);
+  }
   return o;
 }
 
@@ -196,6 +205,66 @@ void note_reapplied(Session& s, Plan& p, const std::map<std::string, const store
     p.forget.push_back(r.id);
     p.notes.push_back(r.id + ": every edit is already in the installed version (upstream has the fix); "
                       "nothing to reapply, and its record of the old version is dropped");
+  }
+}
+
+// How many lines `code` starts with that are blank (re-indenting drops them).
+int leading_blank_lines(std::string_view code) {
+  int n = 0;
+  for (size_t at = 0; at < code.size();) {
+    size_t nl = code.find('\n', at);
+    if (nl == std::string_view::npos || code.substr(at, nl - at).find_first_not_of(" \t\r") != std::string_view::npos)
+      break;
+    ++n;
+    at = nl + 1;
+  }
+  return n;
+}
+
+// A changed file that does not parse or compile: the edit that wrote the bad lines
+// fails with Python's own message, where the lines came from in the recipe, and the
+// lines themselves (the patched file is never written, so the user cannot look); the
+// file's other edits fail as not applied.
+void fail_bad_result(Plan& p, const std::vector<size_t>& file_edits, const FileOutcome& o,
+                     const host::CompileResult& compiled, const std::vector<const recipe::Edit*>& edits,
+                     const std::string& python_version) {
+  const FileChange& fc = o.fc;
+  detail::BadSpot spot;
+  std::string why;
+  if (!compiled.ok) {
+    spot = {std::max(compiled.line, 1), compiled.column};
+    why = "Python " + python_version + " rejects the result: " +
+          (compiled.reason.empty() ? compiled.message : compiled.reason);
+  } else {
+    const auto& pr = o.problems.front();
+    spot = {pr.line, pr.column};
+    why = "the result does not parse: " + pr.message;
+  }
+  size_t blamed = SIZE_MAX;
+  if (!o.spans.empty()) {
+    const detail::EditSpan& span = detail::culprit(o.spans, fc.new_text, spot);
+    blamed = span.edit;
+    const recipe::Edit& e = *edits[blamed];
+    const EditStatus& st = p.edits[blamed];
+    int first = detail::line_of(fc.new_text, span.begin), last = detail::line_of(fc.new_text, span.end - 1);
+    recipe::Mark at = e.mark;
+    if (first <= spot.line && spot.line <= last && e.code_mark.line > 0) {
+      int code_line = spot.line - first + 1 + (e.action == recipe::Action::replace ? 0 : leading_blank_lines(e.code));
+      at = e.code_position(code_line, 1);
+    }
+    why += " (from " + st.recipe_path + ":" + std::to_string(at.line) + ")\n" +
+           detail::excerpt(fc.new_text, spot, fc.rel);
+  }
+  for (size_t i : file_edits) {
+    auto& st = p.edits[i];
+    if (st.state != EditState::will_apply) continue;
+    st.state = EditState::failed;
+    if (i == blamed || blamed == SIZE_MAX)
+      st.message = why;
+    else
+      st.message = "not applied: " + fc.rel + " would not compile with the edit at " + p.edits[blamed].recipe_path +
+                   ":" + std::to_string(p.edits[blamed].recipe_line) + ":" +
+                   std::to_string(p.edits[blamed].recipe_column);
   }
 }
 
@@ -322,7 +391,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   std::vector<const python::Module*> parsed_of(work.size());
   for (size_t k = 0; k < work.size(); ++k) parsed_of[k] = &cache.get(work[k].where);
   util::parallel_for(work.size(), [&](size_t k) {
-    out[k] = edit_file(work[k], *parsed_of[k], edits, recipe_of, p.recipes);
+    out[k] = edit_file(work[k], *parsed_of[k], edits, recipe_of, p.recipes, s.env.builtins);
   });
   for (size_t k = 0; k < work.size(); ++k) {
     if (const auto* d = s.distributions().owner(out[k].fc.site_dir, out[k].fc.rel)) {
@@ -346,6 +415,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
       if (st.state == EditState::will_apply)
         note_upstream_change(st, record_of, out[k].fc);
     }
+    detail::note_unbound(p, out[k].fc.rel, out[k].unbound);
   }
   spdlog::info("plan: {} file(s) parsed and edited ({:.0f} ms)", work.size(), ms_since(t0));
 
@@ -378,24 +448,11 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   for (size_t c = 0; c < changed.size(); ++c) {
     auto& w = work[changed[c]];
     auto& fc = out[changed[c]].fc;
-    std::string why;
-    const auto& problems = out[changed[c]].problems;
-    if (!problems.empty()) {
-      const auto& pr = problems.front();
-      why = "the result does not parse: " + fc.rel + ":" + std::to_string(pr.line) + ":" +
-            std::to_string(pr.column) + ": " + pr.message;
-    } else if (!compiled[c].ok) {
-      why = "Python " + s.env.version + " rejects the result: " + compiled[c].message;
-    }
-    if (why.empty()) {
+    if (out[changed[c]].problems.empty() && compiled[c].ok) {
       p.files.push_back(std::move(fc));
       continue;
     }
-    for (size_t i : w.edits)
-      if (p.edits[i].state == EditState::will_apply) {
-        p.edits[i].state = EditState::failed;
-        p.edits[i].message = why;
-      }
+    fail_bad_result(p, w.edits, out[changed[c]], compiled[c], edits, s.env.version);
   }
   spdlog::info("plan: {} changed file(s) checked by tree-sitter and compiled by Python {} ({:.0f} ms)",
                changed.size(), s.env.version, ms_since(t0));
