@@ -93,9 +93,10 @@ class Walker {
   std::vector<Scope> scopes_;
   std::vector<Use> uses_;
   bool star_ = false;
+  bool dynamic_ = false;  // the module binds names a syntax tree cannot see (globals(), exec)
 
  private:
-  std::string_view name(TSNode n) const { return ts::text(src_, n); }
+  std::string_view name(TSNode n) const { return ts_node_is_null(n) ? std::string_view() : ts::text(src_, n); }
   void push(TSNode n, int scope, Mode mode) {
     if (!ts_node_is_null(n)) stack_.push_back({n, scope, mode});
   }
@@ -115,7 +116,11 @@ class Walker {
     if (scopes_[size_t(scope)].globals.count(n)) scope = 0;
     scopes_[size_t(scope)].bound.insert(n);
   }
-  void use(int scope, TSNode id) { uses_.push_back({scope, name(id), ts_node_start_byte(id)}); }
+  void use(int scope, TSNode id) {
+    std::string_view n = name(id);
+    if (n == "globals" || n == "global_enum") dynamic_ = true;
+    uses_.push_back({scope, n, ts_node_start_byte(id)});
+  }
   // The scope a walrus binds in: the nearest that is not a comprehension.
   int walrus_scope(int s) const {
     while (scopes_[size_t(s)].kind == Kind::comprehension && scopes_[size_t(s)].parent >= 0)
@@ -148,7 +153,18 @@ void Walker::visit(const Work& w) {
   std::string_view t = ts_node_type(n);
   if (t == "identifier") return use(s, n);
   if (t == "comment" || t == "string_content" || t == "escape_sequence") return;
-  if (t == "attribute") return push(ts::field(n, "object"), s, Mode::expr);
+  if (t == "attribute") {
+    // enum's `_convert_` and `global_enum` put members into the module's globals.
+    std::string_view attr = name(ts::field(n, "attribute"));
+    if (attr == "_convert_" || attr == "global_enum") dynamic_ = true;
+    return push(ts::field(n, "object"), s, Mode::expr);
+  }
+  if (t == "call") {
+    // exec(code) with no namespace runs in (and binds into) the caller's globals.
+    TSNode fn = ts::field(n, "function");
+    TSNode args = ts::field(n, "arguments");
+    if (ts::is(fn, "identifier") && name(fn) == "exec" && ts_node_named_child_count(args) == 1) dynamic_ = true;
+  }
   if (t == "keyword_argument") return push(ts::field(n, "value"), s, Mode::expr);
   if (t == "dotted_name") {  // outside imports: `a.b.c` is a read of `a`
     TSNode first = ts_node_named_child(n, 0);
@@ -243,7 +259,7 @@ void Walker::visit_target(TSNode n, int s) {
   if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "tuple" || t == "list" ||
       t == "expression_list" || t == "parenthesized_expression" || t == "list_splat_pattern" ||
       t == "list_splat" || t == "as_pattern_target" || t == "type" || t == "generic_type" ||
-      t == "type_parameter" ||
+      t == "type_parameter" || t == "dictionary_splat_pattern" ||
       t == "expression_statement")
     return push_children(n, s, Mode::target);
   if (t == "comment") return;
@@ -336,19 +352,28 @@ void Walker::visit_class(TSNode n, int s) {
 }
 
 void Walker::visit_comprehension(TSNode n, int s) {
-  // The first iterable is evaluated in the enclosing scope; reading it in the
-  // comprehension's can only miss a warning, never make a false one.
+  // The first iterable is evaluated in the enclosing scope (so a class body's
+  // `[x for x in NAMES]` sees the class's NAMES); the rest in the comprehension's.
   int inner = new_scope(s, Kind::comprehension);
   auto kids = ts::named_children(n);
+  TSNode first{};
+  for (TSNode c : kids)
+    if (ts::is(c, "for_in_clause")) {
+      first = c;
+      break;
+    }
   for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
     TSNode c = *it;
     if (!ts::is(c, "for_in_clause")) {
       push(c, inner, Mode::expr);
       continue;
     }
-    for (const auto& f : ts::children(c)) {
-      if (!ts_node_is_named(f.node)) continue;
-      push(f.node, inner, f.field == "left" ? Mode::target : Mode::expr);
+    bool outer = ts_node_eq(c, first);
+    auto parts = ts::children(c);
+    for (auto p = parts.rbegin(); p != parts.rend(); ++p) {
+      if (!ts_node_is_named(p->node)) continue;
+      if (p->field == "left") push(p->node, inner, Mode::target);
+      else push(p->node, outer ? s : inner, Mode::expr);
     }
   }
 }
@@ -390,7 +415,7 @@ std::optional<std::vector<FreeName>> Module::free_names(const std::vector<std::p
   TSNode root = impl_->tree->root();
   Walker w(src, lazy_annotations(root, src));
   w.run(root);
-  if (w.star_) return std::nullopt;
+  if (w.star_ || w.dynamic_) return std::nullopt;
 
   std::unordered_set<std::string_view> known(std::begin(kImplicit), std::end(kImplicit));
   if (builtins.empty())

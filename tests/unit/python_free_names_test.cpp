@@ -97,6 +97,7 @@ TEST_CASE("what binds a name in Python binds it here: no false warnings", "[pyth
       "    x: int = 0\n"
       "    y = x + 1\n"
       "    __match_args__ = ('x', 'y')\n"
+      "    squares = [v * v for v in __match_args__ if v]\n"  // the first iterable is the class's
       "    @staticmethod\n"
       "    def m(self) -> 'Point':\n"
       "        return __class__, super(), Point\n"
@@ -109,6 +110,7 @@ TEST_CASE("a class body is not seen from its methods; a comprehension or lambda'
           "[python][names]") {
   CHECK(free_in("class A:\n    limit = 3\n    def m(self):\n        return limit\n") == Names{"limit"});
   CHECK(free_in("def f():\n    [v for v in range(3)]\n    return v\n") == Names{"v"});
+  CHECK(free_in("class A:\n    N = 3\n    M = 2\n    s = [n for n in range(N) if n < M]\n") == Names{"M"});
   CHECK(free_in("def f():\n    g = lambda p: p\n    return p\n") == Names{"p"});
   CHECK(free_in("def f():\n    try:\n        pass\n    except E as e:\n        pass\n") == Names{"E"});
   CHECK(free_in("def f(x: Tensor) -> Out:\n    y: Local = 1\n    return y\n") == Names{"Tensor", "Out"});

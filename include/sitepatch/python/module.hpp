@@ -102,8 +102,8 @@ class Module {
 
   /// The free names used within `ranges` (byte ranges [first, second) of source(), not
   /// overlapping), each once, in order of use. `builtins` are the interpreter's (empty:
-  /// a fixed Python 3 list). nullopt when the module's names cannot be known: it has a
-  /// star import.
+  /// a fixed Python 3 list). nullopt when the module's names cannot be known: a star
+  /// import, or bindings no syntax tree shows (globals(), exec(code), enum's global_enum).
   std::optional<std::vector<FreeName>> free_names(const std::vector<std::pair<size_t, size_t>>& ranges,
                                                   const std::vector<std::string>& builtins) const;
 
