@@ -272,28 +272,11 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
-
-Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
-  auto history = detail::HistoryAccess::open(s, false);
-  return detail::plan_against(s, std::move(recipes),
-                              history ? history->patches() : std::vector<store::PatchRecord>{});
-}
-
-namespace detail {
-
-Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
-                  const std::vector<store::PatchRecord>& existing) {
-  auto t0 = std::chrono::steady_clock::now();
-  Plan p;
-  p.recipes = std::move(recipes);
-  std::map<std::string, const store::PatchRecord*> record_of;
-  for (auto& r : existing) record_of[r.id] = &r;
-
-  // Flatten the edits of every recipe; a recipe whose `requires:` fails, or whose
-  // on-upgrade says not to reapply, is skipped whole.
-  std::vector<const recipe::Edit*> edits;
-  std::vector<size_t> recipe_of;
+// Flattens the edits of every recipe into `edits` (with `recipe_of` and a status in
+// `p.edits` each); a recipe whose `requires:` fails, or whose on-upgrade says not to
+// reapply, is skipped whole.
+void flatten_edits(Session& s, Plan& p, const std::map<std::string, const store::PatchRecord*>& record_of,
+                   std::vector<const recipe::Edit*>& edits, std::vector<size_t>& recipe_of) {
   for (size_t ri = 0; ri < p.recipes.size(); ++ri) {
     const auto& r = p.recipes[ri];
     std::string problem = requirement_problem(s, r);
@@ -321,6 +304,123 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
       recipe_of.push_back(ri);
     }
   }
+}
+
+// Each file's edit results into the edits' statuses, with what plan adds to them: the
+// owning distribution, where else a missing name is defined, an upstream change, the
+// names new code uses that nothing binds.
+void record_results(Session& s, Plan& p, const std::vector<FileWork>& work, std::vector<FileOutcome>& out,
+                    const std::vector<const recipe::Edit*>& edits, const std::vector<std::string>& follow_problem,
+                    const std::map<std::string, const store::PatchRecord*>& record_of) {
+  for (size_t k = 0; k < work.size(); ++k) {
+    if (const auto* d = s.distributions().owner(out[k].fc.site_dir, out[k].fc.rel)) {
+      out[k].fc.dist = d->name;
+      out[k].fc.version = d->version;
+    }
+    for (auto& [i, r] : out[k].results) {
+      auto& st = p.edits[i];
+      st.line = r.line;
+      st.message = r.message;
+      st.original = r.original;
+      if (r.outcome == python::Outcome::already_applied) st.state = EditState::already_applied;
+      if (r.outcome == python::Outcome::failed) {
+        st.state = EditState::failed;
+        st.message = failure_message(r);
+        if (r.failure == python::Failure::not_found && !edits[i]->target.empty()) {
+          if (!follow_problem[i].empty()) st.message += "; " + follow_problem[i];
+          st.message += defined_elsewhere(s, work[k].where, *edits[i]);
+        }
+      }
+      if (st.state == EditState::will_apply)
+        note_upstream_change(st, record_of, out[k].fc);
+    }
+    detail::note_unbound(p, out[k].fc.rel, out[k].unbound);
+  }
+}
+
+// Every changed file is checked twice: tree-sitter found its ERROR and MISSING nodes
+// when it was edited; now the environment's own Python compiles it (its version's
+// grammar has the last word) while the diffs are made here. A file that passes goes
+// into `p.files`; one that fails fails the edit that broke it. Returns how many changed.
+size_t check_results(Session& s, Plan& p, const std::vector<FileWork>& work, std::vector<FileOutcome>& out,
+                   const std::vector<const recipe::Edit*>& edits) {
+  std::vector<size_t> changed;
+  std::vector<host::CompileRequest> compile;
+  for (size_t k = 0; k < out.size(); ++k)
+    if (out[k].fc.new_text != out[k].fc.old_text) {
+      changed.push_back(k);
+      compile.push_back({out[k].fc.rel, out[k].fc.new_text});
+    }
+  std::vector<host::CompileResult> compiled;
+  std::exception_ptr compile_error;
+  std::thread compiler([&] {
+    try {
+      if (!compile.empty()) compiled = s.host.compile(compile);
+    } catch (...) {
+      compile_error = std::current_exception();
+    }
+  });
+  util::parallel_for(changed.size(), [&](size_t c) {
+    auto& fc = out[changed[c]].fc;
+    fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
+  });
+  compiler.join();
+  if (compile_error) std::rethrow_exception(compile_error);
+
+  for (size_t c = 0; c < changed.size(); ++c) {
+    auto& w = work[changed[c]];
+    auto& fc = out[changed[c]].fc;
+    if (out[changed[c]].problems.empty() && compiled[c].ok) {
+      p.files.push_back(std::move(fc));
+      continue;
+    }
+    fail_bad_result(p, w.edits, out[changed[c]], compiled[c], edits, s.env.version);
+  }
+  return changed.size();
+}
+
+// Groups the located edits by file, keeping the order files were first named and each
+// file's edits in recipe order; an edit that could not be located fails here.
+std::vector<FileWork> group_by_file(Plan& p, std::vector<Located>& located, const std::vector<size_t>& wanted_index) {
+  std::vector<FileWork> work;
+  std::map<std::string, size_t> work_of;
+  for (size_t k = 0; k < located.size(); ++k) {
+    size_t i = wanted_index[k];
+    if (!located[k].ok) {
+      p.edits[i].state = EditState::failed;
+      p.edits[i].message = located[k].error;
+      continue;
+    }
+    p.edits[i].file = located[k].rel;
+    auto [it, fresh] = work_of.emplace(located[k].path, work.size());
+    if (fresh) work.push_back({std::move(located[k]), {}});
+    work[it->second].edits.push_back(i);
+  }
+  for (auto& w : work) std::sort(w.edits.begin(), w.edits.end());
+  return work;
+}
+
+}  // namespace
+
+Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
+  auto history = detail::HistoryAccess::open(s, false);
+  return detail::plan_against(s, std::move(recipes),
+                              history ? history->patches() : std::vector<store::PatchRecord>{});
+}
+
+namespace detail {
+
+Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
+                  const std::vector<store::PatchRecord>& existing) {
+  auto t0 = std::chrono::steady_clock::now();
+  Plan p;
+  p.recipes = std::move(recipes);
+  std::map<std::string, const store::PatchRecord*> record_of;
+  for (auto& r : existing) record_of[r.id] = &r;
+
+  std::vector<const recipe::Edit*> edits;
+  std::vector<size_t> recipe_of;
+  flatten_edits(s, p, record_of, edits, recipe_of);
 
   std::vector<const recipe::Edit*> wanted;
   std::vector<size_t> wanted_index;
@@ -367,23 +467,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
     }
   }
 
-  // Group by file, keeping the order files were first named and each file's edits
-  // in recipe order.
-  std::vector<FileWork> work;
-  std::map<std::string, size_t> work_of;
-  for (size_t k = 0; k < wanted.size(); ++k) {
-    size_t i = wanted_index[k];
-    if (!located[k].ok) {
-      p.edits[i].state = EditState::failed;
-      p.edits[i].message = located[k].error;
-      continue;
-    }
-    p.edits[i].file = located[k].rel;
-    auto [it, fresh] = work_of.emplace(located[k].path, work.size());
-    if (fresh) work.push_back({std::move(located[k]), {}});
-    work[it->second].edits.push_back(i);
-  }
-  for (auto& w : work) std::sort(w.edits.begin(), w.edits.end());
+  std::vector<FileWork> work = group_by_file(p, located, wanted_index);
 
   // 1. Each file's edits, on its one parse, files in parallel.
   s.distributions();  // loaded once, before the threads read it
@@ -393,69 +477,12 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   util::parallel_for(work.size(), [&](size_t k) {
     out[k] = edit_file(work[k], *parsed_of[k], edits, recipe_of, p.recipes, s.env.builtins);
   });
-  for (size_t k = 0; k < work.size(); ++k) {
-    if (const auto* d = s.distributions().owner(out[k].fc.site_dir, out[k].fc.rel)) {
-      out[k].fc.dist = d->name;
-      out[k].fc.version = d->version;
-    }
-    for (auto& [i, r] : out[k].results) {
-      auto& st = p.edits[i];
-      st.line = r.line;
-      st.message = r.message;
-      st.original = r.original;
-      if (r.outcome == python::Outcome::already_applied) st.state = EditState::already_applied;
-      if (r.outcome == python::Outcome::failed) {
-        st.state = EditState::failed;
-        st.message = failure_message(r);
-        if (r.failure == python::Failure::not_found && !edits[i]->target.empty()) {
-          if (!follow_problem[i].empty()) st.message += "; " + follow_problem[i];
-          st.message += defined_elsewhere(s, work[k].where, *edits[i]);
-        }
-      }
-      if (st.state == EditState::will_apply)
-        note_upstream_change(st, record_of, out[k].fc);
-    }
-    detail::note_unbound(p, out[k].fc.rel, out[k].unbound);
-  }
+  record_results(s, p, work, out, edits, follow_problem, record_of);
   spdlog::info("plan: {} file(s) parsed and edited ({:.0f} ms)", work.size(), ms_since(t0));
 
-  // 2. Every changed file is checked twice: tree-sitter found its ERROR and MISSING
-  //    nodes above; now the environment's own Python compiles it (its version's
-  //    grammar has the last word) while the diffs are made here.
-  std::vector<size_t> changed;
-  std::vector<host::CompileRequest> compile;
-  for (size_t k = 0; k < out.size(); ++k)
-    if (out[k].fc.new_text != out[k].fc.old_text) {
-      changed.push_back(k);
-      compile.push_back({out[k].fc.rel, out[k].fc.new_text});
-    }
-  std::vector<host::CompileResult> compiled;
-  std::exception_ptr compile_error;
-  std::thread compiler([&] {
-    try {
-      if (!compile.empty()) compiled = s.host.compile(compile);
-    } catch (...) {
-      compile_error = std::current_exception();
-    }
-  });
-  util::parallel_for(changed.size(), [&](size_t c) {
-    auto& fc = out[changed[c]].fc;
-    fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
-  });
-  compiler.join();
-  if (compile_error) std::rethrow_exception(compile_error);
-
-  for (size_t c = 0; c < changed.size(); ++c) {
-    auto& w = work[changed[c]];
-    auto& fc = out[changed[c]].fc;
-    if (out[changed[c]].problems.empty() && compiled[c].ok) {
-      p.files.push_back(std::move(fc));
-      continue;
-    }
-    fail_bad_result(p, w.edits, out[changed[c]], compiled[c], edits, s.env.version);
-  }
+  size_t changed = check_results(s, p, work, out, edits);
   spdlog::info("plan: {} changed file(s) checked by tree-sitter and compiled by Python {} ({:.0f} ms)",
-               changed.size(), s.env.version, ms_since(t0));
+               changed, s.env.version, ms_since(t0));
   note_reapplied(s, p, record_of);
   return p;
 }
