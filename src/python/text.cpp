@@ -88,14 +88,19 @@ struct LineFacts {
   bool ends_inside = false;    // its line ending is part of a literal
 };
 
+// Whether byte `x` is inside a literal and not its first byte. `literal` is sorted and
+// its ranges do not overlap, so the last range starting before `x` decides.
+bool within(const std::vector<Range>& literal, size_t x) {
+  auto it = std::lower_bound(literal.begin(), literal.end(), x,
+                             [](const Range& r, size_t v) { return r.begin < v; });
+  if (it == literal.begin()) return false;
+  --it;
+  return x < it->end;
+}
+
 LineFacts facts_of(std::string_view lf, std::string_view line, const std::vector<Range>& literal) {
-  LineFacts f;
   size_t b = size_t(line.data() - lf.data()), nl = b + line.size();
-  for (const auto& r : literal) {
-    if (r.begin < b && b < r.end) f.starts_inside = true;
-    if (nl < lf.size() && r.begin < nl && nl < r.end) f.ends_inside = true;
-  }
-  return f;
+  return {within(literal, b), nl < lf.size() && within(literal, nl)};
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ std::string_view leading_ws(std::string_view src, size_t begin);
 /// `code` (written at column 0, any line endings, maybe a trailing newline) re-indented:
 /// every line gets `prefix`, the code's own indent unit becomes `style.unit` per level,
 /// lines end with `style.eol` (the last one too). Leading/trailing blank lines dropped.
-/// `literal` lists ranges of `to_lf(code)` that are string literals: a line that begins
+/// `literal` lists ranges of `to_lf(code)` that are string literals (sorted, not
+/// overlapping): a line that begins
 /// inside one is copied byte for byte (no prefix, no unit change, nothing stripped) and
 /// counts for neither the common indentation nor the unit; a line that ends inside one
 /// keeps its trailing whitespace.
