@@ -128,7 +128,7 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
   if (fc.new_text != fc.old_text) {
     python::Module result = last->edited(fc.new_text, changes);
     o.problems = result.syntax_problems();
-    if (o.problems.empty()) o.unbound = detail::free_names_by_edit(result, o.spans, builtins);
+    if (o.problems.empty()) o.unbound = detail::free_names_by_edit(result, fc.rel, o.spans, builtins);
   }
   return o;
 }

@@ -2,18 +2,23 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine::detail {
 
-std::map<size_t, std::vector<std::string>> free_names_by_edit(const python::Module& result,
+std::map<size_t, std::vector<std::string>> free_names_by_edit(const python::Module& result, const std::string& rel,
                                                               const std::vector<EditSpan>& spans,
                                                               const std::vector<std::string>& builtins) {
   std::map<size_t, std::vector<std::string>> out;
   std::vector<std::pair<size_t, size_t>> ranges;
   for (const auto& s : spans) ranges.emplace_back(s.begin, s.end);
   auto free = result.free_names(ranges, builtins);
-  if (!free) return out;
+  if (!free) {
+    spdlog::info("plan: names new code uses cannot be checked in {}: a star import, globals() or exec", rel);
+    return out;
+  }
   for (const auto& f : *free)
     for (const auto& s : spans)
       if (s.begin <= f.offset && f.offset < s.end) {

@@ -11,8 +11,8 @@
 namespace sitepatch::engine::detail {
 
 /// The free names in what each edit wrote into `result` (its spans), by flattened edit
-/// index. Empty when the module's names cannot be known (a star import).
-std::map<size_t, std::vector<std::string>> free_names_by_edit(const python::Module& result,
+/// index. Empty (and said at -v) when the module's names cannot be known (a star import).
+std::map<size_t, std::vector<std::string>> free_names_by_edit(const python::Module& result, const std::string& rel,
                                                               const std::vector<EditSpan>& spans,
                                                               const std::vector<std::string>& builtins);
 
