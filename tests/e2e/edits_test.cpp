@@ -34,6 +34,46 @@ TEST_CASE("a multi-line literal in new code keeps its value in the installed fun
   CHECK(again.err.find("already applied  sql") != std::string::npos);
 }
 
+TEST_CASE("literals keep their value in a tab-indented module too", "[e2e][literal]") {
+  // A module of our own in the temporary venv's site-packages, indented with tabs; the
+  // patched method must return what the recipe's code returns when Python runs it as
+  // written.
+  e2e::DemoEnv env;
+  testsupport::spit(env.site("tabbed.py"),
+                    "class Q:\n"
+                    "\tdef sql(self):\n"
+                    "\t\treturn ''\n");
+  std::string code =
+      "def sql(self):\n"
+      "    head = b\"\"\"A\n"
+      "      B\"\"\"\n"
+      "    return (head.decode()\n"
+      "            + '''\n"
+      "    C''' + rf\"\"\"{self!r:.0}\\d\n"
+      "\tD\"\"\")\n";
+  std::string recipe_text = "id: tabs\nedits:\n  - file: tabbed.py\n    function: Q.sql\n    replace-function: |\n";
+  for (const auto& line : sitepatch::util::split(code, '\n'))
+    if (!line.empty()) recipe_text += "      " + line + "\n";
+  std::string recipe = env.recipe("tabs.yaml", recipe_text);
+  auto r = env.sp({"apply", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(env.read("tabbed.py") ==
+        "class Q:\n"
+        "\tdef sql(self):\n"
+        "\t\thead = b\"\"\"A\n"
+        "      B\"\"\"\n"
+        "\t\treturn (head.decode()\n"
+        "\t\t\t\t+ '''\n"
+        "    C''' + rf\"\"\"{self!r:.0}\\d\n"
+        "\tD\"\"\")\n");
+  std::string as_written = env.recipe("as_written.py", code);
+  auto want = env.venv.run_python("ns = {}; exec(open('" + as_written + "').read(), ns); print(repr(ns['sql'](None)))");
+  auto got = env.venv.run_python("import tabbed; print(repr(tabbed.Q().sql()))");
+  CHECK(want.out == "'A\\n      B\\n    C\\\\d\\n\\tD'\n");
+  CHECK(got.out == want.out);
+}
+
 TEST_CASE("set-value with a statement is an invalid recipe, at the statement", "[e2e][expression]") {
   e2e::DemoEnv env;
   std::string recipe = env.recipe("value.yaml",
