@@ -87,7 +87,7 @@ struct FileOutcome {
   std::vector<std::pair<size_t, python::EditResult>> results;  // flattened edit index, result
   std::vector<python::SyntaxProblem> problems;                 // of the new text
   std::vector<detail::EditSpan> spans;                         // what each edit wrote in it
-  std::map<size_t, std::vector<std::string>> unbound;          // flattened edit index -> free names
+  std::map<size_t, std::vector<python::FreeName>> unbound;     // flattened edit index -> free names
 };
 
 // The edits of one file; pure CPU work, safe to run beside other files. `parsed` is

@@ -8,10 +8,10 @@
 
 namespace sitepatch::engine::detail {
 
-std::map<size_t, std::vector<std::string>> free_names_by_edit(const python::Module& result, const std::string& rel,
+std::map<size_t, std::vector<python::FreeName>> free_names_by_edit(const python::Module& result, const std::string& rel,
                                                               const std::vector<EditSpan>& spans,
                                                               const std::vector<std::string>& builtins) {
-  std::map<size_t, std::vector<std::string>> out;
+  std::map<size_t, std::vector<python::FreeName>> out;
   std::vector<std::pair<size_t, size_t>> ranges;
   for (const auto& s : spans) ranges.emplace_back(s.begin, s.end);
   auto free = result.free_names(ranges, builtins);
@@ -22,25 +22,44 @@ std::map<size_t, std::vector<std::string>> free_names_by_edit(const python::Modu
   for (const auto& f : *free)
     for (const auto& s : spans)
       if (s.begin <= f.offset && f.offset < s.end) {
-        auto& names = out[s.edit];
-        if (std::find(names.begin(), names.end(), f.name) == names.end()) names.push_back(f.name);
+        out[s.edit].push_back(f);  // free_names() reports each name once
         break;
       }
   return out;
 }
 
-void note_unbound(Plan& p, const std::string& rel, const std::map<size_t, std::vector<std::string>>& names) {
+namespace {
+
+std::string quoted(const std::vector<std::string>& names) {
+  std::vector<std::string> q;
+  for (const auto& n : names) q.push_back("`" + n + "`");
+  return util::join(q, ", ");
+}
+
+}  // namespace
+
+void note_unbound(Plan& p, const std::string& rel, const std::map<size_t, std::vector<python::FreeName>>& names) {
   for (const auto& [i, list] : names) {
     EditStatus& st = p.edits[i];
     if (st.state != EditState::will_apply || list.empty()) continue;
-    st.unbound = list;
-    std::vector<std::string> quoted;
-    for (const auto& n : list) quoted.push_back("`" + n + "`");
-    st.warning = "uses " + util::join(quoted, ", ") + ", which " + rel +
-                 " never binds (no import, definition or assignment) and " +
-                 (list.size() == 1 ? "is not a builtin" : "are not builtins") + ": add `ensure-import: import " +
-                 list.front() + "` (or the import that binds it) to the edit at " + st.recipe_path + ":" +
-                 std::to_string(st.recipe_line);
+    std::vector<std::string> plain, attributes;
+    for (const auto& f : list) {
+      st.unbound.push_back(f.name);
+      (f.class_attribute ? attributes : plain).push_back(f.name);
+    }
+    std::string where = " to the edit at " + st.recipe_path + ":" + std::to_string(st.recipe_line);
+    std::vector<std::string> parts;
+    if (!plain.empty())
+      parts.push_back("uses " + quoted(plain) + ", which " + rel +
+                      " never binds (no import, definition or assignment) and " +
+                      (plain.size() == 1 ? "is not a builtin" : "are not builtins") +
+                      ": add `ensure-import: import " + plain.front() + "` (or the import that binds it)" + where);
+    if (!attributes.empty())
+      parts.push_back("uses " + quoted(attributes) + " bare, but " + (attributes.size() == 1 ? "it is" : "they are") +
+                      " bound in a class body, which a method does not see: write `self." + attributes.front() +
+                      "` (or the class's name and a dot) in the edit at " + st.recipe_path + ":" +
+                      std::to_string(st.recipe_line));
+    st.warning = util::join(parts, "; ");
   }
 }
 

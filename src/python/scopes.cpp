@@ -449,7 +449,11 @@ std::optional<std::vector<FreeName>> Module::free_names(const std::vector<std::p
   for (const Use& u : w.uses_) {
     size_t at = u.offset + bom;
     if (!inside(at) || known.count(u.name) || resolves(u)) continue;
-    if (reported.insert(u.name).second) out.push_back({std::string(u.name), at});
+    if (!reported.insert(u.name).second) continue;
+    bool in_class = false;
+    for (int sc = u.scope; sc >= 0; sc = w.scopes_[size_t(sc)].parent)
+      if (w.scopes_[size_t(sc)].kind == Kind::class_ && w.scopes_[size_t(sc)].bound.count(u.name)) in_class = true;
+    out.push_back({std::string(u.name), at, in_class});
   }
   return out;
 }

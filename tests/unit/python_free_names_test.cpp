@@ -111,6 +111,11 @@ TEST_CASE("what binds a name in Python binds it here: no false warnings", "[pyth
 TEST_CASE("a class body is not seen from its methods; a comprehension or lambda's own names do not leak",
           "[python][names]") {
   CHECK(free_in("class A:\n    limit = 3\n    def m(self):\n        return limit\n") == Names{"limit"});
+  std::string cls = "class A:\n    limit = 3\n    def m(self):\n        return limit, other\n";
+  auto found = Module(cls).free_names({{0, cls.size()}}, {});
+  REQUIRE((found && found->size() == 2));
+  CHECK((*found)[0].class_attribute);  // the warning says to write self.limit
+  CHECK_FALSE((*found)[1].class_attribute);
   CHECK(free_in("def f():\n    [v for v in range(3)]\n    return v\n") == Names{"v"});
   CHECK(free_in("class A:\n    N = 3\n    M = 2\n    s = [n for n in range(N) if n < M]\n") == Names{"M"});
   CHECK(free_in("def f():\n    g = lambda p: p\n    return p\n") == Names{"p"});

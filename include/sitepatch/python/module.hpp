@@ -67,7 +67,8 @@ struct TextChange {
 /// the module (imports, definitions, assignments, `global`), not a builtin.
 struct FreeName {
   std::string name;
-  size_t offset;  // byte offset of its first use, in source()
+  size_t offset;                 // byte offset of its first use, in source()
+  bool class_attribute = false;  // an enclosing class body binds it (its methods do not see it)
 };
 
 /// A parsed module. Holds the source and its tree; parsing happens once, in the constructor.
