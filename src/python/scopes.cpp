@@ -134,6 +134,7 @@ class Walker {
   void visit_target(TSNode n, int scope);
   void visit_pattern(TSNode n, int scope);
   void visit_parameters(TSNode params, int outer, int inner);
+  int type_scope(TSNode def, int scope);
   void visit_function(TSNode n, int scope);
   void visit_class(TSNode n, int scope);
   void visit_comprehension(TSNode n, int scope);
@@ -332,23 +333,33 @@ void Walker::visit_parameters(TSNode params, int outer, int inner) {
   }
 }
 
+// PEP 695 type parameters (`def f[T](x: T)`, `class C[T]`) live in a scope of their own
+// around the definition: its annotations and its body (methods too) see them.
+int Walker::type_scope(TSNode def, int s) {
+  TSNode params{};
+  for (const auto& c : ts::children(def))
+    if (c.field == "type_parameters") params = c.node;
+  if (ts_node_is_null(params)) return s;
+  int scope = new_scope(s, Kind::function);
+  push(params, scope, Mode::target);
+  return scope;
+}
+
 void Walker::visit_function(TSNode n, int s) {
   bind(s, ts::field(n, "name"));
-  int inner = new_scope(s, Kind::function);
+  int outer = type_scope(n, s);
+  int inner = new_scope(outer, Kind::function);
   push(ts::field(n, "body"), inner, Mode::expr);
-  push(ts::field(n, "return_type"), s, annotation());
-  visit_parameters(ts::field(n, "parameters"), s, inner);
-  for (const auto& c : ts::children(n))
-    if (c.field == "type_parameters") push(c.node, inner, Mode::target);
+  push(ts::field(n, "return_type"), outer, annotation());
+  visit_parameters(ts::field(n, "parameters"), outer, inner);
 }
 
 void Walker::visit_class(TSNode n, int s) {
   bind(s, ts::field(n, "name"));
-  int inner = new_scope(s, Kind::class_);
+  int outer = type_scope(n, s);
+  int inner = new_scope(outer, Kind::class_);
   push(ts::field(n, "body"), inner, Mode::expr);
-  push(ts::field(n, "superclasses"), s, Mode::expr);
-  for (const auto& c : ts::children(n))
-    if (c.field == "type_parameters") push(c.node, inner, Mode::target);
+  push(ts::field(n, "superclasses"), outer, Mode::expr);
 }
 
 void Walker::visit_comprehension(TSNode n, int s) {

@@ -124,6 +124,9 @@ TEST_CASE("a class body is not seen from its methods; a comprehension or lambda'
   // Under `from __future__ import annotations` no annotation is evaluated.
   CHECK(free_in("from __future__ import annotations\ndef f(x: Tensor) -> Out:\n    return x\n").empty());
   CHECK(free_in("def f():\n    global G\n    return G\n") == Names{"G"});
+  // PEP 695 type parameters are seen by the annotations and the body, methods too.
+  CHECK(free_in("def first[T](xs: list[T]) -> T:\n    y: T = xs[0]\n    return T, y\n").empty());
+  CHECK(free_in("class Box[T]:\n    def get(self) -> T:\n        return T\n").empty());
 }
 
 TEST_CASE("real modules have no free names", "[python][names]") {
