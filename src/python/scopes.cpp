@@ -7,6 +7,7 @@
 // expressions must not exhaust a thread's stack), then one resolution pass.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <unordered_set>
 
@@ -93,6 +94,7 @@ class Walker {
   std::vector<Scope> scopes_;
   std::vector<Use> uses_;
   bool star_ = false;
+  std::function<bool(size_t)> keep_;  // which uses to record (by offset); all when empty
   bool dynamic_ = false;  // the module binds names a syntax tree cannot see (globals(), exec)
 
  private:
@@ -119,7 +121,8 @@ class Walker {
   void use(int scope, TSNode id) {
     std::string_view n = name(id);
     if (n == "globals" || n == "global_enum") dynamic_ = true;
-    uses_.push_back({scope, n, ts_node_start_byte(id)});
+    size_t at = ts_node_start_byte(id);
+    if (!keep_ || keep_(at)) uses_.push_back({scope, n, at});
   }
   // The scope a walrus binds in: the nearest that is not a comprehension.
   int walrus_scope(int s) const {
@@ -424,7 +427,18 @@ std::optional<std::vector<FreeName>> Module::free_names(const std::vector<std::p
                                                         const std::vector<std::string>& builtins) const {
   std::string_view src = impl_->text();
   TSNode root = impl_->tree->root();
+  // Only the uses inside `ranges` are kept (offsets there count the BOM; the tree's do not).
+  size_t bom = impl_->bom;
+  std::vector<std::pair<size_t, size_t>> sorted(ranges);
+  std::sort(sorted.begin(), sorted.end());
+  auto inside = [&](size_t at) {
+    auto it = std::upper_bound(sorted.begin(), sorted.end(), std::pair{at, SIZE_MAX});
+    if (it == sorted.begin()) return false;
+    --it;  // ranges do not overlap: the last one starting at or before `at` decides
+    return it->first <= at && at < it->second;
+  };
   Walker w(src, lazy_annotations(root, src));
+  w.keep_ = [&](size_t at) { return inside(at + bom); };
   w.run(root);
   if (w.star_ || w.dynamic_) return std::nullopt;
 
@@ -446,20 +460,11 @@ std::optional<std::vector<FreeName>> Module::free_names(const std::vector<std::p
     return false;
   };
 
-  std::vector<std::pair<size_t, size_t>> sorted(ranges);
-  std::sort(sorted.begin(), sorted.end());
-  auto inside = [&](size_t at) {
-    auto it = std::upper_bound(sorted.begin(), sorted.end(), std::pair{at, SIZE_MAX});
-    if (it == sorted.begin()) return false;
-    --it;  // ranges do not overlap: the last one starting at or before `at` decides
-    return it->first <= at && at < it->second;
-  };
   std::vector<FreeName> out;
   std::set<std::string_view> reported;
-  size_t bom = impl_->bom;
   for (const Use& u : w.uses_) {
     size_t at = u.offset + bom;
-    if (!inside(at) || known.count(u.name) || resolves(u)) continue;
+    if (known.count(u.name) || resolves(u)) continue;
     if (!reported.insert(u.name).second) continue;
     bool in_class = false;
     for (int sc = u.scope; sc >= 0; sc = w.scopes_[size_t(sc)].parent)
