@@ -134,6 +134,7 @@ class Walker {
   Mode annotation() const { return lazy_ ? Mode::skip : Mode::expr; }
 
   void visit(const Work& w);
+  bool visit_binding(TSNode n, int scope, std::string_view type);
   void visit_target(TSNode n, int scope);
   void visit_pattern(TSNode n, int scope);
   void visit_parameters(TSNode params, int outer, int inner);
@@ -188,6 +189,15 @@ void Walker::visit(const Work& w) {
     return visit_comprehension(n, s);
   if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement")
     return visit_import(n, s);
+  if (visit_binding(n, s, t)) return;
+  if (t == "type") return push_children(n, s, annotation());
+  push_children(n, s, Mode::expr);
+}
+
+// The statements and expressions that bind names (besides definitions and imports):
+// assignments, loops, `except`/`with ... as`, walrus, `del`, match cases, type aliases,
+// `global`/`nonlocal`. False when `n` is none of them.
+bool Walker::visit_binding(TSNode n, int s, std::string_view t) {
   if (t == "global_statement" || t == "nonlocal_statement") {
     for (TSNode id : ts::named_children(n)) {
       if (!ts::is(id, "identifier")) continue;
@@ -197,7 +207,7 @@ void Walker::visit(const Work& w) {
         scopes_[size_t(s)].nonlocals.insert(name(id));
       }
     }
-    return;
+    return true;
   }
   if (t == "assignment") {
     push(ts::field(n, "right"), s, Mode::expr);
@@ -205,56 +215,58 @@ void Walker::visit(const Work& w) {
     bool local = scopes_[size_t(s)].kind == Kind::function;
     push(type, s, local ? Mode::skip : annotation());  // a local's annotation is never evaluated
     push(ts::field(n, "left"), s, Mode::target);
-    return;
+    return true;
   }
   if (t == "augmented_assignment") {
     push(ts::field(n, "right"), s, Mode::expr);
     push(ts::field(n, "left"), s, Mode::target);
     push(ts::field(n, "left"), s, Mode::expr);  // `x += 1` reads x too
-    return;
+    return true;
   }
   if (t == "named_expression") {
     push(ts::field(n, "value"), s, Mode::expr);
     TSNode id = ts::field(n, "name");
     if (ts::is(id, "identifier")) bind(walrus_scope(s), id);
-    return;
+    return true;
   }
   if (t == "for_statement") {
     for (const auto& c : ts::children(n)) {
       if (!ts_node_is_named(c.node)) continue;
       push(c.node, s, c.field == "left" ? Mode::target : Mode::expr);
     }
-    return;
+    return true;
   }
   if (t == "except_clause") {
     for (const auto& c : ts::children(n)) {
       if (!ts_node_is_named(c.node)) continue;
       push(c.node, s, c.field == "alias" ? Mode::target : Mode::expr);
     }
-    return;
+    return true;
   }
   if (t == "as_pattern") {  // `with x as y`, `except* E as e`
     for (const auto& c : ts::children(n)) {
       if (!ts_node_is_named(c.node)) continue;
       push(c.node, s, c.field == "alias" ? Mode::target : Mode::expr);
     }
-    return;
+    return true;
   }
-  if (t == "delete_statement") return push_children(n, s, Mode::target);
+  if (t == "delete_statement") {  // `del x` makes x local, as an assignment does
+    push_children(n, s, Mode::target);
+    return true;
+  }
   if (t == "case_clause") {
     for (const auto& c : ts::children(n)) {
       if (!ts_node_is_named(c.node)) continue;
       push(c.node, s, ts::is(c.node, "case_pattern") ? Mode::pattern : Mode::expr);
     }
-    return;
+    return true;
   }
   if (t == "type_alias_statement") {
     push(ts::field(n, "right"), s, Mode::skip);  // evaluated lazily
     push(ts::field(n, "left"), s, Mode::target);
-    return;
+    return true;
   }
-  if (t == "type") return push_children(n, s, annotation());
-  push_children(n, s, Mode::expr);
+  return false;
 }
 
 void Walker::visit_target(TSNode n, int s) {
