@@ -15,7 +15,7 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
   auto o = std::make_shared<Opts>();
   app.add_option("recipes", o->recipes, "Recipe files (YAML)")->required()->check(CLI::ExistingFile);
   app.add_flag("-n,--dry-run", o->dry_run, "Print what would change (same as plan); write nothing");
-  app.add_flag("--force", o->force, "Apply even when the installed version does not match `requires:`, or when the recipe says `on-upgrade: warn|fail` after an upgrade");
+  app.add_flag("--force", o->force, "Apply even when the installed version does not match `requires:`, when the recipe says `on-upgrade: warn|fail` after an upgrade, or when new code uses names the module never binds");
   return [&g, o] {
     auto loaded = load_recipes(o->recipes);
     Env env = open_env(g);

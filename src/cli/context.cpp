@@ -10,6 +10,7 @@
 #include <fmt/color.h>
 #include <fmt/format.h>
 
+#include "sitepatch/python/check.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -107,6 +108,12 @@ std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths) 
     }
     try {
       out.push_back(recipe::parse(*text, p));
+      auto python_problems = python::check_recipe(out.back());
+      if (!python_problems.empty()) {
+        problems.insert(problems.end(), python_problems.begin(), python_problems.end());
+        out.pop_back();
+        continue;
+      }
       std::error_code ec;
       out.back().origin = std::filesystem::absolute(p, ec).lexically_normal().string();
     } catch (const recipe::RecipeError& e) {

@@ -23,6 +23,8 @@ void print_plan(const Output& o, const engine::Plan& p) {
              std::to_string(e.recipe_column) + ": " + line + ": " + e.message;
     o.err(line);
     if (!e.followed.empty()) o.err("    " + e.followed);
+    if (!e.warning.empty() && e.state != engine::EditState::failed)
+      o.err("    " + o.paint("warning", Paint::warn) + ": " + e.warning);
     if (!e.upstream.empty()) {
       o.err("    " + o.paint(e.upstream, Paint::warn));
       if (!o.quiet())
@@ -49,7 +51,9 @@ nlohmann::json plan_json(const engine::Plan& p) {
                      {"module", e.module},
                      {"followed", e.followed},
                      {"upstream_changed", e.upstream},
-                     {"upstream_diff", e.upstream_diff}});
+                     {"upstream_diff", e.upstream_diff},
+                     {"unbound", e.unbound},
+                     {"warning", e.warning}});
   for (const auto& f : p.files)
     files.push_back({{"path", f.rel},
                      {"site_dir", f.site_dir},

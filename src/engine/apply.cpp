@@ -11,6 +11,7 @@
 #include "history_access.hpp"
 #include "internal.hpp"
 #include "records.hpp"
+#include "unbound.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -103,6 +104,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   }
   auto existing = history ? history->patches() : std::vector<store::PatchRecord>{};
   res.plan = detail::plan_against(s, std::move(recipes), existing);
+  if (!s.force) detail::refuse_unbound(res.plan);
   if (!res.plan.ok()) return res;
   if (res.plan.files.empty()) {
     if (!res.plan.forget.empty()) {

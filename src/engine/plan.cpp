@@ -15,6 +15,8 @@
 #include "history_access.hpp"
 #include "internal.hpp"
 #include "locate.hpp"
+#include "result_check.hpp"
+#include "unbound.hpp"
 #include "sitepatch/python/module.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/parallel.hpp"
@@ -84,13 +86,15 @@ struct FileOutcome {
   FileChange fc;
   std::vector<std::pair<size_t, python::EditResult>> results;  // flattened edit index, result
   std::vector<python::SyntaxProblem> problems;                 // of the new text
+  std::vector<detail::EditSpan> spans;                         // what each edit wrote in it
+  std::map<size_t, std::vector<python::FreeName>> unbound;     // flattened edit index -> free names
 };
 
 // The edits of one file; pure CPU work, safe to run beside other files. `parsed` is
 // the original's parse (made once, before the edits were grouped).
 FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
                       const std::vector<const recipe::Edit*>& edits, const std::vector<size_t>& recipe_of,
-                      const std::vector<recipe::Recipe>& recipes) {
+                      const std::vector<recipe::Recipe>& recipes, const std::vector<std::string>& builtins) {
   FileOutcome o;
   FileChange& fc = o.fc;
   fc.rel = w.where.rel;
@@ -115,12 +119,17 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
     std::vector<python::EditResult> results;
     if (text != last->source()) last = &later.emplace(text);
     std::string next = last->apply(batch, results, &changes);
+    detail::carry_spans(o.spans, changes, idx);
     for (size_t j = 0; j < idx.size(); ++j) o.results.emplace_back(idx[j], results[j]);
     if (next != text) fc.steps.emplace_back(recipes[ri].id, next);
     text = std::move(next);
   }
   fc.new_text = std::move(text);
-  if (fc.new_text != fc.old_text) o.problems = last->edited(fc.new_text, changes).syntax_problems();
+  if (fc.new_text != fc.old_text) {
+    python::Module result = last->edited(fc.new_text, changes);
+    o.problems = result.syntax_problems();
+    if (o.problems.empty()) o.unbound = detail::free_names_by_edit(result, fc.rel, o.spans, builtins);
+  }
   return o;
 }
 
@@ -199,33 +208,75 @@ void note_reapplied(Session& s, Plan& p, const std::map<std::string, const store
   }
 }
 
+// How many lines `code` starts with that are blank (re-indenting drops them).
+int leading_blank_lines(std::string_view code) {
+  int n = 0;
+  for (size_t at = 0; at < code.size();) {
+    size_t nl = code.find('\n', at);
+    if (nl == std::string_view::npos || code.substr(at, nl - at).find_first_not_of(" \t\r") != std::string_view::npos)
+      break;
+    ++n;
+    at = nl + 1;
+  }
+  return n;
+}
+
+// A changed file that does not parse or compile: the edit that wrote the bad lines
+// fails with Python's own message, where the lines came from in the recipe, and the
+// lines themselves (the patched file is never written, so the user cannot look); the
+// file's other edits fail as not applied.
+void fail_bad_result(Plan& p, const std::vector<size_t>& file_edits, const FileOutcome& o,
+                     const host::CompileResult& compiled, const std::vector<const recipe::Edit*>& edits,
+                     const std::string& python_version) {
+  const FileChange& fc = o.fc;
+  detail::BadSpot spot;
+  std::string why;
+  if (!compiled.ok) {
+    spot = {std::max(compiled.line, 1), compiled.column};
+    why = "Python " + python_version + " rejects the result: " +
+          (compiled.reason.empty() ? compiled.message : compiled.reason);
+  } else {
+    const auto& pr = o.problems.front();
+    spot = {pr.line, pr.column};
+    why = "the result does not parse: " + pr.message;
+  }
+  size_t blamed = SIZE_MAX;
+  if (!o.spans.empty()) {
+    const detail::EditSpan& span = detail::culprit(o.spans, fc.new_text, spot);
+    blamed = span.edit;
+    const recipe::Edit& e = *edits[blamed];
+    const EditStatus& st = p.edits[blamed];
+    int first = detail::line_of(fc.new_text, span.begin), last = detail::line_of(fc.new_text, span.end - 1);
+    recipe::Mark at = e.mark;
+    if (first <= spot.line && spot.line <= last && e.code_mark.line > 0) {
+      int code_line = spot.line - first + 1 + (e.action == recipe::Action::replace ? 0 : leading_blank_lines(e.code));
+      at = e.code_position(code_line, 1);
+    }
+    why += " (from " + st.recipe_path + ":" + std::to_string(at.line) + ")\n" +
+           detail::excerpt(fc.new_text, spot, fc.rel);
+  }
+  for (size_t i : file_edits) {
+    auto& st = p.edits[i];
+    if (st.state != EditState::will_apply) continue;
+    st.state = EditState::failed;
+    if (i == blamed || blamed == SIZE_MAX)
+      st.message = why;
+    else
+      st.message = "not applied: " + fc.rel + " would not compile with the edit at " + p.edits[blamed].recipe_path +
+                   ":" + std::to_string(p.edits[blamed].recipe_line) + ":" +
+                   std::to_string(p.edits[blamed].recipe_column);
+  }
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
-
-Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
-  auto lock = detail::read_lock(s);
-  auto history = detail::HistoryAccess::open(s, false);
-  return detail::plan_against(s, std::move(recipes),
-                              history ? history->patches() : std::vector<store::PatchRecord>{});
-}
-
-namespace detail {
-
-Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
-                  const std::vector<store::PatchRecord>& existing) {
-  auto t0 = std::chrono::steady_clock::now();
-  Plan p;
-  p.recipes = std::move(recipes);
-  std::map<std::string, const store::PatchRecord*> record_of;
-  for (auto& r : existing) record_of[r.id] = &r;
-
-  // Flatten the edits of every recipe; a recipe whose `requires:` fails, or whose
-  // on-upgrade says not to reapply, is skipped whole.
-  std::vector<const recipe::Edit*> edits;
-  std::vector<size_t> recipe_of;
+// Flattens the edits of every recipe into `edits` (with `recipe_of` and a status in
+// `p.edits` each); a recipe whose `requires:` fails, or whose on-upgrade says not to
+// reapply, is skipped whole.
+void flatten_edits(Session& s, Plan& p, const std::map<std::string, const store::PatchRecord*>& record_of,
+                   std::vector<const recipe::Edit*>& edits, std::vector<size_t>& recipe_of) {
   for (size_t ri = 0; ri < p.recipes.size(); ++ri) {
     const auto& r = p.recipes[ri];
     std::string problem = requirement_problem(s, r);
@@ -253,6 +304,124 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
       recipe_of.push_back(ri);
     }
   }
+}
+
+// Each file's edit results into the edits' statuses, with what plan adds to them: the
+// owning distribution, where else a missing name is defined, an upstream change, the
+// names new code uses that nothing binds.
+void record_results(Session& s, Plan& p, const std::vector<FileWork>& work, std::vector<FileOutcome>& out,
+                    const std::vector<const recipe::Edit*>& edits, const std::vector<std::string>& follow_problem,
+                    const std::map<std::string, const store::PatchRecord*>& record_of) {
+  for (size_t k = 0; k < work.size(); ++k) {
+    if (const auto* d = s.distributions().owner(out[k].fc.site_dir, out[k].fc.rel)) {
+      out[k].fc.dist = d->name;
+      out[k].fc.version = d->version;
+    }
+    for (auto& [i, r] : out[k].results) {
+      auto& st = p.edits[i];
+      st.line = r.line;
+      st.message = r.message;
+      st.original = r.original;
+      if (r.outcome == python::Outcome::already_applied) st.state = EditState::already_applied;
+      if (r.outcome == python::Outcome::failed) {
+        st.state = EditState::failed;
+        st.message = failure_message(r);
+        if (r.failure == python::Failure::not_found && !edits[i]->target.empty()) {
+          if (!follow_problem[i].empty()) st.message += "; " + follow_problem[i];
+          st.message += defined_elsewhere(s, work[k].where, *edits[i]);
+        }
+      }
+      if (st.state == EditState::will_apply)
+        note_upstream_change(st, record_of, out[k].fc);
+    }
+    detail::note_unbound(p, out[k].fc.rel, out[k].unbound);
+  }
+}
+
+// Every changed file is checked twice: tree-sitter found its ERROR and MISSING nodes
+// when it was edited; now the environment's own Python compiles it (its version's
+// grammar has the last word) while the diffs are made here. A file that passes goes
+// into `p.files`; one that fails fails the edit that broke it. Returns how many changed.
+size_t check_results(Session& s, Plan& p, const std::vector<FileWork>& work, std::vector<FileOutcome>& out,
+                   const std::vector<const recipe::Edit*>& edits) {
+  std::vector<size_t> changed;
+  std::vector<host::CompileRequest> compile;
+  for (size_t k = 0; k < out.size(); ++k)
+    if (out[k].fc.new_text != out[k].fc.old_text) {
+      changed.push_back(k);
+      compile.push_back({out[k].fc.rel, out[k].fc.new_text});
+    }
+  std::vector<host::CompileResult> compiled;
+  std::exception_ptr compile_error;
+  std::thread compiler([&] {
+    try {
+      if (!compile.empty()) compiled = s.host.compile(compile);
+    } catch (...) {
+      compile_error = std::current_exception();
+    }
+  });
+  util::parallel_for(changed.size(), [&](size_t c) {
+    auto& fc = out[changed[c]].fc;
+    fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
+  });
+  compiler.join();
+  if (compile_error) std::rethrow_exception(compile_error);
+
+  for (size_t c = 0; c < changed.size(); ++c) {
+    auto& w = work[changed[c]];
+    auto& fc = out[changed[c]].fc;
+    if (out[changed[c]].problems.empty() && compiled[c].ok) {
+      p.files.push_back(std::move(fc));
+      continue;
+    }
+    fail_bad_result(p, w.edits, out[changed[c]], compiled[c], edits, s.env.version);
+  }
+  return changed.size();
+}
+
+// Groups the located edits by file, keeping the order files were first named and each
+// file's edits in recipe order; an edit that could not be located fails here.
+std::vector<FileWork> group_by_file(Plan& p, std::vector<Located>& located, const std::vector<size_t>& wanted_index) {
+  std::vector<FileWork> work;
+  std::map<std::string, size_t> work_of;
+  for (size_t k = 0; k < located.size(); ++k) {
+    size_t i = wanted_index[k];
+    if (!located[k].ok) {
+      p.edits[i].state = EditState::failed;
+      p.edits[i].message = located[k].error;
+      continue;
+    }
+    p.edits[i].file = located[k].rel;
+    auto [it, fresh] = work_of.emplace(located[k].path, work.size());
+    if (fresh) work.push_back({std::move(located[k]), {}});
+    work[it->second].edits.push_back(i);
+  }
+  for (auto& w : work) std::sort(w.edits.begin(), w.edits.end());
+  return work;
+}
+
+}  // namespace
+
+Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
+  auto lock = detail::read_lock(s);
+  auto history = detail::HistoryAccess::open(s, false);
+  return detail::plan_against(s, std::move(recipes),
+                              history ? history->patches() : std::vector<store::PatchRecord>{});
+}
+
+namespace detail {
+
+Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
+                  const std::vector<store::PatchRecord>& existing) {
+  auto t0 = std::chrono::steady_clock::now();
+  Plan p;
+  p.recipes = std::move(recipes);
+  std::map<std::string, const store::PatchRecord*> record_of;
+  for (auto& r : existing) record_of[r.id] = &r;
+
+  std::vector<const recipe::Edit*> edits;
+  std::vector<size_t> recipe_of;
+  flatten_edits(s, p, record_of, edits, recipe_of);
 
   std::vector<const recipe::Edit*> wanted;
   std::vector<size_t> wanted_index;
@@ -299,23 +468,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
     }
   }
 
-  // Group by file, keeping the order files were first named and each file's edits
-  // in recipe order.
-  std::vector<FileWork> work;
-  std::map<std::string, size_t> work_of;
-  for (size_t k = 0; k < wanted.size(); ++k) {
-    size_t i = wanted_index[k];
-    if (!located[k].ok) {
-      p.edits[i].state = EditState::failed;
-      p.edits[i].message = located[k].error;
-      continue;
-    }
-    p.edits[i].file = located[k].rel;
-    auto [it, fresh] = work_of.emplace(located[k].path, work.size());
-    if (fresh) work.push_back({std::move(located[k]), {}});
-    work[it->second].edits.push_back(i);
-  }
-  for (auto& w : work) std::sort(w.edits.begin(), w.edits.end());
+  std::vector<FileWork> work = group_by_file(p, located, wanted_index);
 
   // 1. Each file's edits, on its one parse, files in parallel.
   s.distributions();  // loaded once, before the threads read it
@@ -323,83 +476,14 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   std::vector<const python::Module*> parsed_of(work.size());
   for (size_t k = 0; k < work.size(); ++k) parsed_of[k] = &cache.get(work[k].where);
   util::parallel_for(work.size(), [&](size_t k) {
-    out[k] = edit_file(work[k], *parsed_of[k], edits, recipe_of, p.recipes);
+    out[k] = edit_file(work[k], *parsed_of[k], edits, recipe_of, p.recipes, s.env.builtins);
   });
-  for (size_t k = 0; k < work.size(); ++k) {
-    if (const auto* d = s.distributions().owner(out[k].fc.site_dir, out[k].fc.rel)) {
-      out[k].fc.dist = d->name;
-      out[k].fc.version = d->version;
-    }
-    for (auto& [i, r] : out[k].results) {
-      auto& st = p.edits[i];
-      st.line = r.line;
-      st.message = r.message;
-      st.original = r.original;
-      if (r.outcome == python::Outcome::already_applied) st.state = EditState::already_applied;
-      if (r.outcome == python::Outcome::failed) {
-        st.state = EditState::failed;
-        st.message = failure_message(r);
-        if (r.failure == python::Failure::not_found && !edits[i]->target.empty()) {
-          if (!follow_problem[i].empty()) st.message += "; " + follow_problem[i];
-          st.message += defined_elsewhere(s, work[k].where, *edits[i]);
-        }
-      }
-      if (st.state == EditState::will_apply)
-        note_upstream_change(st, record_of, out[k].fc);
-    }
-  }
+  record_results(s, p, work, out, edits, follow_problem, record_of);
   spdlog::info("plan: {} file(s) parsed and edited ({:.0f} ms)", work.size(), ms_since(t0));
 
-  // 2. Every changed file is checked twice: tree-sitter found its ERROR and MISSING
-  //    nodes above; now the environment's own Python compiles it (its version's
-  //    grammar has the last word) while the diffs are made here.
-  std::vector<size_t> changed;
-  std::vector<host::CompileRequest> compile;
-  for (size_t k = 0; k < out.size(); ++k)
-    if (out[k].fc.new_text != out[k].fc.old_text) {
-      changed.push_back(k);
-      compile.push_back({out[k].fc.rel, out[k].fc.new_text});
-    }
-  std::vector<host::CompileResult> compiled;
-  std::exception_ptr compile_error;
-  std::thread compiler([&] {
-    try {
-      if (!compile.empty()) compiled = s.host.compile(compile);
-    } catch (...) {
-      compile_error = std::current_exception();
-    }
-  });
-  util::parallel_for(changed.size(), [&](size_t c) {
-    auto& fc = out[changed[c]].fc;
-    fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
-  });
-  compiler.join();
-  if (compile_error) std::rethrow_exception(compile_error);
-
-  for (size_t c = 0; c < changed.size(); ++c) {
-    auto& w = work[changed[c]];
-    auto& fc = out[changed[c]].fc;
-    std::string why;
-    const auto& problems = out[changed[c]].problems;
-    if (!problems.empty()) {
-      const auto& pr = problems.front();
-      why = "the result does not parse: " + fc.rel + ":" + std::to_string(pr.line) + ":" +
-            std::to_string(pr.column) + ": " + pr.message;
-    } else if (!compiled[c].ok) {
-      why = "Python " + s.env.version + " rejects the result: " + compiled[c].message;
-    }
-    if (why.empty()) {
-      p.files.push_back(std::move(fc));
-      continue;
-    }
-    for (size_t i : w.edits)
-      if (p.edits[i].state == EditState::will_apply) {
-        p.edits[i].state = EditState::failed;
-        p.edits[i].message = why;
-      }
-  }
+  size_t changed = check_results(s, p, work, out, edits);
   spdlog::info("plan: {} changed file(s) checked by tree-sitter and compiled by Python {} ({:.0f} ms)",
-               changed.size(), s.env.version, ms_since(t0));
+               changed, s.env.version, ms_since(t0));
   note_reapplied(s, p, record_of);
   refuse_overlaps(s, p, existing);
   return p;

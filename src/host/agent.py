@@ -14,7 +14,7 @@ if sys.version_info < (3, 8):
 # `-c` puts the current folder first on sys.path: a json.py there must not replace ours.
 sys.path[:] = [p for p in sys.path if p not in ("", ".")]
 
-import base64, binascii, errno, json, os, site, stat, sysconfig, time
+import base64, binascii, builtins, errno, json, os, site, stat, sysconfig, time
 
 # hashlib (OpenSSL) and warnings are imported where used: a command that never writes
 # or compiles does not wait for them at start-up.
@@ -69,6 +69,8 @@ def op_hello(req):
         "version": "%d.%d.%d" % sys.version_info[:3],
         "cache_tag": sys.implementation.cache_tag or "",
         "site_dirs": dirs,
+        # What a name free in new code may still resolve to (plan warns about the rest).
+        "builtins": sorted(dir(builtins)),
     }
 
 
@@ -83,7 +85,8 @@ def compile_one(f):
     except SyntaxError as e:
         # str(e) shows only the base name; say the whole label.
         where = ", line %d" % e.lineno if e.lineno else ""
-        return {"ok": False, "line": e.lineno or 0, "message": "%s (%s%s)" % (e.msg, f["label"], where)}
+        return {"ok": False, "line": e.lineno or 0, "column": e.offset or 0, "reason": e.msg,
+                "message": "%s (%s%s)" % (e.msg, f["label"], where)}
     except Exception as e:  # ValueError (NUL bytes), RecursionError, MemoryError
         return {"ok": False, "line": 0, "message": "%s (%s)" % (str(e) or type(e).__name__, f["label"])}
 

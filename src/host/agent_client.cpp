@@ -128,6 +128,8 @@ site::Environment AgentClient::hello() {
   env.version = str_or_empty(r, "version");
   env.cache_tag = str_or_empty(r, "cache_tag");
   for (auto& d : r.value("site_dirs", json::array())) env.site_dirs.push_back(d.get<std::string>());
+  for (auto& b : r.value("builtins", json::array()))
+    if (b.is_string()) env.builtins.push_back(b.get<std::string>());
   return env;
 }
 
@@ -141,7 +143,9 @@ std::vector<CompileResult> AgentClient::compile(const std::vector<CompileRequest
     CompileResult c;
     c.ok = x.value("ok", false);
     c.line = x.value("line", 0);
+    c.column = x.value("column", 0);
     c.message = str_or_empty(x, "message");
+    c.reason = str_or_empty(x, "reason");
     out.push_back(std::move(c));
   }
   if (out.size() != sources.size()) throw Error(who_ + ": the sitepatch agent lost compile results");

@@ -170,7 +170,7 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
     size_t new_begin = out.size();
     out += p.s.text;
     size_t to = std::max(cursor, p.s.end);
-    if (changes) changes->push_back({bom + from, bom + to, new_begin, out.size()});
+    if (changes) changes->push_back({bom + from, bom + to, new_begin, out.size(), p.edit});
     cursor = to;
   }
   out.append(src.substr(cursor));

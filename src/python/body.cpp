@@ -87,9 +87,9 @@ bool replace_body(const Context& cx, const Def& d, const recipe::Edit& e, Action
                   EditResult& r) {
   Body b;
   if (!need_code(e, r) || !body_of(cx, d, b, r)) return false;
-  std::string code = text::reindent(e.code, b.indent, cx.style);
+  std::string code = reindent_code(e.code, b.indent, cx.style);
   std::string_view current = cx.src.substr(b.begin, b.end - b.begin);
-  if (text::normalize_block(current, b.indent) == text::normalize_block(code, b.indent)) {
+  if (same_code(current, code, b.indent)) {
     out.already = true;
     return true;
   }
@@ -104,7 +104,7 @@ bool prepend_body(const Context& cx, const Def& d, const recipe::Edit& e, Action
                   EditResult& r) {
   Body b;
   if (!need_code(e, r) || !body_of(cx, d, b, r)) return false;
-  std::string code = text::reindent(e.code, b.indent, cx.style);
+  std::string code = reindent_code(e.code, b.indent, cx.style);
   std::string current = text::normalize_block(cx.src.substr(b.begin, b.end - b.begin), b.indent);
   std::string wanted = text::normalize_block(code, b.indent);
   if (current == wanted || current.compare(0, wanted.size() + 1, wanted + "\n") == 0) {

@@ -64,6 +64,16 @@ bool replace_text(const Context& cx, const Def& d, const recipe::Edit& e, Action
 bool set_value(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
                EditResult& r);
 
+/// The byte ranges of the string literals (f-, byte and raw strings too) in `code`.
+std::vector<text::Range> string_ranges(std::string_view code);
+
+/// `code` re-indented as text::reindent does, keeping every string literal byte for byte.
+std::string reindent_code(std::string_view code, std::string_view prefix, const text::Style& style);
+
+/// Whether `current` (source text) already is `code` (re-indented at `indent`): equal up
+/// to trailing whitespace and line endings, with string literals equal exactly.
+bool same_code(std::string_view current, std::string_view code, std::string_view indent);
+
 /// A range replacement that ends at a file end without a final newline keeps it so.
 std::string fit_end(std::string_view src, size_t end, std::string text, std::string_view eol);
 

@@ -23,9 +23,8 @@ bool replace_function(const Context& cx, const Def& d, const recipe::Edit& e, Ac
   size_t begin = text::line_begin(cx.src, ts_node_start_byte(d.outer));
   size_t end = text::line_after(cx.src, ts_node_end_byte(d.outer));
   std::string indent(indent_at(cx.src, begin));
-  std::string code = text::reindent(e.code, indent, cx.style);
-  if (text::normalize_block(cx.src.substr(begin, end - begin), indent) ==
-      text::normalize_block(code, indent)) {
+  std::string code = reindent_code(e.code, indent, cx.style);
+  if (same_code(cx.src.substr(begin, end - begin), code, indent)) {
     out.already = true;
     return true;
   }

@@ -80,20 +80,52 @@ std::string_view leading_ws(std::string_view src, size_t begin) {
   return src.substr(begin, ws_len(src.substr(begin)));
 }
 
-std::string reindent(std::string_view code, std::string_view prefix, const Style& style) {
+namespace {
+
+// Where each line of `lf` stands against the string literals in it.
+struct LineFacts {
+  bool starts_inside = false;  // its first byte is part of a literal that began earlier
+  bool ends_inside = false;    // its line ending is part of a literal
+};
+
+// Whether byte `x` is inside a literal and not its first byte. `literal` is sorted and
+// its ranges do not overlap, so the last range starting before `x` decides.
+bool within(const std::vector<Range>& literal, size_t x) {
+  auto it = std::lower_bound(literal.begin(), literal.end(), x,
+                             [](const Range& r, size_t v) { return r.begin < v; });
+  if (it == literal.begin()) return false;
+  --it;
+  return x < it->end;
+}
+
+LineFacts facts_of(std::string_view lf, std::string_view line, const std::vector<Range>& literal) {
+  size_t b = size_t(line.data() - lf.data()), nl = b + line.size();
+  return {within(literal, b), nl < lf.size() && within(literal, nl)};
+}
+
+}  // namespace
+
+std::string reindent(std::string_view code, std::string_view prefix, const Style& style,
+                     const std::vector<Range>& literal) {
   std::string lf = to_lf(code);
   std::vector<std::string_view> lines = split_lines(lf);
-  while (!lines.empty() && blank(lines.back())) lines.pop_back();
+  while (!lines.empty() && blank(lines.back()) && !facts_of(lf, lines.back(), literal).starts_inside)
+    lines.pop_back();
   size_t first = 0;
   while (first < lines.size() && blank(lines[first])) ++first;
   lines.erase(lines.begin(), lines.begin() + long(first));
   if (lines.empty()) return "";
+  std::vector<LineFacts> facts;
+  facts.reserve(lines.size());
+  for (auto l : lines) facts.push_back(facts_of(lf, l, literal));
 
   // The code's common indentation goes; its smallest remaining indentation is its unit.
+  // Lines inside a literal are its content, not code: they count for neither.
   std::string_view common;
   bool have_common = false;
-  for (auto l : lines) {
-    if (blank(l)) continue;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    auto l = lines[i];
+    if (blank(l) || facts[i].starts_inside) continue;
     std::string_view ws = l.substr(0, ws_len(l));
     if (!have_common) {
       common = ws;
@@ -105,8 +137,9 @@ std::string reindent(std::string_view code, std::string_view prefix, const Style
     }
   }
   size_t unit = 0;
-  for (auto l : lines) {
-    if (blank(l)) continue;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    auto l = lines[i];
+    if (blank(l) || facts[i].starts_inside) continue;
     std::string_view ws = l.substr(common.size(), ws_len(l) - common.size());
     if (!ws.empty() && ws.find('\t') == std::string_view::npos && (unit == 0 || ws.size() < unit))
       unit = ws.size();
@@ -114,18 +147,25 @@ std::string reindent(std::string_view code, std::string_view prefix, const Style
 
   std::string out;
   out.reserve(lf.size() + lines.size() * (prefix.size() + 4));
-  for (auto l : lines) {
+  for (size_t i = 0; i < lines.size(); ++i) {
+    auto l = lines[i];
+    if (facts[i].starts_inside) {
+      out += l;
+      out += style.eol;
+      continue;
+    }
     if (blank(l)) {
       out += style.eol;
       continue;
     }
     std::string_view ws = l.substr(common.size(), ws_len(l) - common.size());
-    std::string_view rest = rstrip(l.substr(common.size() + ws.size()));
+    std::string_view rest = l.substr(common.size() + ws.size());
+    if (!facts[i].ends_inside) rest = rstrip(rest);
     out += prefix;
     if (ws.find_first_not_of('\t') == std::string_view::npos) {
-      for (size_t i = 0; i < ws.size(); ++i) out += style.unit;  // one tab = one level
+      for (size_t k = 0; k < ws.size(); ++k) out += style.unit;  // one tab = one level
     } else if (ws.find('\t') == std::string_view::npos && unit > 0) {
-      for (size_t i = 0; i < ws.size() / unit; ++i) out += style.unit;
+      for (size_t k = 0; k < ws.size() / unit; ++k) out += style.unit;
       out.append(ws.size() % unit, ' ');
     } else {
       out += ws;  // mixed tabs and spaces: keep as written

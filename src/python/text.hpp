@@ -15,6 +15,11 @@ struct Style {
   bool tabs() const { return !unit.empty() && unit[0] == '\t'; }
 };
 
+/// A byte range [begin, end) of a text.
+struct Range {
+  size_t begin = 0, end = 0;
+};
+
 /// "\r\n" when the first line ends so, else "\n".
 std::string detect_eol(std::string_view src);
 
@@ -36,7 +41,13 @@ std::string_view leading_ws(std::string_view src, size_t begin);
 /// `code` (written at column 0, any line endings, maybe a trailing newline) re-indented:
 /// every line gets `prefix`, the code's own indent unit becomes `style.unit` per level,
 /// lines end with `style.eol` (the last one too). Leading/trailing blank lines dropped.
-std::string reindent(std::string_view code, std::string_view prefix, const Style& style);
+/// `literal` lists ranges of `to_lf(code)` that are string literals (sorted, not
+/// overlapping): a line that begins
+/// inside one is copied byte for byte (no prefix, no unit change, nothing stripped) and
+/// counts for neither the common indentation nor the unit; a line that ends inside one
+/// keeps its trailing whitespace.
+std::string reindent(std::string_view code, std::string_view prefix, const Style& style,
+                     const std::vector<Range>& literal = {});
 
 /// Text normalized for comparison: LF, trailing whitespace and blank edge lines
 /// dropped, `indent` removed from the start of each line that has it.

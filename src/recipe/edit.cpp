@@ -104,6 +104,7 @@ void read_replace(const Entry& e, Edit& edit, Problems& problems) {
       problems.add(new_e->value_mark(), "`new` must be a string, got " + describe(new_e->value));
     else
       edit.new_text = new_e->value.Scalar();
+    edit.code_mark = new_e->value_mark();
   }
   if (const Entry* c = find(fields, "count"))
     if (auto n = positive_int(*c, problems)) edit.count = *n;
@@ -175,6 +176,7 @@ std::optional<Edit> read_edit(const YAML::Node& item, int number, Mark mark, Pro
     }
     action = &e;
     edit.action = *a;
+    edit.code_mark = e.value_mark();
     switch (*a) {
       case Action::add_decorator:
       case Action::remove_decorator:

@@ -41,4 +41,11 @@ std::string Edit::where() const {
   return out;
 }
 
+Mark Edit::code_position(int line, int column) const {
+  if (code_mark.line == 0) return mark;
+  if (code_lines) return {code_mark.line + line - 1, code_mark.column + column - 1};
+  if (line == 1) return {code_mark.line, code_mark.column + column - 1};
+  return code_mark;
+}
+
 }  // namespace sitepatch::recipe

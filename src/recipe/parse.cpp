@@ -26,6 +26,44 @@ std::string syntax_hint(std::string_view text, const YAML::Mark& m) {
   return std::string("; YAML reserves `") + c + "` at the start of a value: quote the value";
 }
 
+// Byte offset of a 1-based mark in `text`, or npos.
+size_t offset_of(std::string_view text, Mark m) {
+  size_t at = 0;
+  for (int line = 1; line < m.line; ++line) {
+    at = text.find('\n', at);
+    if (at == std::string_view::npos) return at;
+    ++at;
+  }
+  at += size_t(m.column - 1);
+  return at < text.size() ? at : std::string_view::npos;
+}
+
+// Moves the edit's code mark from the YAML value to the code's first character, so that
+// a position inside the code maps onto the recipe: past a quote, or for a `|` block to
+// its first content line (its lines are the code's lines).
+void place_code(std::string_view text, Edit& e) {
+  if (e.code_mark.line <= 0 || e.code_mark.column <= 0) return;
+  size_t at = offset_of(text, e.code_mark);
+  if (at == std::string_view::npos) return;
+  char c = text[at];
+  if (c == '"' || c == '\'') {
+    ++e.code_mark.column;
+    return;
+  }
+  if (c != '|' && c != '>') return;
+  int line = e.code_mark.line;
+  for (size_t p = text.find('\n', at); p != std::string_view::npos; p = text.find('\n', p + 1)) {
+    ++line;
+    size_t b = p + 1, ws = b;
+    while (ws < text.size() && text[ws] == ' ') ++ws;
+    if (ws < text.size() && text[ws] != '\n' && text[ws] != '\r') {
+      e.code_mark = {line, int(ws - b) + 1};
+      e.code_lines = c == '|';  // `>` folds lines together
+      return;
+    }
+  }
+}
+
 // Reads the whole document; every problem goes to `problems`.
 void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Problems& problems) {
   auto fields = entries(root, {"id", "description", "requires", "on-upgrade", "edits"}, problems);
@@ -76,7 +114,10 @@ void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Pro
   int number = 0;
   for (const auto& item : edits->value) {
     ++number;
-    if (auto e = read_edit(item, number, dash_mark(item, source), problems)) r.edits.push_back(std::move(*e));
+    if (auto e = read_edit(item, number, dash_mark(item, source), problems)) {
+      place_code(source, *e);
+      r.edits.push_back(std::move(*e));
+    }
   }
 }
 

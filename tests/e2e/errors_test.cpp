@@ -115,7 +115,8 @@ TEST_CASE("code that Python rejects is refused before anything is written", "[e2
                                   "      return (1,\n");
   auto r = env.sp({"apply", recipe});
   CHECK(r.status == 1);
-  CHECK(r.err.find("the result does not parse: flashinfer/jit/cpp_ext.py:") != std::string::npos);
+  CHECK(r.err.find("rejects the result: '(' was never closed (from " + recipe + ":6)\n"
+                   "    flashinfer/jit/cpp_ext.py, as the edits would make it:\n") != std::string::npos);
   CHECK(env.pristine());
 }
 

@@ -128,7 +128,8 @@ std::string recipe_text(const std::string& extra = "") {
          "      return \"12.8\"\n"
          "  - module: fastkern.ops\n"
          "    function: fp4_quantize\n"
-         "    add-decorator: torch.compiler.disable\n";
+         "    add-decorator: torch.compiler.disable\n"
+         "    ensure-import: import torch\n";  // fastkern.ops does not import it
 }
 
 // A venv with fastkern installed by pip from wheels built here.

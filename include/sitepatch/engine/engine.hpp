@@ -66,6 +66,8 @@ struct EditStatus {
   std::string original; // the target's text before the edit
   std::string upstream; // "get_cuda_version changed in 0.6.0: review the diff", or ""
   std::string upstream_diff;  // the target's text when last applied -> now
+  std::vector<std::string> unbound;  // names its new code uses that the module never binds
+  std::string warning;  // what plan says about them, with the remedy ("" when none)
 };
 
 /// One file a plan changes. `steps` holds the text after each recipe touching it,

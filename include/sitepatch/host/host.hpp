@@ -56,7 +56,9 @@ struct CompileRequest {
 struct CompileResult {
   bool ok = true;
   int line = 0;
+  int column = 0;       // 1-based, 0 when Python gave none
   std::string message;  // "invalid syntax (flashinfer/jit/cpp_ext.py, line 12)"
+  std::string reason;   // Python's own message alone: "'(' was never closed" ("" if not a SyntaxError)
 };
 
 /// Held while a writer works; released by the destructor (and by the OS if we die).

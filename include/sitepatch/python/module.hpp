@@ -1,7 +1,9 @@
 #pragma once
 // A Python source parsed once with tree-sitter-python: find qualified names, compute
 // the edits a recipe asks for, check the result. No I/O: the host fetched the bytes.
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +60,15 @@ struct SyntaxProblem {
 /// source became [new_begin, new_end) of the new one.
 struct TextChange {
   size_t old_begin, old_end, new_begin, new_end;
+  size_t edit = SIZE_MAX;  // which of apply()'s edits made it (index into its `edits`)
+};
+
+/// A name code uses that nothing binds where it is used: no enclosing function, not
+/// the module (imports, definitions, assignments, `global`), not a builtin.
+struct FreeName {
+  std::string name;
+  size_t offset;                 // byte offset of its first use, in source()
+  bool class_attribute = false;  // an enclosing class body binds it (its methods do not see it)
 };
 
 /// A parsed module. Holds the source and its tree; parsing happens once, in the constructor.
@@ -89,6 +100,13 @@ class Module {
   /// The module `new_source` (this source with `changes` made, as apply() reports
   /// them), parsed incrementally: what the edits did not touch is not parsed again.
   Module edited(std::string new_source, const std::vector<TextChange>& changes) const;
+
+  /// The free names used within `ranges` (byte ranges [first, second) of source(), not
+  /// overlapping), each once, in order of use. `builtins` are the interpreter's (empty:
+  /// a fixed Python 3 list). nullopt when the module's names cannot be known: a star
+  /// import, or bindings no syntax tree shows (globals(), exec(code), enum's global_enum).
+  std::optional<std::vector<FreeName>> free_names(const std::vector<std::pair<size_t, size_t>>& ranges,
+                                                  const std::vector<std::string>& builtins) const;
 
   /// ERROR and MISSING nodes of this source's tree.
   std::vector<SyntaxProblem> syntax_problems() const;

@@ -49,6 +49,12 @@ struct Edit {
   bool innermost = false;        // add-decorator `position: innermost`
   int occurrence = 0;            // 1-based pick among duplicate definitions; 0 = must be unique
   std::string ensure_import;     // an import statement: "import torch", "from a.b import C"
+  Mark code_mark;                // where `code` (or replace's `new`) starts in the recipe
+  bool code_lines = false;       // `code` is a `|` block: its lines are the recipe's lines
+
+  /// The recipe position of 1-based `line`:`column` of `code` (or `new`): exact for a `|`
+  /// block and for the first line of a plain or quoted value, else the value's start.
+  Mark code_position(int line, int column) const;
 
   /// "module:target" or "file:target" as users read it in messages.
   std::string where() const;

@@ -17,6 +17,7 @@ struct Environment {
   std::string version;                  // "3.11.7"
   std::string cache_tag;                // "cpython-311"
   std::vector<std::string> site_dirs;   // purelib, platlib, site.getsitepackages(); unique, existing
+  std::vector<std::string> builtins;    // dir(builtins) of that interpreter (empty when unknown)
 };
 
 /// A path is safe when it is relative, has no "..", no empty or "." segment, no
