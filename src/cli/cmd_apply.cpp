@@ -11,15 +11,18 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
     std::vector<std::string> recipes;
     bool dry_run = false;
     bool force = false;
+    bool system = false;
   };
   auto o = std::make_shared<Opts>();
   app.add_option("recipes", o->recipes, "Recipe files (YAML)")->required()->check(CLI::ExistingFile);
   app.add_flag("-n,--dry-run", o->dry_run, "Print what would change (same as plan); write nothing");
   app.add_flag("--force", o->force, "Apply even when the installed version does not match `requires:`, when the recipe says `on-upgrade: warn|fail` after an upgrade, or when new code uses names the module never binds");
+  app.add_flag("--system", o->system, "Also write into folders this environment shares but does not own (the system's or a base interpreter's site-packages, a .pth folder); the history stays with this environment");
   return [&g, o] {
     auto loaded = load_recipes(o->recipes);
     Env env = open_env(g);
     env.session->force = o->force;
+    env.session->system = o->system;
     Output out(g);
     auto r = engine::apply(*env.session, std::move(loaded), o->dry_run);
     const auto& p = r.plan;

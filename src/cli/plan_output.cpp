@@ -7,6 +7,7 @@ namespace sitepatch::cli {
 
 void print_plan(const Output& o, const engine::Plan& p) {
   for (const auto& note : p.notes) o.err(o.paint("upgrade", Paint::warn) + "  " + note);
+  for (const auto& note : p.placement) o.err(o.paint("where", Paint::warn) + "  " + note);
   if (!o.quiet())
     for (const auto& f : p.files) o.diff(f.diff);
   for (const auto& e : p.edits) {
@@ -60,7 +61,7 @@ nlohmann::json plan_json(const engine::Plan& p) {
                      {"distribution", f.dist},
                      {"version", f.version},
                      {"diff", f.diff}});
-  return {{"ok", p.ok()}, {"edits", edits}, {"files", files}, {"problems", p.problems}, {"notes", p.notes}};
+  return {{"ok", p.ok()}, {"edits", edits}, {"files", files}, {"problems", p.problems}, {"notes", p.notes}, {"placement", p.placement}};
 }
 
 }  // namespace sitepatch::cli

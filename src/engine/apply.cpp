@@ -106,6 +106,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   res.plan = detail::plan_against(s, std::move(recipes), existing);
   if (!s.force) detail::refuse_unbound(res.plan);
   if (!res.plan.ok()) return res;
+  detail::refuse_shared(s, res.plan);
   if (res.plan.files.empty()) {
     if (!res.plan.forget.empty()) {
       store::Transaction tx;

@@ -38,6 +38,15 @@ std::optional<std::string> lost_history(Session& s);
 std::vector<std::string> missing_edits(const store::PatchRecord& r, const std::string& rel,
                                        const python::Module& now);
 
+/// Notes on where each planned file lives: a folder the environment does not own
+/// (system, base interpreter, .pth), and a file that shadows another further down
+/// sys.path. `-v` prints each file's path.
+void note_placement(Session& s, Plan& p);
+
+/// Throws (nothing written) when a planned file lies in a folder the environment does
+/// not own and the session was not given --system.
+void refuse_shared(const Session& s, const Plan& p);
+
 /// Folder and name of the lock every writer takes.
 std::string lock_path(const Session& s);
 

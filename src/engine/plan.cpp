@@ -486,6 +486,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
                changed, s.env.version, ms_since(t0));
   note_reapplied(s, p, record_of);
   refuse_overlaps(s, p, existing);
+  note_placement(s, p);
   return p;
 }
 

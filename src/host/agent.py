@@ -50,17 +50,37 @@ class Partial(Exception):
         self.changed = changed
 
 
-def op_hello(req):
+def site_folders():
+    # Where `import` looks for third-party code, in its order: sys.path without the
+    # standard library, so a module resolves to the file Python would load. Folders a
+    # .pth file added are told apart: they belong to whatever that file points at.
     paths = sysconfig.get_paths()
-    dirs, seen = [], set()
-    listed = getattr(site, "getsitepackages", list)()  # old virtualenv's site lacks it
-    for d in [paths.get("purelib"), paths.get("platlib")] + list(listed):
+    listed = [paths.get("purelib"), paths.get("platlib")]
+    listed += list(getattr(site, "getsitepackages", list)())  # old virtualenv's site lacks it
+    user = getattr(site, "ENABLE_USER_SITE", False) and getattr(site, "USER_SITE", None)
+    if user:
+        listed.append(user)
+    known = set(os.path.realpath(d) for d in listed if d)
+    stdlib = [os.path.realpath(p) for p in (paths.get("stdlib"), paths.get("platstdlib")) if p]
+    dirs, pth, seen = [], [], set()
+    for d in list(sys.path) + [d for d in listed if d]:
         if not d or not os.path.isdir(d):
             continue
         real = os.path.realpath(d)  # lib64 -> lib is one folder, reported once
-        if real not in seen:
-            seen.add(real)
-            dirs.append(d)
+        if real in seen:
+            continue
+        in_stdlib = any(real == s or real.startswith(s + os.sep) for s in stdlib)
+        if real not in known and in_stdlib:
+            continue
+        seen.add(real)
+        dirs.append(d)
+        if real not in known:
+            pth.append(d)
+    return dirs, pth
+
+
+def op_hello(req):
+    dirs, pth = site_folders()
     return {
         "protocol": PROTOCOL,
         "python": sys.executable,
@@ -69,6 +89,8 @@ def op_hello(req):
         "version": "%d.%d.%d" % sys.version_info[:3],
         "cache_tag": sys.implementation.cache_tag or "",
         "site_dirs": dirs,
+        "pth_dirs": pth,
+        "dpkg": os.path.isdir("/var/lib/dpkg/info"),
         # What a name free in new code may still resolve to (plan warns about the rest).
         "builtins": sorted(dir(builtins)),
     }

@@ -128,6 +128,8 @@ site::Environment AgentClient::hello() {
   env.version = str_or_empty(r, "version");
   env.cache_tag = str_or_empty(r, "cache_tag");
   for (auto& d : r.value("site_dirs", json::array())) env.site_dirs.push_back(d.get<std::string>());
+  for (auto& d : r.value("pth_dirs", json::array())) env.pth_dirs.push_back(d.get<std::string>());
+  env.dpkg = r.value("dpkg", false);
   for (auto& b : r.value("builtins", json::array()))
     if (b.is_string()) env.builtins.push_back(b.get<std::string>());
   return env;

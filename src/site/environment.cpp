@@ -70,3 +70,21 @@ bool is_within(std::string_view path, std::string_view dir) {
 }
 
 }  // namespace sitepatch::site
+
+namespace sitepatch::site {
+
+std::string shared_owner(const Environment& env, const std::string& dir) {
+  bool pth = false;
+  for (auto& d : env.pth_dirs) pth = pth || d == dir;
+  if (is_within(dir, env.prefix) && !pth) return "";
+  if (pth) return "a folder on sys.path that a .pth file (or PYTHONPATH) adds, not this environment's own";
+  bool system_python = is_within(dir, "/usr/lib") || is_within(dir, "/usr/local/lib") || is_within(dir, "/usr/share");
+  if (system_python && env.dpkg && is_within(dir, "/usr/lib"))
+    return "the system Python (Debian's dpkg owns its files: apt upgrade replaces them)";
+  if (system_python) return "the system Python";
+  if (!env.base_prefix.empty() && env.base_prefix != env.prefix && is_within(dir, env.base_prefix))
+    return "the base interpreter at " + env.base_prefix;
+  return "another Python installation";
+}
+
+}  // namespace sitepatch::site

@@ -29,6 +29,7 @@ struct Session {
   site::Environment env;
   std::string state_dir;  // the history's bare repository (and its lock file)
   bool force = false;     // apply even when `requires:` does not match
+  bool system = false;    // apply may write into folders the environment shares (--system)
   int lock_timeout_ms = 30000;  // how long a writer waits for another one to finish
   /// The sitepatch invocation that reaches this environment, for the commands messages
   /// suggest ("sitepatch --venv /srv/.venv"); the CLI sets it.
@@ -91,6 +92,7 @@ struct Plan {
   std::vector<FileChange> files;
   std::vector<std::string> problems;  // recipe-level failures (requires: ...)
   std::vector<std::string> notes;     // recipe-level news (an upgrade replaced a patched file)
+  std::vector<std::string> placement; // a file in a folder the environment shares, a shadowed file
   std::vector<std::string> forget;    // recipes the new version already contains: apply drops their records
   bool ok() const;
 };

@@ -16,9 +16,16 @@ struct Environment {
   std::string base_prefix;              // sys.base_prefix
   std::string version;                  // "3.11.7"
   std::string cache_tag;                // "cpython-311"
-  std::vector<std::string> site_dirs;   // purelib, platlib, site.getsitepackages(); unique, existing
+  std::vector<std::string> site_dirs;   // where import looks, in sys.path's order (stdlib left out); unique, existing
+  std::vector<std::string> pth_dirs;    // those of site_dirs a .pth file added
+  bool dpkg = false;                    // the machine keeps Debian's package database
   std::vector<std::string> builtins;    // dir(builtins) of that interpreter (empty when unknown)
 };
+
+/// "" when `dir` is the environment's own (inside its prefix); otherwise who else
+/// owns it and shares it, for messages: "the base interpreter at /usr", "the system
+/// Python (Debian's dpkg owns its files)", "a folder a .pth file adds".
+std::string shared_owner(const Environment& env, const std::string& dir);
 
 /// A path is safe when it is relative, has no "..", no empty or "." segment, no
 /// backslash or NUL. Returns an explanation when not safe.
