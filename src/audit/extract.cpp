@@ -32,6 +32,12 @@ struct Frame {
   int made_fn = -1;   // a function_definition: the function it defines
   int made_cls = -1;  // a class_definition: the class it defines
   bool in_class_body = false;
+  // Names used here are not operations performed: exception types of an except
+  // clause, annotations, the types isinstance() checks. Inherited by the subtree.
+  bool mute = false;
+  bool mute_kids = false;   // set on the node whose children are muted
+  bool raise_kids = false;  // a raise statement: the call it raises is an exception made
+  bool raised = false;      // this node is the expression a raise statement raises
 };
 
 class Extractor {
@@ -93,6 +99,9 @@ class Extractor {
     Frame f;
     f.fn = p.fn;
     std::string_view fld = field_name(c);
+    // An except clause's body is code again; only its exception types are muted.
+    f.mute = p.mute || (p.mute_kids && !is(ts_tree_cursor_current_node(&c), "block"));
+    f.raised = p.raise_kids && fld != "cause";
     if (p.made_fn >= 0 && fld == "body") {
       f.fn = p.made_fn;
     } else if (p.made_cls >= 0 && fld == "body") {
@@ -129,9 +138,10 @@ class Extractor {
     m_.functions[fn].refs.push_back(Ref{std::move(name), int(p.row) + 1, int(p.column) + 1, kind, on_result});
   }
 
-  void value(int fn, TSNode n) {
+  void value(const Frame& f, TSNode n) {
+    if (f.mute) return;
     std::string d = dotted(n);
-    if (!d.empty()) add_ref(fn, n, std::move(d), Ref::value);
+    if (!d.empty()) add_ref(f.fn, n, std::move(d), Ref::value);
   }
 
   void names_in(TSNode n, std::vector<std::string>& out) {
@@ -162,7 +172,11 @@ class Extractor {
 
   void bind(const Frame& f, std::string bound, std::string target) {
     if (target.empty()) return;
-    imports_of(f).emplace(std::move(bound), std::move(target));  // the first binding wins (try/except)
+    Function& F = m_.functions[f.fn];
+    auto [it, added] = F.imports.emplace(bound, target);
+    if (added || it->second == target) return;
+    auto& others = F.other_imports[bound];  // try/except, if/else: every branch counts
+    if (std::find(others.begin(), others.end(), target) == others.end()) others.push_back(std::move(target));
   }
 
   void import_statement(const Frame& f, TSNode n) {
@@ -221,11 +235,14 @@ class Extractor {
     return "";
   }
 
-  void call(const Frame& f, TSNode n) {
+  void call(Frame& f, TSNode n) {
     TSNode fn = field(n, "function");
     std::string name = dotted(fn);
     if (!name.empty()) {
+      // isinstance(p, subprocess.Popen) checks a type; it makes nothing.
+      if (name == "isinstance" || name == "issubclass") f.mute_kids = true;
       add_ref(f.fn, n, std::move(name), Ref::call);
+      m_.functions[f.fn].refs.back().raised = f.raised;
       return;
     }
     // `X(...).m()`: a method of what X returns (a class: its instance).
@@ -280,7 +297,10 @@ class Extractor {
         else if (t == "as_pattern") names_in(field(n, "alias"), locals(f));
         return true;
       case 'e':
-        if (t == "except_clause") names_in(field(n, "alias"), locals(f));
+        if (t == "except_clause" || t == "except_group_clause") {
+          names_in(field(n, "alias"), locals(f));
+          f.mute_kids = true;
+        }
         else if (t == "ERROR") ++m_.syntax_errors;
         return true;
       case 'n':
@@ -301,17 +321,22 @@ class Extractor {
         if (t == "return_statement")
           for (TSNode k : python::ts::named_children(n)) {
             if (is(k, "expression_list")) elements(f, k);
-            else value(f.fn, k);
+            else value(f, k);
           }
+        else if (t == "raise_statement") f.raise_kids = true;
         return true;
       case 't':
         if (t == "tuple") elements(f, n);
+        else if (t == "type") f.mute_kids = true;  // an annotation names types, it runs nothing
+        return true;
+      case 'w':
+        if (t == "with_item") with_item(f, n);
         return true;
       case 's':
         if (t == "set") elements(f, n);
         return true;
       case 'p':
-        if (t == "pair") value(f.fn, field(n, "value"));
+        if (t == "pair") value(f, field(n, "value"));
         return true;
       default:
         return true;
@@ -321,14 +346,27 @@ class Extractor {
   std::vector<std::string>& locals(const Frame& f) { return m_.functions[f.fn].locals; }
 
   void elements(const Frame& f, TSNode n) {
-    for (TSNode k : python::ts::named_children(n)) value(f.fn, k);
+    for (TSNode k : python::ts::named_children(n)) value(f, k);
   }
 
   void arguments(const Frame& f, TSNode n) {
+    if (f.mute) return;
     for (TSNode k : python::ts::named_children(n)) {
-      if (is(k, "keyword_argument")) value(f.fn, field(k, "value"));
-      else value(f.fn, k);
+      if (is(k, "keyword_argument")) value(f, field(k, "value"));
+      else value(f, k);
     }
+  }
+
+  // `with lock:` enters what the name holds; `with X(...)` is a call, read as such.
+  void with_item(const Frame& f, TSNode n) {
+    TSNode v = field(n, "value");
+    if (is(v, "as_pattern")) {
+      auto kids = python::ts::named_children(v);
+      if (kids.empty()) return;
+      v = kids[0];
+    }
+    std::string d = dotted(v);
+    if (!d.empty()) add_ref(f.fn, v, std::move(d), Ref::entered);
   }
 
   void assignment(const Frame& f, TSNode n) {
@@ -336,7 +374,7 @@ class Extractor {
     if (f.in_class_body) return;
     names_in(left, locals(f));
     if (ts_node_is_null(right)) return;
-    value(f.fn, right);
+    value(f, right);
     if (f.fn == 0 && is(left, "identifier")) {
       std::string a = alias_of(right);
       if (!a.empty()) m_.aliases.emplace(text(left), a);

@@ -2,6 +2,8 @@
 // can form loops (`a` imports from `b`, `b` from `a`).
 #include "audit/resolve.hpp"
 
+#include <algorithm>
+
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::audit::detail {
@@ -43,8 +45,27 @@ const ModuleFacts* Resolver::module_named(const std::string& name, bool& pending
   return it->second ? &*it->second : nullptr;
 }
 
+bool Resolver::branches(const Function& F, const std::string& name, const std::string& tail, int depth) {
+  auto o = F.other_imports.find(name);
+  if (o == F.other_imports.end()) return true;
+  for (const auto& target : o->second) {
+    if (active_.count(target + tail)) continue;
+    Target t = global(target + tail, depth + 1);
+    if (t.kind == Target::pending) return false;
+    if (t.kind == Target::function || t.kind == Target::klass || t.kind == Target::external) also.push_back(t);
+  }
+  return true;
+}
+
 Target Resolver::global(const std::string& dotted, int depth) {
-  if (depth > kMaxDepth) return make(Target::unknown, "import loop");
+  if (depth > kMaxDepth) return make(Target::circular, dotted);
+  if (active_.count(dotted)) return make(Target::circular, dotted);
+  // Erased on every return: a name is "being resolved" only below its own lookup.
+  struct Active {
+    std::set<std::string>& set;
+    std::set<std::string>::iterator it;
+    ~Active() { set.erase(it); }
+  } guard{active_, active_.insert(dotted).first};
   auto parts = util::split(dotted, '.');
   bool pending = false;
   const ModuleFacts* top = module_named(parts[0], pending);
@@ -65,13 +86,21 @@ Target Resolver::global(const std::string& dotted, int depth) {
 }
 
 Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth) {
-  if (depth > kMaxDepth) return make(Target::unknown, "import loop");
+  if (depth > kMaxDepth) return make(Target::circular, m.name + tail_of(parts, i));
   const std::string& name = parts[i];
   bool last = i + 1 == parts.size();
   const Function& top = m.functions[0];
+  std::string tail = tail_of(parts, i + 1);
   if (auto d = top.defs.find(name); d != top.defs.end()) {
-    if (last) return make(Target::function, &m, d->second);
-    return make(Target::unknown, "attribute of function " + m.name + "." + name);
+    if (!last) return make(Target::unknown, "attribute of function " + m.name + "." + name);
+    // `try: from ._C import f` / `except ImportError: def f(): ...`: both may run.
+    if (auto b = top.imports.find(name); b != top.imports.end() && !active_.count(b->second)) {
+      Target t = global(b->second, depth + 1);
+      if (t.kind == Target::pending) return t;
+      if (t.kind == Target::function || t.kind == Target::klass || t.kind == Target::external) also.push_back(t);
+    }
+    if (!branches(top, name, "", depth)) return make(Target::pending);
+    return make(Target::function, &m, d->second);
   }
   if (auto c = m.class_names.find(name); c != m.class_names.end()) {
     if (last) return make(Target::klass, &m, c->second);
@@ -83,8 +112,19 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
     }
     return make(Target::unknown, "attribute of a class attribute");
   }
-  if (auto b = top.imports.find(name); b != top.imports.end()) return global(b->second + tail_of(parts, i + 1), depth + 1);
-  if (auto a = m.aliases.find(name); a != m.aliases.end()) return in_scope(m, 0, a->second + tail_of(parts, i + 1), depth + 1);
+  // A binding that leads back to the name being resolved is a package's own
+  // submodule (`from . import jit` in rp/__init__.py, then rp.jit.x): Python's
+  // import system sets that attribute to the submodule, so look there.
+  std::string circle;  // the binding that led back, when nothing else is found
+  if (auto b = top.imports.find(name); b != top.imports.end()) {
+    if (!active_.count(b->second + tail)) {
+      Target t = global(b->second + tail, depth + 1);
+      if (t.kind == Target::pending || !branches(top, name, tail, depth)) return make(Target::pending);
+      return t;
+    }
+    circle = m.name + "." + name + " -> " + b->second + tail;
+  }
+  if (auto a = m.aliases.find(name); a != m.aliases.end()) return in_scope(m, 0, a->second + tail, depth + 1);
   bool pending = false;
   if (m.is_package) {
     const ModuleFacts* sub = module_named(m.name + "." + name, pending);
@@ -100,15 +140,24 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
     if (!s) continue;
     Target t = attr(*s, parts, i, depth + 1);
     if (t.kind == Target::pending) waiting = true;
-    else if (t.kind != Target::missing && !waiting) return t;
+    else if (t.kind != Target::missing && t.kind != Target::lazy && !waiting) return t;
   }
   if (waiting) return make(Target::pending);
+  if (!circle.empty()) return make(Target::circular, circle);
   if (top.is_local(name)) return make(Target::unknown, "module variable " + m.name + "." + name);
+  // PEP 562: a module's __getattr__ makes the names it does not define.
+  // Only for attributes read from outside (i > 0): inside the module, a name it does
+  // not bind is a builtin.
+  if (auto g = top.defs.find("__getattr__"); i > 0 && g != top.defs.end()) {
+    Target t = make(Target::lazy, &m, g->second);
+    t.name = m.name + "." + name;
+    return t;
+  }
   return make(Target::missing);
 }
 
 Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotted, int depth) {
-  if (depth > kMaxDepth) return make(Target::unknown, "import loop");
+  if (depth > kMaxDepth) return make(Target::circular, m.name + ":" + dotted);
   auto parts = util::split(dotted, '.');
   const std::string& head = parts[0];
   for (int f = fn; f > 0; f = m.functions[f].parent) {
@@ -119,7 +168,11 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
       if (t.kind == Target::missing) return make(Target::unknown, "attribute of " + head + ", not a method");
       return t;
     }
-    if (auto b = F.imports.find(head); b != F.imports.end()) return global(b->second + tail_of(parts, 1), depth + 1);
+    if (auto b = F.imports.find(head); b != F.imports.end()) {
+      Target t = global(b->second + tail_of(parts, 1), depth + 1);
+      if (t.kind == Target::pending || !branches(F, head, tail_of(parts, 1), depth)) return make(Target::pending);
+      return t;
+    }
     if (auto d = F.defs.find(head); d != F.defs.end()) {
       if (parts.size() == 1) return make(Target::function, &m, d->second);
       return make(Target::unknown, "attribute of a local function");
@@ -136,7 +189,7 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
 }
 
 Target Resolver::method(const ModuleFacts& m, int cls, const std::string& name, int depth) {
-  if (depth > kMaxDepth) return make(Target::unknown, "class hierarchy loop");
+  if (depth > kMaxDepth) return make(Target::circular, m.name + "." + m.classes[cls].qualified + "." + name);
   const Class& c = m.classes[cls];
   if (auto it = c.methods.find(name); it != c.methods.end()) return make(Target::function, &m, it->second);
   return in_bases(m, cls, name, depth);
@@ -183,6 +236,27 @@ std::string spelled(const ModuleFacts& m, int fn, const std::string& dotted, int
   if (top.defs.count(head) || m.class_names.count(head)) return m.name + "." + dotted;
   if (top.is_local(head)) return "";
   return dotted;
+}
+
+std::vector<std::string> spellings(const ModuleFacts& m, int fn, const std::string& dotted) {
+  std::vector<std::string> out;
+  std::string first = spelled(m, fn, dotted);
+  if (!first.empty()) out.push_back(first);
+  size_t dot = dotted.find('.');
+  std::string head = dotted.substr(0, dot);
+  std::string tail = dot == std::string::npos ? "" : dotted.substr(dot);
+  // The scope that binds the head, as spelled() found it.
+  for (int f = fn; f >= 0; f = f > 0 ? m.functions[f].parent : -1) {
+    const Function& F = m.functions[f];
+    if (F.imports.count(head)) {
+      if (auto o = F.other_imports.find(head); o != F.other_imports.end())
+        for (auto& target : o->second)
+          if (std::find(out.begin(), out.end(), target + tail) == out.end()) out.push_back(target + tail);
+      break;
+    }
+    if (f > 0 && (F.defs.count(head) || F.is_local(head))) break;
+  }
+  return out;
 }
 
 }  // namespace sitepatch::audit::detail

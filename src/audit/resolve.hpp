@@ -21,6 +21,8 @@ struct Target {
     unknown,   // name: why it cannot be resolved statically
     missing,   // not defined where it was looked for
     pending,   // a module must be loaded first (Resolver::wanted)
+    circular,  // name: the lookup came back to a name it was resolving (a limit of this tool)
+    lazy,      // mod + index: a module's __getattr__ provides the name at run time
   };
   Kind kind = unknown;
   const ModuleFacts* mod = nullptr;
@@ -34,6 +36,9 @@ class Resolver {
   std::map<std::string, std::optional<ModuleFacts>> modules;
   /// Modules a lookup needed and did not find loaded (and not known missing).
   std::set<std::string> wanted;
+  /// Where the other branches of the last lookups lead (a name imported in both arms of
+  /// a try/except or if/else): the walk follows them too, and clears this first.
+  std::vector<Target> also;
 
   /// A dotted name as used inside function `fn` of `m` (`self.x`, `np.load`, `open`).
   Target in_scope(const ModuleFacts& m, int fn, const std::string& dotted, int depth = 0);
@@ -50,11 +55,20 @@ class Resolver {
   Target in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth);
   /// The module, pending, or nullptr when the environment has none.
   const ModuleFacts* module_named(const std::string& name, bool& pending);
+  /// The other bindings of `name` in `F` (other_imports), each resolved + `tail` into `also`;
+  /// false when one needs a module loaded first.
+  bool branches(const Function& F, const std::string& name, const std::string& tail, int depth);
+
+  std::set<std::string> active_;  // absolute names being resolved: meeting one again is a circle
 };
 
 /// The called name spelled through the imports of `fn`'s scopes: `from subprocess
 /// import Popen; Popen()` -> "subprocess.Popen"; a module's own function -> "pkg.mod.f";
 /// a builtin stays as written. "" when its head is a local variable.
 std::string spelled(const ModuleFacts& m, int fn, const std::string& dotted, int depth = 0);
+
+/// spelled(), then the same name through each other binding of its head (the other
+/// branches of a try/except or if/else import); no "" among them.
+std::vector<std::string> spellings(const ModuleFacts& m, int fn, const std::string& dotted);
 
 }  // namespace sitepatch::audit::detail

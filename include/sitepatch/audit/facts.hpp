@@ -17,12 +17,14 @@ struct Ref {
     value,      // a function passed, stored in a list or dict, or returned: it may be called
     decorator,  // @name on the function: its wrapper runs when the function is called
     dynamic,    // a call whose callee is no name (getattr(...)(), x[i](), f()()): `name` is its text
+    entered,    // `with name:`: its __enter__ runs
   };
   std::string name;      // dotted as written ("open", "self.load", "x.y.z")
   int line = 0;          // 1-based
   int column = 0;        // 1-based, in bytes
   Kind kind = call;
   bool on_result = false;  // `Path(p).read_text()`: name is "Path.read_text", the head was called
+  bool raised = false;     // `raise X(...)`: an exception made to be raised, not an operation
 };
 
 /// A function; functions[0] of a module is its top level (the code import runs).
@@ -33,7 +35,11 @@ struct Function {
   int cls = -1;                     // the class it is a method of, -1 for none
   std::string self_name;            // a method's first parameter ("self", "cls"), "" otherwise
   std::vector<std::string> locals;  // sorted: parameters and names assigned in it
-  std::map<std::string, std::string> imports;  // bound name -> absolute dotted target
+  std::map<std::string, std::string> imports;  // bound name -> absolute dotted target (the first binding)
+  // Later bindings of an imported name to another target (try/except ImportError,
+  // if/else, `if TYPE_CHECKING:`): which one runs is not known statically, so every
+  // branch is followed.
+  std::map<std::string, std::vector<std::string>> other_imports;
   std::map<std::string, int> defs;  // functions defined directly in it, by name
   std::vector<Ref> refs;
   bool is_local(const std::string& name) const;

@@ -1,0 +1,46 @@
+# Each function reaches its flagged operation through one import layout.
+from typing import TYPE_CHECKING
+
+import rp.tools.shell as sh
+from . import lazy
+from . import jit as kernels
+from .jit import fp4
+from .circle_a import spin
+
+try:
+    from ._fast import compile_kernel
+except ImportError:
+    from ._slow import compile_kernel
+
+if TYPE_CHECKING:
+    from ._typed import helper
+else:
+    from ._runtime import helper
+
+
+def via_import_as():
+    return sh.run("ls")
+
+
+def via_from_import_as():
+    return kernels.cpp_ext.ver()
+
+
+def via_from_import():
+    return fp4.gen()
+
+
+def via_try_except(src):
+    return compile_kernel(src)
+
+
+def via_type_checking(path):
+    return helper(path)
+
+
+def via_getattr():
+    return lazy.thing()
+
+
+def via_circle():
+    return spin()

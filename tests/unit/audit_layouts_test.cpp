@@ -1,0 +1,104 @@
+// Name resolution on the import layouts of real packages (tests/data/packages/
+// rp-layouts-1.0): a package binding its own subpackage in __init__, `import a.b as c`,
+// `from . import x as y`, imports in try/except and if TYPE_CHECKING (every branch),
+// a module __getattr__, and a name that resolves in a circle.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "audit_support.hpp"
+#include "sitepatch/audit/scan.hpp"
+
+using namespace auditsupport;
+
+namespace {
+
+CallGraph from(MemorySource& src, const std::string& module, const std::string& function) {
+  return walk(src, dynamo(), {module, function, 0});
+}
+
+}  // namespace
+
+TEST_CASE("a package whose __init__ binds its own subpackage resolves below it", "[audit]") {
+  // rp/__init__.py: `from . import jit`; the walk used to restart from rp until its
+  // depth limit and call it an import loop.
+  MemorySource src("rp-layouts-1.0");
+  auto g = from(src, "rp.jit.fp4", "gen");
+  CHECK(chains(g) == std::vector<std::string>{"rp.jit.fp4:gen:5 > rp.jit.cpp_ext:ver:5 > subprocess.check_output"});
+  CHECK(g.unresolved.empty());
+}
+
+TEST_CASE("import a.b as c, from . import x as y, from .x import y", "[audit]") {
+  MemorySource src("rp-layouts-1.0");
+  CHECK(chains(from(src, "rp.layouts", "via_import_as")) ==
+        std::vector<std::string>{"rp.layouts:via_import_as:22 > rp.tools.shell:run:5 > os.system"});
+  CHECK(chains(from(src, "rp.layouts", "via_from_import_as")) ==
+        std::vector<std::string>{
+            "rp.layouts:via_from_import_as:26 > rp.jit.cpp_ext:ver:5 > subprocess.check_output"});
+  CHECK(chains(from(src, "rp.layouts", "via_from_import")) ==
+        std::vector<std::string>{
+            "rp.layouts:via_from_import:30 > rp.jit.fp4:gen:5 > rp.jit.cpp_ext:ver:5 > subprocess.check_output"});
+}
+
+TEST_CASE("imports in try/except ImportError and if TYPE_CHECKING: every branch is followed", "[audit]") {
+  MemorySource src("rp-layouts-1.0");
+  CHECK(chains(from(src, "rp.layouts", "via_try_except")) ==
+        std::vector<std::string>{"rp.layouts:via_try_except:34 > rp._fast:compile_kernel:2 > open",
+                                 "rp.layouts:via_try_except:34 > rp._slow:compile_kernel:5 > subprocess.run"});
+  CHECK(chains(from(src, "rp.layouts", "via_type_checking")) ==
+        std::vector<std::string>{"rp.layouts:via_type_checking:38 > rp._runtime:helper:5 > os.path.exists",
+                                 "rp.layouts:via_type_checking:38 > rp._typed:helper:5 > os.stat"});
+}
+
+TEST_CASE("a name a module __getattr__ provides is reported as a lazy export, and __getattr__ is walked", "[audit]") {
+  MemorySource src("rp-layouts-1.0");
+  auto g = from(src, "rp.layouts", "via_getattr");
+  CHECK(chains(g) == std::vector<std::string>{
+                         "rp.layouts:via_getattr:42 > rp.lazy:__getattr__:5 > importlib.import_module"});
+  CHECK(unresolved(g) ==
+        std::vector<std::string>{"rp/layouts.py:42 rp.layouts:via_getattr lazy.thing (rp.lazy.thing is made at run "
+                                 "time by rp.lazy:__getattr__ (a lazy export))"});
+}
+
+TEST_CASE("a name that resolves in a circle is kept as a limit of the tool, never dropped", "[audit]") {
+  MemorySource src("rp-layouts-1.0");
+  auto g = from(src, "rp.layouts", "via_circle");
+  CHECK(g.chains.empty());
+  CHECK(unresolved(g) == std::vector<std::string>{"rp/layouts.py:46 rp.layouts:via_circle spin (resolves in a "
+                                                  "circle: rp.circle_b.spin -> rp.circle_a.spin) [limit]"});
+}
+
+TEST_CASE("flagged means performed: calls, callables passed on, with; not except, isinstance, annotations, constants",
+          "[audit]") {
+  MemorySource src("rp-layouts-1.0");
+  auto g = from(src, "rp.alarms", "everything");
+  CHECK(chains(g) == std::vector<std::string>{
+                         "rp.alarms:everything:35 > rp.alarms:not_performed:10 > subprocess.check_output",
+                         "rp.alarms:everything:36 > rp.alarms:performed:23 > subprocess.run",
+                         "rp.alarms:everything:36 > rp.alarms:performed:24 > open",
+                         "rp.alarms:everything:36 > rp.alarms:performed:25 > subprocess.Popen",
+                     });
+
+  // The scan decides with the same code: the same calls, nothing else.
+  auto facts = extract(src.files["rp/alarms.py"], "rp.alarms", false);
+  std::vector<std::string> scanned, walked;
+  for (auto& f : scan(facts, dynamo())) scanned.push_back(std::to_string(f.line) + " " + f.operation);
+  for (auto& c : g.chains) walked.push_back(std::to_string(c.steps.back().line) + " " + c.operation);
+  std::sort(walked.begin(), walked.end());
+  CHECK(scanned == std::vector<std::string>{"10 subprocess.check_output", "23 subprocess.run", "24 open",
+                                            "25 subprocess.Popen"});
+  CHECK(scanned == walked);
+}
+
+TEST_CASE("performs() tells an operation from a mention", "[audit]") {
+  Ref call{"subprocess.run", 1, 1, Ref::call};
+  Ref raised{"subprocess.CalledProcessError", 1, 1, Ref::call, false, true};
+  Ref value{"subprocess.run", 1, 1, Ref::value};
+  Ref constant{"subprocess.PIPE", 1, 1, Ref::value};
+  Ref entered{"mylib.LOCK", 1, 1, Ref::entered};
+  CHECK(performs(call, "subprocess.run"));
+  CHECK_FALSE(performs(raised, "subprocess.CalledProcessError"));
+  CHECK(performs(value, "subprocess.run"));
+  CHECK_FALSE(performs(constant, "subprocess.PIPE"));
+  CHECK(performs(entered, "mylib.LOCK"));
+}
