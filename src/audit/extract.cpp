@@ -138,10 +138,12 @@ class Extractor {
     m_.functions[fn].refs.push_back(Ref{std::move(name), int(p.row) + 1, int(p.column) + 1, kind, on_result});
   }
 
-  void value(const Frame& f, TSNode n) {
+  void value(const Frame& f, TSNode n, bool stored = false) {
     if (f.mute) return;
     std::string d = dotted(n);
-    if (!d.empty()) add_ref(f.fn, n, std::move(d), Ref::value);
+    if (d.empty()) return;
+    add_ref(f.fn, n, std::move(d), Ref::value);
+    m_.functions[f.fn].refs.back().stored = stored;
   }
 
   void names_in(TSNode n, std::vector<std::string>& out) {
@@ -374,7 +376,7 @@ class Extractor {
     if (f.in_class_body) return;
     names_in(left, locals(f));
     if (ts_node_is_null(right)) return;
-    value(f, right);
+    value(f, right, true);
     if (f.fn == 0 && is(left, "identifier")) {
       std::string a = alias_of(right);
       if (!a.empty()) m_.aliases.emplace(text(left), a);

@@ -29,7 +29,7 @@ bool performs(const Ref& ref, std::string_view name) {
     case Ref::call: return !ref.raised;
     case Ref::entered:
     case Ref::decorator: return true;
-    case Ref::value: return !constant_name(name);
+    case Ref::value: return !ref.stored && !constant_name(name);
     case Ref::dynamic: return false;
   }
   return false;

@@ -88,6 +88,12 @@ TEST_CASE("flagged means performed: calls, callables passed on, with; not except
   CHECK(scanned == std::vector<std::string>{"10 subprocess.check_output", "23 subprocess.run", "24 open",
                                             "25 subprocess.Popen"});
   CHECK(scanned == walked);
+
+  // `saved_open = open` only renames it; the call through the new name is counted as
+  // one that could not be followed, not dropped.
+  auto r = from(src, "rp.alarms", "renamed");
+  CHECK(r.chains.empty());
+  CHECK(unresolved(r) == std::vector<std::string>{"rp/alarms.py:42 rp.alarms:renamed saved_open (a local variable)"});
 }
 
 TEST_CASE("performs() tells an operation from a mention", "[audit]") {

@@ -25,6 +25,7 @@ struct Ref {
   Kind kind = call;
   bool on_result = false;  // `Path(p).read_text()`: name is "Path.read_text", the head was called
   bool raised = false;     // `raise X(...)`: an exception made to be raised, not an operation
+  bool stored = false;     // `x = name`: a value given another name, not yet used
 };
 
 /// A function; functions[0] of a module is its top level (the code import runs).

@@ -24,9 +24,11 @@ struct Finding {
 
 /// Whether this use of a name performs what the name stands for: a call or an
 /// instantiation (not of an exception being raised), `with`, a decorator, or a name
-/// passed on or stored (`pool.submit(subprocess.run)`, `map(open, paths)`: it will be
-/// called); not a constant (`subprocess.PIPE`). Except clauses, isinstance() and
-/// annotations make no Ref at all. Both audit modes flag a name only where this holds.
+/// passed on, returned or put in a container (`pool.submit(subprocess.run)`,
+/// `map(open, paths)`: it will be called); not a constant (`subprocess.PIPE`), nor
+/// `x = name` (that only names it again: a call of x is followed, or counted as not
+/// followed). Except clauses, isinstance() and annotations make no Ref at all. Both
+/// audit modes flag a name only where this holds.
 bool performs(const Ref& ref, std::string_view name);
 
 /// A flagged operation one use of a name performs.

@@ -35,3 +35,8 @@ def everything(p, paths, cmd):
     not_performed(p)
     performed(paths, cmd)
     annotated(p)
+
+
+def renamed(path):
+    saved_open = open
+    return saved_open(path)
