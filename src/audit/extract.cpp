@@ -3,6 +3,7 @@
 // names each function uses. The context of a node (which function's code it is, and
 // whether it sits directly in a class body) follows from its parent and field.
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "python/tree.hpp"
@@ -159,14 +160,56 @@ class Extractor {
     }
   }
 
-  void parameters(TSNode params, std::vector<std::string>& out) {
+  void parameters(TSNode params, std::vector<std::string>& out, Function* fn = nullptr) {
     for (TSNode p : python::ts::named_children(params)) {
       std::string_view t = ts_node_type(p);
-      if (t == "default_parameter" || t == "typed_default_parameter") names_in(field(p, "name"), out);
-      else if (t == "typed_parameter") {
+      if (t == "default_parameter" || t == "typed_default_parameter") {
+        names_in(field(p, "name"), out);
+        if (fn && t == "typed_default_parameter" && is(field(p, "name"), "identifier"))
+          typed(*fn, text(field(p, "name")), "type:", type_name(field(p, "type")));
+      } else if (t == "typed_parameter") {
         auto kids = python::ts::named_children(p);  // the name (or *name, **name), then the type
         if (!kids.empty()) names_in(kids[0], out);
+        if (fn && !kids.empty() && is(kids[0], "identifier"))
+          typed(*fn, text(kids[0]), "type:", type_name(field(p, "type")));
       } else names_in(p, out);
+    }
+  }
+
+  // An annotation as one dotted class name: quotes dropped, Optional[X], Union[X, None]
+  // and X | None read as X. "" for anything else (a generic, a union of two classes).
+  std::string type_name(TSNode type) const {
+    if (ts_node_is_null(type)) return "";
+    std::string t = text(type);
+    std::string out;
+    for (char c : t)
+      if (c != ' ' && c != '\'' && c != '"' && c != '\n') out += c;
+    for (const char* wrap : {"Optional[", "typing.Optional[", "Union[", "typing.Union["}) {
+      std::string w = wrap;
+      if (out.size() > w.size() && out.compare(0, w.size(), w) == 0 && out.back() == ']') {
+        out = out.substr(w.size(), out.size() - w.size() - 1);
+        break;
+      }
+    }
+    std::string one;
+    for (auto& part : util::split(out, out.find('|') != std::string::npos ? '|' : ',')) {
+      if (part == "None") continue;
+      if (!one.empty()) return "";
+      one = part;
+    }
+    for (char c : one)
+      if (!(std::isalnum((unsigned char)c) || c == '_' || c == '.')) return "";
+    return one;
+  }
+
+  // Records what `name` holds; a second, different assignment makes it unknown.
+  static void typed(Function& fn, const std::string& name, const char* how, const std::string& what) {
+    if (what.empty()) return;
+    std::string v = how + what;
+    auto [it, added] = fn.types.emplace(name, v);
+    if (!added && it->second != v && it->second.compare(0, 5, "type:") != 0) {
+      if (std::string(how) == "type:") it->second = v;  // an annotation says more than an assignment
+      else it->second.clear();
     }
   }
 
@@ -359,13 +402,19 @@ class Extractor {
     }
   }
 
-  // `with lock:` enters what the name holds; `with X(...)` is a call, read as such.
+  // `with lock:` enters what the name holds; `with X(...)` is a call (read as such)
+  // and then X's __enter__.
   void with_item(const Frame& f, TSNode n) {
     TSNode v = field(n, "value");
     if (is(v, "as_pattern")) {
       auto kids = python::ts::named_children(v);
       if (kids.empty()) return;
       v = kids[0];
+    }
+    if (is(v, "call")) {
+      std::string callee = dotted(field(v, "function"));
+      if (!callee.empty()) add_ref(f.fn, v, callee + ".__enter__", Ref::call, true);
+      return;
     }
     std::string d = dotted(v);
     if (!d.empty()) add_ref(f.fn, v, std::move(d), Ref::entered);
@@ -375,6 +424,16 @@ class Extractor {
     TSNode left = field(n, "left"), right = field(n, "right");
     if (f.in_class_body) return;
     names_in(left, locals(f));
+    std::string made;  // `x = X(...)`: x holds what calling X makes
+    if (is(right, "call")) made = dotted(field(right, "function"));
+    Function& F = m_.functions[f.fn];
+    if (is(left, "identifier")) {
+      typed(F, text(left), "type:", type_name(field(n, "type")));
+      typed(F, text(left), "call:", made);
+    } else if (is(left, "attribute") && F.cls >= 0 && !F.self_name.empty() && !made.empty() &&
+               dotted(field(left, "object")) == F.self_name) {
+      m_.classes[F.cls].attr_types.emplace(text(field(left, "attribute")), std::make_pair(f.fn, "call:" + made));
+    }
     if (ts_node_is_null(right)) return;
     value(f, right, true);
     if (f.fn == 0 && is(left, "identifier")) {
@@ -412,12 +471,15 @@ class Extractor {
       fn.qualified = outer.empty() ? name : outer + "." + name;
       m_.functions[f.fn].defs[name] = k;
     }
-    parameters(field(n, "parameters"), fn.locals);
+    parameters(field(n, "parameters"), fn.locals, &fn);
+    fn.returns = type_name(field(n, "return_type"));
     bool is_static = false;
     // Decorators belong to this definition only when they sit right before it.
     bool mine = is(ts_node_parent(n), "decorated_definition");
     for (auto& [dname, node] : mine ? decorators_ : std::vector<std::pair<std::string, TSNode>>{}) {
       if (dname == "staticmethod") is_static = true;
+      if (dname == "property" || dname == "cached_property" || dname == "functools.cached_property")
+        fn.is_property = true;
       add_ref(k, node, dname, Ref::decorator);
     }
     if (mine) decorators_.clear();

@@ -144,6 +144,12 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
   }
   if (waiting) return make(Target::pending);
   if (!circle.empty()) return make(Target::circular, circle);
+  // `registry = Registry()` at module level, then registry.register(...).
+  if (auto ty = top.types.find(name); ty != top.types.end() && i + 2 == parts.size() && !ty->second.empty()) {
+    Target inst = instance(m, 0, ty->second, depth + 1);
+    if (inst.kind == Target::pending) return inst;
+    return method_of(inst, parts[i + 1], depth);
+  }
   if (top.is_local(name)) return make(Target::unknown, "module variable " + m.name + "." + name);
   // PEP 562: a module's __getattr__ makes the names it does not define.
   // Only for attributes read from outside (i > 0): inside the module, a name it does
@@ -163,6 +169,7 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
   for (int f = fn; f > 0; f = m.functions[f].parent) {
     const Function& F = m.functions[f];
     if (F.cls >= 0 && !F.self_name.empty() && head == F.self_name) {
+      if (parts.size() == 3) return self_attribute(m, F.cls, parts[1], parts[2], depth);
       if (parts.size() != 2) return make(Target::unknown, "attribute of an attribute of " + head);
       Target t = method(m, F.cls, parts[1], depth + 1);
       if (t.kind == Target::missing) return make(Target::unknown, "attribute of " + head + ", not a method");
@@ -177,6 +184,11 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
       if (parts.size() == 1) return make(Target::function, &m, d->second);
       return make(Target::unknown, "attribute of a local function");
     }
+    if (auto ty = F.types.find(head); ty != F.types.end() && parts.size() == 2 && !ty->second.empty()) {
+      Target inst = instance(m, f, ty->second, depth + 1);
+      if (inst.kind == Target::pending) return inst;
+      return method_of(inst, parts[1], depth);
+    }
     if (F.is_local(head)) return make(Target::unknown, parts.size() == 1 ? "a local variable" : "method of an unknown object");
   }
   Target t = attr(m, parts, 0, depth + 1);
@@ -188,11 +200,60 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
   return t;
 }
 
+Target Resolver::instance(const ModuleFacts& m, int fn, const std::string& how, int depth) {
+  if (depth > kMaxDepth) return make(Target::circular, m.name + ":" + how);
+  if (how.size() < 6) return make(Target::unknown, "assigned more than one kind of value");
+  std::string what = how.substr(5);
+  Target t = in_scope(m, fn, what, depth + 1);
+  if (t.kind == Target::pending || t.kind == Target::klass) return t;
+  if (t.kind == Target::external) return t;  // pathlib.Path, filelock.FileLock, ...
+  if (how.compare(0, 5, "call:") == 0 && t.kind == Target::function) return returned(*t.mod, t.index, depth + 1);
+  return make(Target::unknown, "what " + what + (how[0] == 'c' ? "() returns" : " is") + " is not known");
+}
+
+Target Resolver::returned(const ModuleFacts& m, int fn, int depth) {
+  const Function& F = m.functions[fn];
+  if (F.returns.empty())
+    return make(Target::unknown, "what " + m.name + "." + F.qualified + "() returns is not annotated");
+  // The annotation names a class as the function's own code would see it.
+  Target t = in_scope(m, fn, F.returns, depth + 1);
+  if (t.kind == Target::pending || t.kind == Target::klass || t.kind == Target::external) return t;
+  return make(Target::unknown, m.name + "." + F.qualified + "() returns " + F.returns + ", which is not a class");
+}
+
+Target Resolver::method_of(const Target& inst, const std::string& name, int depth) {
+  if (inst.kind == Target::external) return make(Target::external, inst.name + "." + name);
+  if (inst.kind != Target::klass) return inst;
+  Target t = method(*inst.mod, inst.index, name, depth + 1);
+  if (t.kind == Target::missing) return make(Target::external, "");  // inherited from a class outside
+  return t;
+}
+
 Target Resolver::method(const ModuleFacts& m, int cls, const std::string& name, int depth) {
   if (depth > kMaxDepth) return make(Target::circular, m.name + "." + m.classes[cls].qualified + "." + name);
   const Class& c = m.classes[cls];
   if (auto it = c.methods.find(name); it != c.methods.end()) return make(Target::function, &m, it->second);
   return in_bases(m, cls, name, depth);
+}
+
+Target Resolver::self_attribute(const ModuleFacts& m, int cls, const std::string& attr, const std::string& name,
+                                int depth) {
+  // A property: reading it runs it, and its return annotation says what it gives.
+  Target p = method(m, cls, attr, depth + 1);
+  if (p.kind == Target::pending) return p;
+  if (p.kind == Target::function && p.mod->functions[p.index].is_property) {
+    Target r = returned(*p.mod, p.index, depth + 1);
+    if (r.kind == Target::pending) return r;
+    return method_of(r, name, depth);
+  }
+  // `self.x = X(...)` in a method of this class.
+  const Class& c = m.classes[cls];
+  if (auto a = c.attr_types.find(attr); a != c.attr_types.end()) {
+    Target inst = instance(m, a->second.first, a->second.second, depth + 1);
+    if (inst.kind == Target::pending) return inst;
+    return method_of(inst, name, depth);
+  }
+  return make(Target::unknown, "method of an attribute of self, whose class is not known");
 }
 
 Target Resolver::in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth) {

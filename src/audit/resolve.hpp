@@ -46,11 +46,22 @@ class Resolver {
   Target global(const std::string& dotted, int depth = 0);
   /// Method `name` of class `cls` of `m`, or of its bases.
   Target method(const ModuleFacts& m, int cls, const std::string& name, int depth = 0);
+  /// What the value `how` (Function::types: "call:X", "type:X") describes, seen from
+  /// function `fn`: a class of the environment (klass) or one outside it (external,
+  /// named), else unknown or pending.
+  Target instance(const ModuleFacts& m, int fn, const std::string& how, int depth = 0);
+  /// The class function `fn` of `m` is annotated to return (-> X), as instance().
+  Target returned(const ModuleFacts& m, int fn, int depth = 0);
+  /// Method `name` of what instance() or returned() found.
+  Target method_of(const Target& instance, const std::string& name, int depth = 0);
   /// `super().name` inside function `fn`.
   Target super_method(const ModuleFacts& m, int fn, const std::string& name, int depth = 0);
 
  private:
   Target attr(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth);
+  /// `self.attr.name()` in a method of class `cls`: through a property's return
+  /// annotation, or what `self.attr = X(...)` made.
+  Target self_attribute(const ModuleFacts& m, int cls, const std::string& attr, const std::string& name, int depth);
   /// Method `name` in the bases of class `cls` (not the class itself).
   Target in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth);
   /// The module, pending, or nullptr when the environment has none.

@@ -156,6 +156,10 @@ class Walker {
       if (t.kind == Target::missing) t.kind = Target::external;  // an inherited builtin method
     } else if (t.kind == Target::external) {
       t.name += "." + attr;
+    } else if (t.kind == Target::function && !t.mod->functions[t.index].returns.empty()) {
+      // `gen().build_and_load()` where gen is annotated `-> JitSpec`.
+      Target r = r_.returned(*t.mod, t.index);
+      t = r.kind == Target::pending ? r : r_.method_of(r, attr);
     } else {
       t = Target{Target::unknown, nullptr, -1, "method of what " + head + "() returns"};
     }

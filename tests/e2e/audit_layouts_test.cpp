@@ -97,7 +97,7 @@ TEST_CASE("an answer that found nothing says how complete it is", "[e2e][audit]"
         "(listed below), so this is not proof there is none\n"
         "3 calls could not be followed:\n"
         "    rp/quiet.py:7  rp.quiet:unknown_calls  handlers[name]  (dynamic call)\n"
-        "    rp/quiet.py:9  rp.quiet:unknown_calls  obj.run  (method of an unknown object)\n"
+        "    rp/quiet.py:9  rp.quiet:unknown_calls  obj.run  (what rp.quiet.make() returns is not annotated)\n"
         "    rp/quiet.py:10  rp.quiet:unknown_calls  getattr(obj, name)  (dynamic call)\n");
   CHECK(env.sp({"audit", "rp.quiet:resolved"}).out ==
         "rp.quiet:resolved: no flagged operation found in 2 functions walked; every call on the way was resolved\n");

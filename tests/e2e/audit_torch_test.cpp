@@ -54,6 +54,11 @@ TEST_CASE("audit finds the hand-traced chains in Debian's torch 1.13", "[e2e][au
   CHECK(load.count(ext + "load:1284 > " + ext + "_jit_compile:1508 > " + ext +
                    "_write_ninja_file_and_build_library:1592 > " + ext + "verify_ninja_availability:1647 > " + ext +
                    "is_ninja_available:1635 > subprocess.check_output"));
+  // Its file baton: `baton = FileBaton(...)`, and a process that lost the race waits
+  // on it (`baton.wait()`), polling the file system and sleeping.
+  const std::string wait = ext + "load:1284 > " + ext + "_jit_compile:1522 > torch.utils.file_baton:FileBaton.wait:";
+  CHECK(load.count(wait + "41 > os.path.exists"));
+  CHECK(load.count(wait + "42 > time.sleep"));
   // The build folder is checked and made before anything is compiled.
   CHECK(load.count(ext + "load:1291 > " + ext + "_get_build_directory:1841 > os.path.exists"));
   CHECK(load.count(ext + "load:1291 > " + ext + "_get_build_directory:1845 > os.makedirs"));

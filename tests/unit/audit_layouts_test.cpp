@@ -108,3 +108,35 @@ TEST_CASE("performs() tells an operation from a mention", "[audit]") {
   CHECK_FALSE(performs(constant, "subprocess.PIPE"));
   CHECK(performs(entered, "mylib.LOCK"));
 }
+
+TEST_CASE("methods of inferred values: return annotations, constructors, properties, instances, with", "[audit]") {
+  MemorySource src("rp-layouts-1.0");
+  const std::string build = "rp.jit.spec:JitSpec.build_and_load:11 > subprocess.run";
+  auto walked = [&](const std::string& fn) {
+    auto g = from(src, "rp.inferred", fn);
+    INFO(fn);
+    CHECK(g.unresolved.empty());
+    return chains(g);
+  };
+  using V = std::vector<std::string>;
+  // `gen_fp4().build_and_load()`, gen_fp4 annotated `-> JitSpec`.
+  CHECK(walked("via_return_annotation") == V{"rp.inferred:via_return_annotation:6 > " + build});
+  // `spec = JitSpec(); spec.build_and_load()`.
+  CHECK(walked("via_constructor") == V{"rp.inferred:via_constructor:11 > " + build});
+  // `-> Optional[JitSpec]` and `-> "JitSpec | None"`.
+  CHECK(walked("via_optional") == V{"rp.inferred:via_optional:16 > " + build});
+  CHECK(walked("via_union_string") == V{"rp.inferred:via_union_string:21 > " + build});
+  // A parameter annotated `spec: JitSpec`.
+  CHECK(walked("via_parameter") == V{"rp.inferred:via_parameter:25 > " + build});
+  // `self.aot_path.exists()`, aot_path a @property returning Path.
+  CHECK(walked("via_property") ==
+        V{"rp.inferred:via_property:29 > rp.jit.spec:JitSpec.is_built:18 > pathlib.Path.exists"});
+  // `registry = Registry()` at module level, `registry.register(...)` elsewhere.
+  CHECK(walked("via_module_instance") ==
+        V{"rp.inferred:via_module_instance:33 > rp.jit.spec:Registry.register:23 > open"});
+  // `with BuildLock():` runs its __enter__.
+  CHECK(walked("via_with") == V{"rp.inferred:via_with:37 > rp.jit.spec:BuildLock.__enter__:31 > os.makedirs"});
+  // `self.spec = JitSpec()` in __init__, `self.spec.build_and_load()` in a method.
+  CHECK(walked("via_self_attribute") ==
+        V{"rp.inferred:via_self_attribute:42 > rp.jit.spec:Holder.run:54 > " + build});
+}

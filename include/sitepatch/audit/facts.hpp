@@ -42,6 +42,12 @@ struct Function {
   // branch is followed.
   std::map<std::string, std::vector<std::string>> other_imports;
   std::map<std::string, int> defs;  // functions defined directly in it, by name
+  // What a local (or, in functions[0], a module variable) holds, when one assignment or
+  // annotation says: "call:X" (the result of calling X: an instance of class X, or
+  // what function X's return annotation names) or "type:X" (annotated as X).
+  std::map<std::string, std::string> types;
+  std::string returns;              // its return annotation as a dotted name (Optional[X] -> X), or ""
+  bool is_property = false;         // @property / @cached_property: reading the attribute runs it
   std::vector<Ref> refs;
   bool is_local(const std::string& name) const;
 };
@@ -51,6 +57,8 @@ struct Class {
   int line = 0;
   std::vector<std::string> bases;    // dotted as written
   std::map<std::string, int> methods;  // name -> function index
+  // `self.x = X(...)` in a method: x -> (that method, "call:X"), as Function::types.
+  std::map<std::string, std::pair<int, std::string>> attr_types;
   int scope = 0;                     // function whose code defines it (0: the top level)
 };
 
