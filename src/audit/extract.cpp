@@ -267,6 +267,44 @@ class Extractor {
     ts_tree_cursor_delete(&c);
   }
 
+  // `(Path(x) / "y")` is what Path(x) is (a path joined to more is a path): the
+  // expression with parentheses and the left operands of `/` taken away.
+  TSNode path_base(TSNode n) const {
+    while (true) {
+      if (is(n, "parenthesized_expression")) {
+        auto kids = python::ts::named_children(n);
+        if (kids.size() != 1) return n;
+        n = kids[0];
+      } else if (is(n, "binary_operator") && text(field(n, "operator")) == "/") {
+        n = field(n, "left");
+      } else {
+        return n;
+      }
+    }
+  }
+
+  // "d.[]" for `d[k]` where d is a dotted name; "" otherwise.
+  std::string item_of(TSNode n) const {
+    if (!is(n, "subscript")) return "";
+    std::string d = dotted(field(n, "value"));
+    return d.empty() ? "" : d + ".[]";
+  }
+
+  // "a,b" when every item of a dict or list literal is a dotted name, else "".
+  std::string items(TSNode n) const {
+    bool dict = is(n, "dictionary");
+    if (!dict && !is(n, "list")) return "";
+    std::string out;
+    for (TSNode k : python::ts::named_children(n)) {
+      if (is(k, "comment")) continue;
+      std::string d = dotted(dict ? (is(k, "pair") ? field(k, "value") : TSNode{}) : k);
+      if (dict && !is(k, "pair")) return "";
+      if (d.empty()) return "";
+      out += (out.empty() ? "" : ",") + d;
+    }
+    return out;
+  }
+
   // `g = f`, `g = functools.lru_cache(maxsize=None)(f)`, `g = functools.partial(f, 1)`.
   std::string alias_of(TSNode rhs) const {
     std::string d = dotted(rhs);
@@ -290,12 +328,16 @@ class Extractor {
       m_.functions[f.fn].refs.back().raised = f.raised;
       return;
     }
+    // `d[k]()`: an item of d called ("d.[]"), followed when d's items are known.
+    if (std::string item = item_of(fn); !item.empty()) return add_ref(f.fn, n, item, Ref::call);
     // `X(...).m()`: a method of what X returns (a class: its instance).
     if (is(fn, "attribute")) {
       TSNode obj = field(fn, "object");
       std::string attr = text(field(fn, "attribute"));
+      obj = path_base(obj);
       if (is(obj, "call")) {
         std::string inner = dotted(field(obj, "function"));
+        if (inner.empty()) inner = item_of(field(obj, "function"));
         if (!inner.empty()) {
           add_ref(f.fn, n, inner + "." + attr, Ref::call, true);
           return;
@@ -425,11 +467,12 @@ class Extractor {
     if (f.in_class_body) return;
     names_in(left, locals(f));
     std::string made;  // `x = X(...)`: x holds what calling X makes
-    if (is(right, "call")) made = dotted(field(right, "function"));
+    if (TSNode base = path_base(right); is(base, "call")) made = dotted(field(base, "function"));
     Function& F = m_.functions[f.fn];
     if (is(left, "identifier")) {
       typed(F, text(left), "type:", type_name(field(n, "type")));
       typed(F, text(left), "call:", made);
+      typed(F, text(left), "items:", items(right));
     } else if (is(left, "attribute") && F.cls >= 0 && !F.self_name.empty() && !made.empty() &&
                dotted(field(left, "object")) == F.self_name) {
       m_.classes[F.cls].attr_types.emplace(text(field(left, "attribute")), std::make_pair(f.fn, "call:" + made));

@@ -165,6 +165,7 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
 Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotted, int depth) {
   if (depth > kMaxDepth) return make(Target::circular, m.name + ":" + dotted);
   auto parts = util::split(dotted, '.');
+  if (parts.size() == 2 && parts[1] == "[]") return item(m, fn, parts, depth);
   const std::string& head = parts[0];
   for (int f = fn; f > 0; f = m.functions[f].parent) {
     const Function& F = m.functions[f];
@@ -234,6 +235,53 @@ Target Resolver::method(const ModuleFacts& m, int cls, const std::string& name, 
   const Class& c = m.classes[cls];
   if (auto it = c.methods.find(name); it != c.methods.end()) return make(Target::function, &m, it->second);
   return in_bases(m, cls, name, depth);
+}
+
+Target Resolver::item(const ModuleFacts& m, int fn, const std::vector<std::string>& parts, int depth) {
+  const std::string& head = parts[0];
+  const ModuleFacts* where = nullptr;  // the module and function whose code fills it
+  int in = 0;
+  std::string how;
+  std::string imported;
+  for (int f = fn; f >= 0 && !where && imported.empty(); f = f > 0 ? m.functions[f].parent : -1) {
+    const Function& F = m.functions[f];
+    if (auto t = F.types.find(head); t != F.types.end()) {
+      where = &m;
+      in = f;
+      how = t->second;
+    } else if (auto b = F.imports.find(head); b != F.imports.end()) {
+      imported = b->second;
+    } else if (f > 0 && F.is_local(head)) {
+      break;
+    }
+  }
+  if (!imported.empty()) {
+    // `from .registry import builders`: the dict is a variable of that module.
+    size_t dot = imported.rfind('.');
+    if (dot != std::string::npos) {
+      bool pending = false;
+      const ModuleFacts* src = module_named(imported.substr(0, dot), pending);
+      if (pending) return make(Target::pending);
+      if (src) {
+        const Function& top = src->functions[0];
+        if (auto t = top.types.find(imported.substr(dot + 1)); t != top.types.end()) {
+          where = src;
+          how = t->second;
+        }
+      }
+    }
+  }
+  if (!where || how.compare(0, 6, "items:") != 0)
+    return make(Target::unknown, "an item of " + head + ", whose items are not known");
+  Target first = make(Target::unknown, "an item of " + head + ", whose items are not functions or classes");
+  for (const auto& value : util::split(how.substr(6), ',')) {
+    Target t = in_scope(*where, in, value, depth + 1);
+    if (t.kind == Target::pending) return t;
+    if (t.kind != Target::function && t.kind != Target::klass) continue;
+    if (first.kind == Target::unknown) first = t;
+    else also.push_back(t);
+  }
+  return first;
 }
 
 Target Resolver::self_attribute(const ModuleFacts& m, int cls, const std::string& attr, const std::string& name,

@@ -62,6 +62,9 @@ class Resolver {
   /// `self.attr.name()` in a method of class `cls`: through a property's return
   /// annotation, or what `self.attr = X(...)` made.
   Target self_attribute(const ModuleFacts& m, int cls, const std::string& attr, const std::string& name, int depth);
+  /// `d[k]` (parts: d, "[]") where d is a dict or list literal of names: its first
+  /// item, the others in `also`.
+  Target item(const ModuleFacts& m, int fn, const std::vector<std::string>& parts, int depth);
   /// Method `name` in the bases of class `cls` (not the class itself).
   Target in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth);
   /// The module, pending, or nullptr when the environment has none.

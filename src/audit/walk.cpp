@@ -170,7 +170,10 @@ class Walker {
   // or a call that cannot be followed. False when a module must be loaded first.
   bool follow(Node& fresh, const Ref& ref, const Target& t, const std::string& who) {
     auto unresolved = [&](const std::string& why, bool limit = false) {
-      fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, ref.line, ref.name, why, limit});
+      // "d.[]" is how facts spell an item of d; users wrote d[k].
+      std::string call = ref.name;
+      for (size_t at; (at = call.find(".[]")) != std::string::npos;) call.replace(at, 3, "[...]");
+      fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, ref.line, call, why, limit});
     };
     switch (t.kind) {
       case Target::pending: return false;

@@ -96,7 +96,7 @@ TEST_CASE("an answer that found nothing says how complete it is", "[e2e][audit]"
         "rp.quiet:unknown_calls: no flagged operation found in 2 functions walked; 3 calls could not be followed "
         "(listed below), so this is not proof there is none\n"
         "3 calls could not be followed:\n"
-        "    rp/quiet.py:7  rp.quiet:unknown_calls  handlers[name]  (dynamic call)\n"
+        "    rp/quiet.py:7  rp.quiet:unknown_calls  handlers[...]  (an item of handlers, whose items are not known)\n"
         "    rp/quiet.py:9  rp.quiet:unknown_calls  obj.run  (what rp.quiet.make() returns is not annotated)\n"
         "    rp/quiet.py:10  rp.quiet:unknown_calls  getattr(obj, name)  (dynamic call)\n");
   CHECK(env.sp({"audit", "rp.quiet:resolved"}).out ==

@@ -120,23 +120,32 @@ TEST_CASE("methods of inferred values: return annotations, constructors, propert
   };
   using V = std::vector<std::string>;
   // `gen_fp4().build_and_load()`, gen_fp4 annotated `-> JitSpec`.
-  CHECK(walked("via_return_annotation") == V{"rp.inferred:via_return_annotation:6 > " + build});
+  CHECK(walked("via_return_annotation") == V{"rp.inferred:via_return_annotation:8 > " + build});
   // `spec = JitSpec(); spec.build_and_load()`.
-  CHECK(walked("via_constructor") == V{"rp.inferred:via_constructor:11 > " + build});
+  CHECK(walked("via_constructor") == V{"rp.inferred:via_constructor:13 > " + build});
   // `-> Optional[JitSpec]` and `-> "JitSpec | None"`.
-  CHECK(walked("via_optional") == V{"rp.inferred:via_optional:16 > " + build});
-  CHECK(walked("via_union_string") == V{"rp.inferred:via_union_string:21 > " + build});
+  CHECK(walked("via_optional") == V{"rp.inferred:via_optional:18 > " + build});
+  CHECK(walked("via_union_string") == V{"rp.inferred:via_union_string:23 > " + build});
   // A parameter annotated `spec: JitSpec`.
-  CHECK(walked("via_parameter") == V{"rp.inferred:via_parameter:25 > " + build});
+  CHECK(walked("via_parameter") == V{"rp.inferred:via_parameter:27 > " + build});
   // `self.aot_path.exists()`, aot_path a @property returning Path.
   CHECK(walked("via_property") ==
-        V{"rp.inferred:via_property:29 > rp.jit.spec:JitSpec.is_built:18 > pathlib.Path.exists"});
+        V{"rp.inferred:via_property:31 > rp.jit.spec:JitSpec.is_built:18 > pathlib.Path.exists"});
   // `registry = Registry()` at module level, `registry.register(...)` elsewhere.
   CHECK(walked("via_module_instance") ==
-        V{"rp.inferred:via_module_instance:33 > rp.jit.spec:Registry.register:23 > open"});
+        V{"rp.inferred:via_module_instance:35 > rp.jit.spec:Registry.register:23 > open"});
   // `with BuildLock():` runs its __enter__.
-  CHECK(walked("via_with") == V{"rp.inferred:via_with:37 > rp.jit.spec:BuildLock.__enter__:31 > os.makedirs"});
+  CHECK(walked("via_with") == V{"rp.inferred:via_with:39 > rp.jit.spec:BuildLock.__enter__:31 > os.makedirs"});
   // `self.spec = JitSpec()` in __init__, `self.spec.build_and_load()` in a method.
   CHECK(walked("via_self_attribute") ==
-        V{"rp.inferred:via_self_attribute:42 > rp.jit.spec:Holder.run:54 > " + build});
+        V{"rp.inferred:via_self_attribute:44 > rp.jit.spec:Holder.run:54 > " + build});
+  // `backend_modules[backend]().build_and_load()`: a dict of builders annotated alike.
+  CHECK(walked("via_dict_of_builders") == V{"rp.inferred:via_dict_of_builders:48 > " + build});
+  // Path arithmetic: `(Path(root) / "kernels").exists()`, `cache = Path(root) / "cache"`.
+  CHECK(walked("via_path_arithmetic") == V{"rp.inferred:via_path_arithmetic:56 > pathlib.Path.exists"});
+  CHECK(walked("via_path_variable") == V{"rp.inferred:via_path_variable:61 > pathlib.Path.mkdir"});
+  // `backend_modules[backend]()` calls each of them.
+  auto g = from(src, "rp.inferred", "via_dict_item");
+  CHECK(g.unresolved.empty());
+  CHECK(g.functions == 3);  // via_dict_item, gen_fp4, gen_fp8
 }

@@ -1,5 +1,7 @@
 # Each function reaches its flagged operation through one inferred type.
-from .jit.spec import BuildLock, Holder, JitSpec, gen_any, gen_fp4, gen_fp8, registry
+from pathlib import Path
+
+from .jit.spec import BuildLock, Holder, JitSpec, backend_modules, gen_any, gen_fp4, gen_fp8, registry
 
 
 def via_return_annotation():
@@ -40,3 +42,20 @@ def via_with():
 
 def via_self_attribute():
     return Holder().run()
+
+
+def via_dict_of_builders(backend):
+    return backend_modules[backend]().build_and_load()
+
+
+def via_dict_item(backend):
+    return backend_modules[backend]()
+
+
+def via_path_arithmetic(root):
+    return (Path(root) / "kernels" / "fp4.so").exists()
+
+
+def via_path_variable(root):
+    cache = Path(root) / "cache"
+    return cache.mkdir()

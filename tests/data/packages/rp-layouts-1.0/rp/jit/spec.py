@@ -52,3 +52,10 @@ class Holder:
 
     def run(self):
         return self.spec.build_and_load()
+
+
+backend_modules = {
+    # every builder is annotated -> JitSpec
+    "fp4": gen_fp4,
+    "fp8": gen_fp8,
+}
