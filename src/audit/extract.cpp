@@ -43,7 +43,7 @@ struct Frame {
 
 class Extractor {
  public:
-  Extractor(std::string_view src, ModuleFacts& m) : src_(src), m_(m) {}
+  Extractor(std::string_view src, ModuleFacts& m, bool types) : src_(src), m_(m), types_(types) {}
 
   void run(TSNode root) {
     m_.functions.emplace_back();  // the top level
@@ -466,22 +466,28 @@ class Extractor {
     TSNode left = field(n, "left"), right = field(n, "right");
     if (f.in_class_body) return;
     names_in(left, locals(f));
-    std::string made;  // `x = X(...)`: x holds what calling X makes
-    if (TSNode base = path_base(right); is(base, "call")) made = dotted(field(base, "function"));
-    Function& F = m_.functions[f.fn];
-    if (is(left, "identifier")) {
-      typed(F, text(left), "type:", type_name(field(n, "type")));
-      typed(F, text(left), "call:", made);
-      typed(F, text(left), "items:", items(right));
-    } else if (is(left, "attribute") && F.cls >= 0 && !F.self_name.empty() && !made.empty() &&
-               dotted(field(left, "object")) == F.self_name) {
-      m_.classes[F.cls].attr_types.emplace(text(field(left, "attribute")), std::make_pair(f.fn, "call:" + made));
-    }
+    if (types_) assigned_type(f, n, left, right);
     if (ts_node_is_null(right)) return;
     value(f, right, true);
     if (f.fn == 0 && is(left, "identifier")) {
       std::string a = alias_of(right);
       if (!a.empty()) m_.aliases.emplace(text(left), a);
+    }
+  }
+
+  // What `left = right` (or `left: T = right`) tells of the value left holds.
+  void assigned_type(const Frame& f, TSNode n, TSNode left, TSNode right) {
+    std::string made;  // `x = X(...)`: x holds what calling X makes
+    if (TSNode base = path_base(right); is(base, "call")) made = dotted(field(base, "function"));
+    Function& F = m_.functions[f.fn];
+    if (is(left, "identifier")) {
+      std::string name = text(left);
+      typed(F, name, "type:", type_name(field(n, "type")));
+      typed(F, name, "call:", made);
+      if (made.empty()) typed(F, name, "items:", items(right));
+    } else if (is(left, "attribute") && F.cls >= 0 && !F.self_name.empty() && !made.empty() &&
+               dotted(field(left, "object")) == F.self_name) {
+      m_.classes[F.cls].attr_types.emplace(text(field(left, "attribute")), std::make_pair(f.fn, "call:" + made));
     }
   }
 
@@ -514,8 +520,8 @@ class Extractor {
       fn.qualified = outer.empty() ? name : outer + "." + name;
       m_.functions[f.fn].defs[name] = k;
     }
-    parameters(field(n, "parameters"), fn.locals, &fn);
-    fn.returns = type_name(field(n, "return_type"));
+    parameters(field(n, "parameters"), fn.locals, types_ ? &fn : nullptr);
+    if (types_) fn.returns = type_name(field(n, "return_type"));
     bool is_static = false;
     // Decorators belong to this definition only when they sit right before it.
     bool mine = is(ts_node_parent(n), "decorated_definition");
@@ -556,6 +562,7 @@ class Extractor {
   }
 
   std::string_view src_;
+  bool types_;  // what values hold (Function::types, returns, ...): the walk's, not a scan's
   ModuleFacts& m_;
   std::vector<std::pair<std::string, TSNode>> decorators_;
   std::map<int, std::set<std::string>> globals_;
@@ -580,12 +587,12 @@ std::string absolute_module(const std::string& module, bool is_package, int leve
   return rest.empty() ? base : base + "." + rest;
 }
 
-ModuleFacts extract(std::string_view source, const std::string& module, bool is_package) {
+ModuleFacts extract(std::string_view source, const std::string& module, bool is_package, bool types) {
   ModuleFacts m;
   m.name = module;
   m.is_package = is_package;
   python::ts::Tree tree(source);
-  Extractor(source, m).run(tree.root());
+  Extractor(source, m, types).run(tree.root());
   return m;
 }
 

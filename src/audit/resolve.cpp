@@ -351,6 +351,12 @@ std::vector<std::string> spellings(const ModuleFacts& m, int fn, const std::stri
   std::vector<std::string> out;
   std::string first = spelled(m, fn, dotted);
   if (!first.empty()) out.push_back(first);
+  // Most scopes bind each name once: then spelled() said it all (and this runs for
+  // every call a scan reads).
+  bool branches = false;
+  for (int f = fn; f >= 0 && !branches; f = f > 0 ? m.functions[f].parent : -1)
+    branches = !m.functions[f].other_imports.empty();
+  if (!branches) return out;
   size_t dot = dotted.find('.');
   std::string head = dotted.substr(0, dot);
   std::string tail = dot == std::string::npos ? "" : dotted.substr(dot);

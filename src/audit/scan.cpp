@@ -37,7 +37,9 @@ bool performs(const Ref& ref, std::string_view name) {
 
 std::vector<Use> flagged_uses(const ModuleFacts& m, int fn, const Ref& ref, const RuleSet& rules) {
   std::vector<Use> out;
-  if (ref.kind == Ref::dynamic) return out;
+  // Spelling a name costs lookups and strings: skip the uses that cannot perform
+  // whatever they name (spelling changes a name's head, never its last segment).
+  if (ref.kind == Ref::dynamic || (ref.kind == Ref::value && !performs(ref, ref.name))) return out;
   std::string head = ref.name, tail;
   if (ref.on_result) {
     size_t dot = ref.name.rfind('.');

@@ -131,7 +131,7 @@ ScanResult audit_scan(host::Host& host, Session* s, const audit::RuleSet& rules,
       const Source& src = files[start + k];
       std::string mod = module_name(src.rel);
       parsed[k] = 1;
-      audit::ModuleFacts facts = audit::extract(text, mod, util::ends_with(src.rel, "__init__.py"));
+      audit::ModuleFacts facts = audit::extract(text, mod, util::ends_with(src.rel, "__init__.py"), false);
       broken[k] = facts.syntax_errors > 0;
       found[k] = ScannedFile{src.rel, mod, audit::scan(facts, rules), text.size()};
     });

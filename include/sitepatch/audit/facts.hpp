@@ -75,8 +75,10 @@ struct ModuleFacts {
 };
 
 /// Parses `source` once (tree-sitter) and reads its facts; the tree is gone on return.
-/// `module` and `is_package` resolve relative imports.
-ModuleFacts extract(std::string_view source, const std::string& module, bool is_package);
+/// `module` and `is_package` resolve relative imports. Without `types`, what values
+/// hold (Function::types, returns, is_property, Class::attr_types) is left out: a scan
+/// resolves names through imports only and need not pay for it.
+ModuleFacts extract(std::string_view source, const std::string& module, bool is_package, bool types = true);
 
 /// The absolute module a relative import names: `level` leading dots, then `rest`.
 /// "" when it climbs above the top-level package.
