@@ -361,7 +361,7 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
   app.add_flag("--all", o->all, "Scan every installed distribution");
   app.add_option("--path", o->path, "Scan every .py file under a folder (no environment needed)")->type_name("DIR");
   // One file per --rules, so a rules file never swallows the entry after it.
-  app.add_option("--rules", o->rules, "A rules file to add (YAML: rules: [{id, match, category, message}]); repeatable")
+  app.add_option("--rules", o->rules, "A rules file to add (YAML: rules: [{id, match, category, message, severity}]); repeatable")
       ->type_name("FILE")
       ->allow_extra_args(false);
   app.add_flag("--no-default-rules", o->no_default_rules, "Use only the --rules files, not the shipped set");
