@@ -64,6 +64,8 @@ std::vector<Reported> reported_calls(const engine::ScanResult& res, const std::v
       r.line = x.line;
       r.column = x.column;
       r.function = x.function.empty() ? f.module : f.module + ":" + x.function;
+      r.module = f.module;
+      r.written = x.written;
       r.ignored = audit::ignored_by(ignores, x.rule->id, {r.function}, r.file, r.line);
       out.push_back(std::move(r));
     }
@@ -106,6 +108,88 @@ std::string scan_conclusion(const engine::ScanResult& r, const ScanCounts& c) {
       "calls into other functions (audit MODULE:FUNCTION does), so this is not proof there is none",
       plural(r.files_total, "file", "files"), r.files_parsed,
       c.ignored ? " (" + std::to_string(c.ignored) + " accepted by the ignore file)" : "", broken);
+}
+
+nlohmann::json rule_json(const audit::Rule& r) {
+  return {{"id", r.id}, {"match", r.match}, {"category", r.category}, {"message", r.message},
+          {"severity", audit::to_string(r.severity)}};
+}
+
+nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g, const std::vector<Reported>& found,
+                             const std::string& conclusion) {
+  nlohmann::json chains = nlohmann::json::array(), unresolved = nlohmann::json::array(),
+                 limits = nlohmann::json::array(), accepted = nlohmann::json::array();
+  for (auto& f : found) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (auto& s : f.steps)
+      steps.push_back({{"function", s.name()}, {"module", s.module}, {"qualified", s.qualified}, {"file", s.file},
+                       {"line", s.line}});
+    nlohmann::json c = {{"operation", f.operation}, {"rule", rule_json(*f.rule)}, {"steps", steps}};
+    if (f.ignored) {
+      c["reason"] = f.ignored->reason;
+      c["ignored_by"] = f.ignored->where();
+      accepted.push_back(c);
+    } else {
+      chains.push_back(c);
+    }
+  }
+  for (auto& u : g.unresolved) {
+    nlohmann::json j = {{"function", u.function}, {"file", u.file}, {"line", u.line},
+                        {"call", u.call},         {"why", u.why},   {"limit", u.limit}};
+    if (u.limit) limits.push_back(j);
+    unresolved.push_back(j);
+  }
+  return {{"ok", true},
+          {"entry", entry},
+          {"conclusion", conclusion},
+          {"complete", g.unresolved.empty() && g.beyond_depth == 0},
+          {"unfollowed", g.unresolved.size()},
+          {"beyond_depth", g.beyond_depth},
+          {"chains", chains},
+          {"ignored", accepted},
+          {"unresolved", unresolved},
+          {"limits", limits},
+          {"cycles", g.cycles},
+          {"functions", g.functions},
+          {"modules", g.modules}};
+}
+
+nlohmann::json scan_document(const engine::ScanResult& r, const std::vector<Reported>& found, const ScanCounts& c) {
+  nlohmann::json files = nlohmann::json::array(), accepted = nlohmann::json::array();
+  // `found` is in the scan's order (by file, then line): one entry per file with findings.
+  for (auto& f : found) {
+    bool top = f.function.find(':') == std::string::npos;
+    nlohmann::json j = {{"function", top ? nlohmann::json(nullptr) : nlohmann::json(f.function)},
+                        {"line", f.line},
+                        {"column", f.column},
+                        {"operation", f.operation},
+                        {"written", f.written},
+                        {"rule", rule_json(*f.rule)}};
+    if (f.ignored) {
+      j["file"] = f.file;
+      j["reason"] = f.ignored->reason;
+      j["ignored_by"] = f.ignored->where();
+      accepted.push_back(j);
+      continue;
+    }
+    if (files.empty() || files.back()["file"] != f.file)
+      files.push_back({{"file", f.file}, {"module", f.module}, {"findings", nlohmann::json::array()}});
+    files.back()["findings"].push_back(j);
+  }
+  return {{"ok", true},
+          {"root", r.root},
+          {"conclusion", scan_conclusion(r, c)},
+          {"complete", r.files_with_syntax_errors == 0},
+          {"files", files},
+          {"ignored", accepted},
+          {"calls", c.calls},
+          {"functions", c.functions},
+          {"module_level_calls", c.top},
+          {"files_total", r.files_total},
+          {"files_parsed", r.files_parsed},
+          {"files_with_syntax_errors", r.files_with_syntax_errors},
+          {"bytes_total", r.bytes_total},
+          {"bytes_parsed", r.bytes_parsed}};
 }
 
 nlohmann::json sarif(const std::vector<Reported>& found, const audit::RuleSet& rules, const std::string& root_uri,

@@ -22,6 +22,8 @@ struct Reported {
   int column = 0;         // 0 when not known (a chain's step)
   std::string function;   // "module:qualified" making the call; "module" at module level
   std::vector<audit::Step> steps;  // a walk's chain, the entry first; empty for a scan
+  std::string module;              // a scan's: the file's module, and the call as written
+  std::string written;
   const audit::IgnoreEntry* ignored = nullptr;
 };
 
@@ -44,6 +46,16 @@ struct ScanCounts {
 /// The summary line of a scan; with no call reported, worded so that it never reads
 /// as "there is none".
 std::string scan_conclusion(const engine::ScanResult& r, const ScanCounts& c);
+
+/// A rule as JSON output shows it.
+nlohmann::json rule_json(const audit::Rule& r);
+
+/// The --json document of a walk: the chains (and those the ignore file accepted), the
+/// calls not followed (limits of the tool apart), and how complete it is.
+nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g, const std::vector<Reported>& found,
+                             const std::string& conclusion);
+/// The --json document of a scan.
+nlohmann::json scan_document(const engine::ScanResult& r, const std::vector<Reported>& found, const ScanCounts& c);
 
 /// A SARIF 2.1.0 log of `found` (ignored ones as suppressed results), for code-scanning
 /// dashboards; `notes` are the calls that could not be followed ("file:line: text").

@@ -55,11 +55,6 @@ engine::Progress progress_bar(const GlobalOptions& g, const AuditOptions& o) {
   };
 }
 
-nlohmann::json rule_json(const audit::Rule& r) {
-  return {{"id", r.id}, {"match", r.match}, {"category", r.category}, {"message", r.message},
-          {"severity", audit::to_string(r.severity)}};
-}
-
 std::vector<audit::IgnoreEntry> load_ignores(const std::vector<std::string>& files, const audit::RuleSet& rules) {
   std::vector<audit::IgnoreEntry> all;
   std::vector<std::string> unknown;
@@ -193,34 +188,7 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
     return finish(out, o, found, incomplete, gaps);
   }
   if (out.json()) {
-    nlohmann::json chains = nlohmann::json::array(), unresolved = nlohmann::json::array(),
-                   limits = nlohmann::json::array(), accepted = nlohmann::json::array();
-    for (auto& f : found) {
-      nlohmann::json steps = nlohmann::json::array();
-      for (auto& s : f.steps)
-        steps.push_back({{"function", s.name()}, {"module", s.module}, {"qualified", s.qualified},
-                         {"file", s.file}, {"line", s.line}});
-      nlohmann::json c = {{"operation", f.operation}, {"rule", rule_json(*f.rule)}, {"steps", steps}};
-      if (f.ignored) {
-        c["reason"] = f.ignored->reason;
-        c["ignored_by"] = f.ignored->where();
-        accepted.push_back(c);
-      } else {
-        chains.push_back(c);
-      }
-    }
-    for (auto& u : cg.unresolved) {
-      nlohmann::json j = {{"function", u.function}, {"file", u.file}, {"line", u.line}, {"call", u.call},
-                          {"why", u.why}, {"limit", u.limit}};
-      if (u.limit) limits.push_back(j);
-      unresolved.push_back(j);
-    }
-    out.document({{"ok", true}, {"entry", o.entry},
-                  {"conclusion", walk_conclusion(o.entry, cg, shown, ignored, false)},
-                  {"complete", !incomplete}, {"unfollowed", cg.unresolved.size()},
-                  {"beyond_depth", cg.beyond_depth}, {"chains", chains}, {"ignored", accepted},
-                  {"unresolved", unresolved}, {"limits", limits}, {"cycles", cg.cycles},
-                  {"functions", cg.functions}, {"modules", cg.modules}});
+    out.document(walk_document(o.entry, cg, found, walk_conclusion(o.entry, cg, shown, ignored, false)));
     return finish(out, o, found, incomplete, gaps);
   }
 
@@ -306,31 +274,7 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
     return finish(out, o, found, incomplete, gaps);
   }
   if (out.json()) {
-    nlohmann::json files = nlohmann::json::array(), accepted = nlohmann::json::array();
-    for (auto& f : r.files) {
-      nlohmann::json fs = nlohmann::json::array();
-      for (auto& x : f.findings) {
-        std::string fn = x.function.empty() ? f.module : f.module + ":" + x.function;
-        nlohmann::json j = {{"function", x.function.empty() ? nlohmann::json(nullptr) : nlohmann::json(fn)},
-                            {"line", x.line}, {"column", x.column}, {"operation", x.operation},
-                            {"written", x.written}, {"rule", rule_json(*x.rule)}};
-        if (auto* e = audit::ignored_by(ignores, x.rule->id, {fn}, f.rel, x.line)) {
-          j["file"] = f.rel;
-          j["reason"] = e->reason;
-          j["ignored_by"] = e->where();
-          accepted.push_back(j);
-        } else {
-          fs.push_back(j);
-        }
-      }
-      if (!fs.empty()) files.push_back({{"file", f.rel}, {"module", f.module}, {"findings", fs}});
-    }
-    out.document({{"ok", true}, {"root", r.root}, {"conclusion", scan_conclusion(r, counts)},
-                  {"complete", !incomplete}, {"files", files}, {"ignored", accepted}, {"calls", counts.calls},
-                  {"functions", counts.functions}, {"module_level_calls", counts.top},
-                  {"files_total", r.files_total}, {"files_parsed", r.files_parsed},
-                  {"files_with_syntax_errors", r.files_with_syntax_errors}, {"bytes_total", r.bytes_total},
-                  {"bytes_parsed", r.bytes_parsed}});
+    out.document(scan_document(r, found, counts));
     return finish(out, o, found, incomplete, gaps);
   }
   for (auto& f : found)
