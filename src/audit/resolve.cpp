@@ -347,11 +347,9 @@ std::string spelled(const ModuleFacts& m, int fn, const std::string& dotted, int
   return dotted;
 }
 
-std::vector<std::string> spellings(const ModuleFacts& m, int fn, const std::string& dotted) {
+std::vector<std::string> other_spellings(const ModuleFacts& m, int fn, const std::string& dotted) {
   std::vector<std::string> out;
-  std::string first = spelled(m, fn, dotted);
-  if (!first.empty()) out.push_back(first);
-  // Most scopes bind each name once: then spelled() said it all (and this runs for
+  // Most scopes bind each name once: then there is nothing to add (and this runs for
   // every call a scan reads).
   bool branches = false;
   for (int f = fn; f >= 0 && !branches; f = f > 0 ? m.functions[f].parent : -1)

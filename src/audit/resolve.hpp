@@ -81,8 +81,8 @@ class Resolver {
 /// a builtin stays as written. "" when its head is a local variable.
 std::string spelled(const ModuleFacts& m, int fn, const std::string& dotted, int depth = 0);
 
-/// spelled(), then the same name through each other binding of its head (the other
-/// branches of a try/except or if/else import); no "" among them.
-std::vector<std::string> spellings(const ModuleFacts& m, int fn, const std::string& dotted);
+/// The same name through each other binding of its head than the one spelled() used
+/// (the other branches of a try/except or if/else import); empty for most names.
+std::vector<std::string> other_spellings(const ModuleFacts& m, int fn, const std::string& dotted);
 
 }  // namespace sitepatch::audit::detail

@@ -46,11 +46,15 @@ std::vector<Use> flagged_uses(const ModuleFacts& m, int fn, const Ref& ref, cons
     head = ref.name.substr(0, dot);
     tail = ref.name.substr(dot);
   }
-  for (const std::string& sp : detail::spellings(m, fn, head)) {
-    std::string name = sp + tail;
-    if (!performs(ref, name)) continue;
-    if (const Rule* rule = rules.match(name)) out.push_back(Use{name, rule});
-  }
+  auto check = [&](const std::string& spelled) {
+    if (spelled.empty()) return;
+    std::string name = spelled + tail;
+    if (!performs(ref, name)) return;
+    if (const Rule* rule = rules.match(name)) out.push_back(Use{std::move(name), rule});
+  };
+  check(detail::spelled(m, fn, head));
+  for (const std::string& sp : detail::other_spellings(m, fn, head))
+    if (out.empty() || out.front().operation != sp + tail) check(sp);
   return out;
 }
 
