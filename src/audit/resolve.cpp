@@ -290,6 +290,7 @@ Target Resolver::self_attribute(const ModuleFacts& m, int cls, const std::string
   Target p = method(m, cls, attr, depth + 1);
   if (p.kind == Target::pending) return p;
   if (p.kind == Target::function && p.mod->functions[p.index].is_property) {
+    also.push_back(p);  // reading the property runs it
     Target r = returned(*p.mod, p.index, depth + 1);
     if (r.kind == Target::pending) return r;
     return method_of(r, name, depth);

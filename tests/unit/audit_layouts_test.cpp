@@ -129,6 +129,7 @@ TEST_CASE("methods of inferred values: return annotations, constructors, propert
   // A parameter annotated `spec: JitSpec`.
   CHECK(walked("via_parameter") == V{"rp.inferred:via_parameter:27 > " + build});
   // `self.aot_path.exists()`, aot_path a @property returning Path.
+  CHECK(from(src, "rp.inferred", "via_property").functions == 3);  // via_property, is_built, aot_path
   CHECK(walked("via_property") ==
         V{"rp.inferred:via_property:31 > rp.jit.spec:JitSpec.is_built:18 > pathlib.Path.exists"});
   // `registry = Registry()` at module level, `registry.register(...)` elsewhere.
