@@ -243,9 +243,17 @@ class Walker {
       std::vector<Target> branches = std::move(r_.also);
       r_.also.clear();
       if (!follow(fresh, ref, t, who)) complete = false;
-      if (ref.on_result) continue;  // a method of what another branch returns: not known
-      for (const Target& b : branches)
-        if (!follow(fresh, ref, b, who)) complete = false;
+      for (const Target& b : branches) {
+        Target x = b;
+        if (ref.on_result) {
+          // `d[k]().m()`, or gen().m() with gen imported in two arms: the method of
+          // what each branch returns, when its annotation says.
+          if (b.kind != Target::function || b.mod->functions[b.index].returns.empty()) continue;
+          Target r = r_.returned(*b.mod, b.index);
+          x = r.kind == Target::pending ? r : r_.method_of(r, attr);
+        }
+        if (!follow(fresh, ref, x, who)) complete = false;
+      }
     }
     if (!complete) return false;
     n = std::move(fresh);

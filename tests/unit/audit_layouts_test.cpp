@@ -145,6 +145,10 @@ TEST_CASE("methods of inferred values: return annotations, constructors, propert
   // Path arithmetic: `(Path(root) / "kernels").exists()`, `cache = Path(root) / "cache"`.
   CHECK(walked("via_path_arithmetic") == V{"rp.inferred:via_path_arithmetic:56 > pathlib.Path.exists"});
   CHECK(walked("via_path_variable") == V{"rp.inferred:via_path_variable:61 > pathlib.Path.mkdir"});
+  // A list of builders returning different classes: the method of each.
+  CHECK(walked("via_mixed_builders") ==
+        V{"rp.inferred:via_mixed_builders:67 > rp.jit.spec:AotSpec.build_and_load:66 > open",
+          "rp.inferred:via_mixed_builders:67 > " + build});
   // `backend_modules[backend]()` calls each of them.
   auto g = from(src, "rp.inferred", "via_dict_item");
   CHECK(g.unresolved.empty());

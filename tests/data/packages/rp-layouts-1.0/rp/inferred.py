@@ -59,3 +59,9 @@ def via_path_arithmetic(root):
 def via_path_variable(root):
     cache = Path(root) / "cache"
     return cache.mkdir()
+
+
+def via_mixed_builders(i):
+    from .jit.spec import mixed_modules
+
+    return mixed_modules[i]().build_and_load()

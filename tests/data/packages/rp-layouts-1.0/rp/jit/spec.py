@@ -59,3 +59,15 @@ backend_modules = {
     "fp4": gen_fp4,
     "fp8": gen_fp8,
 }
+
+
+class AotSpec:
+    def build_and_load(self):
+        return open("/tmp/aot.so")
+
+
+def gen_aot() -> AotSpec:
+    return AotSpec()
+
+
+mixed_modules = [gen_fp4, gen_aot]
