@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", g.quiet, "Print only results and errors");
   app.footer(
       "Exit codes: 0 done; 1 failed, nothing changed; 2 bad usage or invalid recipe;\n"
-      "3 verify (or status) found a patch not intact.\n"
+      "3 verify (or status) found a patch not intact, or audit a finding at or above --fail-on.\n"
       "Run 'sitepatch COMMAND --help' for a command's options.");
 
   std::map<CLI::App*, Runner> runners;
