@@ -470,8 +470,9 @@ class Extractor {
     if (ts_node_is_null(right)) return;
     value(f, right, true);
     if (f.fn == 0 && is(left, "identifier")) {
-      std::string a = alias_of(right);
-      if (!a.empty()) m_.aliases.emplace(text(left), a);
+      // `xrange = xrange` (a Python 2 branch) names nothing new; `xrange = range` may follow.
+      std::string a = alias_of(right), name = text(left);
+      if (!a.empty() && a != name) m_.aliases.emplace(std::move(name), a);
     }
   }
 

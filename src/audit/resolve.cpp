@@ -116,13 +116,25 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
   // submodule (`from . import jit` in rp/__init__.py, then rp.jit.x): Python's
   // import system sets that attribute to the submodule, so look there.
   std::string circle;  // the binding that led back, when nothing else is found
+  std::string circle_module;
   if (auto b = top.imports.find(name); b != top.imports.end()) {
+    // `from .simplify import simplify` in sympy/__init__.py rebinds the name to a
+    // function of the submodule of that name; a path that goes on through the name
+    // (an import target: sympy.simplify.simplify) goes through the submodule.
+    std::string own = m.name + "." + name;
+    if (!last && m.is_package && util::starts_with(b->second, own + ".")) {
+      bool pending = false;
+      const ModuleFacts* sub = module_named(own, pending);
+      if (pending) return make(Target::pending);
+      if (sub) return attr(*sub, parts, i + 1, depth + 1);
+    }
     if (!active_.count(b->second + tail)) {
       Target t = global(b->second + tail, depth + 1);
       if (t.kind == Target::pending || !branches(top, name, tail, depth)) return make(Target::pending);
       return t;
     }
     circle = m.name + "." + name + " -> " + b->second + tail;
+    circle_module = b->second;
   }
   if (auto a = m.aliases.find(name); a != m.aliases.end()) return in_scope(m, 0, a->second + tail, depth + 1);
   bool pending = false;
@@ -143,7 +155,19 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
     else if (t.kind != Target::missing && t.kind != Target::lazy && !waiting) return t;
   }
   if (waiting) return make(Target::pending);
-  if (!circle.empty()) return make(Target::circular, circle);
+  if (!circle.empty()) {
+    // `from numpy.linalg import _umath_linalg` inside numpy.linalg: a submodule with no
+    // source is compiled (a C extension), outside what the walk reads.
+    size_t dot = circle_module.rfind('.');
+    if (dot != std::string::npos) {
+      bool pending = false;
+      const ModuleFacts* parent = module_named(circle_module.substr(0, dot), pending);
+      const ModuleFacts* bound = parent && parent->is_package ? module_named(circle_module, pending) : parent;
+      if (pending) return make(Target::pending);
+      if (parent && parent->is_package && !bound) return make(Target::external, circle_module + tail);
+    }
+    return make(Target::circular, circle);
+  }
   // `registry = Registry()` at module level, then registry.register(...).
   if (auto ty = top.types.find(name); ty != top.types.end() && i + 2 == parts.size() && !ty->second.empty()) {
     Target inst = instance(m, 0, ty->second, depth + 1);

@@ -60,6 +60,25 @@ TEST_CASE("a name a module __getattr__ provides is reported as a lazy export, an
                                  "time by rp.lazy:__getattr__ (a lazy export))"});
 }
 
+TEST_CASE("a name a package rebinds to its own submodule's function; a compiled submodule", "[audit]") {
+  MemorySource src("rp-layouts-1.0");
+  // from .shadow import shadow in rp/shadow/__init__.py: the path rp.shadow.shadow.shadow
+  // goes through the submodule rp.shadow.shadow (it used to grow until the depth limit).
+  auto g = from(src, "rp.layouts", "via_shadowed_package");
+  CHECK(chains(g) == std::vector<std::string>{
+                         "rp.layouts:via_shadowed_package:54 > rp.shadow.shadow:shadow:5 > subprocess.call"});
+  CHECK(g.unresolved.empty());
+  // from rp.ext import _native, where _native has no source (a C extension): outside
+  // the environment's sources, not a circle.
+  g = from(src, "rp.layouts", "via_compiled_submodule");
+  CHECK(g.chains.empty());
+  CHECK(g.unresolved.empty());
+  CHECK(g.functions == 2);
+  // `xrange = xrange` then `xrange = range` (mpmath's Python 2 shim): the builtin range.
+  g = from(src, "rp.layouts", "via_compat_alias");
+  CHECK(g.unresolved.empty());
+}
+
 TEST_CASE("a name that resolves in a circle is kept as a limit of the tool, never dropped", "[audit]") {
   MemorySource src("rp-layouts-1.0");
   auto g = from(src, "rp.layouts", "via_circle");

@@ -44,3 +44,27 @@ def via_getattr():
 
 def via_circle():
     return spin()
+
+
+def via_shadowed_package():
+    # rp.shadow is a package whose __init__ binds `shadow` to the function of its own
+    # submodule rp.shadow.shadow (sympy.simplify's layout).
+    from rp.shadow import shadow
+
+    return shadow()
+
+
+def via_compiled_submodule():
+    from .ext import impl
+
+    return impl.use()
+
+
+try:
+    xrange = xrange
+except NameError:
+    xrange = range
+
+
+def via_compat_alias(n):
+    return list(xrange(n))
