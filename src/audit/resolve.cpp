@@ -11,6 +11,8 @@ namespace sitepatch::audit::detail {
 namespace {
 
 constexpr int kMaxDepth = 24;
+// Target::index of an external target that only a compiled star import suggests.
+constexpr int kCompiledGuess = -2;
 
 Target make(Target::Kind k, std::string name = "") {
   Target t;
@@ -145,13 +147,19 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
   }
   // Ask for every star source at once: one wave, not one per `from m import *`.
   bool waiting = false;
+  std::string compiled;  // a star source with no source file: a C extension
+  Target guess = make(Target::missing);  // a star source's own compiled guess
   for (const auto& star : m.stars) {
     pending = false;
     const ModuleFacts* s = module_named(star, pending);
     waiting = waiting || pending;
-    if (!s) continue;
+    if (!s) {
+      if (!pending && compiled.empty()) compiled = star;
+      continue;
+    }
     Target t = attr(*s, parts, i, depth + 1);
     if (t.kind == Target::pending) waiting = true;
+    else if (t.kind == Target::external && t.index == kCompiledGuess) guess = t;
     else if (t.kind != Target::missing && t.kind != Target::lazy && !waiting) return t;
   }
   if (waiting) return make(Target::pending);
@@ -183,7 +191,15 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
     t.name = m.name + "." + name;
     return t;
   }
-  return make(Target::missing);
+  // `from torch._C import *`, `from ._multiarray_umath import *`: presumably a name the
+  // compiled module exports, outside the sources the walk reads. A guess, which a
+  // module that star-imports this one takes only when no other source defines it.
+  if (!compiled.empty()) {
+    Target t = make(Target::external, compiled + "." + name + tail);
+    t.index = kCompiledGuess;
+    return t;
+  }
+  return guess;
 }
 
 Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotted, int depth) {

@@ -74,6 +74,9 @@ TEST_CASE("a name a package rebinds to its own submodule's function; a compiled 
   CHECK(g.chains.empty());
   CHECK(g.unresolved.empty());
   CHECK(g.functions == 2);
+  // rp/ext/__init__.py: `from ._native import *`: what it exports is compiled, outside.
+  g = from(src, "rp.layouts", "via_compiled_star");
+  CHECK(g.unresolved.empty());
   // `xrange = xrange` then `xrange = range` (mpmath's Python 2 shim): the builtin range.
   g = from(src, "rp.layouts", "via_compat_alias");
   CHECK(g.unresolved.empty());

@@ -1,1 +1,2 @@
 from .impl import *
+from ._native import *
