@@ -3,6 +3,7 @@
 // names each function uses. The context of a node (which function's code it is, and
 // whether it sits directly in a class body) follows from its parent and field.
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "python/tree.hpp"
@@ -32,11 +33,17 @@ struct Frame {
   int made_fn = -1;   // a function_definition: the function it defines
   int made_cls = -1;  // a class_definition: the class it defines
   bool in_class_body = false;
+  // Names used here are not operations performed: exception types of an except
+  // clause, annotations, the types isinstance() checks. Inherited by the subtree.
+  bool mute = false;
+  bool mute_kids = false;   // set on the node whose children are muted
+  bool raise_kids = false;  // a raise statement: the call it raises is an exception made
+  bool raised = false;      // this node is the expression a raise statement raises
 };
 
 class Extractor {
  public:
-  Extractor(std::string_view src, ModuleFacts& m) : src_(src), m_(m) {}
+  Extractor(std::string_view src, ModuleFacts& m, bool types) : src_(src), m_(m), types_(types) {}
 
   void run(TSNode root) {
     m_.functions.emplace_back();  // the top level
@@ -93,6 +100,9 @@ class Extractor {
     Frame f;
     f.fn = p.fn;
     std::string_view fld = field_name(c);
+    // An except clause's body is code again; only its exception types are muted.
+    f.mute = p.mute || (p.mute_kids && !is(ts_tree_cursor_current_node(&c), "block"));
+    f.raised = p.raise_kids && fld != "cause";
     if (p.made_fn >= 0 && fld == "body") {
       f.fn = p.made_fn;
     } else if (p.made_cls >= 0 && fld == "body") {
@@ -129,9 +139,12 @@ class Extractor {
     m_.functions[fn].refs.push_back(Ref{std::move(name), int(p.row) + 1, int(p.column) + 1, kind, on_result});
   }
 
-  void value(int fn, TSNode n) {
+  void value(const Frame& f, TSNode n, bool stored = false) {
+    if (f.mute) return;
     std::string d = dotted(n);
-    if (!d.empty()) add_ref(fn, n, std::move(d), Ref::value);
+    if (d.empty()) return;
+    add_ref(f.fn, n, std::move(d), Ref::value);
+    m_.functions[f.fn].refs.back().stored = stored;
   }
 
   void names_in(TSNode n, std::vector<std::string>& out) {
@@ -147,14 +160,56 @@ class Extractor {
     }
   }
 
-  void parameters(TSNode params, std::vector<std::string>& out) {
+  void parameters(TSNode params, std::vector<std::string>& out, Function* fn = nullptr) {
     for (TSNode p : python::ts::named_children(params)) {
       std::string_view t = ts_node_type(p);
-      if (t == "default_parameter" || t == "typed_default_parameter") names_in(field(p, "name"), out);
-      else if (t == "typed_parameter") {
+      if (t == "default_parameter" || t == "typed_default_parameter") {
+        names_in(field(p, "name"), out);
+        if (fn && t == "typed_default_parameter" && is(field(p, "name"), "identifier"))
+          typed(*fn, text(field(p, "name")), "type:", type_name(field(p, "type")));
+      } else if (t == "typed_parameter") {
         auto kids = python::ts::named_children(p);  // the name (or *name, **name), then the type
         if (!kids.empty()) names_in(kids[0], out);
+        if (fn && !kids.empty() && is(kids[0], "identifier"))
+          typed(*fn, text(kids[0]), "type:", type_name(field(p, "type")));
       } else names_in(p, out);
+    }
+  }
+
+  // An annotation as one dotted class name: quotes dropped, Optional[X], Union[X, None]
+  // and X | None read as X. "" for anything else (a generic, a union of two classes).
+  std::string type_name(TSNode type) const {
+    if (ts_node_is_null(type)) return "";
+    std::string t = text(type);
+    std::string out;
+    for (char c : t)
+      if (c != ' ' && c != '\'' && c != '"' && c != '\n') out += c;
+    for (const char* wrap : {"Optional[", "typing.Optional[", "Union[", "typing.Union["}) {
+      std::string w = wrap;
+      if (out.size() > w.size() && out.compare(0, w.size(), w) == 0 && out.back() == ']') {
+        out = out.substr(w.size(), out.size() - w.size() - 1);
+        break;
+      }
+    }
+    std::string one;
+    for (auto& part : util::split(out, out.find('|') != std::string::npos ? '|' : ',')) {
+      if (part == "None") continue;
+      if (!one.empty()) return "";
+      one = part;
+    }
+    for (char c : one)
+      if (!(std::isalnum((unsigned char)c) || c == '_' || c == '.')) return "";
+    return one;
+  }
+
+  // Records what `name` holds; a second, different assignment makes it unknown.
+  static void typed(Function& fn, const std::string& name, const char* how, const std::string& what) {
+    if (what.empty()) return;
+    std::string v = how + what;
+    auto [it, added] = fn.types.emplace(name, v);
+    if (!added && it->second != v && it->second.compare(0, 5, "type:") != 0) {
+      if (std::string(how) == "type:") it->second = v;  // an annotation says more than an assignment
+      else it->second.clear();
     }
   }
 
@@ -162,7 +217,11 @@ class Extractor {
 
   void bind(const Frame& f, std::string bound, std::string target) {
     if (target.empty()) return;
-    imports_of(f).emplace(std::move(bound), std::move(target));  // the first binding wins (try/except)
+    Function& F = m_.functions[f.fn];
+    auto [it, added] = F.imports.emplace(bound, target);
+    if (added || it->second == target) return;
+    auto& others = F.other_imports[bound];  // try/except, if/else: every branch counts
+    if (std::find(others.begin(), others.end(), target) == others.end()) others.push_back(std::move(target));
   }
 
   void import_statement(const Frame& f, TSNode n) {
@@ -208,6 +267,44 @@ class Extractor {
     ts_tree_cursor_delete(&c);
   }
 
+  // `(Path(x) / "y")` is what Path(x) is (a path joined to more is a path): the
+  // expression with parentheses and the left operands of `/` taken away.
+  TSNode path_base(TSNode n) const {
+    while (true) {
+      if (is(n, "parenthesized_expression")) {
+        auto kids = python::ts::named_children(n);
+        if (kids.size() != 1) return n;
+        n = kids[0];
+      } else if (is(n, "binary_operator") && text(field(n, "operator")) == "/") {
+        n = field(n, "left");
+      } else {
+        return n;
+      }
+    }
+  }
+
+  // "d.[]" for `d[k]` where d is a dotted name; "" otherwise.
+  std::string item_of(TSNode n) const {
+    if (!is(n, "subscript")) return "";
+    std::string d = dotted(field(n, "value"));
+    return d.empty() ? "" : d + ".[]";
+  }
+
+  // "a,b" when every item of a dict or list literal is a dotted name, else "".
+  std::string items(TSNode n) const {
+    bool dict = is(n, "dictionary");
+    if (!dict && !is(n, "list")) return "";
+    std::string out;
+    for (TSNode k : python::ts::named_children(n)) {
+      if (is(k, "comment")) continue;
+      std::string d = dotted(dict ? (is(k, "pair") ? field(k, "value") : TSNode{}) : k);
+      if (dict && !is(k, "pair")) return "";
+      if (d.empty()) return "";
+      out += (out.empty() ? "" : ",") + d;
+    }
+    return out;
+  }
+
   // `g = f`, `g = functools.lru_cache(maxsize=None)(f)`, `g = functools.partial(f, 1)`.
   std::string alias_of(TSNode rhs) const {
     std::string d = dotted(rhs);
@@ -221,19 +318,26 @@ class Extractor {
     return "";
   }
 
-  void call(const Frame& f, TSNode n) {
+  void call(Frame& f, TSNode n) {
     TSNode fn = field(n, "function");
     std::string name = dotted(fn);
     if (!name.empty()) {
+      // isinstance(p, subprocess.Popen) checks a type; it makes nothing.
+      if (name.size() == 10 && (name == "isinstance" || name == "issubclass")) f.mute_kids = true;
       add_ref(f.fn, n, std::move(name), Ref::call);
+      m_.functions[f.fn].refs.back().raised = f.raised;
       return;
     }
+    // `d[k]()`: an item of d called ("d.[]"), followed when d's items are known.
+    if (std::string item = item_of(fn); !item.empty()) return add_ref(f.fn, n, item, Ref::call);
     // `X(...).m()`: a method of what X returns (a class: its instance).
     if (is(fn, "attribute")) {
       TSNode obj = field(fn, "object");
       std::string attr = text(field(fn, "attribute"));
+      obj = path_base(obj);
       if (is(obj, "call")) {
         std::string inner = dotted(field(obj, "function"));
+        if (inner.empty()) inner = item_of(field(obj, "function"));
         if (!inner.empty()) {
           add_ref(f.fn, n, inner + "." + attr, Ref::call, true);
           return;
@@ -280,7 +384,10 @@ class Extractor {
         else if (t == "as_pattern") names_in(field(n, "alias"), locals(f));
         return true;
       case 'e':
-        if (t == "except_clause") names_in(field(n, "alias"), locals(f));
+        if (t == "except_clause" || t == "except_group_clause") {
+          names_in(field(n, "alias"), locals(f));
+          f.mute_kids = true;
+        }
         else if (t == "ERROR") ++m_.syntax_errors;
         return true;
       case 'n':
@@ -301,17 +408,22 @@ class Extractor {
         if (t == "return_statement")
           for (TSNode k : python::ts::named_children(n)) {
             if (is(k, "expression_list")) elements(f, k);
-            else value(f.fn, k);
+            else value(f, k);
           }
+        else if (t == "raise_statement") f.raise_kids = true;
         return true;
       case 't':
         if (t == "tuple") elements(f, n);
+        else if (t == "type") f.mute_kids = true;  // an annotation names types, it runs nothing
+        return true;
+      case 'w':
+        if (t == "with_item") with_item(f, n);
         return true;
       case 's':
         if (t == "set") elements(f, n);
         return true;
       case 'p':
-        if (t == "pair") value(f.fn, field(n, "value"));
+        if (t == "pair") value(f, field(n, "value"));
         return true;
       default:
         return true;
@@ -321,25 +433,62 @@ class Extractor {
   std::vector<std::string>& locals(const Frame& f) { return m_.functions[f.fn].locals; }
 
   void elements(const Frame& f, TSNode n) {
-    for (TSNode k : python::ts::named_children(n)) value(f.fn, k);
+    for (TSNode k : python::ts::named_children(n)) value(f, k);
   }
 
   void arguments(const Frame& f, TSNode n) {
+    if (f.mute) return;
     for (TSNode k : python::ts::named_children(n)) {
-      if (is(k, "keyword_argument")) value(f.fn, field(k, "value"));
-      else value(f.fn, k);
+      if (is(k, "keyword_argument")) value(f, field(k, "value"));
+      else value(f, k);
     }
+  }
+
+  // `with lock:` enters what the name holds; `with X(...)` is a call (read as such)
+  // and then X's __enter__.
+  void with_item(const Frame& f, TSNode n) {
+    TSNode v = field(n, "value");
+    if (is(v, "as_pattern")) {
+      auto kids = python::ts::named_children(v);
+      if (kids.empty()) return;
+      v = kids[0];
+    }
+    if (is(v, "call")) {
+      std::string callee = dotted(field(v, "function"));
+      if (!callee.empty()) add_ref(f.fn, v, callee + ".__enter__", Ref::call, true);
+      return;
+    }
+    std::string d = dotted(v);
+    if (!d.empty()) add_ref(f.fn, v, std::move(d), Ref::entered);
   }
 
   void assignment(const Frame& f, TSNode n) {
     TSNode left = field(n, "left"), right = field(n, "right");
     if (f.in_class_body) return;
     names_in(left, locals(f));
+    if (types_) assigned_type(f, n, left, right);
     if (ts_node_is_null(right)) return;
-    value(f.fn, right);
+    value(f, right, true);
     if (f.fn == 0 && is(left, "identifier")) {
-      std::string a = alias_of(right);
-      if (!a.empty()) m_.aliases.emplace(text(left), a);
+      // `xrange = xrange` (a Python 2 branch) names nothing new; `xrange = range` may follow.
+      std::string a = alias_of(right), name = text(left);
+      if (!a.empty() && a != name) m_.aliases.emplace(std::move(name), a);
+    }
+  }
+
+  // What `left = right` (or `left: T = right`) tells of the value left holds.
+  void assigned_type(const Frame& f, TSNode n, TSNode left, TSNode right) {
+    std::string made;  // `x = X(...)`: x holds what calling X makes
+    if (TSNode base = path_base(right); is(base, "call")) made = dotted(field(base, "function"));
+    Function& F = m_.functions[f.fn];
+    if (is(left, "identifier")) {
+      std::string name = text(left);
+      typed(F, name, "type:", type_name(field(n, "type")));
+      typed(F, name, "call:", made);
+      if (made.empty()) typed(F, name, "items:", items(right));
+    } else if (is(left, "attribute") && F.cls >= 0 && !F.self_name.empty() && !made.empty() &&
+               dotted(field(left, "object")) == F.self_name) {
+      m_.classes[F.cls].attr_types.emplace(text(field(left, "attribute")), std::make_pair(f.fn, "call:" + made));
     }
   }
 
@@ -372,12 +521,15 @@ class Extractor {
       fn.qualified = outer.empty() ? name : outer + "." + name;
       m_.functions[f.fn].defs[name] = k;
     }
-    parameters(field(n, "parameters"), fn.locals);
+    parameters(field(n, "parameters"), fn.locals, types_ ? &fn : nullptr);
+    if (types_) fn.returns = type_name(field(n, "return_type"));
     bool is_static = false;
     // Decorators belong to this definition only when they sit right before it.
     bool mine = is(ts_node_parent(n), "decorated_definition");
     for (auto& [dname, node] : mine ? decorators_ : std::vector<std::pair<std::string, TSNode>>{}) {
       if (dname == "staticmethod") is_static = true;
+      if (dname == "property" || dname == "cached_property" || dname == "functools.cached_property")
+        fn.is_property = true;
       add_ref(k, node, dname, Ref::decorator);
     }
     if (mine) decorators_.clear();
@@ -411,6 +563,7 @@ class Extractor {
   }
 
   std::string_view src_;
+  bool types_;  // what values hold (Function::types, returns, ...): the walk's, not a scan's
   ModuleFacts& m_;
   std::vector<std::pair<std::string, TSNode>> decorators_;
   std::map<int, std::set<std::string>> globals_;
@@ -435,12 +588,12 @@ std::string absolute_module(const std::string& module, bool is_package, int leve
   return rest.empty() ? base : base + "." + rest;
 }
 
-ModuleFacts extract(std::string_view source, const std::string& module, bool is_package) {
+ModuleFacts extract(std::string_view source, const std::string& module, bool is_package, bool types) {
   ModuleFacts m;
   m.name = module;
   m.is_package = is_package;
   python::ts::Tree tree(source);
-  Extractor(source, m).run(tree.root());
+  Extractor(source, m, types).run(tree.root());
   return m;
 }
 

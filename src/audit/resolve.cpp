@@ -2,6 +2,8 @@
 // can form loops (`a` imports from `b`, `b` from `a`).
 #include "audit/resolve.hpp"
 
+#include <algorithm>
+
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::audit::detail {
@@ -9,6 +11,8 @@ namespace sitepatch::audit::detail {
 namespace {
 
 constexpr int kMaxDepth = 24;
+// Target::index of an external target that only a compiled star import suggests.
+constexpr int kCompiledGuess = -2;
 
 Target make(Target::Kind k, std::string name = "") {
   Target t;
@@ -43,8 +47,27 @@ const ModuleFacts* Resolver::module_named(const std::string& name, bool& pending
   return it->second ? &*it->second : nullptr;
 }
 
+bool Resolver::branches(const Function& F, const std::string& name, const std::string& tail, int depth) {
+  auto o = F.other_imports.find(name);
+  if (o == F.other_imports.end()) return true;
+  for (const auto& target : o->second) {
+    if (active_.count(target + tail)) continue;
+    Target t = global(target + tail, depth + 1);
+    if (t.kind == Target::pending) return false;
+    if (t.kind == Target::function || t.kind == Target::klass || t.kind == Target::external) also.push_back(t);
+  }
+  return true;
+}
+
 Target Resolver::global(const std::string& dotted, int depth) {
-  if (depth > kMaxDepth) return make(Target::unknown, "import loop");
+  if (depth > kMaxDepth) return make(Target::circular, dotted);
+  if (active_.count(dotted)) return make(Target::circular, dotted);
+  // Erased on every return: a name is "being resolved" only below its own lookup.
+  struct Active {
+    std::set<std::string>& set;
+    std::set<std::string>::iterator it;
+    ~Active() { set.erase(it); }
+  } guard{active_, active_.insert(dotted).first};
   auto parts = util::split(dotted, '.');
   bool pending = false;
   const ModuleFacts* top = module_named(parts[0], pending);
@@ -65,13 +88,21 @@ Target Resolver::global(const std::string& dotted, int depth) {
 }
 
 Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth) {
-  if (depth > kMaxDepth) return make(Target::unknown, "import loop");
+  if (depth > kMaxDepth) return make(Target::circular, m.name + tail_of(parts, i));
   const std::string& name = parts[i];
   bool last = i + 1 == parts.size();
   const Function& top = m.functions[0];
+  std::string tail = tail_of(parts, i + 1);
   if (auto d = top.defs.find(name); d != top.defs.end()) {
-    if (last) return make(Target::function, &m, d->second);
-    return make(Target::unknown, "attribute of function " + m.name + "." + name);
+    if (!last) return make(Target::unknown, "attribute of function " + m.name + "." + name);
+    // `try: from ._C import f` / `except ImportError: def f(): ...`: both may run.
+    if (auto b = top.imports.find(name); b != top.imports.end() && !active_.count(b->second)) {
+      Target t = global(b->second, depth + 1);
+      if (t.kind == Target::pending) return t;
+      if (t.kind == Target::function || t.kind == Target::klass || t.kind == Target::external) also.push_back(t);
+    }
+    if (!branches(top, name, "", depth)) return make(Target::pending);
+    return make(Target::function, &m, d->second);
   }
   if (auto c = m.class_names.find(name); c != m.class_names.end()) {
     if (last) return make(Target::klass, &m, c->second);
@@ -83,8 +114,31 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
     }
     return make(Target::unknown, "attribute of a class attribute");
   }
-  if (auto b = top.imports.find(name); b != top.imports.end()) return global(b->second + tail_of(parts, i + 1), depth + 1);
-  if (auto a = m.aliases.find(name); a != m.aliases.end()) return in_scope(m, 0, a->second + tail_of(parts, i + 1), depth + 1);
+  // A binding that leads back to the name being resolved is a package's own
+  // submodule (`from . import jit` in rp/__init__.py, then rp.jit.x): Python's
+  // import system sets that attribute to the submodule, so look there.
+  std::string circle;  // the binding that led back, when nothing else is found
+  std::string circle_module;
+  if (auto b = top.imports.find(name); b != top.imports.end()) {
+    // `from .simplify import simplify` in sympy/__init__.py rebinds the name to a
+    // function of the submodule of that name; a path that goes on through the name
+    // (an import target: sympy.simplify.simplify) goes through the submodule.
+    std::string own = m.name + "." + name;
+    if (!last && m.is_package && util::starts_with(b->second, own + ".")) {
+      bool pending = false;
+      const ModuleFacts* sub = module_named(own, pending);
+      if (pending) return make(Target::pending);
+      if (sub) return attr(*sub, parts, i + 1, depth + 1);
+    }
+    if (!active_.count(b->second + tail)) {
+      Target t = global(b->second + tail, depth + 1);
+      if (t.kind == Target::pending || !branches(top, name, tail, depth)) return make(Target::pending);
+      return t;
+    }
+    circle = m.name + "." + name + " -> " + b->second + tail;
+    circle_module = b->second;
+  }
+  if (auto a = m.aliases.find(name); a != m.aliases.end()) return in_scope(m, 0, a->second + tail, depth + 1);
   bool pending = false;
   if (m.is_package) {
     const ModuleFacts* sub = module_named(m.name + "." + name, pending);
@@ -93,36 +147,88 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
   }
   // Ask for every star source at once: one wave, not one per `from m import *`.
   bool waiting = false;
+  std::string compiled;  // a star source with no source file: a C extension
+  Target guess = make(Target::missing);  // a star source's own compiled guess
   for (const auto& star : m.stars) {
     pending = false;
     const ModuleFacts* s = module_named(star, pending);
     waiting = waiting || pending;
-    if (!s) continue;
+    if (!s) {
+      if (!pending && compiled.empty()) compiled = star;
+      continue;
+    }
     Target t = attr(*s, parts, i, depth + 1);
     if (t.kind == Target::pending) waiting = true;
-    else if (t.kind != Target::missing && !waiting) return t;
+    else if (t.kind == Target::external && t.index == kCompiledGuess) guess = t;
+    else if (t.kind != Target::missing && t.kind != Target::lazy && !waiting) return t;
   }
   if (waiting) return make(Target::pending);
+  if (!circle.empty()) {
+    // `from numpy.linalg import _umath_linalg` inside numpy.linalg: a submodule with no
+    // source is compiled (a C extension), outside what the walk reads.
+    size_t dot = circle_module.rfind('.');
+    if (dot != std::string::npos) {
+      bool pending = false;
+      const ModuleFacts* parent = module_named(circle_module.substr(0, dot), pending);
+      const ModuleFacts* bound = parent && parent->is_package ? module_named(circle_module, pending) : parent;
+      if (pending) return make(Target::pending);
+      if (parent && parent->is_package && !bound) return make(Target::external, circle_module + tail);
+    }
+    return make(Target::circular, circle);
+  }
+  // `registry = Registry()` at module level, then registry.register(...).
+  if (auto ty = top.types.find(name); ty != top.types.end() && i + 2 == parts.size() && !ty->second.empty()) {
+    Target inst = instance(m, 0, ty->second, depth + 1);
+    if (inst.kind == Target::pending) return inst;
+    return method_of(inst, parts[i + 1], depth);
+  }
   if (top.is_local(name)) return make(Target::unknown, "module variable " + m.name + "." + name);
-  return make(Target::missing);
+  // PEP 562: a module's __getattr__ makes the names it does not define.
+  // Only for attributes read from outside (i > 0): inside the module, a name it does
+  // not bind is a builtin.
+  if (auto g = top.defs.find("__getattr__"); i > 0 && g != top.defs.end()) {
+    Target t = make(Target::lazy, &m, g->second);
+    t.name = m.name + "." + name;
+    return t;
+  }
+  // `from torch._C import *`, `from ._multiarray_umath import *`: presumably a name the
+  // compiled module exports, outside the sources the walk reads. A guess, which a
+  // module that star-imports this one takes only when no other source defines it.
+  if (!compiled.empty()) {
+    Target t = make(Target::external, compiled + "." + name + tail);
+    t.index = kCompiledGuess;
+    return t;
+  }
+  return guess;
 }
 
 Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotted, int depth) {
-  if (depth > kMaxDepth) return make(Target::unknown, "import loop");
+  if (depth > kMaxDepth) return make(Target::circular, m.name + ":" + dotted);
   auto parts = util::split(dotted, '.');
+  if (parts.size() == 2 && parts[1] == "[]") return item(m, fn, parts, depth);
   const std::string& head = parts[0];
   for (int f = fn; f > 0; f = m.functions[f].parent) {
     const Function& F = m.functions[f];
     if (F.cls >= 0 && !F.self_name.empty() && head == F.self_name) {
+      if (parts.size() == 3) return self_attribute(m, F.cls, parts[1], parts[2], depth);
       if (parts.size() != 2) return make(Target::unknown, "attribute of an attribute of " + head);
       Target t = method(m, F.cls, parts[1], depth + 1);
       if (t.kind == Target::missing) return make(Target::unknown, "attribute of " + head + ", not a method");
       return t;
     }
-    if (auto b = F.imports.find(head); b != F.imports.end()) return global(b->second + tail_of(parts, 1), depth + 1);
+    if (auto b = F.imports.find(head); b != F.imports.end()) {
+      Target t = global(b->second + tail_of(parts, 1), depth + 1);
+      if (t.kind == Target::pending || !branches(F, head, tail_of(parts, 1), depth)) return make(Target::pending);
+      return t;
+    }
     if (auto d = F.defs.find(head); d != F.defs.end()) {
       if (parts.size() == 1) return make(Target::function, &m, d->second);
       return make(Target::unknown, "attribute of a local function");
+    }
+    if (auto ty = F.types.find(head); ty != F.types.end() && parts.size() == 2 && !ty->second.empty()) {
+      Target inst = instance(m, f, ty->second, depth + 1);
+      if (inst.kind == Target::pending) return inst;
+      return method_of(inst, parts[1], depth);
     }
     if (F.is_local(head)) return make(Target::unknown, parts.size() == 1 ? "a local variable" : "method of an unknown object");
   }
@@ -135,11 +241,108 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
   return t;
 }
 
+Target Resolver::instance(const ModuleFacts& m, int fn, const std::string& how, int depth) {
+  if (depth > kMaxDepth) return make(Target::circular, m.name + ":" + how);
+  if (how.size() < 6) return make(Target::unknown, "assigned more than one kind of value");
+  std::string what = how.substr(5);
+  Target t = in_scope(m, fn, what, depth + 1);
+  if (t.kind == Target::pending || t.kind == Target::klass) return t;
+  if (t.kind == Target::external) return t;  // pathlib.Path, filelock.FileLock, ...
+  if (how.compare(0, 5, "call:") == 0 && t.kind == Target::function) return returned(*t.mod, t.index, depth + 1);
+  return make(Target::unknown, "what " + what + (how[0] == 'c' ? "() returns" : " is") + " is not known");
+}
+
+Target Resolver::returned(const ModuleFacts& m, int fn, int depth) {
+  const Function& F = m.functions[fn];
+  if (F.returns.empty())
+    return make(Target::unknown, "what " + m.name + "." + F.qualified + "() returns is not annotated");
+  // The annotation names a class as the function's own code would see it.
+  Target t = in_scope(m, fn, F.returns, depth + 1);
+  if (t.kind == Target::pending || t.kind == Target::klass || t.kind == Target::external) return t;
+  return make(Target::unknown, m.name + "." + F.qualified + "() returns " + F.returns + ", which is not a class");
+}
+
+Target Resolver::method_of(const Target& inst, const std::string& name, int depth) {
+  if (inst.kind == Target::external) return make(Target::external, inst.name + "." + name);
+  if (inst.kind != Target::klass) return inst;
+  Target t = method(*inst.mod, inst.index, name, depth + 1);
+  if (t.kind == Target::missing) return make(Target::external, "");  // inherited from a class outside
+  return t;
+}
+
 Target Resolver::method(const ModuleFacts& m, int cls, const std::string& name, int depth) {
-  if (depth > kMaxDepth) return make(Target::unknown, "class hierarchy loop");
+  if (depth > kMaxDepth) return make(Target::circular, m.name + "." + m.classes[cls].qualified + "." + name);
   const Class& c = m.classes[cls];
   if (auto it = c.methods.find(name); it != c.methods.end()) return make(Target::function, &m, it->second);
   return in_bases(m, cls, name, depth);
+}
+
+Target Resolver::item(const ModuleFacts& m, int fn, const std::vector<std::string>& parts, int depth) {
+  const std::string& head = parts[0];
+  const ModuleFacts* where = nullptr;  // the module and function whose code fills it
+  int in = 0;
+  std::string how;
+  std::string imported;
+  for (int f = fn; f >= 0 && !where && imported.empty(); f = f > 0 ? m.functions[f].parent : -1) {
+    const Function& F = m.functions[f];
+    if (auto t = F.types.find(head); t != F.types.end()) {
+      where = &m;
+      in = f;
+      how = t->second;
+    } else if (auto b = F.imports.find(head); b != F.imports.end()) {
+      imported = b->second;
+    } else if (f > 0 && F.is_local(head)) {
+      break;
+    }
+  }
+  if (!imported.empty()) {
+    // `from .registry import builders`: the dict is a variable of that module.
+    size_t dot = imported.rfind('.');
+    if (dot != std::string::npos) {
+      bool pending = false;
+      const ModuleFacts* src = module_named(imported.substr(0, dot), pending);
+      if (pending) return make(Target::pending);
+      if (src) {
+        const Function& top = src->functions[0];
+        if (auto t = top.types.find(imported.substr(dot + 1)); t != top.types.end()) {
+          where = src;
+          how = t->second;
+        }
+      }
+    }
+  }
+  if (!where || how.compare(0, 6, "items:") != 0)
+    return make(Target::unknown, "an item of " + head + ", whose items are not known");
+  Target first = make(Target::unknown, "an item of " + head + ", whose items are not functions or classes");
+  for (const auto& value : util::split(how.substr(6), ',')) {
+    Target t = in_scope(*where, in, value, depth + 1);
+    if (t.kind == Target::pending) return t;
+    if (t.kind != Target::function && t.kind != Target::klass) continue;
+    if (first.kind == Target::unknown) first = t;
+    else also.push_back(t);
+  }
+  return first;
+}
+
+Target Resolver::self_attribute(const ModuleFacts& m, int cls, const std::string& attr, const std::string& name,
+                                int depth) {
+  // A property: reading it runs it, and its return annotation says what it gives.
+  Target p = method(m, cls, attr, depth + 1);
+  if (p.kind == Target::pending) return p;
+  if (p.kind == Target::function && p.mod->functions[p.index].is_property) {
+    also.push_back(p);  // reading the property runs it
+    Target r = returned(*p.mod, p.index, depth + 1);
+    if (r.kind == Target::pending) return r;
+    return method_of(r, name, depth);
+  }
+  // `self.x = X(...)` in a method of this class.
+  const Class& c = m.classes[cls];
+  if (auto a = c.attr_types.find(attr); a != c.attr_types.end()) {
+    Target inst = instance(m, a->second.first, a->second.second, depth + 1);
+    if (inst.kind == Target::pending) return inst;
+    return method_of(inst, name, depth);
+  }
+  return make(Target::unknown, "method of an attribute of self, whose class is not known");
 }
 
 Target Resolver::in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth) {
@@ -183,6 +386,31 @@ std::string spelled(const ModuleFacts& m, int fn, const std::string& dotted, int
   if (top.defs.count(head) || m.class_names.count(head)) return m.name + "." + dotted;
   if (top.is_local(head)) return "";
   return dotted;
+}
+
+std::vector<std::string> other_spellings(const ModuleFacts& m, int fn, const std::string& dotted) {
+  std::vector<std::string> out;
+  // Most scopes bind each name once: then there is nothing to add (and this runs for
+  // every call a scan reads).
+  bool branches = false;
+  for (int f = fn; f >= 0 && !branches; f = f > 0 ? m.functions[f].parent : -1)
+    branches = !m.functions[f].other_imports.empty();
+  if (!branches) return out;
+  size_t dot = dotted.find('.');
+  std::string head = dotted.substr(0, dot);
+  std::string tail = dot == std::string::npos ? "" : dotted.substr(dot);
+  // The scope that binds the head, as spelled() found it.
+  for (int f = fn; f >= 0; f = f > 0 ? m.functions[f].parent : -1) {
+    const Function& F = m.functions[f];
+    if (F.imports.count(head)) {
+      if (auto o = F.other_imports.find(head); o != F.other_imports.end())
+        for (auto& target : o->second)
+          if (std::find(out.begin(), out.end(), target + tail) == out.end()) out.push_back(target + tail);
+      break;
+    }
+    if (f > 0 && (F.defs.count(head) || F.is_local(head))) break;
+  }
+  return out;
 }
 
 }  // namespace sitepatch::audit::detail

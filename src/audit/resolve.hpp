@@ -21,6 +21,8 @@ struct Target {
     unknown,   // name: why it cannot be resolved statically
     missing,   // not defined where it was looked for
     pending,   // a module must be loaded first (Resolver::wanted)
+    circular,  // name: the lookup came back to a name it was resolving (a limit of this tool)
+    lazy,      // mod + index: a module's __getattr__ provides the name at run time
   };
   Kind kind = unknown;
   const ModuleFacts* mod = nullptr;
@@ -34,6 +36,9 @@ class Resolver {
   std::map<std::string, std::optional<ModuleFacts>> modules;
   /// Modules a lookup needed and did not find loaded (and not known missing).
   std::set<std::string> wanted;
+  /// Where the other branches of the last lookups lead (a name imported in both arms of
+  /// a try/except or if/else): the walk follows them too, and clears this first.
+  std::vector<Target> also;
 
   /// A dotted name as used inside function `fn` of `m` (`self.x`, `np.load`, `open`).
   Target in_scope(const ModuleFacts& m, int fn, const std::string& dotted, int depth = 0);
@@ -41,20 +46,43 @@ class Resolver {
   Target global(const std::string& dotted, int depth = 0);
   /// Method `name` of class `cls` of `m`, or of its bases.
   Target method(const ModuleFacts& m, int cls, const std::string& name, int depth = 0);
+  /// What the value `how` (Function::types: "call:X", "type:X") describes, seen from
+  /// function `fn`: a class of the environment (klass) or one outside it (external,
+  /// named), else unknown or pending.
+  Target instance(const ModuleFacts& m, int fn, const std::string& how, int depth = 0);
+  /// The class function `fn` of `m` is annotated to return (-> X), as instance().
+  Target returned(const ModuleFacts& m, int fn, int depth = 0);
+  /// Method `name` of what instance() or returned() found.
+  Target method_of(const Target& instance, const std::string& name, int depth = 0);
   /// `super().name` inside function `fn`.
   Target super_method(const ModuleFacts& m, int fn, const std::string& name, int depth = 0);
 
  private:
   Target attr(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth);
+  /// `self.attr.name()` in a method of class `cls`: through a property's return
+  /// annotation, or what `self.attr = X(...)` made.
+  Target self_attribute(const ModuleFacts& m, int cls, const std::string& attr, const std::string& name, int depth);
+  /// `d[k]` (parts: d, "[]") where d is a dict or list literal of names: its first
+  /// item, the others in `also`.
+  Target item(const ModuleFacts& m, int fn, const std::vector<std::string>& parts, int depth);
   /// Method `name` in the bases of class `cls` (not the class itself).
   Target in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth);
   /// The module, pending, or nullptr when the environment has none.
   const ModuleFacts* module_named(const std::string& name, bool& pending);
+  /// The other bindings of `name` in `F` (other_imports), each resolved + `tail` into `also`;
+  /// false when one needs a module loaded first.
+  bool branches(const Function& F, const std::string& name, const std::string& tail, int depth);
+
+  std::set<std::string> active_;  // absolute names being resolved: meeting one again is a circle
 };
 
 /// The called name spelled through the imports of `fn`'s scopes: `from subprocess
 /// import Popen; Popen()` -> "subprocess.Popen"; a module's own function -> "pkg.mod.f";
 /// a builtin stays as written. "" when its head is a local variable.
 std::string spelled(const ModuleFacts& m, int fn, const std::string& dotted, int depth = 0);
+
+/// The same name through each other binding of its head than the one spelled() used
+/// (the other branches of a try/except or if/else import); empty for most names.
+std::vector<std::string> other_spellings(const ModuleFacts& m, int fn, const std::string& dotted);
 
 }  // namespace sitepatch::audit::detail

@@ -76,8 +76,15 @@ std::string_view canonical(std::string_view name) {
 
 const Rule* RuleSet::match(std::string_view name) const {
   std::string_view alt = canonical(name);
-  for (const auto& r : rules_)
-    if (matches(r.match, name) || (alt != name && matches(r.match, alt))) return &r;
+  // Every name of every file a scan parses comes here: compare first segments before
+  // matching whole patterns.
+  auto head = [](std::string_view s) { return s.substr(0, s.find('.')); };
+  std::string_view h = head(name), ha = head(alt);
+  for (const auto& r : rules_) {
+    std::string_view rh = head(r.match);
+    bool maybe = rh == "*" || rh == h || (alt != name && rh == ha);
+    if (maybe && (matches(r.match, name) || (alt != name && matches(r.match, alt)))) return &r;
+  }
   return nullptr;
 }
 

@@ -1,4 +1,4 @@
-// Rules files: YAML `rules: [{id, match, category, message}]`, every problem reported
+// Rules files: YAML `rules: [{id, match, category, message, severity}]`, every problem reported
 // with its file:line:col, as recipe errors are.
 #include <yaml-cpp/yaml.h>
 
@@ -60,7 +60,7 @@ void read_rule(const YAML::Node& item, int number, const std::string& path, std:
     problems.add(at, which + ": a rule is a mapping with `id`, `match`, `category`, `message`");
     return;
   }
-  static const std::vector<std::string> kKeys = {"id", "match", "category", "message"};
+  static const std::vector<std::string> kKeys = {"id", "match", "category", "message", "severity"};
   Rule r;
   r.origin = path;
   r.line = at.line;
@@ -81,7 +81,9 @@ void read_rule(const YAML::Node& item, int number, const std::string& path, std:
     if (k == "id") r.id = v;
     else if (k == "match") r.match = v;
     else if (k == "category") r.category = v;
-    else r.message = v;
+    else if (k == "message") r.message = v;
+    else if (auto sev = parse_severity(v)) r.severity = *sev;
+    else problems.add(mark_of(value), which + ": `severity` must be error, warning or info, got `" + v + "`");
     if (k == "match" && !valid_pattern(v))
       problems.add(mark_of(value), which + ": `match` must be a dotted name whose segments are "
                                            "names or `*`, got `" + v + "`");
@@ -98,6 +100,21 @@ void read_rule(const YAML::Node& item, int number, const std::string& path, std:
 }
 
 }  // namespace
+
+const char* to_string(Severity s) {
+  switch (s) {
+    case Severity::info: return "info";
+    case Severity::warning: return "warning";
+    case Severity::error: return "error";
+  }
+  return "warning";
+}
+
+std::optional<Severity> parse_severity(std::string_view s) {
+  for (Severity v : {Severity::info, Severity::warning, Severity::error})
+    if (s == to_string(v)) return v;
+  return std::nullopt;
+}
 
 std::vector<Rule> parse_rules(std::string_view text, const std::string& path) {
   Problems problems(path);

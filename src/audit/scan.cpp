@@ -8,26 +8,65 @@
 
 namespace sitepatch::audit {
 
+namespace {
+
+// SCREAMING_CASE last segment: a module constant (subprocess.PIPE, os.O_RDONLY).
+bool constant_name(std::string_view name) {
+  size_t dot = name.rfind('.');
+  std::string_view last = dot == std::string_view::npos ? name : name.substr(dot + 1);
+  bool letter = false;
+  for (char c : last) {
+    if (c >= 'a' && c <= 'z') return false;
+    letter = letter || (c >= 'A' && c <= 'Z');
+  }
+  return letter && last.size() > 1;
+}
+
+}  // namespace
+
+bool performs(const Ref& ref, std::string_view name) {
+  switch (ref.kind) {
+    case Ref::call: return !ref.raised;
+    case Ref::entered:
+    case Ref::decorator: return true;
+    case Ref::value: return !ref.stored && !constant_name(name);
+    case Ref::dynamic: return false;
+  }
+  return false;
+}
+
+std::vector<Use> flagged_uses(const ModuleFacts& m, int fn, const Ref& ref, const RuleSet& rules) {
+  std::vector<Use> out;
+  // Spelling a name costs lookups and strings: skip the uses that cannot perform
+  // whatever they name (spelling changes a name's head, never its last segment).
+  if (ref.kind == Ref::dynamic || (ref.kind == Ref::value && !performs(ref, ref.name))) return out;
+  std::string head = ref.name, tail;
+  if (ref.on_result) {
+    size_t dot = ref.name.rfind('.');
+    head = ref.name.substr(0, dot);
+    tail = ref.name.substr(dot);
+  }
+  auto check = [&](const std::string& spelled) {
+    if (spelled.empty()) return;
+    std::string name = spelled + tail;
+    if (!performs(ref, name)) return;
+    if (const Rule* rule = rules.match(name)) out.push_back(Use{std::move(name), rule});
+  };
+  check(detail::spelled(m, fn, head));
+  for (const std::string& sp : detail::other_spellings(m, fn, head))
+    if (out.empty() || out.front().operation != sp + tail) check(sp);
+  return out;
+}
+
 std::vector<Finding> scan(const ModuleFacts& m, const RuleSet& rules) {
   std::vector<Finding> out;
   for (size_t i = 0; i < m.functions.size(); ++i) {
     const Function& F = m.functions[i];
-    for (const Ref& ref : F.refs) {
-      if (ref.kind != Ref::call) continue;
-      std::string name;
-      if (ref.on_result) {
-        size_t dot = ref.name.rfind('.');
-        std::string head = detail::spelled(m, int(i), ref.name.substr(0, dot));
-        if (!head.empty()) name = head + ref.name.substr(dot);
-      } else {
-        name = detail::spelled(m, int(i), ref.name);
-      }
-      if (name.empty()) continue;
-      if (const Rule* rule = rules.match(name))
-        out.push_back(Finding{F.qualified, F.line, ref.line, ref.column, name, ref.name, rule});
-    }
+    for (const Ref& ref : F.refs)
+      for (Use& u : flagged_uses(m, int(i), ref, rules))
+        out.push_back(Finding{F.qualified, F.line, ref.line, ref.column, std::move(u.operation), ref.name, u.rule});
   }
-  std::sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.line, a.column) < std::tie(b.line, b.column);
   });
   return out;

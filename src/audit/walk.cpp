@@ -7,6 +7,7 @@
 
 #include "audit/resolve.hpp"
 #include "sitepatch/audit/graph.hpp"
+#include "sitepatch/audit/scan.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -64,7 +65,10 @@ class Walker {
       std::vector<int> next;
       for (int id : level) {
         int lv = nodes_[id].level;
-        if (o_.depth > 0 && lv + 1 >= o_.depth) continue;
+        if (o_.depth > 0 && lv + 1 >= o_.depth) {
+          for (auto& [key, line] : nodes_[id].calls) beyond_ += !ids_.count(key);
+          continue;
+        }
         for (auto& [key, line] : nodes_[id].calls) {
           if (ids_.count(key)) continue;
           int k = int(nodes_.size());
@@ -132,13 +136,79 @@ class Walker {
 
   std::string name_of(const ModuleFacts& m, int fn) const { return m.name + "." + m.functions[fn].qualified; }
 
-  bool flag(Node& n, int line, const std::string& name) {
-    if (name.empty()) return false;
+  // Flags `name` when a rule matches it and this use performs it.
+  bool flag(Node& n, const Ref& ref, const std::string& name) {
+    if (name.empty() || !performs(ref, name)) return false;
     if (const Rule* rule = rules_.match(name)) {
-      n.flagged.push_back({line, name, *rule});
+      n.flagged.push_back({ref.line, name, *rule});
       return true;
     }
     return false;
+  }
+
+  // The target a use of a name leads to, before it is followed.
+  Target lookup(const ModuleFacts& m, int fn, const Ref& ref, const std::string& head, const std::string& attr) {
+    if (ref.on_result && head == "super") return r_.super_method(m, fn, attr);
+    Target t = r_.in_scope(m, fn, head);
+    if (!ref.on_result || t.kind == Target::pending) return t;
+    if (t.kind == Target::klass) {
+      t = r_.method(*t.mod, t.index, attr);
+      if (t.kind == Target::missing) t.kind = Target::external;  // an inherited builtin method
+    } else if (t.kind == Target::external) {
+      t.name += "." + attr;
+    } else if (t.kind == Target::function && !t.mod->functions[t.index].returns.empty()) {
+      // `gen().build_and_load()` where gen is annotated `-> JitSpec`.
+      Target r = r_.returned(*t.mod, t.index);
+      t = r.kind == Target::pending ? r : r_.method_of(r, attr);
+    } else {
+      t = Target{Target::unknown, nullptr, -1, "method of what " + head + "() returns"};
+    }
+    return t;
+  }
+
+  // Records what reaching `t` from `ref` means: a call to walk, a flagged operation,
+  // or a call that cannot be followed. False when a module must be loaded first.
+  bool follow(Node& fresh, const Ref& ref, const Target& t, const std::string& who) {
+    auto unresolved = [&](const std::string& why, bool limit = false) {
+      // "d.[]" is how facts spell an item of d; users wrote d[k].
+      std::string call = ref.name;
+      for (size_t at; (at = call.find(".[]")) != std::string::npos;) call.replace(at, 3, "[...]");
+      fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, ref.line, call, why, limit});
+    };
+    switch (t.kind) {
+      case Target::pending: return false;
+      case Target::function:
+        if (!flag(fresh, ref, name_of(*t.mod, t.index))) fresh.calls.push_back({{t.mod, t.index}, ref.line});
+        break;
+      case Target::klass: {
+        if (ref.kind != Ref::call) break;
+        if (flag(fresh, ref, t.mod->name + "." + t.mod->classes[t.index].qualified)) break;
+        // Making an instance runs __new__ and __init__, wherever the class defines them.
+        for (const char* special : {"__new__", "__init__"}) {
+          Target init = r_.method(*t.mod, t.index, special);
+          if (init.kind == Target::pending) return false;
+          if (init.kind == Target::function) fresh.calls.push_back({{init.mod, init.index}, ref.line});
+        }
+        break;
+      }
+      case Target::external: flag(fresh, ref, t.name); break;
+      case Target::circular:
+        // Python resolves it (the package imports), this tool did not: say so loudly.
+        unresolved("resolves in a circle: " + t.name, true);
+        break;
+      case Target::lazy:
+        // Reading the name runs the module's __getattr__; what it returns is not known.
+        fresh.calls.push_back({{t.mod, t.index}, ref.line});
+        if (ref.kind == Ref::call)
+          unresolved(t.name + " is made at run time by " + t.mod->name + ":__getattr__ (a lazy export)");
+        break;
+      case Target::unknown:
+      case Target::missing:
+        if (ref.kind == Ref::call) unresolved(t.name.empty() ? "not defined" : t.name);
+        break;
+      case Target::module: break;
+    }
+    return true;
   }
 
   // Looks up every name the function uses; false when a module must be loaded first
@@ -151,11 +221,8 @@ class Walker {
     bool complete = true;
     std::string who = m.name + ":" + F.qualified;
     for (const Ref& ref : F.refs) {
-      auto unresolved = [&](const std::string& why) {
-        fresh.unresolved.push_back(Unresolved{who, m.file, ref.line, ref.name, why});
-      };
       if (ref.kind == Ref::dynamic) {
-        unresolved("dynamic call");
+        fresh.unresolved.push_back(Unresolved{who, m.file, ref.line, ref.name, "dynamic call", false});
         continue;
       }
       std::string head = ref.name, attr;
@@ -164,44 +231,28 @@ class Walker {
         head = ref.name.substr(0, dot);
         attr = ref.name.substr(dot + 1);
       }
-      std::string sp = detail::spelled(m, n.fn, head);
-      if (ref.kind == Ref::decorator && ignorable_decorator(sp)) continue;
-      if (!sp.empty() && flag(fresh, ref.line, ref.on_result ? sp + "." + attr : sp)) continue;
-      Target t;
-      if (ref.on_result && head == "super") t = r_.super_method(m, n.fn, attr);
-      else {
-        t = r_.in_scope(m, n.fn, head);
-        if (ref.on_result && t.kind == Target::klass) {
-          t = r_.method(*t.mod, t.index, attr);
-          if (t.kind == Target::missing) t.kind = Target::external;  // an inherited builtin method
-        } else if (ref.on_result && t.kind == Target::external) {
-          t.name += "." + attr;
-        } else if (ref.on_result && t.kind != Target::pending) {
-          t = Target{Target::unknown, nullptr, -1, "method of what " + head + "() returns"};
-        }
+      if (ref.kind == Ref::decorator && ignorable_decorator(detail::spelled(m, n.fn, head))) continue;
+      // What the module's own imports say it is: the same decision as `audit --package`.
+      auto uses = flagged_uses(m, n.fn, ref, rules_);
+      if (!uses.empty()) {
+        for (auto& u : uses) fresh.flagged.push_back({ref.line, u.operation, *u.rule});
+        continue;
       }
-      switch (t.kind) {
-        case Target::pending: complete = false; break;
-        case Target::function:
-          if (!flag(fresh, ref.line, name_of(*t.mod, t.index))) fresh.calls.push_back({{t.mod, t.index}, ref.line});
-          break;
-        case Target::klass: {
-          if (ref.kind != Ref::call) break;
-          if (flag(fresh, ref.line, t.mod->name + "." + t.mod->classes[t.index].qualified)) break;
-          // Making an instance runs __new__ and __init__, wherever the class defines them.
-          for (const char* special : {"__new__", "__init__"}) {
-            Target init = r_.method(*t.mod, t.index, special);
-            if (init.kind == Target::pending) complete = false;
-            else if (init.kind == Target::function) fresh.calls.push_back({{init.mod, init.index}, ref.line});
-          }
-          break;
+      r_.also.clear();
+      Target t = lookup(m, n.fn, ref, head, attr);
+      std::vector<Target> branches = std::move(r_.also);
+      r_.also.clear();
+      if (!follow(fresh, ref, t, who)) complete = false;
+      for (const Target& b : branches) {
+        Target x = b;
+        if (ref.on_result) {
+          // `d[k]().m()`, or gen().m() with gen imported in two arms: the method of
+          // what each branch returns, when its annotation says.
+          if (b.kind != Target::function || b.mod->functions[b.index].returns.empty()) continue;
+          Target r = r_.returned(*b.mod, b.index);
+          x = r.kind == Target::pending ? r : r_.method_of(r, attr);
         }
-        case Target::external: flag(fresh, ref.line, t.name); break;
-        case Target::unknown:
-        case Target::missing:
-          if (ref.kind == Ref::call) unresolved(t.name.empty() ? "not defined" : t.name);
-          break;
-        case Target::module: break;
+        if (!follow(fresh, ref, x, who)) complete = false;
       }
     }
     if (!complete) return false;
@@ -252,6 +303,7 @@ class Walker {
     for (auto& [name, m] : r_.modules)
       if (m) ++g.modules;
     g.waves = waves_;
+    g.beyond_depth = beyond_;
     return g;
   }
 
@@ -312,6 +364,7 @@ class Walker {
   std::vector<Node> nodes_;
   std::map<std::pair<const ModuleFacts*, int>, int> ids_;
   std::size_t waves_ = 0;
+  std::size_t beyond_ = 0;
 };
 
 }  // namespace

@@ -5,11 +5,15 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
 
+#include "audit_report.hpp"
 #include "commands.hpp"
+#include "sitepatch/audit/ignore.hpp"
+#include "sitepatch/util/file.hpp"
 #include "sitepatch/engine/audit.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/site/distribution.hpp"
@@ -27,6 +31,10 @@ struct AuditOptions {
   std::vector<std::string> rules;
   bool no_default_rules = false;
   bool suggest = false;
+  std::string fail_on;  // "", "error", "warning", "info"
+  bool strict = false;
+  std::vector<std::string> ignore;
+  std::string format = "text";  // text, json, sarif
 };
 
 std::string plural(size_t n, const std::string& one, const std::string& many) {
@@ -34,8 +42,8 @@ std::string plural(size_t n, const std::string& one, const std::string& many) {
 }
 
 // A bar on stderr, only on a terminal and only once a scan has taken a second.
-engine::Progress progress_bar(const GlobalOptions& g) {
-  if (g.json || g.quiet || !::isatty(STDERR_FILENO)) return nullptr;
+engine::Progress progress_bar(const GlobalOptions& g, const AuditOptions& o) {
+  if (g.json || o.format != "text" || g.quiet || !::isatty(STDERR_FILENO)) return nullptr;
   auto start = std::chrono::steady_clock::now();
   auto shown = std::make_shared<bool>(false);
   return [start, shown](size_t done, size_t total) {
@@ -47,8 +55,69 @@ engine::Progress progress_bar(const GlobalOptions& g) {
   };
 }
 
-nlohmann::json rule_json(const audit::Rule& r) {
-  return {{"id", r.id}, {"match", r.match}, {"category", r.category}, {"message", r.message}};
+std::vector<audit::IgnoreEntry> load_ignores(const std::vector<std::string>& files, const audit::RuleSet& rules) {
+  std::vector<audit::IgnoreEntry> all;
+  std::vector<std::string> unknown;
+  for (auto& path : files) {
+    auto text = util::read_file(path);
+    if (!text) throw Error("cannot read ignore file " + text.error(), Exit::usage);
+    for (auto& e : audit::parse_ignore(*text, path)) {
+      bool known = std::any_of(rules.all().begin(), rules.all().end(), [&](const audit::Rule& r) { return r.id == e.rule; });
+      if (!known) {
+        std::vector<std::string> ids;
+        for (auto& r : rules.all()) ids.push_back(r.id);
+        auto near = util::nearest(e.rule, ids, 1);
+        unknown.push_back(e.where() + ": rule `" + e.rule + "` is not loaded" +
+                          (near.empty() ? "" : "; did you mean `" + near[0] + "`?"));
+      }
+      all.push_back(std::move(e));
+    }
+  }
+  if (!unknown.empty()) throw Error("invalid ignore file\n" + util::join(unknown, "\n"), Exit::usage);
+  return all;
+}
+
+// Names this tool resolved in a circle: printed always, never only under -v, since a
+// valid package does not loop and each such call hides what it leads to.
+void print_limits(const Output& out, const audit::CallGraph& cg) {
+  std::vector<const audit::Unresolved*> limits;
+  for (auto& u : cg.unresolved)
+    if (u.limit) limits.push_back(&u);
+  if (limits.empty()) return;
+  out.out(out.paint("warning: " + plural(limits.size(), "call", "calls") +
+                        (limits.size() == 1 ? " resolves" : " resolve") +
+                        " in a circle, which sitepatch cannot follow (a limit of this tool; "
+                        "if the package imports, please report it):",
+                    Paint::warn));
+  for (auto* u : limits) out.out(fmt::format("    {}:{}  {}  {}  ({})", u->file, u->line, u->function, u->call, u->why));
+}
+
+// With -v: each finding the ignore file accepted, and why.
+void print_ignored(const Output& out, const std::vector<Reported>& found) {
+  size_t n = std::count_if(found.begin(), found.end(), [](const Reported& f) { return f.ignored; });
+  if (n == 0) return;
+  out.out(plural(n, "finding", "findings") + " accepted by the ignore file:");
+  for (auto& f : found)
+    if (f.ignored)
+      out.out(fmt::format("    {}:{}  {}  {}  ({}: {})", f.file, f.line, f.function, f.operation, f.ignored->where(),
+                          f.ignored->reason));
+}
+
+// The gate's exit code, with a line on stderr saying why it is not 0.
+int finish(const Output& out, const AuditOptions& o, const std::vector<Reported>& found, bool incomplete,
+           const std::string& gaps) {
+  std::optional<audit::Severity> fail_on;
+  if (!o.fail_on.empty()) fail_on = audit::parse_severity(o.fail_on);
+  int code = gate(found, fail_on, o.strict, incomplete);
+  if (code == int(Exit::ok)) return code;
+  size_t over = 0;
+  for (auto& f : found) over += fail_on && !f.ignored && f.rule->severity >= *fail_on;
+  if (over)
+    out.err(fmt::format("sitepatch: {} at or above {} (--fail-on {})", plural(over, "finding", "findings"),
+                        o.fail_on, o.fail_on));
+  else
+    out.err("sitepatch: " + gaps + " (--strict)");
+  return code;
 }
 
 std::string suggest_recipe(const engine::CallAudit& a, const std::string& entry) {
@@ -87,7 +156,8 @@ std::string suggest_recipe(const engine::CallAudit& a, const std::string& entry)
   return out;
 }
 
-int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet& rules) {
+int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet& rules,
+              const std::vector<audit::IgnoreEntry>& ignores) {
   size_t colon = o.entry.find(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == o.entry.size())
     throw Error("entry `" + o.entry + "` must be MODULE:FUNCTION, e.g. flashinfer.fp4_quantization:fp4_quantize",
@@ -107,53 +177,56 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
     std::cout << recipe;
     return int(Exit::ok);
   }
+  std::vector<Reported> found = reported_chains(cg, ignores);
+  size_t ignored = std::count_if(found.begin(), found.end(), [](const Reported& f) { return f.ignored; });
+  size_t shown = found.size() - ignored;
+  bool incomplete = !cg.unresolved.empty() || cg.beyond_depth > 0;
+  std::string gaps = plural(cg.unresolved.size() + cg.beyond_depth, "call", "calls") + " could not be followed";
+  if (o.format == "sarif") {
+    std::cout << sarif(found, rules, "file://" + env.session->env.site_dirs.front() + "/", cg.unresolved).dump(2)
+              << "\n";
+    return finish(out, o, found, incomplete, gaps);
+  }
   if (out.json()) {
-    nlohmann::json chains = nlohmann::json::array(), unresolved = nlohmann::json::array();
-    for (auto& c : cg.chains) {
-      nlohmann::json steps = nlohmann::json::array();
-      for (auto& s : c.steps)
-        steps.push_back({{"function", s.name()}, {"module", s.module}, {"qualified", s.qualified},
-                         {"file", s.file}, {"line", s.line}});
-      chains.push_back({{"operation", c.operation}, {"rule", rule_json(c.rule)}, {"steps", steps}});
-    }
-    for (auto& u : cg.unresolved)
-      unresolved.push_back({{"function", u.function}, {"file", u.file}, {"line", u.line}, {"call", u.call}, {"why", u.why}});
-    out.document({{"ok", true}, {"entry", o.entry}, {"chains", chains}, {"unresolved", unresolved},
-                  {"cycles", cg.cycles}, {"functions", cg.functions}, {"modules", cg.modules}});
-    return int(Exit::ok);
+    out.document(walk_document(o.entry, cg, found, walk_conclusion(o.entry, cg, shown, ignored, false)));
+    return finish(out, o, found, incomplete, gaps);
   }
 
   size_t width = 0;
-  for (auto& c : cg.chains)
-    for (auto& s : c.steps) width = std::max(width, s.name().size());
-  if (!out.quiet())
-    out.out(cg.chains.empty() ? o.entry + " reaches no flagged operation"
-                              : o.entry + " reaches " + plural(cg.chains.size(), "flagged operation", "flagged operations"));
-  for (size_t i = 0; i < cg.chains.size(); ++i) {
-    const auto& c = cg.chains[i];
+  for (auto& f : found)
+    for (auto& s : f.steps) width = std::max(width, s.name().size());
+  if (!out.quiet() || shown == 0) out.out(walk_conclusion(o.entry, cg, shown, ignored, g.verbose > 0));
+  size_t number = 0;
+  for (auto& f : found) {
+    if (f.ignored) continue;
     out.out("");
-    out.out(out.paint(fmt::format("[{}] {} ({}: {})", i + 1, c.operation, c.rule.category, c.rule.message), Paint::header));
-    for (auto& s : c.steps)
-      out.out(fmt::format("    {:<{}}  {}:{}", s.name(), width, s.file, s.line));
+    out.out(out.paint(fmt::format("[{}] {} ({}, {}: {})", ++number, f.operation, f.rule->category,
+                                  audit::to_string(f.rule->severity), f.rule->message),
+                      Paint::header));
+    for (auto& s : f.steps) out.out(fmt::format("    {:<{}}  {}:{}", s.name(), width, s.file, s.line));
   }
-  if (out.quiet()) return int(Exit::ok);
-  out.out("");
-  std::string summary = plural(cg.functions, "function", "functions") + " in " +
-                        plural(cg.modules, "module", "modules") + " walked";
-  if (!cg.cycles.empty()) summary += "; " + plural(cg.cycles.size(), "cycle", "cycles") + " in the call graph";
-  out.out(summary);
-  if (!cg.unresolved.empty())
-    out.out(plural(cg.unresolved.size(), "call", "calls") + " could not be resolved statically" +
-            (g.verbose ? ":" : " (-v lists them)"));
-  if (g.verbose) {
-    for (auto& u : cg.unresolved)
-      out.out(fmt::format("    {}:{}  {}  {}  ({})", u.file, u.line, u.function, u.call, u.why));
-    for (auto& cyc : cg.cycles) out.out("cycle: " + util::join(cyc, " -> ") + " -> " + cyc.front());
+  if (!out.quiet()) {
+    if (shown > 0) {
+      out.out("");
+      std::string summary = plural(cg.functions, "function", "functions") + " in " +
+                            plural(cg.modules, "module", "modules") + " walked";
+      if (!cg.cycles.empty()) summary += "; " + plural(cg.cycles.size(), "cycle", "cycles") + " in the call graph";
+      out.out(summary);
+    }
+    print_limits(out, cg);
+    if (g.verbose) {
+      if (!cg.unresolved.empty()) out.out(plural(cg.unresolved.size(), "call", "calls") + " could not be followed:");
+      for (auto& u : cg.unresolved)
+        out.out(fmt::format("    {}:{}  {}  {}  ({})", u.file, u.line, u.function, u.call, u.why));
+      for (auto& cyc : cg.cycles) out.out("cycle: " + util::join(cyc, " -> ") + " -> " + cyc.front());
+      print_ignored(out, found);
+    }
   }
-  return int(Exit::ok);
+  return finish(out, o, found, incomplete, gaps);
 }
 
-int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet& rules) {
+int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet& rules,
+             const std::vector<audit::IgnoreEntry>& ignores) {
   engine::ScanScope scope = !o.package.empty() ? engine::ScanScope::package
                             : !o.module.empty() ? engine::ScanScope::module
                             : o.all             ? engine::ScanScope::all
@@ -170,46 +243,50 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
     env = open_env(g);
     h = env.host.get();
   }
-  auto r = engine::audit_scan(*h, env.session.get(), rules, scope, what, progress_bar(g));
+  auto r = engine::audit_scan(*h, env.session.get(), rules, scope, what, progress_bar(g, o));
+  std::vector<Reported> found = reported_calls(r, ignores);
 
-  size_t calls = 0, functions = 0, top = 0;
-  for (auto& f : r.files) {
-    std::string last;
+  ScanCounts counts;
+  std::string last_fn, last_file;
+  for (auto& f : r.files)
     for (auto& x : f.findings) {
-      ++calls;
-      if (x.function.empty()) ++top;
-      else if (x.function + "@" + std::to_string(x.function_line) != last) {
-        ++functions;
-        last = x.function + "@" + std::to_string(x.function_line);
+      if (audit::ignored_by(ignores, x.rule->id, {x.function.empty() ? f.module : f.module + ":" + x.function},
+                            f.rel, x.line)) {
+        ++counts.ignored;
+        continue;
+      }
+      ++counts.calls;
+      if (f.rel != last_file) ++counts.files;
+      last_file = f.rel;
+      if (x.function.empty()) ++counts.top;
+      else if (f.rel + x.function + "@" + std::to_string(x.function_line) != last_fn) {
+        ++counts.functions;
+        last_fn = f.rel + x.function + "@" + std::to_string(x.function_line);
       }
     }
+  bool incomplete = r.files_with_syntax_errors > 0;
+  std::string gaps = plural(r.files_with_syntax_errors, "file", "files") + " could not be parsed completely";
+  if (o.format == "sarif") {
+    std::string root = scope == engine::ScanScope::path ? what : env.session->env.site_dirs.front();
+    root = std::filesystem::absolute(root).lexically_normal().string();
+    if (util::ends_with(root, "/")) root.pop_back();
+    std::cout << sarif(found, rules, "file://" + root + "/", {}).dump(2) << "\n";
+    return finish(out, o, found, incomplete, gaps);
   }
   if (out.json()) {
-    nlohmann::json files = nlohmann::json::array();
-    for (auto& f : r.files) {
-      nlohmann::json fs = nlohmann::json::array();
-      for (auto& x : f.findings)
-        fs.push_back({{"function", x.function.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.module + ":" + x.function)},
-                      {"line", x.line}, {"column", x.column}, {"operation", x.operation}, {"written", x.written},
-                      {"rule", rule_json(*x.rule)}});
-      files.push_back({{"file", f.rel}, {"module", f.module}, {"findings", fs}});
-    }
-    out.document({{"ok", true}, {"root", r.root}, {"files", files}, {"calls", calls}, {"functions", functions},
-                  {"module_level_calls", top}, {"files_total", r.files_total}, {"files_parsed", r.files_parsed},
-                  {"bytes_total", r.bytes_total}, {"bytes_parsed", r.bytes_parsed}});
-    return int(Exit::ok);
+    out.document(scan_document(r, found, counts));
+    return finish(out, o, found, incomplete, gaps);
   }
-  for (auto& f : r.files)
-    for (auto& x : f.findings)
-      out.out(fmt::format("{}:{}:{}: {}: {} [{}]", f.rel, x.line, x.column,
-                          x.function.empty() ? f.module + " (module level)" : f.module + ":" + x.function,
-                          x.operation, x.rule->category));
-  if (out.quiet()) return int(Exit::ok);
-  out.out(fmt::format("{} in {}{} in {} of {} ({} parsed after the text pre-filter)",
-                      plural(calls, "flagged call", "flagged calls"), plural(functions, "function", "functions"),
-                      top ? fmt::format(" and {} at module level", top) : "",
-                      plural(r.files.size(), "file", "files"), r.files_total, r.files_parsed));
-  return int(Exit::ok);
+  for (auto& f : found)
+    if (!f.ignored)
+      out.out(fmt::format("{}:{}:{}: {}: {}: {} [{}]", f.file, f.line, f.column, audit::to_string(f.rule->severity),
+                          f.function.find(':') == std::string::npos
+                              ? f.function + " (module level)"
+                              : f.function,
+                          f.operation, f.rule->category));
+  if (!out.quiet() || counts.calls == 0) out.out(scan_conclusion(r, counts));
+  if (g.verbose && !out.quiet()) print_ignored(out, found);
+  return finish(out, o, found, incomplete, gaps);
 }
 
 }  // namespace
@@ -228,26 +305,49 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
   app.add_flag("--all", o->all, "Scan every installed distribution");
   app.add_option("--path", o->path, "Scan every .py file under a folder (no environment needed)")->type_name("DIR");
   // One file per --rules, so a rules file never swallows the entry after it.
-  app.add_option("--rules", o->rules, "A rules file to add (YAML: rules: [{id, match, category, message}]); repeatable")
+  app.add_option("--rules", o->rules, "A rules file to add (YAML: rules: [{id, match, category, message, severity}]); repeatable")
       ->type_name("FILE")
       ->allow_extra_args(false);
   app.add_flag("--no-default-rules", o->no_default_rules, "Use only the --rules files, not the shipped set");
   app.add_flag("--suggest", o->suggest,
                "Print a recipe adding @torch.compiler.disable to the nearest function of each chain\n"
                "that the entry's distribution owns");
+  app.add_option("--fail-on", o->fail_on,
+                 "Exit 3 when a finding of this severity or higher is reported (not ignored)")
+      ->check(CLI::IsMember({"error", "warning", "info"}))
+      ->type_name("SEVERITY");
+  app.add_flag("--strict", o->strict,
+               "Exit 3 also when the answer is incomplete: calls that could not be followed\n"
+               "(MODULE:FUNCTION) or files that did not parse completely (scans)");
+  app.add_option("--ignore", o->ignore,
+                 "An ignore file (YAML: ignore: [{rule, function: MODULE:FUNCTION | at: FILE:LINE, reason}]);\n"
+                 "repeatable")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  app.add_option("--format", o->format, "text (default), json (as --json), or sarif (SARIF 2.1.0)")
+      ->check(CLI::IsMember({"text", "json", "sarif"}))
+      ->type_name("FORMAT");
   app.footer(
       "Without an entry, --package, --module, --all or --path lists every function that directly\n"
       "performs a flagged operation (calls at module level are listed as such). Names are matched\n"
       "as resolved through imports: `from subprocess import Popen; Popen()` is subprocess.Popen.\n"
-      "'sitepatch rules' lists the rules.");
+      "'sitepatch rules' lists the rules.\n"
+      "Exit codes: 0 done (whatever was found, unless --fail-on or --strict); 1 failed; 2 bad\n"
+      "usage, rules or ignore file; 3 a finding at or above --fail-on, or with --strict an\n"
+      "incomplete answer.");
   return [&g, o] {
+    if (g.json && o->format == "sarif") throw Error("--json and --format sarif: choose one", Exit::usage);
     int modes = !o->entry.empty() + !o->package.empty() + !o->module.empty() + o->all + !o->path.empty();
     if (modes != 1)
       throw Error("audit needs exactly one of MODULE:FUNCTION, --package, --module, --all, --path", Exit::usage);
     if (o->depth && o->entry.empty()) throw Error("--depth applies to MODULE:FUNCTION only", Exit::usage);
     if (o->suggest && o->entry.empty()) throw Error("--suggest applies to MODULE:FUNCTION only", Exit::usage);
+    if (o->suggest && o->format != "text") throw Error("--suggest prints a recipe; it takes no --format", Exit::usage);
     audit::RuleSet rules = load_rules(o->rules, !o->no_default_rules);
-    return o->entry.empty() ? run_scan(g, *o, rules) : run_calls(g, *o, rules);
+    auto ignores = load_ignores(o->ignore, rules);
+    GlobalOptions local = g;
+    local.json = g.json || o->format == "json";
+    return o->entry.empty() ? run_scan(local, *o, rules, ignores) : run_calls(local, *o, rules, ignores);
   };
 }
 

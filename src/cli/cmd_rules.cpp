@@ -19,7 +19,7 @@ Runner register_rules(CLI::App& app, const GlobalOptions& g) {
       nlohmann::json arr = nlohmann::json::array();
       for (auto& r : rules.all())
         arr.push_back({{"id", r.id}, {"match", r.match}, {"category", r.category}, {"message", r.message},
-                       {"origin", r.origin}, {"line", r.line}});
+                       {"severity", audit::to_string(r.severity)}, {"origin", r.origin}, {"line", r.line}});
       o.document({{"ok", true}, {"rules", arr}});
       return int(Exit::ok);
     }
@@ -29,9 +29,12 @@ Runner register_rules(CLI::App& app, const GlobalOptions& g) {
       wm = std::max(wm, r.match.size());
       wc = std::max(wc, r.category.size());
     }
-    o.out(o.paint(fmt::format("{:<{}}  {:<{}}  {:<{}}  {}", "ID", wi, "MATCH", wm, "CATEGORY", wc, "FROM"), Paint::header));
+    o.out(o.paint(fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<8}  {}", "ID", wi, "MATCH", wm, "CATEGORY", wc, "SEVERITY",
+                              "FROM"),
+                  Paint::header));
     for (auto& r : rules.all())
-      o.out(fmt::format("{:<{}}  {:<{}}  {:<{}}  {}:{}", r.id, wi, r.match, wm, r.category, wc, r.origin, r.line));
+      o.out(fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<8}  {}:{}", r.id, wi, r.match, wm, r.category, wc,
+                        audit::to_string(r.severity), r.origin, r.line));
     return int(Exit::ok);
   };
 }

@@ -123,6 +123,7 @@ ScanResult audit_scan(host::Host& host, Session* s, const audit::RuleSet& rules,
     std::vector<ScannedFile> found(data.size());
     std::vector<char> parsed(data.size(), 0);
     std::vector<size_t> sizes(data.size(), 0);
+    std::vector<char> broken(data.size(), 0);
     util::parallel_for(data.size(), [&](size_t k) {
       std::string text = std::move(data[k].content);  // freed when this file is done
       sizes[k] = text.size();
@@ -130,13 +131,15 @@ ScanResult audit_scan(host::Host& host, Session* s, const audit::RuleSet& rules,
       const Source& src = files[start + k];
       std::string mod = module_name(src.rel);
       parsed[k] = 1;
-      audit::ModuleFacts facts = audit::extract(text, mod, util::ends_with(src.rel, "__init__.py"));
+      audit::ModuleFacts facts = audit::extract(text, mod, util::ends_with(src.rel, "__init__.py"), false);
+      broken[k] = facts.syntax_errors > 0;
       found[k] = ScannedFile{src.rel, mod, audit::scan(facts, rules), text.size()};
     });
     for (size_t k = 0; k < data.size(); ++k) {
       out.bytes_total += sizes[k];
       if (!parsed[k]) continue;
       ++out.files_parsed;
+      out.files_with_syntax_errors += broken[k];
       out.bytes_parsed += found[k].bytes;
       if (!found[k].findings.empty()) out.files.push_back(std::move(found[k]));
     }

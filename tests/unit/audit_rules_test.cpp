@@ -106,3 +106,20 @@ TEST_CASE("the pre-filter keeps a file only when its text can hold a flagged cal
   // Not a call of the builtin: an attribute, a longer name, a word in prose.
   CHECK_FALSE(may_match("x = gzip.open(p)\nreopen(p)\n# open the door\nopened = 1\n", lits));
 }
+
+TEST_CASE("rules have a severity: the shipped ones choose, a user's defaults to warning", "[audit]") {
+  RuleSet rules;
+  rules.add(builtin_rules());
+  CHECK(rules.match("subprocess.run")->severity == Severity::error);
+  CHECK(rules.match("filelock.FileLock")->severity == Severity::error);
+  CHECK(rules.match("open")->severity == Severity::warning);
+  CHECK(rules.match("os.path.exists")->severity == Severity::info);
+  auto mine = parse_rules("rules:\n"
+                          "  - {id: a, match: mylib.a, category: c, message: m}\n"
+                          "  - {id: b, match: mylib.b, category: c, message: m, severity: error}\n",
+                          "r.yaml");
+  CHECK(mine[0].severity == Severity::warning);
+  CHECK(mine[1].severity == Severity::error);
+  CHECK(error_of("rules:\n  - {id: a, match: open, category: c, message: m, severity: fatal}\n") ==
+        "invalid rules file\nr.yaml:2:61: rule 1: `severity` must be error, warning or info, got `fatal`");
+}

@@ -2,57 +2,12 @@
 // modules, what counts as called, depth, and the errors for a wrong entry.
 #include <catch2/catch.hpp>
 
-#include <map>
-
-#include "sitepatch/audit/graph.hpp"
+#include "audit_support.hpp"
 #include "sitepatch/util/error.hpp"
 
 using namespace sitepatch::audit;
 
-namespace {
-
-// Modules by name, as source text; every load() call is one wave.
-struct MemorySource : ModuleSource {
-  std::map<std::string, std::string> files;  // "pkg/__init__.py" -> text
-  int waves = 0;
-  std::vector<std::optional<ModuleFacts>> load(const std::vector<std::string>& modules) override {
-    ++waves;
-    std::vector<std::optional<ModuleFacts>> out;
-    for (auto& m : modules) {
-      std::string rel;
-      for (char c : m) rel += c == '.' ? '/' : c;
-      if (files.count(rel + "/__init__.py")) {
-        out.push_back(extract(files[rel + "/__init__.py"], m, true));
-        out.back()->file = rel + "/__init__.py";
-      } else if (files.count(rel + ".py")) {
-        out.push_back(extract(files[rel + ".py"], m, false));
-        out.back()->file = rel + ".py";
-      } else {
-        out.push_back(std::nullopt);
-      }
-    }
-    return out;
-  }
-  std::vector<std::string> siblings(const std::string&) override { return {"pkg.api", "pkg.core"}; }
-};
-
-RuleSet dynamo() {
-  RuleSet r;
-  r.add(builtin_rules());
-  return r;
-}
-
-std::vector<std::string> chains(const CallGraph& g) {
-  std::vector<std::string> out;
-  for (auto& c : g.chains) {
-    std::string s;
-    for (auto& st : c.steps) s += st.name() + ":" + std::to_string(st.line) + " > ";
-    out.push_back(s + c.operation);
-  }
-  return out;
-}
-
-}  // namespace
+using namespace auditsupport;
 
 TEST_CASE("names resolve through star re-exports, aliases, super() and returned functions", "[audit]") {
   MemorySource src;

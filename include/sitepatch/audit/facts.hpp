@@ -17,12 +17,15 @@ struct Ref {
     value,      // a function passed, stored in a list or dict, or returned: it may be called
     decorator,  // @name on the function: its wrapper runs when the function is called
     dynamic,    // a call whose callee is no name (getattr(...)(), x[i](), f()()): `name` is its text
+    entered,    // `with name:`: its __enter__ runs
   };
   std::string name;      // dotted as written ("open", "self.load", "x.y.z")
   int line = 0;          // 1-based
   int column = 0;        // 1-based, in bytes
   Kind kind = call;
   bool on_result = false;  // `Path(p).read_text()`: name is "Path.read_text", the head was called
+  bool raised = false;     // `raise X(...)`: an exception made to be raised, not an operation
+  bool stored = false;     // `x = name`: a value given another name, not yet used
 };
 
 /// A function; functions[0] of a module is its top level (the code import runs).
@@ -33,8 +36,18 @@ struct Function {
   int cls = -1;                     // the class it is a method of, -1 for none
   std::string self_name;            // a method's first parameter ("self", "cls"), "" otherwise
   std::vector<std::string> locals;  // sorted: parameters and names assigned in it
-  std::map<std::string, std::string> imports;  // bound name -> absolute dotted target
+  std::map<std::string, std::string> imports;  // bound name -> absolute dotted target (the first binding)
+  // Later bindings of an imported name to another target (try/except ImportError,
+  // if/else, `if TYPE_CHECKING:`): which one runs is not known statically, so every
+  // branch is followed.
+  std::map<std::string, std::vector<std::string>> other_imports;
   std::map<std::string, int> defs;  // functions defined directly in it, by name
+  // What a local (or, in functions[0], a module variable) holds, when one assignment or
+  // annotation says: "call:X" (the result of calling X: an instance of class X, or
+  // what function X's return annotation names) or "type:X" (annotated as X).
+  std::map<std::string, std::string> types;
+  std::string returns;              // its return annotation as a dotted name (Optional[X] -> X), or ""
+  bool is_property = false;         // @property / @cached_property: reading the attribute runs it
   std::vector<Ref> refs;
   bool is_local(const std::string& name) const;
 };
@@ -44,6 +57,8 @@ struct Class {
   int line = 0;
   std::vector<std::string> bases;    // dotted as written
   std::map<std::string, int> methods;  // name -> function index
+  // `self.x = X(...)` in a method: x -> (that method, "call:X"), as Function::types.
+  std::map<std::string, std::pair<int, std::string>> attr_types;
   int scope = 0;                     // function whose code defines it (0: the top level)
 };
 
@@ -60,8 +75,10 @@ struct ModuleFacts {
 };
 
 /// Parses `source` once (tree-sitter) and reads its facts; the tree is gone on return.
-/// `module` and `is_package` resolve relative imports.
-ModuleFacts extract(std::string_view source, const std::string& module, bool is_package);
+/// `module` and `is_package` resolve relative imports. Without `types`, what values
+/// hold (Function::types, returns, is_property, Class::attr_types) is left out: a scan
+/// resolves names through imports only and need not pay for it.
+ModuleFacts extract(std::string_view source, const std::string& module, bool is_package, bool types = true);
 
 /// The absolute module a relative import names: `level` leading dots, then `rest`.
 /// "" when it climbs above the top-level package.

@@ -43,6 +43,7 @@ struct Unresolved {
   int line = 0;
   std::string call;      // as written
   std::string why;       // "method of an unknown object", ...
+  bool limit = false;    // a limit of this tool (a name resolving in a circle), not of the code
 };
 
 struct CallGraph {
@@ -52,6 +53,7 @@ struct CallGraph {
   std::size_t functions = 0;            // functions walked
   std::size_t modules = 0;              // modules read
   std::size_t waves = 0;                // batches asked of the ModuleSource
+  std::size_t beyond_depth = 0;         // calls not followed because of --depth
 };
 
 struct WalkOptions {

@@ -1,18 +1,28 @@
 #pragma once
 // Rules are data: which called names audit flags, with a category and a message.
-// A rules file is YAML (`rules: [{id, match, category, message}]`); the shipped
+// A rules file is YAML (`rules: [{id, match, category, message, severity}]`); the shipped
 // set (recipes/rules/dynamo.yaml) is carried inside the binary. Parsing does no I/O.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace sitepatch::audit {
 
+/// How much a finding matters, for --fail-on: info < warning < error.
+enum class Severity { info, warning, error };
+
+/// "info", "warning", "error".
+const char* to_string(Severity s);
+/// The severity a name spells, or nullopt.
+std::optional<Severity> parse_severity(std::string_view s);
+
 struct Rule {
   std::string id;
   std::string match;     // dotted pattern; `*` stands for exactly one name segment
   std::string category;  // "process", "file-io", ...
   std::string message;
+  Severity severity = Severity::warning;  // `severity:` in the file; warning when left out
   std::string origin;    // the file it came from ("<builtin>" for the shipped set)
   int line = 0;          // its line there
 };

@@ -4,6 +4,7 @@
 // function; a call at module level (or in a class body) belongs to none and is
 // reported with an empty function (it runs at import time, not when a function runs).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sitepatch/audit/facts.hpp"
@@ -21,7 +22,26 @@ struct Finding {
   const Rule* rule = nullptr;
 };
 
-/// Flagged calls of one module, in source order.
+/// Whether this use of a name performs what the name stands for: a call or an
+/// instantiation (not of an exception being raised), `with`, a decorator, or a name
+/// passed on, returned or put in a container (`pool.submit(subprocess.run)`,
+/// `map(open, paths)`: it will be called); not a constant (`subprocess.PIPE`), nor
+/// `x = name` (that only names it again: a call of x is followed, or counted as not
+/// followed). Except clauses, isinstance() and annotations make no Ref at all. Both
+/// audit modes flag a name only where this holds.
+bool performs(const Ref& ref, std::string_view name);
+
+/// A flagged operation one use of a name performs.
+struct Use {
+  std::string operation;  // as resolved through the imports ("subprocess.run")
+  const Rule* rule = nullptr;
+};
+
+/// What `ref` (a use inside function `fn` of `m`) performs that a rule flags, spelled
+/// through the module's own imports, each branch of a try/except or if/else import.
+std::vector<Use> flagged_uses(const ModuleFacts& m, int fn, const Ref& ref, const RuleSet& rules);
+
+/// Flagged uses of one module, in source order.
 std::vector<Finding> scan(const ModuleFacts& m, const RuleSet& rules);
 
 }  // namespace sitepatch::audit

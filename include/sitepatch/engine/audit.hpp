@@ -43,6 +43,7 @@ struct ScanResult {
   std::size_t files_parsed = 0;    // kept by the text pre-filter
   std::size_t bytes_total = 0;
   std::size_t bytes_parsed = 0;
+  std::size_t files_with_syntax_errors = 0;  // parsed with ERROR nodes: partly unread
 };
 
 /// Every direct flagged call in a distribution, a module prefix, every distribution,

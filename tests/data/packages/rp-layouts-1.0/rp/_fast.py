@@ -1,0 +1,2 @@
+def compile_kernel(src):
+    return open(src).read()

@@ -1,0 +1,5 @@
+import os.path
+
+
+def helper(path):
+    return os.path.exists(path)

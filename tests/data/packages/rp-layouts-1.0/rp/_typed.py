@@ -1,0 +1,5 @@
+import os
+
+
+def helper(path):
+    return os.stat(path)

@@ -1,0 +1,1 @@
+from .circle_b import spin

@@ -1,0 +1,2 @@
+from .impl import *
+from ._native import *

@@ -1,0 +1,5 @@
+import subprocess
+
+
+def ver():
+    return subprocess.check_output(["nvcc", "--version"])

@@ -1,0 +1,5 @@
+from .cpp_ext import ver
+
+
+def gen():
+    return ver()
