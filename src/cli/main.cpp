@@ -106,12 +106,9 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", g.quiet, "Print only results and errors");
   app.footer(
       "Exit codes: 0 done; 1 failed, nothing changed; 2 bad usage or invalid recipe;\n"
-      "3 verify (or status) found a patch not intact, or audit a finding at or above --fail-on;
-"
-      "4 a write failed part way and could not be put back (the message names each file's
-"
-      "state and the fixing command).
-"
+      "3 verify (or status) found a patch not intact, or audit a finding at or above --fail-on;\n"
+      "4 a write failed part way and could not be put back (the message names each file's\n"
+      "state and the fixing command).\n"
       "Run 'sitepatch COMMAND --help' for a command's options.");
 
   std::map<CLI::App*, Runner> runners;
