@@ -120,7 +120,7 @@ TEST_CASE("an answer that found nothing says how complete it is", "[e2e][audit]"
         "calls into other functions (audit MODULE:FUNCTION does), so this is not proof there is none\n");
 }
 
-TEST_CASE("--fail-on and --strict make audit a CI gate", "[e2e][audit]") {
+TEST_CASE("audit: --fail-on and --strict make it a CI gate", "[e2e][audit]") {
   LayoutsEnv env;
   // subprocess is an error, os.path.exists an info.
   auto r = env.sp({"audit", "rp.jit.fp4:gen", "--fail-on", "error"});
@@ -196,7 +196,7 @@ TEST_CASE("an ignore file accepts reviewed findings, each with a reason", "[e2e]
   CHECK(e.err == "sitepatch: error: invalid ignore file\n" + typo + ":2: rule `opne` is not loaded; did you mean `open`?\n");
 }
 
-TEST_CASE("--format sarif prints a SARIF 2.1.0 log", "[e2e][audit]") {
+TEST_CASE("audit: --format sarif prints a SARIF 2.1.0 log", "[e2e][audit]") {
   LayoutsEnv env;
   std::string ok = env.file("ignore.yaml",
                             "ignore:\n  - rule: open\n    at: rp/alarms.py:24\n    reason: reads the user's files\n");

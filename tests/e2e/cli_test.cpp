@@ -27,7 +27,7 @@ TEST_CASE("bad options exit 2 naming the option", "[e2e][cli]") {
   CHECK(both.err == "sitepatch: error: rollback: give patch ids or --all, not both\n");
 }
 
-TEST_CASE("--help lists every command and the exit codes", "[e2e][cli]") {
+TEST_CASE("cli: --help lists every command and the exit codes", "[e2e][cli]") {
   auto r = testsupport::run_sitepatch({"--help"});
   CHECK(r.status == 0);
   for (const char* c : {"plan", "apply", "list", "status", "verify", "rollback", "log", "show"})
