@@ -96,13 +96,16 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   res.recovered = detail::clean_history_locks(s);
   auto history = detail::HistoryAccess::open(s, false, true);
-  if (history) {
-    auto cleaned = detail::clean_temps(s, history->patches());
-    res.recovered.insert(res.recovered.end(), cleaned.begin(), cleaned.end());
-    auto finished = detail::recover(s, *history);
-    res.recovered.insert(res.recovered.end(), finished.begin(), finished.end());
-  }
   auto existing = history ? history->patches() : std::vector<store::PatchRecord>{};
+  if (history) {
+    auto cleaned = detail::clean_temps(s, existing);
+    res.recovered.insert(res.recovered.end(), cleaned.begin(), cleaned.end());
+    if (detail::any_pending(existing)) {
+      auto finished = detail::recover(s, *history);
+      res.recovered.insert(res.recovered.end(), finished.begin(), finished.end());
+      existing = history->patches();
+    }
+  }
   res.plan = detail::plan_against(s, std::move(recipes), existing);
   if (!s.force) detail::refuse_unbound(res.plan);
   if (!res.plan.ok()) return res;
@@ -188,6 +191,10 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
 }
 
 namespace detail {
+
+bool any_pending(const std::vector<store::PatchRecord>& records) {
+  return std::any_of(records.begin(), records.end(), [](auto& r) { return r.state == "pending"; });
+}
 
 std::vector<std::string> recover(Session& s, HistoryAccess& history) {
   std::vector<store::PatchRecord> pending;

@@ -60,6 +60,9 @@ std::vector<std::string> remove_bytecode(host::Host& host, const std::vector<std
 class HistoryAccess;
 std::vector<std::string> recover(Session& s, HistoryAccess& history);
 
+/// Whether an earlier command left an apply unfinished (a record still "pending").
+bool any_pending(const std::vector<store::PatchRecord>& records);
+
 /// Under the writer's lock: removes the lock files libgit2 and the temps sitepatch
 /// leave in the history when killed. Returns a note for the user when it removed any.
 std::vector<std::string> clean_history_locks(Session& s);

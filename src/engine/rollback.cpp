@@ -61,9 +61,11 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
   if (!dry_run) {
     auto cleaned = detail::clean_temps(s, records);
     res.notes.insert(res.notes.end(), cleaned.begin(), cleaned.end());
-    finish_or_undo(s, *history, chosen, res.notes);
-    records = history->patches();
-    chosen = detail::select(records, all ? std::vector<std::string>{} : ids);
+    if (detail::any_pending(records)) {
+      finish_or_undo(s, *history, chosen, res.notes);
+      records = history->patches();
+      chosen = detail::select(records, all ? std::vector<std::string>{} : ids);
+    }
   }
   // Newest first, so each undo meets the text its own apply left.
   std::stable_sort(chosen.begin(), chosen.end(),

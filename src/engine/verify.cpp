@@ -67,6 +67,9 @@ std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids)
 
   std::vector<PatchStatus> out;
   std::map<std::string, python::Module> parsed;  // each file parsed once, for every record on it
+  std::map<std::string, int> writers;             // records that patched each file
+  for (auto& r : all)
+    for (auto& f : r.files) ++writers[f.site_dir + "/" + f.rel];
   for (auto& r : records) {
     PatchStatus ps;
     ps.id = r.id;
@@ -79,7 +82,10 @@ std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids)
       const auto& cur = now[f.site_dir + "/" + f.rel];
       FileStatus fs = detail::file_state(f, cur.exists, cur.content, history->site_file(f.rel),
                                          s.distributions());
-      if (fs.state == FileState::applied || fs.state == FileState::modified) {
+      // A file exactly as sitepatch left it holds every edit of a recipe that alone
+      // patched it; with several recipes on it, or someone's changes, each edit is asked.
+      if ((fs.state == FileState::applied && writers[f.site_dir + "/" + f.rel] > 1) ||
+          fs.state == FileState::modified) {
         auto& module = parsed.try_emplace(f.site_dir + "/" + f.rel, cur.content).first->second;
         auto gone = detail::missing_edits(r, f.rel, module);
         if (!gone.empty()) {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "host/agent_client.hpp"
 #include "host/local_files.hpp"
@@ -155,7 +156,7 @@ void write_local(const std::vector<WriteRequest>& files) {
       }
     }
     try {
-      s.tmp->commit();
+      s.tmp->commit(false);  // the folders are fsync'd once each, below
       s.renamed = true;
     } catch (const Error& e) {
       auto stuck = put_back(staged, files, targets);
@@ -170,6 +171,12 @@ void write_local(const std::vector<WriteRequest>& files) {
   }
   for (auto& s : staged)
     if (!s.backup.empty()) ::unlinkat(s.tmp->dir().fd(), s.backup.c_str(), 0);
+  // Each folder's new entries made durable once, the folders in parallel.
+  std::vector<int> folders;
+  std::set<std::string> seen;
+  for (auto& s : staged)
+    if (seen.insert(s.tmp->dir().path()).second) folders.push_back(s.tmp->dir().fd());
+  util::parallel_for(folders.size(), [&](size_t i) { ::fsync(folders[i]); });
 }
 
 }  // namespace sitepatch::host

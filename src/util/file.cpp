@@ -140,12 +140,12 @@ void AtomicFile::stage() {
   fd_ = -1;
 }
 
-void AtomicFile::commit() {
+void AtomicFile::commit(bool sync_folder) {
   stage();
   if (::renameat(dir_.fd(), tmp_.c_str(), dir_.fd(), base_.c_str()) != 0)
     throw Error(path_ + ": cannot replace: " + std::strerror(errno));
   committed_ = true;
-  ::fsync(dir_.fd());
+  if (sync_folder) ::fsync(dir_.fd());
 }
 
 }  // namespace sitepatch::util

@@ -57,8 +57,9 @@ class AtomicFile {
   void write(std::string_view data);
   /// Makes the temp durable (fsync) without replacing anything yet.
   void stage();
-  /// stage(), rename over the target, fsync the folder. Throws sitepatch::Error.
-  void commit();
+  /// stage(), rename over the target, and (unless the caller does it once for many
+  /// files) fsync the folder. Throws sitepatch::Error.
+  void commit(bool sync_folder = true);
   /// The folder the temp lives in (opened once).
   const Dir& dir() const { return dir_; }
   const std::string& tmp_name() const { return tmp_; }
