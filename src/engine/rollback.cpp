@@ -44,6 +44,135 @@ void finish_or_undo(Session& s, detail::HistoryAccess& history, const std::vecto
 
 }  // namespace
 
+namespace {
+
+/// The text of every file of `chosen` once their edits are undone (newest first), and
+/// the records of the patches that stay, updated where they share a file.
+struct Undone {
+  std::map<std::string, host::FileData> found;              // path -> the file now
+  std::map<std::string, std::string> text;                  // path -> text after the undos
+  std::map<std::string, const store::FileRecord*> rec_of;   // path -> the record undone
+  std::vector<store::PatchRecord> kept;                     // other patches
+  std::vector<bool> kept_changed;
+};
+
+void undo_file(Session& s, const store::PatchRecord& r, const store::FileRecord& f, Undone& u,
+               std::vector<std::string>& conflicts, std::vector<std::string>& notes) {
+  std::string path = f.site_dir + "/" + f.rel;
+  u.rec_of[path] = &f;
+  auto it = u.text.find(path);
+  if (it == u.text.end()) {
+    notes.push_back(f.rel + " no longer exists; nothing to undo for " + r.id);
+    return;
+  }
+  if (auto up = detail::upgrade_of(f, s.distributions()); up && it->second != f.after) {
+    // A newer (or older) version's file: our bytes must not go over it.
+    notes.push_back(up->replaced(f.rel) + "; nothing needed undoing for " + r.id);
+    return;
+  }
+  if (it->second == f.before) {
+    notes.push_back(f.rel + " is already back to its original");
+    return;
+  }
+  auto back = undo(f, it->second);
+  if (!back) {
+    auto m = store::merge3(f.after, it->second, f.before, f.rel);
+    conflicts.push_back(r.id + ": cannot undo its edit of " + f.rel + " cleanly; the file changed around it:\n" +
+                        m.content);
+    return;
+  }
+  it->second = *back;
+  // Patches that stay keep records that no longer contain this one's edit.
+  for (size_t k = 0; k < u.kept.size(); ++k)
+    for (auto& kf : u.kept[k].files)
+      if (kf.rel == f.rel && kf.site_dir == f.site_dir) {
+        if (auto b = undo(f, kf.before)) kf.before = *b;
+        if (auto a = undo(f, kf.after)) kf.after = *a;
+        u.kept_changed[k] = true;
+      }
+}
+
+Undone undo_all(Session& s, const std::vector<store::PatchRecord>& records,
+                const std::vector<store::PatchRecord>& chosen, std::vector<std::string>& notes) {
+  Undone u;
+  std::vector<std::string> paths;
+  for (auto& r : chosen)
+    for (auto& f : r.files) paths.push_back(f.site_dir + "/" + f.rel);
+  for (auto& f : s.host.read(paths)) u.found.emplace(f.path, std::move(f));
+  for (auto& [p, f] : u.found)
+    if (f.exists) u.text[p] = f.content;
+  for (auto& r : records)
+    if (std::none_of(chosen.begin(), chosen.end(), [&](auto& c) { return c.id == r.id; })) u.kept.push_back(r);
+  u.kept_changed.assign(u.kept.size(), false);
+  std::vector<std::string> conflicts;
+  for (auto& r : chosen)
+    for (auto& f : r.files) undo_file(s, r, f, u, conflicts, notes);
+  if (!conflicts.empty()) throw Error(util::join(conflicts, "\n") + "\nnothing was written");
+  return u;
+}
+
+std::vector<FileChange> changes_of(Undone& u) {
+  std::vector<FileChange> out;
+  for (auto& [path, t] : u.text) {
+    const auto& orig = u.found[path];
+    if (t == orig.content || !u.rec_of.count(path)) continue;
+    FileChange fc;
+    fc.path = path;
+    fc.rel = u.rec_of[path]->rel;
+    fc.site_dir = u.rec_of[path]->site_dir;
+    fc.old_text = orig.content;
+    fc.old_sha = util::sha256_hex(orig.content);
+    fc.new_text = t;
+    fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
+    out.push_back(std::move(fc));
+  }
+  return out;
+}
+
+/// The originals back (all or nothing), with the notes beside the files as they must be
+/// once the chosen patches are gone.
+void write_back(Session& s, RollbackResult& res, const Undone& u, const std::string& again) {
+  std::vector<host::WriteRequest> writes;
+  std::vector<std::string> written;
+  for (auto& fc : res.files) {
+    writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
+    written.push_back(fc.path);
+  }
+  auto marks = detail::markers_for(s, u.kept);
+  writes.insert(writes.end(), marks.write.begin(), marks.write.end());
+  try {
+    s.host.write(writes);
+  } catch (const host::PartialWriteError& e) {
+    throw Error(std::string(e.what()) + "\nthe rollback of " + util::join(res.ids, ", ") +
+                    " stopped half-way; the history still has every original: run it again (" + again + ")",
+                Exit::partial);
+  }
+  if (!marks.remove.empty()) s.host.remove(marks.remove);
+  res.pyc_removed = detail::remove_bytecode(s.host, written);
+}
+
+store::Transaction rollback_commit(const RollbackResult& res, const Undone& u,
+                                   const std::vector<store::PatchRecord>& records,
+                                   const std::vector<store::PatchRecord>& chosen) {
+  store::Transaction tx;
+  tx.message = "rollback " + util::join(res.ids, ", ");
+  for (auto& r : chosen) {
+    tx.drop.push_back(r.id);
+    tx.trailers.emplace_back("Sitepatch-Rollback", r.id);
+    tx.trailers.emplace_back("Sitepatch-Recipe-Hash", r.recipe_hash);
+  }
+  for (size_t k = 0; k < u.kept.size(); ++k)
+    if (u.kept_changed[k]) tx.put.push_back(u.kept[k]);
+  for (auto& fc : res.files) tx.site[fc.rel] = fc.new_text;
+  // A file no patch refers to any more leaves site/ (the tree then shows only what
+  // sitepatch still owns).
+  tx.site_drop = detail::unreferenced(records, tx.put, tx.drop);
+  for (auto& rel : tx.site_drop) tx.site.erase(rel);
+  return tx;
+}
+
+}  // namespace
+
 RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run) {
   RollbackResult res;
   if (!all && ids.empty()) throw Error("rollback: name the patches to roll back, or --all", Exit::usage);
@@ -68,123 +197,21 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
     }
   }
   // Newest first, so each undo meets the text its own apply left.
-  std::stable_sort(chosen.begin(), chosen.end(),
-                   [](auto& a, auto& b) { return a.applied_at > b.applied_at; });
+  std::stable_sort(chosen.begin(), chosen.end(), [](auto& a, auto& b) { return a.applied_at > b.applied_at; });
   for (auto& r : chosen) res.ids.push_back(r.id);
 
-  std::vector<std::string> paths;
-  for (auto& r : chosen)
-    for (auto& f : r.files) paths.push_back(f.site_dir + "/" + f.rel);
-  std::map<std::string, host::FileData> found;
-  for (auto& f : s.host.read(paths)) found.emplace(f.path, std::move(f));
-  std::map<std::string, std::string> text;  // path -> text after the undos so far
-  std::map<std::string, const store::FileRecord*> rec_of;
-  for (auto& [p, f] : found)
-    if (f.exists) text[p] = f.content;
-
-  std::vector<std::string> conflicts;
-  std::vector<store::PatchRecord> kept;  // other patches whose records follow the undo
-  for (auto& r : records)
-    if (std::none_of(chosen.begin(), chosen.end(), [&](auto& c) { return c.id == r.id; }))
-      kept.push_back(r);
-  std::vector<bool> kept_changed(kept.size(), false);
-
-  for (auto& r : chosen) {
-    for (auto& f : r.files) {
-      std::string path = f.site_dir + "/" + f.rel;
-      rec_of[path] = &f;
-      auto it = text.find(path);
-      if (it == text.end()) {
-        res.notes.push_back(f.rel + " no longer exists; nothing to undo for " + r.id);
-        continue;
-      }
-      if (auto up = detail::upgrade_of(f, s.distributions()); up && it->second != f.after) {
-        // A newer (or older) version's file: our bytes must not go over it.
-        res.notes.push_back(up->replaced(f.rel) + "; nothing needed undoing for " + r.id);
-        continue;
-      }
-      if (it->second == f.before) {
-        res.notes.push_back(f.rel + " is already back to its original");
-        continue;
-      }
-      auto back = undo(f, it->second);
-      if (!back) {
-        auto m = store::merge3(f.after, it->second, f.before, f.rel);
-        conflicts.push_back(r.id + ": cannot undo its edit of " + f.rel +
-                            " cleanly; the file changed around it:\n" + m.content);
-        continue;
-      }
-      it->second = *back;
-      // Patches that stay keep records that no longer contain this one's edit.
-      for (size_t k = 0; k < kept.size(); ++k)
-        for (auto& kf : kept[k].files)
-          if (kf.rel == f.rel && kf.site_dir == f.site_dir) {
-            if (auto b = undo(f, kf.before)) kf.before = *b;
-            if (auto a = undo(f, kf.after)) kf.after = *a;
-            kept_changed[k] = true;
-          }
-    }
-  }
-  if (!conflicts.empty()) throw Error(util::join(conflicts, "\n") + "\nnothing was written");
-
-  for (auto& [path, t] : text) {
-    const auto& orig = found[path];
-    if (t == orig.content || !rec_of.count(path)) continue;
-    FileChange fc;
-    fc.path = path;
-    fc.rel = rec_of[path]->rel;
-    fc.site_dir = rec_of[path]->site_dir;
-    fc.old_text = orig.content;
-    fc.old_sha = util::sha256_hex(orig.content);
-    fc.new_text = t;
-    fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
-    res.files.push_back(std::move(fc));
-  }
+  Undone u = undo_all(s, records, chosen, res.notes);
+  res.files = changes_of(u);
   if (dry_run) return res;
 
-  std::vector<host::WriteRequest> writes;
-  std::vector<std::string> written;
-  for (auto& fc : res.files) {
-    writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
-    written.push_back(fc.path);
-  }
-  // The notes beside the files, as they must be once the chosen patches are gone.
-  std::vector<store::PatchRecord> remaining;
-  for (size_t k = 0; k < kept.size(); ++k) remaining.push_back(kept[k]);
-  auto marks = detail::markers_for(s, remaining);
-  writes.insert(writes.end(), marks.write.begin(), marks.write.end());
+  std::string again = detail::fix_command(s, all ? "rollback --all" : "rollback " + util::join(res.ids, " "));
+  write_back(s, res, u, again);
   try {
-    s.host.write(writes);
-  } catch (const host::PartialWriteError& e) {
-    throw Error(std::string(e.what()) + "\nthe rollback of " + util::join(res.ids, ", ") +
-                    " stopped half-way; the history still has every original: run it again (" +
-                    detail::fix_command(s, all ? "rollback --all" : "rollback " + util::join(res.ids, " ")) + ")",
-                Exit::partial);
-  }
-  if (!marks.remove.empty()) s.host.remove(marks.remove);
-  res.pyc_removed = detail::remove_bytecode(s.host, written);
-
-  store::Transaction tx;
-  tx.message = "rollback " + util::join(res.ids, ", ");
-  for (auto& r : chosen) {
-    tx.drop.push_back(r.id);
-    tx.trailers.emplace_back("Sitepatch-Rollback", r.id);
-    tx.trailers.emplace_back("Sitepatch-Recipe-Hash", r.recipe_hash);
-  }
-  for (size_t k = 0; k < kept.size(); ++k)
-    if (kept_changed[k]) tx.put.push_back(kept[k]);
-  for (auto& fc : res.files) tx.site[fc.rel] = fc.new_text;
-  // A file no patch refers to any more leaves site/ (the tree then shows only what
-  // sitepatch still owns).
-  tx.site_drop = detail::unreferenced(records, tx.put, tx.drop);
-  for (auto& rel : tx.site_drop) tx.site.erase(rel);
-  try {
-    res.commit = history->commit(tx);
+    res.commit = history->commit(rollback_commit(res, u, records, chosen));
   } catch (const Error& e) {
     throw Error(std::string(e.what()) + "\nthe files of " + util::join(res.ids, ", ") +
                     " are back to their originals, but the history could not record it; run the "
-                    "rollback again to record it (" +
-                    detail::fix_command(s, all ? "rollback --all" : "rollback " + util::join(res.ids, " ")) + ")",
+                    "rollback again to record it (" + again + ")",
                 Exit::partial);
   }
   res.written = true;
