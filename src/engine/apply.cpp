@@ -85,6 +85,38 @@ std::vector<store::PatchRecord> after_commit(const std::vector<store::PatchRecor
   return out;
 }
 
+/// Under the writer's lock: the history opened after what a killed command left is
+/// cleaned up and an unfinished apply finished; `existing` gets the records.
+std::unique_ptr<detail::HistoryAccess> open_cleaned(Session& s, std::vector<store::PatchRecord>& existing,
+                                                    std::vector<std::string>& notes) {
+  notes = detail::clean_history_locks(s);
+  auto history = detail::HistoryAccess::open(s, false, true);
+  if (!history) return history;
+  existing = history->patches();
+  auto cleaned = detail::clean_temps(s, existing);
+  notes.insert(notes.end(), cleaned.begin(), cleaned.end());
+  if (detail::any_pending(existing)) {
+    auto finished = detail::recover(s, *history);
+    notes.insert(notes.end(), finished.begin(), finished.end());
+    existing = history->patches();
+  }
+  return history;
+}
+
+/// Drops the records of recipes the installed version already contains.
+std::string forget(Session& s, detail::HistoryAccess& history, const std::vector<store::PatchRecord>& existing,
+                   const std::vector<std::string>& ids) {
+  store::Transaction tx;
+  tx.message = "forget " + util::join(ids, ", ") + ": the installed version has every edit";
+  tx.drop = ids;
+  tx.site_drop = detail::unreferenced(existing, {}, tx.drop);
+  std::string oid = history.commit(tx);
+  auto marks = detail::markers_for(s, after_commit(existing, tx));
+  s.host.write(marks.write);
+  s.host.remove(marks.remove);
+  return oid;
+}
+
 }  // namespace
 
 ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run) {
@@ -94,33 +126,14 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
     return res;
   }
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
-  res.recovered = detail::clean_history_locks(s);
-  auto history = detail::HistoryAccess::open(s, false, true);
-  auto existing = history ? history->patches() : std::vector<store::PatchRecord>{};
-  if (history) {
-    auto cleaned = detail::clean_temps(s, existing);
-    res.recovered.insert(res.recovered.end(), cleaned.begin(), cleaned.end());
-    if (detail::any_pending(existing)) {
-      auto finished = detail::recover(s, *history);
-      res.recovered.insert(res.recovered.end(), finished.begin(), finished.end());
-      existing = history->patches();
-    }
-  }
+  std::vector<store::PatchRecord> existing;
+  auto history = open_cleaned(s, existing, res.recovered);
   res.plan = detail::plan_against(s, std::move(recipes), existing);
   if (!s.force) detail::refuse_unbound(res.plan);
   if (!res.plan.ok()) return res;
   detail::refuse_shared(s, res.plan);
   if (res.plan.files.empty()) {
-    if (!res.plan.forget.empty()) {
-      store::Transaction tx;
-      tx.message = "forget " + util::join(res.plan.forget, ", ") + ": the installed version has every edit";
-      tx.drop = res.plan.forget;
-      tx.site_drop = detail::unreferenced(existing, {}, tx.drop);
-      res.commit = history->commit(tx);
-      auto marks = detail::markers_for(s, after_commit(existing, tx));
-      s.host.write(marks.write);
-      s.host.remove(marks.remove);
-    }
+    if (!res.plan.forget.empty()) res.commit = forget(s, *history, existing, res.plan.forget);
     return res;
   }
   if (!history) history = detail::HistoryAccess::open(s, true);
