@@ -138,3 +138,63 @@ TEST_CASE("remote: apply killed at every step on this side: the next command res
     CHECK(git_fsck_clean(sshd.local("/srv/venv/.sitepatch")));
   }
 }
+
+TEST_CASE("remote: the agent killed at every step of apply and rollback: the next command restores pip's bytes",
+          "[e2e][crash][remote]") {
+  testsupport::TestSshd sshd;
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(sshd.local("/srv/venv"));
+  std::string wheels = tmp.path + "/wheels";
+  venv.install({e2e::data_wheel("torch", "2.9.0", wheels), e2e::data_wheel("packaging", "24.0", wheels),
+                e2e::data_wheel("flashinfer-python", "0.5.3", wheels)});
+  auto installed = e2e::read_tree(venv.site_packages + "/flashinfer");
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  std::string count_file = tmp.path + "/count";
+  // The shim reaches the agent through the client's SetEnv (the test sshd accepts it),
+  // and acts only in the Python process, not in the shell that starts it.
+  auto sp = [&](std::vector<std::string> args, long at) {
+    std::string ssh = sshd.ssh_command();
+    if (at >= 0)
+      ssh += " -o 'SetEnv=LD_PRELOAD=" + std::string(SITEPATCH_KILL_SHIM) + " SITEPATCH_KILL_PROGRAM=python" +
+             " SITEPATCH_KILL_AT=" + std::to_string(at) + " SITEPATCH_KILL_COUNT=" + count_file + "'";
+    args.insert(args.begin(), {"-q", "--host", sshd.target(), "--ssh-command", ssh, "--venv", "/srv/venv"});
+    return testsupport::run_sitepatch(args);
+  };
+  auto steps_of = [&](std::vector<std::string> args) {
+    REQUIRE(sp(args, 0).status == 0);
+    return std::stol(testsupport::slurp(count_file));
+  };
+  auto check = [&] {
+    CHECK(e2e::read_tree(venv.site_packages + "/flashinfer") == installed);
+    CHECK(git_fsck_clean(sshd.local("/srv/venv/.sitepatch")));
+    for (auto& e : fs::recursive_directory_iterator(venv.site_packages)) {
+      std::string name = e.path().filename().string();
+      CHECK_FALSE((name.find(".sitepatch-") != std::string::npos &&
+                   (sitepatch::util::ends_with(name, ".tmp") || sitepatch::util::ends_with(name, ".orig"))));
+    }
+  };
+
+  long apply_steps = steps_of({"apply", recipe});
+  REQUIRE(apply_steps > 5);
+  long rollback_steps = steps_of({"rollback", "--all"});
+  REQUIRE(rollback_steps > 3);
+  for (long at = 1; at <= apply_steps; ++at) {
+    fs::remove_all(sshd.local("/srv/venv/.sitepatch"));
+    auto r = sp({"apply", recipe}, at);
+    INFO("agent killed before step " << at << " of " << apply_steps << " of apply; " << r.err);
+    auto back = sp({"rollback", "--all"}, -1);
+    INFO(back.err);
+    REQUIRE(back.status == 0);
+    check();
+  }
+  for (long at = 1; at <= rollback_steps; ++at) {
+    fs::remove_all(sshd.local("/srv/venv/.sitepatch"));
+    REQUIRE(sp({"apply", recipe}, -1).status == 0);
+    auto r = sp({"rollback", "--all"}, at);
+    INFO("agent killed before step " << at << " of " << rollback_steps << " of rollback; " << r.err);
+    auto back = sp({"rollback", "--all"}, -1);
+    INFO(back.err);
+    REQUIRE(back.status == 0);
+    check();
+  }
+}

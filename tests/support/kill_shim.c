@@ -2,41 +2,51 @@
  * a regular file, fsync, rename, link, unlink, in any thread) and SIGKILLs the process
  * just before the Nth one, so a test can stop a command at every step in turn.
  *   SITEPATCH_KILL_AT=N      kill before the Nth call (0: only count)
- *   SITEPATCH_KILL_COUNT=F   write the number of calls made to F at a normal exit
- * Children (the Python agent) do not inherit it. */
+ *   SITEPATCH_KILL_COUNT=F   keep the number of calls made so far in F
+ *   SITEPATCH_KILL_PROGRAM=P only in a program whose name contains P (others pass
+ *                            everything through and keep LD_PRELOAD for their children)
+ * The program it acts in does not pass it on to its children. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+static int active;
 static long kill_at;
 static long calls;
-static const char* count_file;
+static int count_fd = -1;
 
 __attribute__((constructor)) static void init(void) {
+  extern char* program_invocation_short_name;
+  const char* program = getenv("SITEPATCH_KILL_PROGRAM");
+  if (program && *program && !strstr(program_invocation_short_name, program)) return;
+  active = 1;
   const char* at = getenv("SITEPATCH_KILL_AT");
   kill_at = at ? atol(at) : 0;
-  count_file = getenv("SITEPATCH_KILL_COUNT");
-  if (count_file) count_file = strdup(count_file);
+  const char* count_file = getenv("SITEPATCH_KILL_COUNT");
+  /* Kept up to date at every step: a program may leave with _exit (the agent does). */
+  if (count_file && *count_file)
+    count_fd = (int)syscall(SYS_openat, AT_FDCWD, count_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   unsetenv("LD_PRELOAD");
 }
 
-__attribute__((destructor)) static void fini(void) {
-  if (!count_file) return;
-  FILE* f = fopen(count_file, "w");
-  if (f) {
-    fprintf(f, "%ld\n", __atomic_load_n(&calls, __ATOMIC_SEQ_CST));
-    fclose(f);
-  }
-}
-
 static void step(void) {
+  if (!active) return;
   long n = __atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST);
+  if (count_fd >= 0) {
+    char buf[32];
+    int len = snprintf(buf, sizeof buf, "%020ld\n", n);
+    int saved = errno;
+    syscall(SYS_pwrite64, count_fd, buf, (size_t)len, (off_t)0);
+    errno = saved;
+  }
   if (kill_at > 0 && n == kill_at) kill(getpid(), SIGKILL);
 }
 
@@ -45,7 +55,7 @@ static void step(void) {
 ssize_t write(int fd, const void* buf, size_t n) {
   REAL(write);
   struct stat st;
-  if (fd > 2 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) step();
+  if (active && fd > 2 && fd != count_fd && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) step();
   return real_write(fd, buf, n);
 }
 int fsync(int fd) { REAL(fsync); step(); return real_fsync(fd); }

@@ -57,7 +57,9 @@ TestSshd::TestSshd() {
        "PidFile " + t + "/sshd.pid\n"
        "LogLevel VERBOSE\n"
        "MaxStartups 100\n"
-       "MaxSessions 100\n");
+       "MaxSessions 100\n"
+       // The crash tests hand the agent their LD_PRELOAD shim through the client's SetEnv.
+       "AcceptEnv LD_PRELOAD SITEPATCH_KILL_*\n");
 
   must({"ip", "netns", "add", ns_});
   must({"ip", "link", "add", veth_ + "a", "type", "veth", "peer", "name", veth_ + "b"});
