@@ -25,9 +25,10 @@ struct Killer {
   long count() const { return std::stol(testsupport::slurp(count_file)); }
 };
 
-std::vector<std::string> leftovers(const e2e::DemoEnv& env) {
+/// Temps, and after a rollback of everything the note about patched files, under `site`.
+std::vector<std::string> leftovers_in(const std::string& site) {
   std::vector<std::string> out;
-  for (auto& e : fs::recursive_directory_iterator(env.venv.site_packages)) {
+  for (auto& e : fs::recursive_directory_iterator(site)) {
     std::string name = e.path().filename().string();
     bool temp = name.find(".sitepatch-") != std::string::npos &&
                 (sitepatch::util::ends_with(name, ".tmp") || sitepatch::util::ends_with(name, ".orig"));
@@ -36,6 +37,31 @@ std::vector<std::string> leftovers(const e2e::DemoEnv& env) {
   }
   return out;
 }
+
+std::vector<std::string> leftovers(const e2e::DemoEnv& env) { return leftovers_in(env.venv.site_packages); }
+
+/// A remote demo environment: the stand-ins installed by pip at /srv/venv behind a test sshd.
+struct RemoteDemo {
+  testsupport::TestSshd sshd;
+  testsupport::TempDir tmp;
+  testsupport::Venv venv = testsupport::Venv::create(sshd.local("/srv/venv"));
+  std::map<std::string, std::string> installed;
+  std::string count_file = tmp.path + "/count";
+  RemoteDemo() {
+    std::string wheels = tmp.path + "/wheels";
+    venv.install({e2e::data_wheel("torch", "2.9.0", wheels), e2e::data_wheel("packaging", "24.0", wheels),
+                  e2e::data_wheel("flashinfer-python", "0.5.3", wheels)});
+    installed = e2e::read_tree(venv.site_packages + "/flashinfer");
+  }
+  /// sitepatch on /srv/venv with `ssh` as the client.
+  sitepatch::util::RunResult run(std::vector<std::string> args, const std::string& ssh,
+                                 const std::map<std::string, std::string>& env = {}) const {
+    args.insert(args.begin(), {"-q", "--host", sshd.target(), "--ssh-command", ssh, "--venv", "/srv/venv"});
+    return testsupport::run_sitepatch(args, env);
+  }
+  bool pristine() const { return e2e::read_tree(venv.site_packages + "/flashinfer") == installed; }
+  long count() const { return std::stol(testsupport::slurp(count_file)); }
+};
 
 bool git_fsck_clean(const std::string& dir) {
   if (!fs::exists(dir + "/HEAD") || !fs::exists(dir + "/config")) return true;  // not made yet
@@ -105,73 +131,53 @@ TEST_CASE("rollback killed at every step: the next rollback restores pip's bytes
 
 TEST_CASE("remote: apply killed at every step on this side: the next command restores pip's bytes",
           "[e2e][crash][remote]") {
-  testsupport::TestSshd sshd;
-  testsupport::TempDir tmp;
-  auto venv = testsupport::Venv::create(sshd.local("/srv/venv"));
-  std::string wheels = tmp.path + "/wheels";
-  venv.install({e2e::data_wheel("torch", "2.9.0", wheels), e2e::data_wheel("packaging", "24.0", wheels),
-                e2e::data_wheel("flashinfer-python", "0.5.3", wheels)});
-  auto installed = e2e::read_tree(venv.site_packages + "/flashinfer");
+  RemoteDemo env;
   std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
-  std::string count_file = tmp.path + "/count";
   auto sp = [&](std::vector<std::string> args, long at) {
-    args.insert(args.begin(), {"-q", "--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv",
-                               "/srv/venv"});
-    return testsupport::run_sitepatch(args, {{"LD_PRELOAD", at >= 0 ? SITEPATCH_KILL_SHIM : ""},
-                                             {"SITEPATCH_KILL_AT", std::to_string(std::max(at, 0L))},
-                                             {"SITEPATCH_KILL_COUNT", count_file}});
+    return env.run(args, env.sshd.ssh_command(),
+                   {{"LD_PRELOAD", at >= 0 ? SITEPATCH_KILL_SHIM : ""},
+                    {"SITEPATCH_KILL_AT", std::to_string(std::max(at, 0L))},
+                    {"SITEPATCH_KILL_COUNT", env.count_file}});
   };
   // The steps of this side: the history's local copy, written and sent back.
   REQUIRE(sp({"apply", recipe}, 0).status == 0);
-  long steps = std::stol(testsupport::slurp(count_file));
+  long steps = env.count();
   REQUIRE(steps > 10);
   REQUIRE(sp({"rollback", "--all"}, -1).status == 0);
   for (long at = 1; at <= steps; ++at) {
-    fs::remove_all(sshd.local("/srv/venv/.sitepatch"));
+    fs::remove_all(env.sshd.local("/srv/venv/.sitepatch"));
     auto r = sp({"apply", recipe}, at);
     INFO("killed before step " << at << " of " << steps << "; " << r.err);
     REQUIRE((r.status == 137 || r.status == -9 || r.status == 0));
     auto back = sp({"rollback", "--all"}, -1);
     INFO(back.err);
     REQUIRE(back.status == 0);
-    CHECK(e2e::read_tree(venv.site_packages + "/flashinfer") == installed);
-    CHECK(git_fsck_clean(sshd.local("/srv/venv/.sitepatch")));
+    CHECK(env.pristine());
+    CHECK(git_fsck_clean(env.sshd.local("/srv/venv/.sitepatch")));
   }
 }
 
 TEST_CASE("remote: the agent killed at every step of apply and rollback: the next command restores pip's bytes",
           "[e2e][crash][remote]") {
-  testsupport::TestSshd sshd;
-  testsupport::TempDir tmp;
-  auto venv = testsupport::Venv::create(sshd.local("/srv/venv"));
-  std::string wheels = tmp.path + "/wheels";
-  venv.install({e2e::data_wheel("torch", "2.9.0", wheels), e2e::data_wheel("packaging", "24.0", wheels),
-                e2e::data_wheel("flashinfer-python", "0.5.3", wheels)});
-  auto installed = e2e::read_tree(venv.site_packages + "/flashinfer");
+  RemoteDemo env;
   std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
-  std::string count_file = tmp.path + "/count";
   // The shim reaches the agent through the client's SetEnv (the test sshd accepts it),
   // and acts only in the Python process, not in the shell that starts it.
   auto sp = [&](std::vector<std::string> args, long at) {
-    std::string ssh = sshd.ssh_command();
+    std::string ssh = env.sshd.ssh_command();
     if (at >= 0)
       ssh += " -o 'SetEnv=LD_PRELOAD=" + std::string(SITEPATCH_KILL_SHIM) + " SITEPATCH_KILL_PROGRAM=python" +
-             " SITEPATCH_KILL_AT=" + std::to_string(at) + " SITEPATCH_KILL_COUNT=" + count_file + "'";
-    args.insert(args.begin(), {"-q", "--host", sshd.target(), "--ssh-command", ssh, "--venv", "/srv/venv"});
-    return testsupport::run_sitepatch(args);
+             " SITEPATCH_KILL_AT=" + std::to_string(at) + " SITEPATCH_KILL_COUNT=" + env.count_file + "'";
+    return env.run(args, ssh);
   };
   auto steps_of = [&](std::vector<std::string> args) {
     REQUIRE(sp(args, 0).status == 0);
-    return std::stol(testsupport::slurp(count_file));
+    return env.count();
   };
   auto check = [&] {
-    CHECK(e2e::read_tree(venv.site_packages + "/flashinfer") == installed);
-    CHECK(git_fsck_clean(sshd.local("/srv/venv/.sitepatch")));
-    for (auto& e : fs::recursive_directory_iterator(venv.site_packages)) {
-      std::string name = e.path().filename().string();
-      CHECK_FALSE((name.find(".sitepatch-") != std::string::npos &&
-                   (sitepatch::util::ends_with(name, ".tmp") || sitepatch::util::ends_with(name, ".orig"))));
-    }
+    CHECK(env.pristine());
+    CHECK(git_fsck_clean(env.sshd.local("/srv/venv/.sitepatch")));
+    CHECK(leftovers_in(env.venv.site_packages).empty());
   };
 
   long apply_steps = steps_of({"apply", recipe});
@@ -179,7 +185,7 @@ TEST_CASE("remote: the agent killed at every step of apply and rollback: the nex
   long rollback_steps = steps_of({"rollback", "--all"});
   REQUIRE(rollback_steps > 3);
   for (long at = 1; at <= apply_steps; ++at) {
-    fs::remove_all(sshd.local("/srv/venv/.sitepatch"));
+    fs::remove_all(env.sshd.local("/srv/venv/.sitepatch"));
     auto r = sp({"apply", recipe}, at);
     INFO("agent killed before step " << at << " of " << apply_steps << " of apply; " << r.err);
     auto back = sp({"rollback", "--all"}, -1);
@@ -188,7 +194,7 @@ TEST_CASE("remote: the agent killed at every step of apply and rollback: the nex
     check();
   }
   for (long at = 1; at <= rollback_steps; ++at) {
-    fs::remove_all(sshd.local("/srv/venv/.sitepatch"));
+    fs::remove_all(env.sshd.local("/srv/venv/.sitepatch"));
     REQUIRE(sp({"apply", recipe}, -1).status == 0);
     auto r = sp({"rollback", "--all"}, at);
     INFO("agent killed before step " << at << " of " << rollback_steps << " of rollback; " << r.err);
