@@ -1,9 +1,11 @@
 // Recipe format v1: the document and its top-level keys (id, description, requires, edits).
 #include <regex>
 
+#include "load.hpp"
 #include "schema.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/strings.hpp"
+#include "sitepatch/util/utf8.hpp"
 
 namespace sitepatch::recipe {
 
@@ -24,6 +26,20 @@ std::string syntax_hint(std::string_view text, const YAML::Mark& m) {
   char c = text[at + m.column];
   if (c != '@' && c != '`') return "";
   return std::string("; YAML reserves `") + c + "` at the start of a value: quote the value";
+}
+
+// The 1-based line and column (in characters) of byte `at`.
+Mark utf8_mark(std::string_view text, size_t at) {
+  Mark m{1, 1};
+  for (size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n') {
+      ++m.line;
+      m.column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++m.column;
+    }
+  }
+  return m;
 }
 
 // Reads the whole document; every problem goes to `problems`.
@@ -89,20 +105,25 @@ Recipe parse(std::string_view text, const std::string& path) {
   r.hash = util::sha256_hex(text);
   Problems problems(path);
 
-  std::vector<YAML::Node> docs;
+  if (auto bad = util::first_invalid_utf8(text)) {
+    problems.add(utf8_mark(text, *bad), "not UTF-8: byte " + util::hex_byte(text[*bad]) +
+                                            " (a recipe must be UTF-8 text)");
+    problems.raise();
+  }
+  Loaded doc;
   try {
-    docs = YAML::LoadAll(r.text);
+    doc = load_first_document(r.text);
   } catch (const YAML::Exception& e) {
     problems.add(to_mark(e.mark), "YAML syntax error: " + e.msg + syntax_hint(text, e.mark));
     problems.raise();
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
+  if (doc.root.IsNull() && !doc.second) {
     problems.add(Mark{1, 1}, "recipe is empty");
     problems.raise();
   }
-  if (docs.size() > 1)
-    problems.add(mark_of(docs[1]), "a recipe file holds one recipe; this is a second YAML document");
-  const YAML::Node& root = docs[0];
+  if (doc.second)
+    problems.add(to_mark(*doc.second), "a recipe file holds one recipe; this is a second YAML document");
+  const YAML::Node& root = doc.root;
   if (!root.IsMap()) {
     problems.add(mark_of(root), "a recipe must be a mapping with `id` and `edits`, got " + describe(root));
     problems.raise();
