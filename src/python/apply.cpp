@@ -2,6 +2,8 @@
 // original bytes, refuse overlaps, then write the new source in one pass.
 #include <algorithm>
 
+#include "sitepatch/util/error.hpp"
+
 #include "python/imports.hpp"
 #include "python/module_impl.hpp"
 #include "python/plan.hpp"
@@ -60,6 +62,14 @@ bool run_action(const Context& cx, const Def& d, const recipe::Edit& e, ActionOu
     case Action::none: return true;
   }
   return true;
+}
+
+// The first character of the splices' text the module's encoding cannot hold, or "".
+std::string unencodable(const std::vector<Splice>& splices, const encoding::Codec& codec) {
+  if (codec.iconv.empty()) return "";
+  for (const auto& s : splices)
+    if (std::string bad = encoding::unencodable(s.text, codec); !bad.empty()) return bad;
+  return "";
 }
 
 std::string target_name(const recipe::Edit& e) {
@@ -130,6 +140,15 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
       }
     }
 
+    // New code the module's encoding cannot hold fails the edit: never a file Python
+    // cannot read.
+    if (std::string bad = unencodable(out.splices, impl_->codec); !bad.empty()) {
+      fail(r, Failure::invalid, (impl_->name.empty() ? std::string("the module") : impl_->name) + " is " +
+                                    impl_->codec.name + " (its coding line), which cannot hold " + bad +
+                                    " of the new code");
+      continue;
+    }
+
     // Overlaps with an edit accepted earlier fail this one.
     const Placed* clash = nullptr;
     for (const auto& mine : out.splices) {
@@ -159,8 +178,8 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
     if (rank(a) != rank(b)) return rank(a) < rank(b);
     return a.seq < b.seq;
   });
-  std::string out(impl_->source.substr(0, impl_->bom));
-  out.reserve(impl_->source.size() + 256);
+  std::string out(impl_->utf8().substr(0, impl_->bom));
+  out.reserve(impl_->utf8().size() + 256);
   size_t cursor = 0;
   const size_t bom = impl_->bom;
   if (changes) changes->clear();
@@ -174,7 +193,11 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
     cursor = to;
   }
   out.append(src.substr(cursor));
-  return out;
+  if (impl_->codec.identity()) return out;
+  // Every character was checked above: only a broken invariant can fail here.
+  auto bytes = encoding::encode(out, impl_->codec);
+  if (!bytes) throw Error("internal: " + bytes.error());
+  return std::move(*bytes);
 }
 
 }  // namespace sitepatch::python
