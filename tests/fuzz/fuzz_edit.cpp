@@ -1,0 +1,63 @@
+// Fuzz target: a module source and a recipe, separated by the first "\n---\n" line (the
+// layout of tests/golden/actions.txt) -> every edit of the recipe applied to the module.
+// Findings: a crash or hang; an exception other than sitepatch::Error; a result whose
+// incremental re-parse disagrees with a fresh parse; and a result that does not parse
+// although the module and every piece of new code parse on their own.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "sitepatch/python/module.hpp"
+#include "sitepatch/recipe/recipe.hpp"
+
+namespace {
+
+using sitepatch::recipe::Action;
+
+bool parses(const std::string& code) { return sitepatch::python::Module(code).syntax_problems().empty(); }
+
+// Whether the edit's own new code parses as a module (a `replace` may legitimately
+// break the syntax around it, so it never counts as clean).
+bool clean_code(const sitepatch::recipe::Edit& e) {
+  if (e.action == Action::replace) return false;
+  // A decorator is an expression only where `@` allows it (`a=b` parses as a statement).
+  std::string code = e.action == Action::add_decorator ? "@" + e.code + "\ndef _f():\n    pass\n" : e.code;
+  if (!e.code.empty() && !parses(code)) return false;
+  return e.ensure_import.empty() || parses(e.ensure_import);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string input(reinterpret_cast<const char*>(data), size);
+  size_t cut = input.find("\n---\n");
+  if (cut == std::string::npos) return 0;
+  std::string source = input.substr(0, cut + 1);
+  sitepatch::recipe::Recipe recipe;
+  try {
+    recipe = sitepatch::recipe::parse(input.substr(cut + 5), "fuzz.yaml");
+  } catch (const sitepatch::recipe::RecipeError&) {
+    return 0;
+  }
+  try {
+    sitepatch::python::Module module(source);
+    std::vector<const sitepatch::recipe::Edit*> edits;
+    bool clean = module.syntax_problems().empty();
+    for (const auto& e : recipe.edits) {
+      edits.push_back(&e);
+      clean = clean && clean_code(e);
+    }
+    std::vector<sitepatch::python::EditResult> results;
+    std::vector<sitepatch::python::TextChange> changes;
+    std::string next = module.apply(edits, results, &changes);
+    if (results.size() != edits.size()) std::abort();
+    if (next == source) return 0;
+    bool incremental_ok = module.edited(next, changes).syntax_problems().empty();
+    bool fresh_ok = parses(next);
+    if (incremental_ok != fresh_ok) std::abort();
+    if (clean && !fresh_ok) std::abort();
+  } catch (const sitepatch::Error&) {
+  }
+  return 0;
+}
