@@ -1,7 +1,8 @@
 // Benchmark: how `plan` grows with the size of the recipe (issue 10, #16). Recipes of
 // 2k, 10k and 40k edits (or the sizes given) in two shapes: "wide", 100 edits per
 // module over more and more modules, and "deep", every edit in one module of as many
-// functions. Prints wall time and peak memory of `sitepatch plan -q` for each, and the
+// functions (Python's own compile of such a module is then a good part of the time).
+// Prints wall time and peak memory of `sitepatch plan -q` for each, and the
 // time per 1k edits, which stays flat when plan is linear. Not a test: it measures.
 //
 // usage: [SITEPATCH_BENCH_BIN=other/sitepatch] sitepatch_bench_plan_scale [EDITS...]
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
   testsupport::WheelSpec spec{"scalepkg", "1.0", {{"scalepkg/__init__.py", "def noop(f):\n    return f\n"}}};
   int modules = (largest + kPerModule - 1) / kPerModule;
   for (int m = 0; m < modules; ++m) spec.files["scalepkg/m" + std::to_string(m) + ".py"] = module_source(kPerModule);
-  spec.files["scalepkg/deep.py"] = module_source(largest);
+  for (int n : sizes) spec.files["scalepkg/deep" + std::to_string(n) + ".py"] = module_source(n);
   venv.install(testsupport::build_wheel(spec, tmp.path));
 
   std::printf("sitepatch plan -q, by recipe size (wall s, peak MB, s per 1k edits)\n");
@@ -95,7 +96,7 @@ int main(int argc, char** argv) {
       std::string text = "id: scale\nedits:\n";
       bool wide = std::string(shape) == "wide";
       for (int i = 0; i < n; ++i)
-        text += wide ? edit("scalepkg.m" + std::to_string(i / kPerModule), i % kPerModule) : edit("scalepkg.deep", i);
+        text += wide ? edit("scalepkg.m" + std::to_string(i / kPerModule), i % kPerModule) : edit("scalepkg.deep" + std::to_string(n), i);
       std::string recipe = tmp.path + "/" + shape + std::to_string(n) + ".yaml";
       testsupport::spit(recipe, text);
       Measure m = run_plan(venv.root, recipe);
