@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <map>
-#include <regex>
 
 #include "sitepatch/util/utf8.hpp"
 
@@ -61,11 +60,22 @@ std::pair<std::string_view, std::string_view> first_lines(std::string_view bytes
   return {one, two};
 }
 
-// The name in a coding line (PEP 263), or "".
+// The name in a coding line (PEP 263: `^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`), or "".
+// By hand: std::regex recurses per character and a long first line overflows the stack.
 std::string cookie(std::string_view line) {
-  static const std::regex kCookie("^[ \\t\\f]*#.*?coding[:=][ \\t]*([-\\w.]+)");
-  std::cmatch m;
-  if (std::regex_search(line.data(), line.data() + line.size(), m, kCookie)) return m[1].str();
+  size_t i = line.find_first_not_of(" \t\f");
+  if (i == std::string_view::npos || line[i] != '#') return "";
+  for (size_t at = line.find("coding", i); at != std::string_view::npos; at = line.find("coding", at + 1)) {
+    size_t k = at + 6;
+    if (k >= line.size() || (line[k] != ':' && line[k] != '=')) continue;
+    ++k;
+    while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) ++k;
+    size_t from = k;
+    while (k < line.size() && (std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '-' ||
+                               line[k] == '_' || line[k] == '.'))
+      ++k;
+    if (k > from) return std::string(line.substr(from, k - from));
+  }
   return "";
 }
 

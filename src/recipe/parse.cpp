@@ -1,6 +1,4 @@
 // Recipe format v1: the document and its top-level keys (id, description, requires, edits).
-#include <regex>
-
 #include "load.hpp"
 #include "schema.hpp"
 #include "sitepatch/util/hash.hpp"
@@ -42,14 +40,23 @@ Mark utf8_mark(std::string_view text, size_t at) {
   return m;
 }
 
+// [a-z0-9][a-z0-9._-]*, without std::regex (whose recursion overflows the stack on a
+// long enough value).
+bool valid_id(std::string_view s) {
+  auto lower_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (s.empty() || !lower_digit(s[0])) return false;
+  for (char c : s)
+    if (!lower_digit(c) && c != '.' && c != '_' && c != '-') return false;
+  return true;
+}
+
 // Reads the whole document; every problem goes to `problems`.
 void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Problems& problems) {
   auto fields = entries(root, {"id", "description", "requires", "on-upgrade", "edits"}, problems);
 
   if (const Entry* id = find(fields, "id")) {
-    static const std::regex kId("[a-z0-9][a-z0-9._-]*");
     if (auto s = text(*id, problems)) {
-      if (std::regex_match(*s, kId)) r.id = *s;
+      if (valid_id(*s)) r.id = *s;
       else problems.add(id->value_mark(), "`id` must match [a-z0-9][a-z0-9._-]*, got " + quoted(*s));
     }
   } else {

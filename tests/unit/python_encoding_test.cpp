@@ -69,3 +69,9 @@ TEST_CASE("a module with CR-only line ends parses and keeps them", "[python]") {
   CHECK(r.out == "import os\rimport sys\r\rdef f(x):\r    y = x * 2\r    return y\r\rdef g():\r    pass\r");
   CHECK(idempotent(r.out, {body, imp}));
 }
+
+TEST_CASE("a very long first line is searched for a coding line without overflowing the stack", "[python]") {
+  std::string line = "# " + std::string(5'000'000, 'x') + " coding: latin-1\n";
+  Module m(line + "X = '\xE9'\n");
+  CHECK(m.defines("X"));
+}

@@ -242,3 +242,12 @@ TEST_CASE("a recipe must be UTF-8: the first other byte is named with its positi
   CHECK(errors_of("id: \xC0\xAF\n") == Lines{"r.yaml:1:5: not UTF-8: byte 0xC0 (a recipe must be UTF-8 text)"});
   CHECK(errors_of("id: \xED\xA0\x80\n") == Lines{"r.yaml:1:5: not UTF-8: byte 0xED (a recipe must be UTF-8 text)"});
 }
+
+TEST_CASE("a very long value is checked without overflowing the stack", "[recipe]") {
+  // std::regex recursed once per character: a 5 MB `id` crashed with SIGSEGV.
+  std::string huge(5'000'000, 'x');
+  CHECK(errors_of("id: " + huge + "\n") == Lines{"r.yaml:1:1: missing required key `edits`"});
+  auto errors = errors_of("id: a\nrequires: foo>=" + huge + "\n");
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[1].rfind("r.yaml:2:11: `requires`: ", 0) == 0);
+}
