@@ -2,7 +2,9 @@
 // layout of tests/golden/actions.txt) -> every edit of the recipe applied to the module.
 // Findings: a crash or hang; an exception other than sitepatch::Error; a result whose
 // incremental re-parse disagrees with a fresh parse; and a result that does not parse
-// although the module and every piece of new code parse on their own.
+// although the module (with every definition starting its line) and every piece of new
+// code parse on their own.
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -27,6 +29,28 @@ bool clean_code(const sitepatch::recipe::Edit& e) {
   return e.ensure_import.empty() || parses(e.ensure_import);
 }
 
+// Whether every `def` and `class` starts its line, as Python requires. tree-sitter
+// accepts `x*async def f():` without an error, and an edit placed at such a
+// definition cannot give valid code; plan's compile by Python refuses those.
+bool definitions_start_lines(const std::string& source) {
+  size_t at = 0;
+  while (at < source.size()) {
+    size_t end = source.find_first_of("\r\n", at);
+    if (end == std::string::npos) end = source.size();
+    std::string line = source.substr(at, end - at);
+    size_t first = line.find_first_not_of(" \t\f");
+    if (first != std::string::npos) {
+      line = line.substr(first);
+      if (line.rfind("async ", 0) == 0) line = line.substr(6);
+      for (const char* kw : {"def", "class"})
+        for (size_t k = line.find(kw, 1); k != std::string::npos; k = line.find(kw, k + 1))
+          if (!std::isalnum(static_cast<unsigned char>(line[k - 1])) && line[k - 1] != '_') return false;
+    }
+    at = end + 1;
+  }
+  return true;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -43,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     sitepatch::python::Module module(source);
     std::vector<const sitepatch::recipe::Edit*> edits;
-    bool clean = module.syntax_problems().empty();
+    bool clean = module.syntax_problems().empty() && definitions_start_lines(source);
     for (const auto& e : recipe.edits) {
       edits.push_back(&e);
       clean = clean && clean_code(e);
