@@ -163,6 +163,12 @@ tl::expected<Codec, std::string> detect(std::string_view bytes) {
       iconv_t cd = iconv_open("UTF-8", c.iconv.c_str());
       if (cd == iconv_t(-1)) return tl::make_unexpected("its coding line names an unknown encoding, " + name);
       iconv_close(cd);
+      // Python reads source only in encodings that keep ASCII as it is (not UTF-16).
+      const std::string ascii = "# coding=x\n";
+      std::string out;
+      size_t bad = 0;
+      if (!convert(ascii, c.iconv, "UTF-8", out, bad) || out != ascii)
+        return tl::make_unexpected("its coding line names " + name + ", which Python cannot read source in");
     }
   }
   c.cr_only = bytes.find('\r') != std::string_view::npos && bytes.find('\n') == std::string_view::npos;

@@ -53,6 +53,8 @@ TEST_CASE("bytes not valid in the declared encoding name the file, line and offs
                     "pkg/mod.py: line 2, byte 0xE9 (offset 21) is not valid ascii");
   CHECK_THROWS_WITH(Module("# coding: klingon\n", "pkg/mod.py"),
                     "pkg/mod.py: its coding line names an unknown encoding, klingon");
+  CHECK_THROWS_WITH(Module("# coding: utf-16\n", "pkg/mod.py"),
+                    "pkg/mod.py: its coding line names utf-16, which Python cannot read source in");
   CHECK_THROWS_WITH(Module("\xEF\xBB\xBF# coding: latin-1\n", "pkg/mod.py"),
                     "pkg/mod.py: it starts with a UTF-8 byte order mark but its coding line says latin-1");
 }
