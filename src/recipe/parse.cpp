@@ -1,4 +1,6 @@
 // Recipe format v1: the document and its top-level keys (id, description, requires, edits).
+#include <yaml-cpp/depthguard.h>
+
 #include "load.hpp"
 #include "schema.hpp"
 #include "sitepatch/util/hash.hpp"
@@ -120,6 +122,11 @@ Recipe parse(std::string_view text, const std::string& path) {
   Loaded doc;
   try {
     doc = load_first_document(r.text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for it is "bad file".
+    problems.add(to_mark(e.mark), "YAML syntax error: nested more than " + std::to_string(e.depth() - 1) +
+                                      " levels deep");
+    problems.raise();
   } catch (const YAML::Exception& e) {
     problems.add(to_mark(e.mark), "YAML syntax error: " + e.msg + syntax_hint(text, e.mark));
     problems.raise();

@@ -251,3 +251,8 @@ TEST_CASE("a very long value is checked without overflowing the stack", "[recipe
   REQUIRE(errors.size() == 2);
   CHECK(errors[1].rfind("r.yaml:2:11: `requires`: ", 0) == 0);
 }
+
+TEST_CASE("nesting too deep is named as such, not as yaml-cpp's `bad file`", "[recipe]") {
+  CHECK(errors_of(std::string(100000, '[')) ==
+        Lines{"r.yaml:1:1: YAML syntax error: nested more than 499 levels deep"});
+}
