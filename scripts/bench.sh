@@ -21,6 +21,7 @@ astgrep_prefix="$root/build/_deps/ast-grep"
 if [ ! -x "$astgrep_prefix/node_modules/.bin/ast-grep" ]; then
   npm install --prefix "$astgrep_prefix" @ast-grep/cli@0.51.1
 fi
+"$root/build/tests/bench/sitepatch_bench_plan_scale"
 "$root/build/tests/bench/sitepatch_bench" "${1:-9}"
 "$root/build/tests/bench/sitepatch_bench_remote" "${2:-5}"
 AST_GREP="$astgrep_prefix/node_modules/.bin/ast-grep" "$root/tests/bench/bench_audit.sh" \

@@ -73,7 +73,7 @@ int report(const GlobalOptions& g, const std::string& message, Exit code,
   if (g.json) {
     nlohmann::json j = {{"ok", false}, {"error", message}, {"exit_code", int(code)}};
     if (!extra.is_null()) j["diagnostics"] = extra;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   return int(code);
 }

@@ -9,7 +9,7 @@ namespace sitepatch::engine::detail {
 const python::Module& ModuleCache::get(const Located& l) {
   auto it = modules_.find(l.path);
   if (it == modules_.end())
-    it = modules_.emplace(l.path, std::make_shared<const python::Module>(l.content)).first;
+    it = modules_.emplace(l.path, std::make_shared<const python::Module>(*l.content, l.rel)).first;
   return *it->second;
 }
 

@@ -63,9 +63,12 @@ std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& 
   }
   std::map<std::string, host::FileData> files;
   for (auto& f : s.host.read(paths)) files.emplace(f.path, std::move(f));
+  // One copy of each file, however many edits it has.
+  std::map<std::string, std::shared_ptr<const std::string>> content_of;
 
   // Pick each edit's file, then check every picked file really lies inside its site dir.
   std::vector<std::string> to_resolve;
+  std::set<std::string> resolving;
   for (size_t i = 0; i < edits.size(); ++i) {
     if (!out[i].error.empty()) continue;
     for (auto& dir : s.env.site_dirs) {
@@ -76,7 +79,9 @@ std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& 
         out[i].rel = c;
         out[i].site_dir = dir;
         out[i].path = it->first;
-        out[i].content = it->second.content;
+        auto& shared = content_of[it->first];
+        if (!shared) shared = std::make_shared<const std::string>(std::move(it->second.content));
+        out[i].content = shared;
         break;
       }
       if (out[i].ok) break;
@@ -87,7 +92,7 @@ std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& 
                      " not found in " + util::join(s.env.site_dirs, ", ") + module_hint(s, e);
       continue;
     }
-    to_resolve.push_back(out[i].path);
+    if (resolving.insert(out[i].path).second) to_resolve.push_back(out[i].path);
   }
   if (to_resolve.empty()) return out;
   std::vector<std::string> ask = to_resolve;

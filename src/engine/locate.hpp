@@ -1,6 +1,7 @@
 #pragma once
 // Where each edit's file is: module or file name -> one file inside site-packages,
 // read once. Refuses paths that leave site-packages, by name or by symlink.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ struct Located {
   std::string rel;       // relative to site_dir
   std::string site_dir;
   std::string path;      // absolute
-  std::string content;
+  std::shared_ptr<const std::string> content;  // shared by every edit of the file
 };
 
 /// One answer per edit, in order. All candidate files are read in one batch.

@@ -60,7 +60,13 @@ std::string defined_elsewhere(Session& s, const Located& where, const recipe::Ed
   auto files = s.host.read(paths);
   for (size_t i = 0; i < files.size(); ++i) {
     if (!files[i].exists || files[i].content.find(leaf) == std::string::npos) continue;
-    python::Module m(files[i].content);
+    std::optional<python::Module> parsed;
+    try {
+      parsed.emplace(files[i].content, rels[i]);
+    } catch (const Error&) {
+      continue;  // a file Python cannot read either defines nothing
+    }
+    const python::Module& m = *parsed;
     for (auto& def : m.definitions())
       if (def.qualified == e.target && def.kind == e.kind)
         found.push_back(site::module_for_file(rels[i]) + " (" + rels[i] + ":" +
@@ -100,7 +106,7 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
   fc.rel = w.where.rel;
   fc.site_dir = w.where.site_dir;
   fc.path = w.where.path;
-  fc.old_text = w.where.content;
+  fc.old_text = *w.where.content;
   fc.old_sha = util::sha256_hex(fc.old_text);
   // One parse per recipe that touches the file (once, in the usual case of one); the
   // result is re-parsed incrementally from the last tree, to check it.
@@ -117,7 +123,7 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
       idx.push_back(w.edits[a]);
     }
     std::vector<python::EditResult> results;
-    if (text != last->source()) last = &later.emplace(text);
+    if (text != last->source()) last = &later.emplace(text, fc.rel);
     std::string next = last->apply(batch, results, &changes);
     detail::carry_spans(o.spans, changes, idx);
     for (size_t j = 0; j < idx.size(); ++j) o.results.emplace_back(idx[j], results[j]);
@@ -442,7 +448,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
     for (auto& l : located)
       if (l.ok && seen.insert(l.path).second) unique.push_back(&l);
     std::vector<std::optional<python::Module>> parsed(unique.size());
-    util::parallel_for(unique.size(), [&](size_t k) { parsed[k].emplace(unique[k]->content); });
+    util::parallel_for(unique.size(), [&](size_t k) { parsed[k].emplace(*unique[k]->content, unique[k]->rel); });
     for (size_t k = 0; k < unique.size(); ++k) cache.put(unique[k]->path, std::move(*parsed[k]));
   }
   std::deque<recipe::Edit> renamed;  // followed edits whose target an `as` renamed

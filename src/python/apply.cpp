@@ -1,6 +1,10 @@
 // Module::apply: locate every edit on the one parse, turn each into splices against the
 // original bytes, refuse overlaps, then write the new source in one pass.
 #include <algorithm>
+#include <iterator>
+#include <map>
+
+#include "sitepatch/util/error.hpp"
 
 #include "python/imports.hpp"
 #include "python/module_impl.hpp"
@@ -19,15 +23,47 @@ struct Placed {
   size_t seq;   // global order of acceptance
 };
 
-bool overlaps(const Splice& a, const Splice& b) {
-  if (a.import || b.import) return false;
-  bool a_ins = a.begin == a.end, b_ins = b.begin == b.end;
-  if (a_ins && b_ins) return false;  // two insertions at one place keep recipe order
-  // An insertion at either end of a replaced range touches none of its bytes.
-  if (a_ins) return b.begin < a.begin && a.begin < b.end;
-  if (b_ins) return a.begin < b.begin && b.begin < a.end;
-  return a.begin < b.end && b.begin < a.end;
-}
+// The accepted splices by position, to find the one a new splice overlaps in log time
+// (a scan of every accepted splice per edit made a file's edits quadratic). Replaced
+// ranges never overlap one another, so sorted by start they are sorted by end too.
+// Imports overlap nothing; two insertions at one place keep recipe order; an insertion
+// at either end of a replaced range touches none of its bytes.
+class Occupied {
+ public:
+  /// The acceptance number (seq) of the earliest accepted splice `s` overlaps, or npos.
+  size_t clash(const Splice& s) const {
+    size_t best = npos;
+    if (s.import) return best;
+    if (s.begin == s.end) {
+      auto it = ranges_.lower_bound(s.begin);  // first range starting at or after the point
+      if (it != ranges_.begin() && std::prev(it)->second.end > s.begin) best = std::prev(it)->second.seq;
+      return best;
+    }
+    // Ranges starting before our end that end after our start.
+    for (auto it = ranges_.lower_bound(s.end); it != ranges_.begin();) {
+      --it;
+      if (it->second.end <= s.begin) break;
+      best = std::min(best, it->second.seq);
+    }
+    // Insertions strictly inside.
+    for (auto it = points_.upper_bound(s.begin); it != points_.end() && it->first < s.end; ++it)
+      best = std::min(best, it->second);
+    return best;
+  }
+  void add(const Splice& s, size_t seq) {
+    if (s.import) return;
+    if (s.begin == s.end) points_.emplace(s.begin, seq);
+    else ranges_[s.begin] = {s.end, seq};
+  }
+  static constexpr size_t npos = size_t(-1);
+
+ private:
+  struct Range {
+    size_t end, seq;
+  };
+  std::map<size_t, Range> ranges_;        // by start
+  std::multimap<size_t, size_t> points_;  // insertion offset -> seq
+};
 
 bool kind_fits(const recipe::Edit& e, EditResult& r) {
   bool variable = e.kind == TargetKind::variable;
@@ -62,6 +98,14 @@ bool run_action(const Context& cx, const Def& d, const recipe::Edit& e, ActionOu
   return true;
 }
 
+// The first character of the splices' text the module's encoding cannot hold, or "".
+std::string unencodable(const std::vector<Splice>& splices, const encoding::Codec& codec) {
+  if (codec.iconv.empty()) return "";
+  for (const auto& s : splices)
+    if (std::string bad = encoding::unencodable(s.text, codec); !bad.empty()) return bad;
+  return "";
+}
+
 std::string target_name(const recipe::Edit& e) {
   return e.target.empty() ? "ensure-import " + e.ensure_import : e.target;
 }
@@ -77,6 +121,7 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
   std::unique_ptr<ImportSite> site;  // found on the first ensure-import
   std::vector<Binding> pending;      // bindings added by accepted edits
   std::vector<Placed> placed;
+  Occupied occupied;
 
   results.assign(edits.size(), EditResult{});
   for (size_t i = 0; i < edits.size(); ++i) {
@@ -130,16 +175,22 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
       }
     }
 
+    // New code the module's encoding cannot hold fails the edit: never a file Python
+    // cannot read.
+    if (std::string bad = unencodable(out.splices, impl_->codec); !bad.empty()) {
+      fail(r, Failure::invalid, (impl_->name.empty() ? std::string("the module") : impl_->name) + " is " +
+                                    impl_->codec.name + " (its coding line), which cannot hold " + bad +
+                                    " of the new code");
+      continue;
+    }
+
     // Overlaps with an edit accepted earlier fail this one.
     const Placed* clash = nullptr;
-    for (const auto& mine : out.splices) {
-      for (const auto& p : placed)
-        if (overlaps(mine, p.s)) {
-          clash = &p;
-          break;
-        }
-      if (clash) break;
-    }
+    for (const auto& mine : out.splices)
+      if (size_t seq = occupied.clash(mine); seq != Occupied::npos) {
+        clash = &placed[seq];
+        break;
+      }
     if (clash) {
       fail(r, Failure::conflict, "overlaps the edit of " + target_name(*edits[clash->edit]) +
                                      " (" + std::string(recipe::action_name(edits[clash->edit]->action)) + ")");
@@ -148,7 +199,10 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
 
     r.outcome = out.already && import_already ? Outcome::already_applied : Outcome::will_apply;
     if (r.outcome == Outcome::already_applied) r.message = "already applied";
-    for (auto& s : out.splices) placed.push_back({std::move(s), i, placed.size()});
+    for (auto& s : out.splices) {
+      occupied.add(s, placed.size());
+      placed.push_back({std::move(s), i, placed.size()});
+    }
     pending.insert(pending.end(), adds.begin(), adds.end());
   }
 
@@ -159,8 +213,8 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
     if (rank(a) != rank(b)) return rank(a) < rank(b);
     return a.seq < b.seq;
   });
-  std::string out(impl_->source.substr(0, impl_->bom));
-  out.reserve(impl_->source.size() + 256);
+  std::string out(impl_->utf8().substr(0, impl_->bom));
+  out.reserve(impl_->utf8().size() + 256);
   size_t cursor = 0;
   const size_t bom = impl_->bom;
   if (changes) changes->clear();
@@ -174,7 +228,11 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
     cursor = to;
   }
   out.append(src.substr(cursor));
-  return out;
+  if (impl_->codec.identity()) return out;
+  // Every character was checked above: only a broken invariant can fail here.
+  auto bytes = encoding::encode(out, impl_->codec);
+  if (!bytes) throw Error("internal: " + bytes.error());
+  return std::move(*bytes);
 }
 
 }  // namespace sitepatch::python

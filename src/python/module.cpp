@@ -1,5 +1,7 @@
 #include <atomic>
 
+#include "sitepatch/util/error.hpp"
+
 #include "python/module_impl.hpp"
 
 namespace sitepatch::python {
@@ -9,18 +11,36 @@ std::atomic<std::size_t> parses{0};
 
 std::size_t parse_count() { return parses.load(); }
 
-Module::Module(std::string source) : impl_(std::make_unique<Impl>()) {
+void Module::Impl::decode() {
+  auto what = [&] { return name.empty() ? std::string("the module") : name; };
+  auto c = encoding::detect(source);
+  if (!c) throw Error(what() + ": " + c.error());
+  codec = *c;
+  auto d = encoding::decode(source, codec);
+  if (!d) throw Error(what() + ": " + d.error() + (codec.name == "utf-8" && codec.iconv.empty() ?
+                      " (Python reads a module without a coding line as UTF-8)" : ""));
+  if (!codec.identity()) decoded = std::move(*d);
+  if (source.compare(0, 3, "\xEF\xBB\xBF") == 0) bom = 3;
+}
+
+Module::Module(std::string source, std::string name) : impl_(std::make_unique<Impl>()) {
   impl_->source = std::move(source);
-  if (impl_->source.compare(0, 3, "\xEF\xBB\xBF") == 0) impl_->bom = 3;
+  impl_->name = std::move(name);
+  impl_->decode();
   impl_->tree = std::make_unique<ts::Tree>(impl_->text());
   ++parses;
   impl_->defs = std::make_unique<Definitions>(impl_->tree->root(), impl_->text());
 }
 
 Module Module::edited(std::string new_source, const std::vector<TextChange>& changes) const {
+  Module m;
+  m.impl_ = std::make_unique<Impl>();
+  m.impl_->source = std::move(new_source);
+  m.impl_->name = impl_->name;
+  m.impl_->decode();
   const size_t bom = impl_->bom;
   std::string_view old_text = impl_->text();
-  std::string_view new_text = std::string_view(new_source).substr(std::min(bom, new_source.size()));
+  std::string_view new_text = m.impl_->text();
   // Points advance over text: rows at each '\n', columns in bytes.
   auto advance = [](TSPoint p, std::string_view s) {
     for (char c : s) {
@@ -49,10 +69,6 @@ Module Module::edited(std::string new_source, const std::vector<TextChange>& cha
     e.new_end_point = advance(at, new_text.substr(start, c.new_end - c.new_begin));
     edits.push_back(e);
   }
-  Module m;
-  m.impl_ = std::make_unique<Impl>();
-  m.impl_->source = std::move(new_source);
-  m.impl_->bom = bom;
   m.impl_->tree = std::make_unique<ts::Tree>(m.impl_->text(), *impl_->tree, edits);
   ++parses;
   m.impl_->defs = std::make_unique<Definitions>(m.impl_->tree->root(), m.impl_->text());

@@ -1,9 +1,13 @@
 // Recipe format v1: the document and its top-level keys (id, description, requires, edits).
-#include <regex>
+#include <yaml-cpp/depthguard.h>
 
+#include <vector>
+
+#include "load.hpp"
 #include "schema.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/strings.hpp"
+#include "sitepatch/util/utf8.hpp"
 
 namespace sitepatch::recipe {
 
@@ -26,24 +30,27 @@ std::string syntax_hint(std::string_view text, const YAML::Mark& m) {
   return std::string("; YAML reserves `") + c + "` at the start of a value: quote the value";
 }
 
+// Where each line of `text` starts, so a mark maps to its byte in constant time (a
+// recipe of many edits must not rescan its text once per edit).
+std::vector<size_t> line_starts(std::string_view text) {
+  std::vector<size_t> out{0};
+  for (size_t p = text.find('\n'); p != std::string_view::npos; p = text.find('\n', p + 1)) out.push_back(p + 1);
+  return out;
+}
+
 // Byte offset of a 1-based mark in `text`, or npos.
-size_t offset_of(std::string_view text, Mark m) {
-  size_t at = 0;
-  for (int line = 1; line < m.line; ++line) {
-    at = text.find('\n', at);
-    if (at == std::string_view::npos) return at;
-    ++at;
-  }
-  at += size_t(m.column - 1);
+size_t offset_of(std::string_view text, const std::vector<size_t>& starts, Mark m) {
+  if (m.line < 1 || size_t(m.line) > starts.size()) return std::string_view::npos;
+  size_t at = starts[size_t(m.line - 1)] + size_t(m.column - 1);
   return at < text.size() ? at : std::string_view::npos;
 }
 
 // Moves the edit's code mark from the YAML value to the code's first character, so that
 // a position inside the code maps onto the recipe: past a quote, or for a `|` block to
 // its first content line (its lines are the code's lines).
-void place_code(std::string_view text, Edit& e) {
+void place_code(std::string_view text, const std::vector<size_t>& starts, Edit& e) {
   if (e.code_mark.line <= 0 || e.code_mark.column <= 0) return;
-  size_t at = offset_of(text, e.code_mark);
+  size_t at = offset_of(text, starts, e.code_mark);
   if (at == std::string_view::npos) return;
   char c = text[at];
   if (c == '"' || c == '\'') {
@@ -64,14 +71,37 @@ void place_code(std::string_view text, Edit& e) {
   }
 }
 
+// The 1-based line and column (in characters) of byte `at`.
+Mark utf8_mark(std::string_view text, size_t at) {
+  Mark m{1, 1};
+  for (size_t i = 0; i < at; ++i) {
+    if (text[i] == '\n') {
+      ++m.line;
+      m.column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++m.column;
+    }
+  }
+  return m;
+}
+
+// [a-z0-9][a-z0-9._-]*, without std::regex (whose recursion overflows the stack on a
+// long enough value).
+bool valid_id(std::string_view s) {
+  auto lower_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (s.empty() || !lower_digit(s[0])) return false;
+  for (char c : s)
+    if (!lower_digit(c) && c != '.' && c != '_' && c != '-') return false;
+  return true;
+}
+
 // Reads the whole document; every problem goes to `problems`.
 void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Problems& problems) {
   auto fields = entries(root, {"id", "description", "requires", "on-upgrade", "edits"}, problems);
 
   if (const Entry* id = find(fields, "id")) {
-    static const std::regex kId("[a-z0-9][a-z0-9._-]*");
     if (auto s = text(*id, problems)) {
-      if (std::regex_match(*s, kId)) r.id = *s;
+      if (valid_id(*s)) r.id = *s;
       else problems.add(id->value_mark(), "`id` must match [a-z0-9][a-z0-9._-]*, got " + quoted(*s));
     }
   } else {
@@ -112,10 +142,11 @@ void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Pro
     return;
   }
   int number = 0;
+  const auto starts = line_starts(source);
   for (const auto& item : edits->value) {
     ++number;
     if (auto e = read_edit(item, number, dash_mark(item, source), problems)) {
-      place_code(source, *e);
+      place_code(source, starts, *e);
       r.edits.push_back(std::move(*e));
     }
   }
@@ -130,20 +161,30 @@ Recipe parse(std::string_view text, const std::string& path) {
   r.hash = util::sha256_hex(text);
   Problems problems(path);
 
-  std::vector<YAML::Node> docs;
+  if (auto bad = util::first_invalid_utf8(text)) {
+    problems.add(utf8_mark(text, *bad), "not UTF-8: byte " + util::hex_byte(text[*bad]) +
+                                            " (a recipe must be UTF-8 text)");
+    problems.raise();
+  }
+  Loaded doc;
   try {
-    docs = YAML::LoadAll(r.text);
+    doc = load_first_document(r.text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for it is "bad file".
+    problems.add(to_mark(e.mark), "YAML syntax error: nested more than " + std::to_string(e.depth() - 1) +
+                                      " levels deep");
+    problems.raise();
   } catch (const YAML::Exception& e) {
     problems.add(to_mark(e.mark), "YAML syntax error: " + e.msg + syntax_hint(text, e.mark));
     problems.raise();
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
+  if (doc.root.IsNull() && !doc.second) {
     problems.add(Mark{1, 1}, "recipe is empty");
     problems.raise();
   }
-  if (docs.size() > 1)
-    problems.add(mark_of(docs[1]), "a recipe file holds one recipe; this is a second YAML document");
-  const YAML::Node& root = docs[0];
+  if (doc.second)
+    problems.add(to_mark(*doc.second), "a recipe file holds one recipe; this is a second YAML document");
+  const YAML::Node& root = doc.root;
   if (!root.IsMap()) {
     problems.add(mark_of(root), "a recipe must be a mapping with `id` and `edits`, got " + describe(root));
     problems.raise();

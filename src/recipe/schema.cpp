@@ -129,12 +129,21 @@ bool is_dotted_name(std::string_view s) {
 Mark dash_mark(const YAML::Node& item, std::string_view text) {
   Mark m = mark_of(item);
   if (item.Mark().is_null()) return m;
-  // Find the start of the mapping's line, then look left of it past spaces for `-`.
+  // The start of the mapping's line: its offset less its column (yaml-cpp counts both
+  // in bytes), checked, else found by counting lines (linear: once per edit would make
+  // a long recipe quadratic, so only as a fallback).
+  const YAML::Mark& at_mark = item.Mark();
   size_t line_start = 0;
-  for (int line = 0; line < item.Mark().line; ++line) {
-    line_start = text.find('\n', line_start);
-    if (line_start == std::string_view::npos) return m;
-    ++line_start;
+  size_t guess = size_t(at_mark.pos - at_mark.column);
+  if (at_mark.pos >= at_mark.column && size_t(at_mark.pos) <= text.size() &&
+      (guess == 0 ? at_mark.line == 0 : text[guess - 1] == '\n')) {
+    line_start = guess;
+  } else {
+    for (int line = 0; line < at_mark.line; ++line) {
+      line_start = text.find('\n', line_start);
+      if (line_start == std::string_view::npos) return m;
+      ++line_start;
+    }
   }
   for (int col = item.Mark().column - 1; col >= 0; --col) {
     size_t at = line_start + static_cast<size_t>(col);

@@ -73,6 +73,9 @@ int cmp(const T& a, const T& b) {
 }  // namespace
 
 std::optional<Version> Version::parse(std::string_view s) {
+  // std::regex recurses per character: a long enough text overflows the stack. No
+  // real version comes near this.
+  if (s.size() > 256) return std::nullopt;
   std::string text(s);
   std::smatch m;
   if (!std::regex_match(text, m, version_regex())) return std::nullopt;

@@ -127,3 +127,19 @@ TEST_CASE("many edits over a large module stay fast", "[python]") {
   for (const auto& res : r.results) REQUIRE(res.outcome == Outcome::will_apply);
   CHECK(idempotent(r.out, edits));
 }
+
+TEST_CASE("a range over several accepted edits names the earliest; edits in between stay", "[python]") {
+  // Overlaps are looked up by position (not by scanning every accepted edit): the
+  // answer must still be the first accepted edit the range touches.
+  std::string src = "def f():\n    return 1\n\ndef g():\n    return 2\n";
+  Edit g_body = edit(Action::replace_body, "g", "return 20");
+  Edit f_body = edit(Action::replace_body, "f", "return 10");
+  Edit f_prepend = edit(Action::prepend_body, "f", "x = 0");
+  Edit f_whole = edit(Action::replace_function, "f", "def f():\n    return 3\n");
+  Run r = run(src, {g_body, f_prepend, f_body, f_whole});
+  CHECK(r.results[0].outcome == Outcome::will_apply);
+  CHECK(r.results[1].outcome == Outcome::will_apply);
+  CHECK(r.results[2].outcome == Outcome::will_apply);
+  CHECK(r.results[3].message == "overlaps the edit of f (prepend-body)");
+  CHECK(r.out == "def f():\n    x = 0\n    return 10\n\ndef g():\n    return 20\n");
+}

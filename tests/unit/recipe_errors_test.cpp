@@ -219,3 +219,40 @@ TEST_CASE("on-upgrade takes one of three words", "[recipe]") {
   CHECK(errors_of("id: a\non_upgrade: warn\nedits:\n- module: m\n  ensure-import: import os\n") ==
         Lines{"r.yaml:2:1: unknown key `on_upgrade`; did you mean `on-upgrade`?"});
 }
+
+TEST_CASE("a stray flow token is a syntax error, never an endless parse", "[recipe]") {
+  // yaml-cpp 0.7's LoadAll loops forever, allocating, on each of these (issue 10, #13).
+  CHECK(errors_of(",") == Lines{"r.yaml:1:1: YAML syntax error: unexpected `,`"});
+  CHECK(errors_of("\n,\n") == Lines{"r.yaml:2:1: YAML syntax error: unexpected `,`"});
+  CHECK(errors_of("---\n,\n") == Lines{"r.yaml:2:1: YAML syntax error: unexpected `,`"});
+  CHECK(errors_of("id: a\n---\n,\n") == Lines{"r.yaml:3:1: YAML syntax error: unexpected `,`"});
+  // yaml-cpp itself names the others.
+  CHECK(errors_of("]") == Lines{"r.yaml:1:1: YAML syntax error: illegal flow end"});
+  CHECK(errors_of(with_edit("- module: m\n  ensure-import: import os\n,\n")) ==
+        Lines{"r.yaml:5:1: YAML syntax error: end of map not found"});
+}
+
+TEST_CASE("a recipe must be UTF-8: the first other byte is named with its position", "[recipe]") {
+  CHECK(errors_of("id: a\ndescription: caf\xE9 cr\xE8me\nedits: []\n") ==
+        Lines{"r.yaml:2:17: not UTF-8: byte 0xE9 (a recipe must be UTF-8 text)"});
+  // Columns count characters: the `é` before the bad byte is one.
+  CHECK(errors_of("id: a\ndescription: \xC3\xA9\xFF\n") ==
+        Lines{"r.yaml:2:15: not UTF-8: byte 0xFF (a recipe must be UTF-8 text)"});
+  // Overlong forms and surrogates are not UTF-8 either.
+  CHECK(errors_of("id: \xC0\xAF\n") == Lines{"r.yaml:1:5: not UTF-8: byte 0xC0 (a recipe must be UTF-8 text)"});
+  CHECK(errors_of("id: \xED\xA0\x80\n") == Lines{"r.yaml:1:5: not UTF-8: byte 0xED (a recipe must be UTF-8 text)"});
+}
+
+TEST_CASE("a very long value is checked without overflowing the stack", "[recipe]") {
+  // std::regex recursed once per character: a 5 MB `id` crashed with SIGSEGV.
+  std::string huge(5'000'000, 'x');
+  CHECK(errors_of("id: " + huge + "\n") == Lines{"r.yaml:1:1: missing required key `edits`"});
+  auto errors = errors_of("id: a\nrequires: foo>=" + huge + "\n");
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[1].rfind("r.yaml:2:11: `requires`: ", 0) == 0);
+}
+
+TEST_CASE("nesting too deep is named as such, not as yaml-cpp's `bad file`", "[recipe]") {
+  CHECK(errors_of(std::string(100000, '[')) ==
+        Lines{"r.yaml:1:1: YAML syntax error: nested more than 499 levels deep"});
+}

@@ -57,7 +57,8 @@ struct SyntaxProblem {
 };
 
 /// One replaced range, as apply() made it: bytes [old_begin, old_end) of the old
-/// source became [new_begin, new_end) of the new one.
+/// source became [new_begin, new_end) of the new one (offsets in the UTF-8 text, which
+/// are the bytes themselves for a UTF-8 module).
 struct TextChange {
   size_t old_begin, old_end, new_begin, new_end;
   size_t edit = SIZE_MAX;  // which of apply()'s edits made it (index into its `edits`)
@@ -72,9 +73,14 @@ struct FreeName {
 };
 
 /// A parsed module. Holds the source and its tree; parsing happens once, in the constructor.
+/// The source is in the module's own encoding (PEP 263 coding line, UTF-8 by default;
+/// CR-only line ends allowed); the tree, offsets and edits work on it as UTF-8, and
+/// apply() gives the new source back in the module's encoding and line ends.
 class Module {
  public:
-  explicit Module(std::string source);
+  /// Parses `source`; throws Error naming `name` (the file, for messages) and the
+  /// offending byte when the source is not valid in the encoding it declares.
+  explicit Module(std::string source, std::string name = "");
   ~Module();
   Module(Module&&) noexcept;
   Module& operator=(Module&&) noexcept;
