@@ -43,7 +43,7 @@ struct Frame {
 
 class Extractor {
  public:
-  Extractor(std::string_view src, ModuleFacts& m, bool types) : src_(src), m_(m), types_(types) {}
+  Extractor(std::string_view src, ModuleFacts& m, bool types) : src_(src), types_(types), m_(m) {}
 
   void run(TSNode root) {
     m_.functions.emplace_back();  // the top level

@@ -23,7 +23,9 @@ std::vector<std::string> upgrades_of(const store::PatchRecord& r, const site::Di
 
 FileStatus file_state(const store::FileRecord& f, bool exists, const std::string& content,
                       const std::optional<std::string>& left, const site::DistributionIndex& dists) {
-  FileStatus fs{f.rel, FileState::applied, ""};
+  FileStatus fs;
+  fs.rel = f.rel;
+  fs.state = FileState::applied;
   auto upgrade = upgrade_of(f, dists);
   if (upgrade) {
     fs.upgrade = upgrade->from_to;
