@@ -33,7 +33,11 @@ std::vector<std::string> clean_history_locks(Session& s) {
 }
 
 std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records) {
-  std::set<std::string> folders(s.env.site_dirs.begin(), s.env.site_dirs.end());  // the notes' temps
+  // The notes' temps in the environment's own site folders; a shared folder only where
+  // this history's files are (another environment's writer may be at work elsewhere in it).
+  std::set<std::string> folders;
+  for (auto& d : s.env.site_dirs)
+    if (site::shared_owner(s.env, d).empty()) folders.insert(d);
   for (auto& r : records)
     for (auto& f : r.files) folders.insert(split_path(f.site_dir + "/" + f.rel).first);
   std::vector<std::string> dirs(folders.begin(), folders.end());
