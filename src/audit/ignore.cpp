@@ -2,6 +2,8 @@
 // it ignores, or why, is an error with its file:line:col, never a silent no-op.
 #include "sitepatch/audit/ignore.hpp"
 
+#include "audit/yaml_file.hpp"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -16,27 +18,9 @@ namespace sitepatch::audit {
 
 namespace {
 
-recipe::Mark mark_of(const YAML::Node& n) {
-  YAML::Mark m = n.Mark();
-  if (m.is_null() || m.line < 0) return {1, 1};
-  return {m.line + 1, m.column + 1};
-}
+using detail::mark_of;
+using Problems = detail::FileProblems;
 
-struct Problems {
-  std::string path;
-  std::vector<recipe::Diagnostic> list;
-  void add(recipe::Mark m, std::string message) { list.push_back({path, m, std::move(message)}); }
-  void raise_if_any() const {
-    if (list.empty()) return;
-    auto sorted = list;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const recipe::Diagnostic& a, const recipe::Diagnostic& b) {
-      return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
-    });
-    std::vector<std::string> lines;
-    for (auto& d : sorted) lines.push_back(d.str());
-    throw Error("invalid ignore file\n" + util::join(lines, "\n"), Exit::usage);
-  }
-};
 
 void read_entry(const YAML::Node& item, int number, const std::string& path, std::vector<IgnoreEntry>& out,
                 Problems& problems) {
@@ -89,25 +73,9 @@ void read_entry(const YAML::Node& item, int number, const std::string& path, std
 }  // namespace
 
 std::vector<IgnoreEntry> parse_ignore(std::string_view text, const std::string& path) {
-  Problems problems{path, {}};
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    recipe::Mark m = e.mark.is_null() ? recipe::Mark{1, 1} : recipe::Mark{e.mark.line + 1, e.mark.column + 1};
-    problems.add(m, "YAML syntax error: " + e.msg);
-    problems.raise_if_any();
-  }
-  if (!root.IsMap() || !root["ignore"]) {
-    problems.add(mark_of(root), "an ignore file is a mapping with an `ignore:` list");
-    problems.raise_if_any();
-  }
-  for (const auto& pair : root) {
-    std::string k = pair.first.IsScalar() ? pair.first.Scalar() : "";
-    if (k != "ignore") problems.add(mark_of(pair.first), "unknown key `" + k + "`; an ignore file has only `ignore:`");
-  }
+  Problems problems(path, "ignore");
+  YAML::Node list = detail::load_list_file(text, "ignore", "an ignore file", problems);
   std::vector<IgnoreEntry> out;
-  YAML::Node list = root["ignore"];
   if (!list.IsSequence()) {
     problems.add(mark_of(list), "`ignore` must be a list of entries");
   } else {

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <set>
 
+#include "audit/yaml_file.hpp"
 #include "sitepatch/audit/rules.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/error.hpp"
@@ -17,31 +18,9 @@ namespace sitepatch::audit {
 
 namespace {
 
-recipe::Mark mark_of(const YAML::Node& n) {
-  YAML::Mark m = n.Mark();
-  if (m.is_null() || m.line < 0) return {1, 1};
-  return {m.line + 1, m.column + 1};
-}
+using detail::mark_of;
+using Problems = detail::FileProblems;
 
-class Problems {
- public:
-  explicit Problems(std::string path) : path_(std::move(path)) {}
-  void add(recipe::Mark m, std::string message) { list_.push_back({path_, m, std::move(message)}); }
-  void raise_if_any() const {
-    if (list_.empty()) return;
-    auto sorted = list_;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const recipe::Diagnostic& a, const recipe::Diagnostic& b) {
-      return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
-    });
-    std::vector<std::string> lines;
-    for (auto& d : sorted) lines.push_back(d.str());
-    throw Error("invalid rules file\n" + util::join(lines, "\n"), Exit::usage);
-  }
-
- private:
-  std::string path_;
-  std::vector<recipe::Diagnostic> list_;
-};
 
 // A pattern is dotted identifiers, where a whole segment may be `*`.
 bool valid_pattern(const std::string& p) {
@@ -117,24 +96,8 @@ std::optional<Severity> parse_severity(std::string_view s) {
 }
 
 std::vector<Rule> parse_rules(std::string_view text, const std::string& path) {
-  Problems problems(path);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    recipe::Mark m = e.mark.is_null() ? recipe::Mark{1, 1} : recipe::Mark{e.mark.line + 1, e.mark.column + 1};
-    problems.add(m, "YAML syntax error: " + e.msg);
-    problems.raise_if_any();
-  }
-  if (!root.IsMap() || !root["rules"]) {
-    problems.add(mark_of(root), "a rules file is a mapping with a `rules:` list");
-    problems.raise_if_any();
-  }
-  for (const auto& pair : root) {
-    std::string k = pair.first.IsScalar() ? pair.first.Scalar() : "";
-    if (k != "rules") problems.add(mark_of(pair.first), "unknown key `" + k + "`; a rules file has only `rules:`");
-  }
-  YAML::Node list = root["rules"];
+  Problems problems(path, "rules");
+  YAML::Node list = detail::load_list_file(text, "rules", "a rules file", problems);
   std::vector<Rule> out;
   if (!list.IsSequence()) {
     problems.add(mark_of(list), "`rules` must be a list of rules");
