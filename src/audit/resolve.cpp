@@ -93,17 +93,7 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
   bool last = i + 1 == parts.size();
   const Function& top = m.functions[0];
   std::string tail = tail_of(parts, i + 1);
-  if (auto d = top.defs.find(name); d != top.defs.end()) {
-    if (!last) return make(Target::unknown, "attribute of function " + m.name + "." + name);
-    // `try: from ._C import f` / `except ImportError: def f(): ...`: both may run.
-    if (auto b = top.imports.find(name); b != top.imports.end() && !active_.count(b->second)) {
-      Target t = global(b->second, depth + 1);
-      if (t.kind == Target::pending) return t;
-      if (t.kind == Target::function || t.kind == Target::klass || t.kind == Target::external) also.push_back(t);
-    }
-    if (!branches(top, name, "", depth)) return make(Target::pending);
-    return make(Target::function, &m, d->second);
-  }
+  if (auto d = top.defs.find(name); d != top.defs.end()) return defined_function(m, name, last, d->second, depth);
   if (auto c = m.class_names.find(name); c != m.class_names.end()) {
     if (last) return make(Target::klass, &m, c->second);
     if (i + 2 == parts.size()) {
@@ -145,12 +135,35 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
     if (pending) return make(Target::pending);
     if (sub) return last ? make(Target::module, sub, -1) : attr(*sub, parts, i + 1, depth + 1);
   }
+  bool found = false;
+  std::string compiled;                  // a star source with no source file: a C extension
+  Target guess = make(Target::missing);  // a star source's own compiled guess
+  Target star = through_stars(m, parts, i, depth, found, compiled, guess);
+  if (found) return star;
+  if (!circle.empty()) return circle_end(circle, circle_module, tail);
+  return undefined(m, parts, i, depth, compiled, guess);
+}
+
+Target Resolver::defined_function(const ModuleFacts& m, const std::string& name, bool last, int index,
+                                  int depth) {
+  const Function& top = m.functions[0];
+  if (!last) return make(Target::unknown, "attribute of function " + m.name + "." + name);
+  // `try: from ._C import f` / `except ImportError: def f(): ...`: both may run.
+  if (auto b = top.imports.find(name); b != top.imports.end() && !active_.count(b->second)) {
+    Target t = global(b->second, depth + 1);
+    if (t.kind == Target::pending) return t;
+    if (t.kind == Target::function || t.kind == Target::klass || t.kind == Target::external) also.push_back(t);
+  }
+  if (!branches(top, name, "", depth)) return make(Target::pending);
+  return make(Target::function, &m, index);
+}
+
+Target Resolver::through_stars(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth,
+                               bool& found, std::string& compiled, Target& guess) {
   // Ask for every star source at once: one wave, not one per `from m import *`.
   bool waiting = false;
-  std::string compiled;  // a star source with no source file: a C extension
-  Target guess = make(Target::missing);  // a star source's own compiled guess
   for (const auto& star : m.stars) {
-    pending = false;
+    bool pending = false;
     const ModuleFacts* s = module_named(star, pending);
     waiting = waiting || pending;
     if (!s) {
@@ -160,22 +173,34 @@ Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& part
     Target t = attr(*s, parts, i, depth + 1);
     if (t.kind == Target::pending) waiting = true;
     else if (t.kind == Target::external && t.index == kCompiledGuess) guess = t;
-    else if (t.kind != Target::missing && t.kind != Target::lazy && !waiting) return t;
-  }
-  if (waiting) return make(Target::pending);
-  if (!circle.empty()) {
-    // `from numpy.linalg import _umath_linalg` inside numpy.linalg: a submodule with no
-    // source is compiled (a C extension), outside what the walk reads.
-    size_t dot = circle_module.rfind('.');
-    if (dot != std::string::npos) {
-      bool pending = false;
-      const ModuleFacts* parent = module_named(circle_module.substr(0, dot), pending);
-      const ModuleFacts* bound = parent && parent->is_package ? module_named(circle_module, pending) : parent;
-      if (pending) return make(Target::pending);
-      if (parent && parent->is_package && !bound) return make(Target::external, circle_module + tail);
+    else if (t.kind != Target::missing && t.kind != Target::lazy && !waiting) {
+      found = true;
+      return t;
     }
-    return make(Target::circular, circle);
   }
+  found = waiting;
+  return make(Target::pending);
+}
+
+Target Resolver::circle_end(const std::string& circle, const std::string& circle_module, const std::string& tail) {
+  // `from numpy.linalg import _umath_linalg` inside numpy.linalg: a submodule with no
+  // source is compiled (a C extension), outside what the walk reads.
+  size_t dot = circle_module.rfind('.');
+  if (dot != std::string::npos) {
+    bool pending = false;
+    const ModuleFacts* parent = module_named(circle_module.substr(0, dot), pending);
+    const ModuleFacts* bound = parent && parent->is_package ? module_named(circle_module, pending) : parent;
+    if (pending) return make(Target::pending);
+    if (parent && parent->is_package && !bound) return make(Target::external, circle_module + tail);
+  }
+  return make(Target::circular, circle);
+}
+
+Target Resolver::undefined(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth,
+                           const std::string& compiled, const Target& guess) {
+  const Function& top = m.functions[0];
+  const std::string& name = parts[i];
+  std::string tail = tail_of(parts, i + 1);
   // `registry = Registry()` at module level, then registry.register(...).
   if (auto ty = top.types.find(name); ty != top.types.end() && i + 2 == parts.size() && !ty->second.empty()) {
     Target inst = instance(m, 0, ty->second, depth + 1);

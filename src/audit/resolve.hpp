@@ -59,6 +59,15 @@ class Resolver {
 
  private:
   Target attr(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth);
+  // attr()'s steps, in the order it tries them.
+  Target defined_function(const ModuleFacts& m, const std::string& name, bool last, int index, int depth);
+  /// `found` false when no star source defines the name; `compiled` and `guess` collect
+  /// what a source-less star source may export.
+  Target through_stars(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth,
+                       bool& found, std::string& compiled, Target& guess);
+  Target circle_end(const std::string& circle, const std::string& circle_module, const std::string& tail);
+  Target undefined(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth,
+                   const std::string& compiled, const Target& guess);
   /// `self.attr.name()` in a method of class `cls`: through a property's return
   /// annotation, or what `self.attr = X(...)` made.
   Target self_attribute(const ModuleFacts& m, int cls, const std::string& attr, const std::string& name, int depth);
