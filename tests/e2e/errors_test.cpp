@@ -6,7 +6,7 @@
 
 #include "e2e_support.hpp"
 
-TEST_CASE("an edit that fails stops the whole apply; nothing is written", "[e2e]") {
+TEST_CASE("an edit that fails stops the whole apply, nothing is written", "[e2e]") {
   e2e::DemoEnv env;
   std::string recipe = env.recipe("typo.yaml",
                                   "id: typo\n"
@@ -82,7 +82,7 @@ TEST_CASE("a venv that does not exist is an error naming it", "[e2e]") {
                      "/nope does not exist\n");
 }
 
-TEST_CASE("requires: outside the installed version refuses, naming both; --force applies", "[e2e]") {
+TEST_CASE("requires: outside the installed version refuses, naming both, --force applies", "[e2e]") {
   e2e::DemoEnv env;
   std::string recipe = env.recipe("old.yaml",
                                   "id: old\n"

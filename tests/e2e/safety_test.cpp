@@ -31,7 +31,7 @@ TEST_CASE("stale bytecode cannot hide an edit: __pycache__ entries are removed",
   CHECK(init_kept);
 }
 
-TEST_CASE("a hard-linked file is replaced, not written through; its mode is kept", "[e2e]") {
+TEST_CASE("a hard-linked file is replaced, not written through, its mode is kept", "[e2e]") {
   e2e::DemoEnv env;
   std::string file = env.site("flashinfer/jit/cpp_ext.py");
   std::string cache_copy = env.tmp.path + "/uv-cache-cpp_ext.py";

@@ -404,7 +404,7 @@ TEST_CASE("a recipe whose requires no longer matches refuses, naming the version
   CHECK(k.pristine());
 }
 
-TEST_CASE("on-upgrade: warn skips the recipe with a warning, fail refuses; --force reapplies", "[e2e][upgrade]") {
+TEST_CASE("on-upgrade: warn skips the recipe with a warning, fail refuses, --force reapplies", "[e2e][upgrade]") {
   SECTION("warn") {
     Kern k(1, "on-upgrade: warn\n");
     REQUIRE(k.sp({"apply", k.recipe}).status == 0);
@@ -466,7 +466,7 @@ TEST_CASE("a re-export chain that cycles, or leaves the distribution, is not fol
         std::string::npos);
 }
 
-TEST_CASE("rollback of a file others changed undoes only our hunk; a clash writes nothing and shows it",
+TEST_CASE("rollback of a file others changed undoes only our hunk, a clash writes nothing and shows it",
           "[e2e][upgrade]") {
   Kern k(1);
   REQUIRE(k.sp({"apply", k.recipe}).status == 0);

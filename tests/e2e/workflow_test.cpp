@@ -36,7 +36,7 @@ TEST_CASE("plan prints the bundled recipe's exact diff and writes nothing", "[e2
   CHECK_FALSE(std::filesystem::exists(env.venv.root + "/.sitepatch"));
 }
 
-TEST_CASE("apply changes what Python runs; rollback restores pip's bytes", "[e2e]") {
+TEST_CASE("apply changes what Python runs, rollback restores pip's bytes", "[e2e]") {
   e2e::DemoEnv env;
   // Before: the tracer-hostile path runs nvcc and fails without it.
   auto before = env.venv.run_python(kProbe);
@@ -122,7 +122,7 @@ TEST_CASE("applying twice changes nothing and says already applied", "[e2e]") {
   CHECK(git.out == "2\n");
 }
 
-TEST_CASE("global options work before and after the command; --json is one document", "[e2e]") {
+TEST_CASE("global options work before and after the command, --json is one document", "[e2e]") {
   e2e::DemoEnv env;
   auto r = testsupport::run_sitepatch(
       {"plan", e2e::bundled("flashinfer-dynamo.yaml"), "--json", "--venv", env.venv.root});

@@ -66,7 +66,7 @@ TEST_CASE("a file that cannot be replaced: apply puts back what it wrote and exi
   CHECK(env.pristine());
 }
 
-TEST_CASE("a full disk: apply exits 1 with every file as it was; the history says why", "[e2e]") {
+TEST_CASE("a full disk: apply exits 1 with every file as it was, the history says why", "[e2e]") {
   e2e::DemoEnv env;
   // A tiny filesystem for the history: full before the originals can be saved.
   std::string small = env.tmp.path + "/small";
@@ -130,7 +130,7 @@ TEST_CASE("a second recipe on a target another recipe patched is refused, naming
   CHECK(env.pristine());
 }
 
-TEST_CASE("a copied venv's history describes the copy; a moved one follows it", "[e2e]") {
+TEST_CASE("a copied venv's history describes the copy, a moved one follows it", "[e2e]") {
   e2e::DemoEnv env;
   REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
   std::string patched = env.read("flashinfer/jit/cpp_ext.py");

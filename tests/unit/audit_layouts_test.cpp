@@ -60,7 +60,7 @@ TEST_CASE("a name a module __getattr__ provides is reported as a lazy export, an
                                  "time by rp.lazy:__getattr__ (a lazy export))"});
 }
 
-TEST_CASE("a name a package rebinds to its own submodule's function; a compiled submodule", "[audit]") {
+TEST_CASE("a name a package rebinds to its own submodule's function, a compiled submodule", "[audit]") {
   MemorySource src("rp-layouts-1.0");
   // from .shadow import shadow in rp/shadow/__init__.py: the path rp.shadow.shadow.shadow
   // goes through the submodule rp.shadow.shadow (it used to grow until the depth limit).
@@ -90,7 +90,7 @@ TEST_CASE("a name that resolves in a circle is kept as a limit of the tool, neve
                                                   "circle: rp.circle_b.spin -> rp.circle_a.spin) [limit]"});
 }
 
-TEST_CASE("flagged means performed: calls, callables passed on, with; not except, isinstance, annotations, constants",
+TEST_CASE("flagged means performed: calls, callables passed on, with, not except, isinstance, annotations, constants",
           "[audit]") {
   MemorySource src("rp-layouts-1.0");
   auto g = from(src, "rp.alarms", "everything");

@@ -51,7 +51,7 @@ TEST_CASE("the shipped rules load and flag what the issue names", "[audit]") {
   CHECK(rules.match("subprocess.run")->category == "process");
 }
 
-TEST_CASE("a user's rule with a shipped id replaces it; a new id adds one", "[audit]") {
+TEST_CASE("a user's rule with a shipped id replaces it, a new id adds one", "[audit]") {
   RuleSet rules;
   rules.add(builtin_rules());
   size_t n = rules.all().size();

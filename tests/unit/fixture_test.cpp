@@ -35,7 +35,7 @@ TEST_CASE("a built wheel installs into a venv with pip, imports, upgrades, unins
   CHECK(venv.run_python("import hello_fixture").status != 0);
 }
 
-TEST_CASE("TempDir is fresh and removed afterwards; spit and slurp round-trip bytes", "[fixture]") {
+TEST_CASE("TempDir is fresh and removed afterwards, spit and slurp round-trip bytes", "[fixture]") {
   std::string path;
   {
     TempDir tmp;

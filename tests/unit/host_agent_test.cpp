@@ -144,7 +144,7 @@ TEST_CASE("agent: write refuses a folder outside `within`, puts back on a failed
   CHECK(names == std::vector<std::string>{"a.py", "c.py"});
 }
 
-TEST_CASE("agent: a symlinked lock is refused; readers share the lock", "[host]") {
+TEST_CASE("agent: a symlinked lock is refused, readers share the lock", "[host]") {
   TempDir tmp;
   auto venv = testsupport::Venv::create(tmp.path + "/venv");
   host::AgentClient agent(host::agent_argv(venv.python), venv.python);

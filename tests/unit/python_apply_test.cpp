@@ -128,7 +128,7 @@ TEST_CASE("many edits over a large module stay fast", "[python]") {
   CHECK(idempotent(r.out, edits));
 }
 
-TEST_CASE("a range over several accepted edits names the earliest; edits in between stay", "[python]") {
+TEST_CASE("a range over several accepted edits names the earliest, edits in between stay", "[python]") {
   // Overlaps are looked up by position (not by scanning every accepted edit): the
   // answer must still be the first accepted edit the range touches.
   std::string src = "def f():\n    return 1\n\ndef g():\n    return 2\n";

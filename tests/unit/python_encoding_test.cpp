@@ -38,7 +38,7 @@ TEST_CASE("new code the module's encoding cannot hold fails that edit", "[python
         "pkg/mod.py is iso-8859-1 (its coding line), which cannot hold `\xE2\x82\xAC` (U+20AC) of the new code");
 }
 
-TEST_CASE("the coding line may be on line 2, after a comment; other names are iconv's", "[python]") {
+TEST_CASE("the coding line may be on line 2, after a comment, other names are iconv's", "[python]") {
   std::string cp1252 = "#!/usr/bin/python\n# vim: set fileencoding=cp1252 :\nX = \"\x80\"\n";
   Run r = run(cp1252, {edit(Action::set_value, "X", "\"\xE2\x82\xAC\xE2\x82\xAC\"", TargetKind::variable)});
   REQUIRE(r.results[0].outcome == Outcome::will_apply);

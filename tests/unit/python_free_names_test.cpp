@@ -108,7 +108,7 @@ TEST_CASE("what binds a name in Python binds it here: no false warnings", "[pyth
   CHECK(free_in(src).empty());
 }
 
-TEST_CASE("a class body is not seen from its methods; a comprehension or lambda's own names do not leak",
+TEST_CASE("a class body is not seen from its methods, a comprehension or lambda's own names do not leak",
           "[python][names]") {
   CHECK(free_in("class A:\n    limit = 3\n    def m(self):\n        return limit\n") == Names{"limit"});
   std::string cls = "class A:\n    limit = 3\n    def m(self):\n        return limit, other\n";

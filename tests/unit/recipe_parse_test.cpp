@@ -65,7 +65,7 @@ TEST_CASE("the founding example parses to exactly its fields", "[recipe]") {
   CHECK(b.where() == "flashinfer.fp4_quantization:fp4_quantize");
 }
 
-TEST_CASE("description and requires are optional; requires may be a name alone", "[recipe]") {
+TEST_CASE("description and requires are optional, requires may be a name alone", "[recipe]") {
   Recipe r = parse("id: a\nedits:\n- module: m\n  ensure-import: import os\n", "r.yaml");
   CHECK(r.description.empty());
   CHECK_FALSE(r.requires);
