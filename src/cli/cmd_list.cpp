@@ -36,6 +36,8 @@ Runner register_list(CLI::App&, const GlobalOptions& g) {
       o.out(fmt::format("{:<{}}  {:<{}}  {:>5}  {:<20}  ", s.id, w_id, s.dist, w_dist, s.files.size(),
                         format_time(s.applied_at)) +
             o.paint(std::string(engine::state_name(s.state)), paint_for(s.state)));
+      // A patch another environment's history keeps: whose, so nobody looks for it here.
+      if (!s.shared_by.empty()) o.out("  history " + s.history + ", with " + s.shared_by);
       // A file that is not as sitepatch left it gets its own line: which, and why.
       for (auto& f : s.files)
         if (f.state != engine::FileState::applied)

@@ -34,10 +34,12 @@ std::string reapply_command(const std::string& cmd, const engine::PatchStatus& p
     if (there && util::sha256_hex(*text) != p.recipe_hash)
       note = p.recipe_path + " changed since it was applied; plan it first";
   }
-  if (there) return cmd + " apply " + util::shell_word(p.recipe_path);
+  // A patch kept with a shared folder's owner goes back there only with --system.
+  std::string apply = p.shared_by.empty() ? " apply " : " apply --system ";
+  if (there) return cmd + apply + util::shell_word(p.recipe_path);
   note = "the recipe file is gone; the history keeps the applied copy";
   std::string saved = p.id + ".yaml";
-  return cmd + " show --recipe " + p.id + " > " + saved + " && " + cmd + " apply " + saved;
+  return cmd + " show --recipe " + p.id + " > " + saved + " && " + cmd + apply + saved;
 }
 
 }  // namespace

@@ -60,6 +60,7 @@ nlohmann::json plan_json(const engine::Plan& p) {
                      {"site_dir", f.site_dir},
                      {"distribution", f.dist},
                      {"version", f.version},
+                     {"debian_package", f.debian_package.empty() ? nlohmann::json() : nlohmann::json(f.debian_package)},
                      {"diff", f.diff}});
   return {{"ok", p.ok()}, {"edits", edits}, {"files", files}, {"problems", p.problems}, {"notes", p.notes}, {"placement", p.placement}};
 }

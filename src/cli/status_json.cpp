@@ -16,6 +16,8 @@ nlohmann::json status_json(const engine::PatchStatus& s) {
           {"applied_at", s.applied_at},
           {"recipe", s.recipe_path},
           {"state", engine::state_name(s.state)},
+          {"history", s.history},
+          {"shared_by", s.shared_by.empty() ? nlohmann::json() : nlohmann::json(s.shared_by)},
           {"files", files}};
 }
 

@@ -117,6 +117,31 @@ std::string forget(Session& s, detail::HistoryAccess& history, const std::vector
   return oid;
 }
 
+/// --system on files in a folder the environment shares: the apply runs in the history
+/// of the folder's owner, so the patch outlives this environment and every environment
+/// that sees the folder finds it. nullopt when the files are the environment's own.
+std::optional<ApplyResult> apply_at_home(Session& s, const std::vector<recipe::Recipe>& recipes) {
+  if (!s.system || detail::shared_homes(s, false).empty()) return std::nullopt;
+  Plan seen = plan(s, recipes);
+  if (!seen.ok()) return std::nullopt;  // the usual apply reports why
+  auto home = detail::home_of_recipes(s, seen);
+  if (!home) return std::nullopt;
+  std::vector<std::string> where;
+  for (auto& fc : seen.files)
+    if (where.empty() || where.back() != fc.site_dir) where.push_back(fc.site_dir);
+  spdlog::warn("--system: writing outside this environment ({}, which belongs to {}); the history goes with "
+               "that folder, to {}: every environment that uses it lists, verifies and rolls the patch back",
+               util::join(where, ", "), home->shared_by, home->state_dir);
+  home->system = false;  // in the owner's view the folder is its own
+  ApplyResult res = apply(*home, recipes, false);
+  res.plan.placement = seen.placement;
+  std::vector<std::string> ids;
+  for (auto& r : recipes) ids.push_back(r.id);
+  res.plan.placement.push_back("the history of " + util::join(ids, ", ") + " is in " + home->state_dir +
+                               ", with " + home->shared_by);
+  return res;
+}
+
 }  // namespace
 
 ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run) {
@@ -125,6 +150,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
     res.plan = plan(s, std::move(recipes));
     return res;
   }
+  if (auto at_home = apply_at_home(s, recipes)) return std::move(*at_home);
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   std::vector<store::PatchRecord> existing;
   auto history = open_cleaned(s, existing, res.recovered);

@@ -1,5 +1,6 @@
 #pragma once
 // Pieces the engine's commands share; not part of the public API.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,8 @@
 namespace sitepatch::python { class Module; }
 
 namespace sitepatch::engine::detail {
+
+class HistoryAccess;
 
 /// plan() against the records already in the history (apply reads them once).
 Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
@@ -30,7 +33,10 @@ MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& afte
 
 /// When there is no history but a note says files were patched: the message that says
 /// so and how to get pip's files back.
-std::optional<std::string> lost_history(Session& s);
+/// `known`: the state folders of the histories this command opened; a note that names
+/// one of them is not lost. Notes in the environment's own folders count only when
+/// `own_missing`.
+std::optional<std::string> lost_history(Session& s, const std::vector<std::string>& known, bool own_missing);
 
 /// The edits of `r` (as "module:target") aimed at `rel` that `now` no longer contains:
 /// applying one to it would change something. Empty when all are there, or when the
@@ -47,6 +53,19 @@ void note_placement(Session& s, Plan& p);
 /// not own and the session was not given --system.
 void refuse_shared(const Session& s, const Plan& p);
 
+/// Sessions for the histories of the folders `s` sees but does not own, one per history
+/// (homes.cpp); with `existing_only`, only those whose state folder exists.
+std::vector<Session> shared_homes(Session& s, bool existing_only = true);
+
+/// Calls `f` with each history a reader looks at, the environment's own first, each
+/// under its shared lock; returns the state folders of those that exist.
+std::vector<std::string> each_history(Session& s, const std::function<void(Session&, HistoryAccess&)>& f);
+
+/// With --system: the session of the history that keeps the planned files, when that
+/// is not the environment's own; nullopt when it is. Throws (nothing written) when a
+/// recipe, or the recipes together, would need two histories.
+std::optional<Session> home_of_recipes(Session& s, const Plan& p);
+
 /// Folder and name of the lock every writer takes.
 std::string lock_path(const Session& s);
 
@@ -57,7 +76,6 @@ std::vector<std::string> remove_bytecode(host::Host& host, const std::vector<std
 
 /// Finishes an apply that an earlier command began but did not finish (its records
 /// are still "pending"): writes what is missing, commits. Returns what it did.
-class HistoryAccess;
 std::vector<std::string> recover(Session& s, HistoryAccess& history);
 
 /// Whether an earlier command left an apply unfinished (a record still "pending").

@@ -2,6 +2,7 @@
 // which patches changed files there and where their history is: if the history is
 // deleted, verify and rollback say so instead of reporting a clean environment, and
 // name the reinstalls that bring pip's files back.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -37,6 +38,15 @@ std::string marker_text(const Session& s, const std::vector<const store::PatchRe
   return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+// The history a note names ("" when unreadable).
+std::string history_of(const host::FileData& note) {
+  if (!note.exists) return "";
+  auto doc = nlohmann::json::parse(note.content, nullptr, false);
+  if (!doc.is_object()) return "";
+  auto h = doc.find("history");
+  return h != doc.end() && h->is_string() ? h->get<std::string>() : "";
+}
+
 }  // namespace
 
 MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& after) {
@@ -55,7 +65,9 @@ MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& afte
   for (auto& [site, records] : by_site) {
     const auto& cur = now[i++];
     if (records.empty()) {
-      if (cur.exists) out.remove.push_back(cur.path);
+      // A folder the environment shares keeps the note of its owner's history.
+      bool ours = site::shared_owner(s.env, site).empty() || history_of(cur) == s.state_dir;
+      if (cur.exists && ours) out.remove.push_back(cur.path);
       continue;
     }
     std::string text = marker_text(s, records, site);
@@ -65,13 +77,27 @@ MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& afte
   return out;
 }
 
-std::optional<std::string> lost_history(Session& s) {
+std::optional<std::string> lost_history(Session& s, const std::vector<std::string>& known, bool own_missing) {
   std::vector<std::string> paths;
-  for (auto& d : s.env.site_dirs) paths.push_back(d + "/" + kMarker);
-  std::vector<std::string> found, ids, reinstall;
-  for (auto& f : s.host.read(paths)) {
+  std::vector<bool> shared;
+  for (auto& d : s.env.site_dirs) {
+    bool theirs = !site::shared_owner(s.env, d).empty();
+    if (!own_missing && !theirs) continue;
+    paths.push_back(d + "/" + kMarker);
+    shared.push_back(theirs);
+  }
+  if (paths.empty()) return std::nullopt;  // no read when nothing could be lost
+  std::vector<std::string> found, ids, reinstall, histories;
+  auto notes = s.host.read(paths);
+  for (size_t i = 0; i < notes.size(); ++i) {
+    const auto& f = notes[i];
     if (!f.exists) continue;
+    std::string names = history_of(f);
+    if (std::find(known.begin(), known.end(), names) != known.end()) continue;
     found.push_back(f.path);
+    // A note in our own folder is ours, whatever path it recorded (the venv may have moved).
+    std::string lost = shared[i] && !names.empty() ? names : s.state_dir;
+    if (std::find(histories.begin(), histories.end(), lost) == histories.end()) histories.push_back(lost);
     auto doc = nlohmann::json::parse(f.content, nullptr, false);
     if (!doc.is_object()) continue;
     const auto patches = doc.value("patches", nlohmann::json::object());  // kept alive while iterated
@@ -83,7 +109,7 @@ std::optional<std::string> lost_history(Session& s) {
   if (found.empty()) return std::nullopt;
   std::string msg = util::join(found, ", ") + " says sitepatch patched files here (" +
                     (ids.empty() ? std::string("patches unknown") : util::join(ids, ", ")) +
-                    "), but there is no history at " + s.state_dir +
+                    "), but there is no history at " + util::join(histories, ", ") +
                     " to tell what changed or undo it (was it deleted, or is --state-dir missing?)";
   if (!reinstall.empty())
     msg += "; pip's files come back with: pip install --force-reinstall --no-deps " + util::join(reinstall, " ");

@@ -3,6 +3,7 @@
 // environment does not own: a system folder shared by every Python on the machine and
 // replaced by apt, or a base interpreter every venv over it shares. Plan says so, and
 // apply writes there only when told to (--system).
+#include <cctype>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -12,13 +13,52 @@
 
 namespace sitepatch::engine::detail {
 
+namespace {
+
+const char* kDpkgInfo = "/var/lib/dpkg/info/";
+
+// dpkg's file lists are plain files (so this works over ssh too); Debian names a
+// module's package python3-<top-level name>, which is the one list worth reading.
+void find_debian_packages(Session& s, Plan& p) {
+  if (!s.env.dpkg) return;
+  std::vector<std::string> lists;
+  std::vector<FileChange*> of;
+  for (auto& fc : p.files) {
+    if (!site::is_within(fc.site_dir, "/usr/lib")) continue;
+    std::string top = fc.rel.substr(0, fc.rel.find('/'));
+    if (util::ends_with(top, ".py")) top.resize(top.size() - 3);
+    std::string name = "python3-";
+    for (char c : top) name += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    lists.push_back(kDpkgInfo + name + ".list");
+    of.push_back(&fc);
+  }
+  if (lists.empty()) return;
+  auto found = s.host.read(lists);
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (!found[i].exists) continue;
+    std::string text = "\n" + found[i].content;
+    if (text.find("\n" + of[i]->path + "\n") == std::string::npos) continue;
+    std::string list = lists[i].substr(std::string(kDpkgInfo).size());
+    of[i]->debian_package = list.substr(0, list.size() - 5);
+  }
+}
+
+std::string package_words(const FileChange& fc) {
+  return fc.debian_package.empty() ? "" : ", Debian package " + fc.debian_package;
+}
+
+}  // namespace
+
 void note_placement(Session& s, Plan& p) {
+  find_debian_packages(s, p);
   std::set<std::string> said;
   for (auto& fc : p.files) {
     spdlog::info("plan: {} is {}", fc.rel, fc.path);
     std::string owner = site::shared_owner(s.env, fc.site_dir);
     if (!owner.empty() && said.insert(fc.site_dir).second)
-      p.placement.push_back(fc.rel + " is in " + fc.site_dir + ", which belongs to " + owner +
+      p.placement.push_back(fc.rel + " is in " + fc.site_dir +
+                            (fc.debian_package.empty() ? "" : " (Debian package " + fc.debian_package + ")") +
+                            ", which belongs to " + owner +
                         ", not to this environment: every environment that uses it would change" +
                         (s.system ? "" : "; apply needs --system"));
   }
@@ -48,15 +88,10 @@ void refuse_shared(const Session& s, const Plan& p) {
   for (auto& fc : p.files) {
     std::string owner = site::shared_owner(s.env, fc.site_dir);
     if (owner.empty() || !seen.insert(fc.site_dir).second) continue;
-    lines.push_back(fc.site_dir + " (" + fc.rel + ") belongs to " + owner);
+    lines.push_back(fc.site_dir + " (" + fc.rel + package_words(fc) + ") belongs to " + owner);
   }
   if (lines.empty()) return;
-  if (s.system) {
-    spdlog::warn("--system: writing outside this environment ({}); its history stays in {}: deleting this "
-                 "environment loses it (a .sitepatch-patched.json beside the files says where it was)",
-                 util::join(lines, "; "), s.state_dir);
-    return;
-  }
+  if (s.system) return;  // apply_at_home has moved the apply to the folder's owner
   throw Error("refusing to write outside this environment: " + util::join(lines, "; ") +
               ". Every environment that shares that folder would change, and the patch would outlive "
               "this environment; nothing was written. Give --system to patch it anyway");

@@ -173,15 +173,17 @@ store::Transaction rollback_commit(const RollbackResult& res, const Undone& u,
 
 }  // namespace
 
-RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run) {
+namespace {
+
+/// Rollback within one history (the environment's own, or a shared folder's).
+RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run) {
   RollbackResult res;
-  if (!all && ids.empty()) throw Error("rollback: name the patches to roll back, or --all", Exit::usage);
   std::unique_ptr<host::Lock> lock =
       dry_run ? detail::read_lock(s) : s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   if (!dry_run) res.notes = detail::clean_history_locks(s);
   auto history = detail::HistoryAccess::open(s, false, !dry_run);
   if (!history) {
-    if (auto lost = detail::lost_history(s)) throw Error("cannot roll back: " + *lost);
+    if (auto lost = detail::lost_history(s, {}, true)) throw Error("cannot roll back: " + *lost);
     if (all) return res;
     throw Error("nothing was ever applied to " + s.env.prefix + " (no history at " + s.state_dir + ")");
   }
@@ -215,6 +217,40 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
                 Exit::partial);
   }
   res.written = true;
+  return res;
+}
+
+void add(RollbackResult& to, RollbackResult&& part) {
+  to.ids.insert(to.ids.end(), part.ids.begin(), part.ids.end());
+  to.files.insert(to.files.end(), std::make_move_iterator(part.files.begin()),
+                  std::make_move_iterator(part.files.end()));
+  to.notes.insert(to.notes.end(), part.notes.begin(), part.notes.end());
+  to.pyc_removed.insert(to.pyc_removed.end(), part.pyc_removed.begin(), part.pyc_removed.end());
+  to.written = to.written || part.written;
+  if (!part.commit.empty()) to.commit = part.commit;
+}
+
+}  // namespace
+
+RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run) {
+  if (!all && ids.empty()) throw Error("rollback: name the patches to roll back, or --all", Exit::usage);
+  if (detail::shared_homes(s).empty()) return rollback_in(s, ids, all, dry_run);
+  // Which history holds which patch: each rollback is all or nothing in its own.
+  std::vector<std::pair<Session, std::vector<std::string>>> held;
+  std::vector<store::PatchRecord> every;
+  auto known = detail::each_history(s, [&](Session& w, detail::HistoryAccess& h) {
+    std::vector<std::string> mine;
+    for (auto& r : h.patches()) {
+      every.push_back(r);
+      if (all || std::find(ids.begin(), ids.end(), r.id) != ids.end()) mine.push_back(r.id);
+    }
+    if (!mine.empty()) held.emplace_back(w, std::move(mine));
+  });
+  bool own_missing = known.empty() || known.front() != s.state_dir;
+  if (auto lost = detail::lost_history(s, known, own_missing)) throw Error("cannot roll back: " + *lost);
+  if (!all) detail::select(every, ids);  // an unknown id is an error naming what is applied
+  RollbackResult res;
+  for (auto& [w, mine] : held) add(res, rollback_in(w, mine, false, dry_run));
   return res;
 }
 

@@ -10,7 +10,7 @@ namespace sitepatch::engine {
 
 Session Session::open(host::Host& host, const std::string& venv, const std::string& state_dir) {
   site::Environment env = host.probe(venv);
-  std::string dir = state_dir.empty() ? env.prefix + "/.sitepatch" : state_dir;
+  std::string dir = state_dir.empty() ? site::default_state_dir(env.prefix) : state_dir;
   spdlog::info("environment on {}: Python {} ({}), prefix {}, site-packages {}; history {}", host.name(),
                env.version, env.python, env.prefix, util::join(env.site_dirs, ", "), dir);
   return Session(host, std::move(env), std::move(dir));

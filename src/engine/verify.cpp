@@ -50,58 +50,102 @@ std::vector<store::PatchRecord> select(const std::vector<store::PatchRecord>& al
 
 }  // namespace detail
 
-std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids) {
-  // A write under way would look like someone else's change: wait for it.
-  auto lock = detail::read_lock(s);
-  auto history = detail::HistoryAccess::open(s, false);
-  if (!history)
-    if (auto lost = detail::lost_history(s)) throw Error(*lost, Exit::not_intact);
-  std::vector<store::PatchRecord> all = history ? history->patches() : std::vector<store::PatchRecord>{};
-  auto records = detail::select(all, ids);
+namespace {
 
+/// One history this command reads, under its shared lock.
+struct Opened {
+  Session* s;
+  std::unique_ptr<host::Lock> lock;
+  std::unique_ptr<detail::HistoryAccess> history;
+  std::vector<store::PatchRecord> all;
+};
+
+PatchStatus status_of(Session& s, const detail::HistoryAccess& history, const store::PatchRecord& r,
+                      std::map<std::string, host::FileData>& now, std::map<std::string, int>& writers,
+                      std::map<std::string, python::Module>& parsed) {
+  PatchStatus ps;
+  ps.id = r.id;
+  ps.description = r.description;
+  ps.applied_at = r.applied_at;
+  ps.recipe_path = r.recipe_path;
+  ps.recipe_hash = r.recipe_hash;
+  ps.history = s.state_dir;
+  ps.shared_by = s.shared_by;
+  if (!r.files.empty()) ps.dist = detail::dist_label(r.files[0].dist, r.files[0].version);
+  for (auto& f : r.files) {
+    const auto& cur = now[f.site_dir + "/" + f.rel];
+    FileStatus fs = detail::file_state(f, cur.exists, cur.content, history.site_file(f.rel), s.distributions());
+    // A file exactly as sitepatch left it holds every edit of a recipe that alone
+    // patched it; with several recipes on it, or someone's changes, each edit is asked.
+    if ((fs.state == FileState::applied && writers[f.site_dir + "/" + f.rel] > 1) ||
+        fs.state == FileState::modified) {
+      auto& module = parsed.try_emplace(f.site_dir + "/" + f.rel, cur.content).first->second;
+      auto gone = detail::missing_edits(r, f.rel, module);
+      if (!gone.empty()) {
+        fs.state = FileState::replaced;
+        fs.message = f.rel + ": the edit of " + util::join(gone, ", ") + " by " + r.id +
+                     " is no longer in it (another recipe or someone else replaced it); apply " + r.id +
+                     " again to put it back";
+      }
+    }
+    if (r.state == "pending")
+      fs.message += std::string(fs.message.empty() ? "" : "; ") + "an apply of " + r.id +
+                    " was interrupted: the next apply finishes it, rollback undoes it";
+    if (badness(fs.state) > badness(ps.state)) ps.state = fs.state;
+    ps.files.push_back(fs);
+  }
+  return ps;
+}
+
+/// The records of one history against the files as they are now.
+std::vector<PatchStatus> verify_in(Opened& o, const std::vector<std::string>& ids) {
+  Session& s = *o.s;
+  std::vector<store::PatchRecord> records;
+  for (auto& r : o.all)
+    if (ids.empty() || std::find(ids.begin(), ids.end(), r.id) != ids.end()) records.push_back(r);
   std::vector<std::string> paths;
   for (auto& r : records)
     for (auto& f : r.files) paths.push_back(f.site_dir + "/" + f.rel);
   std::map<std::string, host::FileData> now;
   for (auto& f : s.host.read(paths)) now.emplace(f.path, std::move(f));
-
-  std::vector<PatchStatus> out;
   std::map<std::string, python::Module> parsed;  // each file parsed once, for every record on it
   std::map<std::string, int> writers;             // records that patched each file
-  for (auto& r : all)
+  for (auto& r : o.all)
     for (auto& f : r.files) ++writers[f.site_dir + "/" + f.rel];
-  for (auto& r : records) {
-    PatchStatus ps;
-    ps.id = r.id;
-    ps.description = r.description;
-    ps.applied_at = r.applied_at;
-    ps.recipe_path = r.recipe_path;
-    ps.recipe_hash = r.recipe_hash;
-    if (!r.files.empty()) ps.dist = detail::dist_label(r.files[0].dist, r.files[0].version);
-    for (auto& f : r.files) {
-      const auto& cur = now[f.site_dir + "/" + f.rel];
-      FileStatus fs = detail::file_state(f, cur.exists, cur.content, history->site_file(f.rel),
-                                         s.distributions());
-      // A file exactly as sitepatch left it holds every edit of a recipe that alone
-      // patched it; with several recipes on it, or someone's changes, each edit is asked.
-      if ((fs.state == FileState::applied && writers[f.site_dir + "/" + f.rel] > 1) ||
-          fs.state == FileState::modified) {
-        auto& module = parsed.try_emplace(f.site_dir + "/" + f.rel, cur.content).first->second;
-        auto gone = detail::missing_edits(r, f.rel, module);
-        if (!gone.empty()) {
-          fs.state = FileState::replaced;
-          fs.message = f.rel + ": the edit of " + util::join(gone, ", ") + " by " + r.id +
-                       " is no longer in it (another recipe or someone else replaced it); apply " + r.id +
-                       " again to put it back";
-        }
-      }
-      if (r.state == "pending")
-        fs.message += std::string(fs.message.empty() ? "" : "; ") +
-                      "an apply of " + r.id + " was interrupted: the next apply finishes it, rollback undoes it";
-      if (badness(fs.state) > badness(ps.state)) ps.state = fs.state;
-      ps.files.push_back(fs);
+  std::vector<PatchStatus> out;
+  for (auto& r : records) out.push_back(status_of(s, *o.history, r, now, writers, parsed));
+  return out;
+}
+
+}  // namespace
+
+std::vector<PatchStatus> verify(Session& s, const std::vector<std::string>& ids) {
+  // The environment's own history, then those of the folders it shares.
+  auto homes = detail::shared_homes(s);
+  std::vector<Opened> opened;
+  std::vector<std::string> known;
+  std::vector<store::PatchRecord> every;
+  bool own_missing = false;
+  auto open_one = [&](Session& h) {
+    // A write under way would look like someone else's change: wait for it.
+    Opened o{&h, detail::read_lock(h), detail::HistoryAccess::open(h, false), {}};
+    if (!o.history) {
+      own_missing = own_missing || &h == &s;
+      return;
     }
-    out.push_back(ps);
+    o.all = o.history->patches();
+    every.insert(every.end(), o.all.begin(), o.all.end());
+    known.push_back(h.state_dir);
+    opened.push_back(std::move(o));
+  };
+  open_one(s);
+  for (auto& h : homes) open_one(h);
+  if (auto lost = detail::lost_history(s, known, own_missing)) throw Error(*lost, Exit::not_intact);
+  detail::select(every, ids);  // an unknown id is an error naming what is applied
+  std::vector<PatchStatus> out;
+  for (auto& o : opened) {
+    auto part = verify_in(o, ids);
+    out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
   }
   return out;
 }

@@ -88,3 +88,23 @@ std::string shared_owner(const Environment& env, const std::string& dir) {
 }
 
 }  // namespace sitepatch::site
+
+namespace sitepatch::site {
+
+std::string default_state_dir(const std::string& prefix) {
+  if (prefix == "/usr" || prefix == "/usr/local") return "/var/lib/sitepatch" + prefix;
+  return prefix + "/.sitepatch";
+}
+
+std::optional<HistoryHome> history_home(const Environment& env, const std::string& dir) {
+  std::string owner = shared_owner(env, dir);
+  if (owner.empty()) return std::nullopt;
+  bool pth = false;
+  for (auto& d : env.pth_dirs) pth = pth || d == dir;
+  std::string prefix = dir;  // a folder of its own: its history travels with it
+  if (!pth && !env.base_prefix.empty() && is_within(dir, env.base_prefix)) prefix = env.base_prefix;
+  else if (!pth && is_within(dir, "/usr")) prefix = "/usr";
+  return HistoryHome{prefix, default_state_dir(prefix), owner};
+}
+
+}  // namespace sitepatch::site

@@ -280,3 +280,54 @@ TEST_CASE("remote: after pip install -U there, status, apply and rollback handle
   REQUIRE(env.sp({"rollback", "--all"}).status == 0);
   CHECK(e2e::read_tree(env.venv.site_packages + "/flashinfer") == fresh);
 }
+
+TEST_CASE("remote: a base interpreter's patch is kept with the base there, and another venv rolls it back",
+          "[e2e][remote]") {
+  testsupport::TestSshd sshd;
+  testsupport::TempDir tmp;
+  auto base = testsupport::base_interpreter(sshd.local("/srv/base"));
+  base.install(testsupport::build_wheel(
+      {"basepkg", "1.0", {{"basepkg/__init__.py", "def version():\n    return 'nvcc'\n"}}}, tmp.path));
+  // Venvs made over there would name /srv/base as their home: so do these.
+  for (auto name : {"one", "two"}) {
+    auto v = testsupport::venv_from(base.python, sshd.local(std::string("/srv/") + name), true);
+    std::string cfg = testsupport::slurp(v.root + "/pyvenv.cfg");
+    cfg.replace(cfg.find(base.root), base.root.size(), "/srv/base");
+    testsupport::spit(v.root + "/pyvenv.cfg", cfg);
+  }
+  std::string recipe = tmp.path + "/r.yaml";
+  testsupport::spit(recipe,
+                    "id: base-version\n"
+                    "edits:\n"
+                    "  - module: basepkg\n"
+                    "    function: version\n"
+                    "    replace-body: return '13.0'\n");
+  auto sp = [&](const std::string& venv, std::vector<std::string> args) {
+    args.insert(args.begin(), {"--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv", venv});
+    return testsupport::run_sitepatch(args);
+  };
+  std::string owner = "the base interpreter at /srv/base";
+  auto refused = sp("/srv/one", {"apply", recipe});
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("/srv/base/lib/") != std::string::npos);
+  CHECK(refused.err.find("(basepkg/__init__.py) belongs to " + owner) != std::string::npos);
+
+  int before = sshd.connections();
+  auto applied = sp("/srv/one", {"apply", "--system", recipe});
+  INFO(applied.err);
+  REQUIRE(applied.status == 0);
+  CHECK(sshd.connections() == before + 1);
+  CHECK(applied.err.find("the history goes with that folder, to /srv/base/.sitepatch") != std::string::npos);
+  CHECK(testsupport::slurp(base.site_packages + "/basepkg/__init__.py").find("return '13.0'") != std::string::npos);
+  CHECK(sitepatch::util::run({"git", "--git-dir", sshd.local("/srv/base/.sitepatch"), "log", "--format=%s"}).out ==
+        "apply base-version\napply base-version: originals saved, writing\n");
+
+  auto listed = sp("/srv/two", {"list"});
+  CHECK(listed.out.find("base-version  basepkg==1.0") != std::string::npos);
+  CHECK(listed.out.find("  history /srv/base/.sitepatch, with " + owner + "\n") != std::string::npos);
+  auto back = sp("/srv/two", {"rollback", "base-version"});
+  INFO(back.err);
+  REQUIRE(back.status == 0);
+  CHECK(testsupport::slurp(base.site_packages + "/basepkg/__init__.py") == "def version():\n    return 'nvcc'\n");
+  CHECK(sp("/srv/one", {"list"}).out == "no patches applied in /srv/one\n");
+}

@@ -94,13 +94,42 @@ const std::string& outer_python() {
   return python;
 }
 
-Venv Venv::create(const std::string& dir) {
-  must_run({outer_python(), "-m", "venv", "--without-pip", dir});
+Venv Venv::create(const std::string& dir) { return venv_from(outer_python(), dir, false); }
+
+Venv venv_from(const std::string& python, const std::string& dir, bool system_site) {
+  std::vector<std::string> argv = {python, "-m", "venv", "--without-pip"};
+  if (system_site) argv.push_back("--system-site-packages");
+  argv.push_back(dir);
+  must_run(argv);
   Venv v;
   v.root = fs::absolute(dir).lexically_normal().string();
   v.python = v.root + "/bin/python";
   RunResult r = must_run({v.python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"});
   v.site_packages = sitepatch::util::trim(r.out);
+  return v;
+}
+
+Venv base_interpreter(const std::string& dir) {
+  RunResult r = must_run({outer_python(), "-c",
+                          "import sys, sysconfig; print(sysconfig.get_paths()['stdlib']); "
+                          "print('python%d.%d' % sys.version_info[:2])"});
+  auto lines = sitepatch::util::split(sitepatch::util::trim(r.out), '\n');
+  const std::string stdlib = lines.at(0), name = lines.at(1);
+  Venv v;
+  v.root = fs::absolute(dir).lexically_normal().string();
+  fs::create_directories(v.root + "/bin");
+  // A copy, not a link: Python finds its prefix from where its executable really is.
+  fs::copy_file(outer_python(), v.root + "/bin/" + name);
+  fs::create_symlink(name, v.root + "/bin/python3");
+  std::string lib = v.root + "/lib/" + name;
+  fs::create_directories(lib + "/site-packages");
+  for (auto& e : fs::directory_iterator(stdlib))
+    if (e.path().filename() != "site-packages") fs::create_symlink(e.path(), lib + "/" + e.path().filename().string());
+  v.python = v.root + "/bin/python3";
+  v.site_packages = lib + "/site-packages";
+  RunResult check = must_run({v.python, "-c", "import sys, sysconfig; print(sys.prefix); print(sysconfig.get_paths()['purelib'])"});
+  if (sitepatch::util::trim(check.out) != v.root + "\n" + v.site_packages)
+    throw std::runtime_error("the copied interpreter in " + v.root + " reports " + check.out);
   return v;
 }
 

@@ -62,6 +62,17 @@ struct Venv {
   sitepatch::util::RunResult pip(const std::vector<std::string>& args) const;
 };
 
+/// A base interpreter of the test's own in `dir`: outer_python()'s executable copied
+/// into bin/, its standard library linked entry by entry, and an empty site-packages,
+/// so a venv made from it with --system-site-packages sees a base folder that no other
+/// test (and not the machine's own Python) shares. As a Venv: install() puts packages
+/// into that site-packages.
+Venv base_interpreter(const std::string& dir);
+
+/// A venv made by `python -m venv --without-pip` (with --system-site-packages when
+/// `system_site`).
+Venv venv_from(const std::string& python, const std::string& dir, bool system_site);
+
 /// Runs the built binary (SITEPATCH_BIN) with `args`; stdin is empty, NO_COLOR=1.
 /// `env` sets variables for the child; an empty value removes the variable.
 sitepatch::util::RunResult run_sitepatch(const std::vector<std::string>& args,

@@ -72,3 +72,42 @@ TEST_CASE("is_within compares whole path segments", "[site]") {
   CHECK_FALSE(is_within("/v/lib", "/v/lib/site-packages"));
   CHECK_FALSE(is_within("relative/a.py", "/"));
 }
+
+TEST_CASE("a shared folder's history lives with its owner", "[site]") {
+  sitepatch::site::Environment venv;
+  venv.prefix = "/srv/venv";
+  venv.base_prefix = "/opt/py";
+  venv.site_dirs = {"/srv/venv/lib/python3.11/site-packages", "/srv/extra", "/opt/py/lib/python3.11/site-packages",
+                    "/usr/lib/python3/dist-packages", "/usr/local/lib/python3.11/dist-packages"};
+  venv.pth_dirs = {"/srv/extra"};
+  venv.dpkg = true;
+
+  // The environment's own folder has no other home.
+  CHECK(!sitepatch::site::history_home(venv, "/srv/venv/lib/python3.11/site-packages"));
+  // A base interpreter's folder: the base's own default history.
+  auto base = sitepatch::site::history_home(venv, "/opt/py/lib/python3.11/site-packages");
+  REQUIRE(base);
+  CHECK(base->prefix == "/opt/py");
+  CHECK(base->state_dir == "/opt/py/.sitepatch");
+  CHECK(base->owner == "the base interpreter at /opt/py");
+  // A .pth folder keeps its history inside itself, so it travels with the folder.
+  auto pth = sitepatch::site::history_home(venv, "/srv/extra");
+  REQUIRE(pth);
+  CHECK(pth->prefix == "/srv/extra");
+  CHECK(pth->state_dir == "/srv/extra/.sitepatch");
+  // Both of the system Python's folders share one history, outside /usr (dpkg's).
+  auto sys = sitepatch::site::history_home(venv, "/usr/lib/python3/dist-packages");
+  auto local = sitepatch::site::history_home(venv, "/usr/local/lib/python3.11/dist-packages");
+  REQUIRE(sys);
+  REQUIRE(local);
+  CHECK(sys->prefix == "/usr");
+  CHECK(sys->state_dir == "/var/lib/sitepatch/usr");
+  CHECK(local->state_dir == "/var/lib/sitepatch/usr");
+}
+
+TEST_CASE("the system Python's own history is under /var/lib/sitepatch, every other one in its prefix", "[site]") {
+  CHECK(sitepatch::site::default_state_dir("/usr") == "/var/lib/sitepatch/usr");
+  CHECK(sitepatch::site::default_state_dir("/usr/local") == "/var/lib/sitepatch/usr/local");
+  CHECK(sitepatch::site::default_state_dir("/srv/venv") == "/srv/venv/.sitepatch");
+  CHECK(sitepatch::site::default_state_dir("/usr/lib/venvs/x") == "/usr/lib/venvs/x/.sitepatch");
+}

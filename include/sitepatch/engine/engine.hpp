@@ -34,12 +34,19 @@ struct Session {
   /// The sitepatch invocation that reaches this environment, for the commands messages
   /// suggest ("sitepatch --venv /srv/.venv"); the CLI sets it.
   std::string invocation;
+  /// "" for the environment's own history; for the history of a folder it shares
+  /// (for_home), who owns that folder ("the base interpreter at /opt/py").
+  std::string shared_by;
 
   /// Probes `venv` through `host` (its Python starts once); `state_dir` empty means
   /// <prefix>/.sitepatch.
   static Session open(host::Host& host, const std::string& venv, const std::string& state_dir);
   /// The installed distributions, read once on first use.
   const site::DistributionIndex& distributions();
+  /// The same environment seen from the history of a folder it shares but does not own
+  /// (a base interpreter's, the system's, a .pth folder's): prefix and state folder are
+  /// the owner's, site folders only those that history keeps.
+  Session for_home(const site::HistoryHome& home) const;
 
   /// A remote history's local copy, fetched once per command (engine-internal).
   std::shared_ptr<detail::Mirror> mirror;
@@ -82,6 +89,7 @@ struct FileChange {
   std::string old_sha;    // sha256 hex of old_text, checked again before writing
   std::string dist;       // owning distribution, "" when none
   std::string version;
+  std::string debian_package;  // the dpkg package whose file list names it ("" when none)
   std::vector<std::pair<std::string, std::string>> steps;  // recipe id, text after it
   std::string diff;       // unified, paths relative to site-packages
 };
@@ -130,6 +138,8 @@ struct PatchStatus {
   std::string recipe_path;  // as given to apply
   std::string recipe_hash;
   int64_t applied_at = 0;
+  std::string history;      // the state folder that keeps it
+  std::string shared_by;    // "" when that is the environment's own; else the folder's owner
   std::vector<FileStatus> files;
   FileState state = FileState::applied;  // worst of the files
 };

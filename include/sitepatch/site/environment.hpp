@@ -27,6 +27,25 @@ struct Environment {
 /// Python (Debian's dpkg owns its files)", "a folder a .pth file adds".
 std::string shared_owner(const Environment& env, const std::string& dir);
 
+/// Where the history of patches to files in a folder the environment does not own
+/// lives: with the folder's owner, so every environment that sees the folder (and the
+/// owner's own Python) finds the same history, and deleting a venv loses none of it.
+struct HistoryHome {
+  std::string prefix;     // the owner's prefix: records keep site folders relative to it
+  std::string state_dir;  // the history's repository
+  std::string owner;      // shared_owner's words
+};
+
+/// nullopt when `dir` is the environment's own. A folder a .pth file adds keeps its
+/// history inside itself; a base interpreter's folder, in the base's default state
+/// folder; the system Python's, under /var/lib/sitepatch.
+std::optional<HistoryHome> history_home(const Environment& env, const std::string& dir);
+
+/// An environment's own history by default: `<prefix>/.sitepatch`, except for the
+/// system Python (prefix /usr or /usr/local: dpkg owns /usr), whose history goes under
+/// /var/lib/sitepatch (`/var/lib/sitepatch/usr`).
+std::string default_state_dir(const std::string& prefix);
+
 /// A path is safe when it is relative, has no "..", no empty or "." segment, no
 /// backslash or NUL. Returns an explanation when not safe.
 std::optional<std::string> unsafe_relative_path(std::string_view rel);
