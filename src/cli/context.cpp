@@ -1,5 +1,7 @@
 #include "context.hpp"
 
+#include "env_choice.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -9,6 +11,7 @@
 
 #include <fmt/color.h>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "sitepatch/python/check.hpp"
 #include "sitepatch/recipe/recipe.hpp"
@@ -80,13 +83,10 @@ Env open_env(const GlobalOptions& g) {
       if (const char* v = std::getenv("SITEPATCH_SSH")) ssh = v;
     e.host = host::make_ssh_host(host::SshTarget::parse(g.host), ssh);
   } else {
-    if (venv.empty()) {
-      const char* v = std::getenv("VIRTUAL_ENV");
-      if (v && *v) venv = v;
-    }
-    if (venv.empty())
-      throw Error("no environment given: pass --venv PATH (a venv root or its Python), or activate a venv",
-                  Exit::usage);
+    auto choice = choose_environment(venv);
+    if (!choice) throw Error(no_environment_message(), Exit::usage);
+    venv = choice->path;
+    spdlog::info("environment: {} ({})", venv, choice->how);
     e.host = host::make_local_host();
   }
   e.session = std::make_unique<engine::Session>(engine::Session::open(*e.host, venv, g.state_dir));

@@ -124,6 +124,7 @@ std::optional<ApplyResult> apply_at_home(Session& s, const std::vector<recipe::R
   if (!s.system || detail::shared_homes(s, false).empty()) return std::nullopt;
   Plan seen = plan(s, recipes);
   if (!seen.ok()) return std::nullopt;  // the usual apply reports why
+  detail::refuse_shared(s, seen);       // an editable checkout stays refused with --system
   auto home = detail::home_of_recipes(s, seen);
   if (!home) return std::nullopt;
   std::vector<std::string> where;

@@ -49,9 +49,14 @@ std::vector<std::string> missing_edits(const store::PatchRecord& r, const std::s
 /// sys.path. `-v` prints each file's path.
 void note_placement(Session& s, Plan& p);
 
+/// A line for each planned file that lies in the source checkout of an editable
+/// install (found through direct_url.json or an .egg-link): apply refuses those.
+std::vector<std::string> editable_files(Session& s, const Plan& p);
+
 /// Throws (nothing written) when a planned file lies in a folder the environment does
-/// not own and the session was not given --system.
-void refuse_shared(const Session& s, const Plan& p);
+/// not own, belongs to a Debian package or to a PEP 668 externally managed Python, and
+/// the session was not given --system; or lies in an editable install's checkout.
+void refuse_shared(Session& s, const Plan& p);
 
 /// Sessions for the histories of the folders `s` sees but does not own, one per history
 /// (homes.cpp); with `existing_only`, only those whose state folder exists.

@@ -47,10 +47,44 @@ std::string package_words(const FileChange& fc) {
   return fc.debian_package.empty() ? "" : ", Debian package " + fc.debian_package;
 }
 
+// PEP 668: a Python whose packages another package manager owns says so with a marker
+// in its standard library; inside a venv it does not apply.
+std::string externally_managed(Session& s) {
+  if (s.env.prefix != s.env.base_prefix) return "";
+  auto parts = util::split(s.env.version, '.');
+  if (parts.size() < 2) return "";
+  std::string marker = s.env.prefix + "/lib/python" + parts[0] + "." + parts[1] + "/EXTERNALLY-MANAGED";
+  auto f = s.host.read({marker});
+  return f[0].exists && !f[0].is_dir ? marker : "";
+}
+
+// The environment's own files that another package manager owns: the next apt upgrade
+// (or whatever owns the marker) puts its own bytes back.
+std::vector<std::string> managed_files(Session& s, const Plan& p) {
+  std::vector<std::string> out;
+  std::string marker;
+  bool asked = false;
+  for (auto& fc : p.files) {
+    if (!site::shared_owner(s.env, fc.site_dir).empty()) continue;  // said as a shared folder
+    if (!fc.debian_package.empty()) {
+      out.push_back(fc.path + " belongs to the Debian package " + fc.debian_package +
+                    ": the next apt upgrade of it replaces the file");
+      continue;
+    }
+    if (!asked) marker = externally_managed(s), asked = true;
+    if (!marker.empty())
+      out.push_back(fc.path + " belongs to a Python another package manager owns (" + marker +
+                    "): its next upgrade may replace the file");
+  }
+  return out;
+}
+
 }  // namespace
 
 void note_placement(Session& s, Plan& p) {
   find_debian_packages(s, p);
+  for (auto& line : managed_files(s, p)) p.placement.push_back(line + (s.system ? "" : "; apply needs --system"));
+  for (auto& line : editable_files(s, p)) p.placement.push_back(line + "; apply refuses it");
   std::set<std::string> said;
   for (auto& fc : p.files) {
     spdlog::info("plan: {} is {}", fc.rel, fc.path);
@@ -82,7 +116,17 @@ void note_placement(Session& s, Plan& p) {
                         ", which this plan leaves alone");
 }
 
-void refuse_shared(const Session& s, const Plan& p) {
+void refuse_shared(Session& s, const Plan& p) {
+  auto editable = editable_files(s, p);
+  if (!editable.empty()) throw Error("refusing to patch an editable install: " + util::join(editable, "; ") +
+                                     "; nothing was written");
+  if (!s.system) {
+    auto managed = managed_files(s, p);
+    if (!managed.empty())
+      throw Error("refusing to write files another package manager owns: " + util::join(managed, "; ") +
+                  "; nothing was written. Give --system to patch them anyway (the history is kept in " +
+                  s.state_dir + ")");
+  }
   std::vector<std::string> lines;
   std::set<std::string> seen;
   for (auto& fc : p.files) {

@@ -1,5 +1,9 @@
 // Building one commit: HEAD's tree read into an in-memory index, the transaction
 // applied to it, written as a tree, committed on main.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <set>
 
 #include "sitepatch/util/error.hpp"
@@ -108,6 +112,25 @@ std::string full_message(const Transaction& tx) {
 
 }  // namespace
 
+namespace {
+
+// The audit trail names who ran the command: git's own identity (user.name and
+// user.email, from the repository's, the user's or the system's config) when set, as
+// git itself would; else the login and the host it ran on.
+SignaturePtr who(git_repository* repo, const std::string& path) {
+  git_signature* raw = nullptr;
+  if (git_signature_default(&raw, repo) == 0) return SignaturePtr(raw);
+  std::string user;
+  if (const passwd* pw = ::getpwuid(::geteuid())) user = pw->pw_name;
+  if (user.empty()) user = "uid" + std::to_string(::geteuid());
+  char host[256] = {0};
+  if (::gethostname(host, sizeof host - 1) != 0 || !*host) std::snprintf(host, sizeof host, "localhost");
+  check(git_signature_now(&raw, user.c_str(), (user + "@" + host).c_str()), "cannot make a signature", path);
+  return SignaturePtr(raw);
+}
+
+}  // namespace
+
 std::string History::commit(const Transaction& tx) {
   Impl& impl = *impl_;
   TreeEdit edit(impl);
@@ -131,10 +154,7 @@ std::string History::commit(const Transaction& tx) {
   check(git_tree_lookup(&raw_tree, impl.repo.get(), &tree_oid), "cannot read the new tree",
         impl.path);
   TreePtr tree(raw_tree);
-  git_signature* raw_sig = nullptr;
-  check(git_signature_now(&raw_sig, "sitepatch", "sitepatch@localhost"),
-        "cannot make a signature", impl.path);
-  SignaturePtr sig(raw_sig);
+  SignaturePtr sig = who(impl.repo.get(), impl.path);
 
   CommitPtr parent = impl.head_commit();
   const git_commit* parents[] = {parent.get()};

@@ -2,6 +2,9 @@
 // log, rollback, and what Python sees after each.
 #include <catch2/catch.hpp>
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -145,12 +148,46 @@ TEST_CASE("the environment is named by its root, its Python, or VIRTUAL_ENV", "[
                                            {{"VIRTUAL_ENV", env.venv.root}});
   CHECK(by_env.status == 0);
   CHECK(by_env.out == by_python.out);
-  auto none = testsupport::run_sitepatch({"plan", e2e::bundled("flashinfer-dynamo.yaml")},
-                                         {{"VIRTUAL_ENV", ""}});
+  // Run from a folder with no .venv above it, no venv or conda environment active.
+  testsupport::TempDir bare;
+  auto none = sitepatch::util::run({"/usr/bin/env", "-C", bare.path, "-u", "VIRTUAL_ENV", "-u", "CONDA_PREFIX",
+                                    "NO_COLOR=1", SITEPATCH_BIN, "plan", e2e::bundled("flashinfer-dynamo.yaml")});
   CHECK(none.status == 2);
   CHECK(none.err ==
-        "sitepatch: error: no environment given: pass --venv PATH (a venv root or its Python), "
-        "or activate a venv\n");
+        "sitepatch: error: no environment given: pass --venv PATH (a venv root or its Python), activate a venv "
+        "($VIRTUAL_ENV) or a conda environment ($CONDA_PREFIX), or run from a project with a .venv (none in " +
+            bare.path + " or above)\n");
+}
+
+TEST_CASE("without --venv: $VIRTUAL_ENV, then $CONDA_PREFIX, then the nearest .venv above the current folder",
+          "[e2e]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  auto run_in = [&](const std::string& dir, std::vector<std::string> vars) {
+    std::vector<std::string> argv = {"/usr/bin/env", "-C", dir, "-u", "VIRTUAL_ENV", "-u", "CONDA_PREFIX",
+                                     "NO_COLOR=1"};
+    argv.insert(argv.end(), vars.begin(), vars.end());
+    argv.insert(argv.end(), {SITEPATCH_BIN, "-v", "plan", "-q", recipe});
+    return sitepatch::util::run(argv);
+  };
+  // A uv or poetry project: the environment is .venv beside pyproject.toml, and
+  // commands run from anywhere below it.
+  testsupport::TempDir project;
+  std::string dot_venv = project.path + "/.venv";
+  REQUIRE(sitepatch::util::run({"cp", "-a", env.venv.root, dot_venv}).status == 0);
+  std::filesystem::create_directories(project.path + "/src/app");
+  auto below = run_in(project.path + "/src/app", {});
+  INFO(below.err);
+  CHECK(below.status == 0);
+  CHECK(below.err.find("environment: " + dot_venv + " (a .venv in " + project.path + ")") != std::string::npos);
+  CHECK(below.err.find("prefix " + dot_venv + ",") != std::string::npos);
+
+  // A conda environment's $CONDA_PREFIX comes before a .venv, and $VIRTUAL_ENV before both.
+  auto conda = run_in(project.path, {"CONDA_PREFIX=" + env.venv.root});
+  CHECK(conda.err.find("environment: " + env.venv.root + " ($CONDA_PREFIX)") != std::string::npos);
+  auto both = run_in(project.path, {"CONDA_PREFIX=/nonexistent", "VIRTUAL_ENV=" + env.venv.root});
+  CHECK(both.err.find("environment: " + env.venv.root + " ($VIRTUAL_ENV)") != std::string::npos);
+  CHECK(both.status == 0);
 }
 
 TEST_CASE("a system Python's dist-packages is an environment too (plan only)", "[e2e]") {
@@ -175,4 +212,31 @@ TEST_CASE("a system Python's dist-packages is an environment too (plan only)", "
   CHECK(j["files"][0]["distribution"] == "pip");
   CHECK(j["files"][0]["site_dir"].get<std::string>().find("dist-packages") != std::string::npos);
   CHECK(j["files"][0]["diff"].get<std::string>().find("+    print('patched')") != std::string::npos);
+}
+
+TEST_CASE("the history's commits are authored by whoever ran the command: git's identity, else login@host",
+          "[e2e]") {
+  e2e::DemoEnv env;
+  testsupport::TempDir home;
+  testsupport::spit(home.path + "/.gitconfig", "[user]\n\tname = Ada Lovelace\n\temail = ada@example.org\n");
+  auto applied = testsupport::run_sitepatch(
+      {"--venv", env.venv.root, "apply", e2e::bundled("flashinfer-dynamo.yaml")},
+      {{"HOME", home.path}, {"XDG_CONFIG_HOME", home.path + "/.config"}, {"GIT_CONFIG_NOSYSTEM", "1"}});
+  REQUIRE(applied.status == 0);
+  std::string history = env.venv.root + "/.sitepatch";
+  auto author = [&] {
+    return sitepatch::util::run({"git", "--git-dir", history, "log", "-1", "--format=%an <%ae>"}).out;
+  };
+  CHECK(author() == "Ada Lovelace <ada@example.org>\n");
+
+  // No identity anywhere: the login and the host.
+  testsupport::TempDir bare;
+  auto back = testsupport::run_sitepatch({"--venv", env.venv.root, "rollback", "--all"},
+                                         {{"HOME", bare.path}, {"XDG_CONFIG_HOME", bare.path + "/.config"}});
+  REQUIRE(back.status == 0);
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  if (sitepatch::util::run({"git", "config", "--system", "user.name"}).status != 0)
+    CHECK(author() == std::string(::getpwuid(::geteuid())->pw_name) + " <" + ::getpwuid(::geteuid())->pw_name + "@" +
+                          host + ">\n");
 }

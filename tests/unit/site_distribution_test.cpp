@@ -87,3 +87,44 @@ TEST_CASE("load_distributions reads an installed wheel's dist-info from a real v
   CHECK(index.owner(venv.site_packages, "demo_pkg/__pycache__/__init__." + tag + ".pyc") == &d);
   CHECK(index.owner(venv.site_packages, "demo_pkg/missing.py") == nullptr);
 }
+
+TEST_CASE("egg-info file lists: installed-files.txt relative to the egg-info, top_level.txt names", "[site]") {
+  auto files = parse_installed_files("../jwt/__init__.py\n../jwt/__pycache__/x.pyc\nPKG-INFO\n\n../../escape.py\n",
+                                     "PyJWT-2.6.0.egg-info");
+  REQUIRE(files.size() == 3);
+  CHECK(files[0].path == "jwt/__init__.py");
+  CHECK(files[1].path == "jwt/__pycache__/x.pyc");
+  CHECK(files[2].path == "PyJWT-2.6.0.egg-info/PKG-INFO");
+  CHECK(parse_top_level("jinja2\n\n _yaml \nbad/name\n") == std::vector<std::string>{"jinja2", "_yaml"});
+}
+
+TEST_CASE("load_distributions reads egg-info the way importlib.metadata does, Debian's kind included", "[site]") {
+  testsupport::TempDir tmp;
+  std::string site = tmp.path + "/site";
+  // Debian's python3-jwt: PKG-INFO and top_level.txt only.
+  testsupport::spit(site + "/PyJWT-2.6.0.egg-info/PKG-INFO", "Metadata-Version: 2.1\nName: PyJWT\nVersion: 2.6.0\n");
+  testsupport::spit(site + "/PyJWT-2.6.0.egg-info/top_level.txt", "jwt\n");
+  testsupport::spit(site + "/jwt/__init__.py", "\n");
+  // A setuptools install: installed-files.txt.
+  testsupport::spit(site + "/legacy-1.0.egg-info/PKG-INFO", "Name: legacy\nVersion: 1.0\n");
+  testsupport::spit(site + "/legacy-1.0.egg-info/installed-files.txt", "../legacy.py\n");
+  testsupport::spit(site + "/legacy.py", "\n");
+  // A bare PKG-INFO file named *.egg-info (Debian's sympy): its own name is its package.
+  testsupport::spit(site + "/sympy-1.11.1.egg-info", "Metadata-Version: 2.1\nName: sympy\nVersion: 1.11.1\n");
+  auto host = sitepatch::host::make_local_host();
+  DistributionIndex index = load_distributions(*host, {site});
+  REQUIRE(index.all().size() == 3);
+  const Distribution* jwt = index.find("pyjwt");
+  REQUIRE(jwt);
+  CHECK(jwt->version == "2.6.0");
+  CHECK(index.owner(site, "jwt/__init__.py") == jwt);
+  CHECK(index.owner(site, "jwt/algorithms.py") == jwt);
+  CHECK(index.owner(site, "jwtx/__init__.py") == nullptr);
+  const Distribution* legacy = index.find("legacy");
+  REQUIRE(legacy);
+  CHECK(index.owner(site, "legacy.py") == legacy);
+  const Distribution* sympy = index.find("sympy");
+  REQUIRE(sympy);
+  CHECK(sympy->version == "1.11.1");
+  CHECK(index.owner(site, "sympy/core/basic.py") == sympy);
+}

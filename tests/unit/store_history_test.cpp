@@ -1,11 +1,15 @@
 // The history repository: commits written by libgit2, read back by libgit2 and by git.
 #include <catch2/catch.hpp>
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "sitepatch/store/history.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/process.hpp"
+#include "sitepatch/util/strings.hpp"
 #include "support/fixture.hpp"
 #include "unit/store_support.hpp"
 
@@ -112,7 +116,17 @@ TEST_CASE("a commit reads back through libgit2 and plain git", "[store]") {
   // git side: HEAD is the commit, files are where the layout says, trailers parse.
   CHECK(git(dir, {"rev-parse", "HEAD"}) == oid + "\n");
   CHECK(git(dir, {"log", "--format=%s"}) == "apply flashinfer-dynamo\n");
-  CHECK(git(dir, {"log", "-1", "--format=%an <%ae>"}) == "sitepatch <sitepatch@localhost>\n");
+  // Authored as git would author it: git's identity when configured, else login@host.
+  auto name = sitepatch::util::run({"git", "--git-dir", dir, "config", "user.name"});
+  auto email = sitepatch::util::run({"git", "--git-dir", dir, "config", "user.email"});
+  if (name.status == 0 && email.status == 0) {
+    CHECK(git(dir, {"log", "-1", "--format=%an <%ae>"}) == sitepatch::util::trim(name.out) + " <" +
+                                                                   sitepatch::util::trim(email.out) + ">\n");
+  } else {
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    CHECK(git(dir, {"log", "-1", "--format=%ae"}) == std::string(::getpwuid(::geteuid())->pw_name) + "@" + host + "\n");
+  }
   CHECK(git(dir, {"show", "HEAD:site/a/b/c.py"}) == r.files[0].after);
   CHECK(git(dir, {"show", "HEAD:patches/flashinfer-dynamo/before/a/b/c.py"}) ==
         r.files[0].before);

@@ -1,0 +1,155 @@
+// Kinds of environment beyond a pip-filled venv: distributions Debian ships as
+// egg-info, a Python another package manager owns (PEP 668, dpkg), and an editable
+// install whose files are the user's checkout.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kJwt = "def decode(token):\n    return token\n";
+
+std::string recipe_at(const std::string& dir, const std::string& text) {
+  testsupport::spit(dir + "/r.yaml", text);
+  return dir + "/r.yaml";
+}
+
+}  // namespace
+
+TEST_CASE("an egg-info distribution as Debian ships it owns its package, and requires: sees it", "[e2e]") {
+  testsupport::TempDir tmp;
+  auto base = testsupport::base_interpreter(tmp.path + "/base");
+  testsupport::spit(base.site_packages + "/PyJWT-2.6.0.egg-info/PKG-INFO",
+                    "Metadata-Version: 2.1\nName: PyJWT\nVersion: 2.6.0\n");
+  testsupport::spit(base.site_packages + "/PyJWT-2.6.0.egg-info/top_level.txt", "jwt\n");
+  testsupport::spit(base.site_packages + "/jwt/api_jwt.py", kJwt);
+  testsupport::spit(base.site_packages + "/jwt/__init__.py", "");
+  std::string recipe = recipe_at(tmp.path,
+                                 "id: jwt-fix\n"
+                                 "requires: PyJWT>=2.0\n"
+                                 "edits:\n"
+                                 "  - module: jwt.api_jwt\n"
+                                 "    function: decode\n"
+                                 "    replace-body: return None\n");
+  auto plan = testsupport::run_sitepatch({"--venv", base.python, "--json", "plan", recipe});
+  INFO(plan.err);
+  REQUIRE(plan.status == 0);
+  auto doc = nlohmann::json::parse(plan.out);
+  CHECK(doc["files"][0]["path"] == "jwt/api_jwt.py");
+  CHECK(doc["files"][0]["distribution"] == "PyJWT");
+  CHECK(doc["files"][0]["version"] == "2.6.0");
+
+  // Applied, its record names the owner, so an upgrade would be noticed.
+  REQUIRE(testsupport::run_sitepatch({"--venv", base.python, "apply", recipe}).status == 0);
+  auto list = testsupport::run_sitepatch({"--venv", base.python, "list"});
+  CHECK(list.out.find("jwt-fix  PyJWT==2.6.0") != std::string::npos);
+  auto too_new = recipe_at(tmp.path + "/b",
+                           "id: jwt-new\n"
+                           "requires: PyJWT>=3\n"
+                           "edits:\n"
+                           "  - module: jwt\n"
+                           "    ensure-import: import os\n");
+  auto refused = testsupport::run_sitepatch({"--venv", base.python, "plan", too_new});
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("installed: PyJWT 2.6.0") != std::string::npos);
+}
+
+TEST_CASE("a Python marked EXTERNALLY-MANAGED is patched only with --system", "[e2e]") {
+  testsupport::TempDir tmp;
+  auto base = testsupport::base_interpreter(tmp.path + "/base");
+  std::string lib = fs::path(base.site_packages).parent_path().string();
+  testsupport::spit(lib + "/EXTERNALLY-MANAGED", "[externally-managed]\nError=use apt\n");
+  testsupport::spit(base.site_packages + "/mod.py", kJwt);
+  std::string recipe = recipe_at(tmp.path,
+                                 "id: managed\n"
+                                 "edits:\n"
+                                 "  - module: mod\n"
+                                 "    function: decode\n"
+                                 "    replace-body: return None\n");
+  std::string why = base.site_packages + "/mod.py belongs to a Python another package manager owns (" + lib +
+                    "/EXTERNALLY-MANAGED): its next upgrade may replace the file";
+  auto plan = testsupport::run_sitepatch({"--venv", base.python, "plan", recipe});
+  CHECK(plan.status == 0);
+  CHECK(plan.err.find("where  " + why + "; apply needs --system\n") != std::string::npos);
+  auto refused = testsupport::run_sitepatch({"--venv", base.python, "apply", recipe});
+  CHECK(refused.status == 1);
+  CHECK(refused.err.find("sitepatch: error: refusing to write files another package manager owns: " + why +
+                         "; nothing was written. Give --system to patch them anyway (the history is kept in " +
+                         base.root + "/.sitepatch)\n") != std::string::npos);
+  CHECK(testsupport::slurp(base.site_packages + "/mod.py") == kJwt);
+  REQUIRE(testsupport::run_sitepatch({"--venv", base.python, "apply", "--system", recipe}).status == 0);
+  CHECK(testsupport::slurp(base.site_packages + "/mod.py").find("return None") != std::string::npos);
+
+  // Inside a venv over it the marker does not apply (PEP 668), and its own files are its own.
+  auto venv = testsupport::venv_from(base.python, tmp.path + "/venv", false);
+  testsupport::spit(venv.site_packages + "/mod.py", kJwt);
+  CHECK(testsupport::run_sitepatch({"--venv", venv.root, "apply", recipe}).status == 0);
+}
+
+TEST_CASE("a file dpkg owns in the system Python's own folders is refused without --system", "[e2e]") {
+  const std::string target = "/usr/lib/python3/dist-packages/wheel/__init__.py";
+  if (!fs::exists("/usr/bin/python3") || !fs::exists(target) ||
+      !fs::exists("/var/lib/dpkg/info/python3-wheel.list")) {
+    WARN("no Debian python3-wheel here: skipped");
+    return;
+  }
+  testsupport::TempDir tmp;
+  std::string before = testsupport::slurp(target);
+  std::string recipe = recipe_at(tmp.path,
+                                 "id: probe\n"
+                                 "edits:\n"
+                                 "  - module: wheel\n"
+                                 "    ensure-import: import json as sitepatch_probe\n");
+  // --state-dir keeps even the lock out of /var/lib/sitepatch.
+  auto r = testsupport::run_sitepatch(
+      {"--venv", "/usr/bin/python3", "--state-dir", tmp.path + "/state", "apply", recipe});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("sitepatch: error: refusing to write files another package manager owns: " + target +
+                   " belongs to the Debian package python3-wheel: the next apt upgrade of it replaces the file") !=
+        std::string::npos);
+  CHECK(testsupport::slurp(target) == before);
+}
+
+TEST_CASE("an editable install's checkout is never patched, even with --system", "[e2e]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  std::string checkout = tmp.path + "/my project";
+  std::string module = checkout + "/src/edpkg/__init__.py";
+  testsupport::spit(module, kJwt);
+  // What pip install -e leaves: a .pth naming the checkout, direct_url.json saying editable.
+  testsupport::spit(venv.site_packages + "/__editable__.edpkg-1.0.pth", checkout + "/src\n");
+  std::string info = venv.site_packages + "/edpkg-1.0.dist-info";
+  testsupport::spit(info + "/METADATA", "Metadata-Version: 2.1\nName: edpkg\nVersion: 1.0\n");
+  testsupport::spit(info + "/RECORD", "__editable__.edpkg-1.0.pth,,\n");
+  testsupport::spit(info + "/direct_url.json",
+                    "{\"url\": \"file://" + tmp.path + "/my%20project\", \"dir_info\": {\"editable\": true}}\n");
+  REQUIRE(venv.run_python("import edpkg; print(edpkg.__file__)").out == module + "\n");
+  std::string recipe = recipe_at(tmp.path,
+                                 "id: ed\n"
+                                 "edits:\n"
+                                 "  - module: edpkg\n"
+                                 "    function: decode\n"
+                                 "    replace-body: return None\n");
+  std::string why = module + " is in " + checkout + ", the source checkout of edpkg==1.0 (installed editable, pip "
+                    "install -e): patching it would edit that working tree; change the code there instead";
+  auto plan = testsupport::run_sitepatch({"--venv", venv.root, "plan", recipe});
+  CHECK(plan.status == 0);
+  CHECK(plan.err.find("where  " + why + "; apply refuses it\n") != std::string::npos);
+  for (auto flags : {std::vector<std::string>{"apply"}, std::vector<std::string>{"apply", "--system"}}) {
+    std::vector<std::string> args = {"--venv", venv.root};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.push_back(recipe);
+    auto r = testsupport::run_sitepatch(args);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("sitepatch: error: refusing to patch an editable install: " + why + "; nothing was written\n") !=
+          std::string::npos);
+  }
+  CHECK(testsupport::slurp(module) == kJwt);
+  CHECK(!fs::exists(checkout + "/src/.sitepatch"));
+}
