@@ -149,6 +149,11 @@ class Walker {
   // The target a use of a name leads to, before it is followed.
   Target lookup(const ModuleFacts& m, int fn, const Ref& ref, const std::string& head, const std::string& attr) {
     if (ref.on_result && head == "super") return r_.super_method(m, fn, attr);
+    if (ref.on_result && head.find("()") != std::string::npos) {
+      // `Path(x).resolve().exists()`: head spells the value (Extractor::value_steps).
+      Target v = r_.value_of(m, fn, head);
+      return v.kind == Target::pending ? v : r_.method_of(v, attr);
+    }
     Target t = r_.in_scope(m, fn, head);
     if (!ref.on_result || t.kind == Target::pending) return t;
     if (t.kind == Target::klass) {
