@@ -571,6 +571,7 @@ class Extractor {
     m_.functions.emplace_back();
     Function& fn = m_.functions.back();
     fn.line = python::ts::line(n);
+    fn.end_line = int(ts_node_end_point(n).row) + 1;
     fn.parent = f.fn;
     if (f.cls >= 0) {
       Class& c = m_.classes[f.cls];

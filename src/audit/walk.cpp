@@ -178,7 +178,7 @@ class Walker {
       // "d.[]" is how facts spell an item of d; users wrote d[k].
       std::string call = ref.name;
       for (size_t at; (at = call.find(".[]")) != std::string::npos;) call.replace(at, 3, "[...]");
-      fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, ref.line, call, why, limit});
+      fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, fresh.mod->root, ref.line, call, why, limit});
     };
     switch (t.kind) {
       case Target::pending: return false;
@@ -227,7 +227,7 @@ class Walker {
     std::string who = m.name + ":" + F.qualified;
     for (const Ref& ref : F.refs) {
       if (ref.kind == Ref::dynamic) {
-        fresh.unresolved.push_back(Unresolved{who, m.file, ref.line, ref.name, "dynamic call", false});
+        fresh.unresolved.push_back(Unresolved{who, m.file, m.root, ref.line, ref.name, "dynamic call", false});
         continue;
       }
       std::string head = ref.name, attr;
@@ -270,7 +270,7 @@ class Walker {
     int line = 0;
     for (int k = id; k >= 0; k = nodes_[k].parent) {
       const Node& n = nodes_[k];
-      steps.push_back(Step{n.mod->name, n.mod->functions[n.fn].qualified, n.mod->file, line});
+      steps.push_back(Step{n.mod->name, n.mod->functions[n.fn].qualified, n.mod->file, n.mod->root, line});
       line = n.parent_line;
     }
     std::reverse(steps.begin(), steps.end());
@@ -290,6 +290,8 @@ class Walker {
         g.chains.push_back(std::move(c));
       }
       g.unresolved.insert(g.unresolved.end(), n.unresolved.begin(), n.unresolved.end());
+      const Function& F = n.mod->functions[n.fn];
+      g.walked.push_back(Walked{n.mod->name + ":" + F.qualified, n.mod->file, F.line, F.end_line});
     }
     auto text = [](const Chain& c) {
       std::string s;

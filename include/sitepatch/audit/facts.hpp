@@ -32,6 +32,7 @@ struct Ref {
 struct Function {
   std::string qualified;            // "f", "Cls.method", "outer.inner"; "" for the top level
   int line = 0;                     // of `def` (decorators excluded)
+  int end_line = 0;                 // its last line
   int parent = -1;                  // enclosing function (closures), -1 for none
   int cls = -1;                     // the class it is a method of, -1 for none
   std::string self_name;            // a method's first parameter ("self", "cls"), "" otherwise
@@ -66,6 +67,7 @@ struct ModuleFacts {
   std::string name;     // dotted
   bool is_package = false;
   std::string file;     // where it came from, for messages (relative path)
+  std::string root;     // the folder `file` is relative to (a site folder), "" when not known
   std::vector<Function> functions;          // [0]: the top level
   std::vector<Class> classes;
   std::map<std::string, int> class_names;   // top-level classes by name
