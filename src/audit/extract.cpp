@@ -540,7 +540,7 @@ class Extractor {
                                                                                (util::starts_with(ty->second, "call:") ||
                                                                                 util::starts_with(ty->second, "type:")))
       how = ty->second;
-    if (how.size() > 5) m_.classes[F.cls].attr_types.emplace(attr, std::make_pair(f.fn, how));
+    if (how.size() > 5) attribute_holds(F.cls, attr, f.fn, how);
   }
 
   // `x: X` or `x = X(...)` in a class body: what its instances' x holds, read in the
@@ -550,7 +550,13 @@ class Extractor {
     std::string how;
     if (std::string t = type_name(field(n, "type")); !t.empty()) how = "type:" + t;
     else if (std::string made = made_by(right); !made.empty()) how = "call:" + made;
-    if (!how.empty()) m_.classes[f.cls].attr_types.emplace(text(left), std::make_pair(f.fn, how));
+    if (!how.empty()) attribute_holds(f.cls, text(left), f.fn, how);
+  }
+
+  void attribute_holds(int cls, const std::string& attr, int fn, const std::string& how) {
+    auto& held = m_.classes[cls].attr_types[attr];
+    bool known = std::any_of(held.begin(), held.end(), [&](const auto& h) { return h.second == how; });
+    if (!known && held.size() < Class::kMaxAttrTypes) held.emplace_back(fn, how);
   }
 
   void decorated(TSNode n) {

@@ -390,50 +390,81 @@ Target Resolver::method_result(const Target& inst, const std::string& name, int 
 }
 
 Target Resolver::chain_method(Target inst, const std::vector<std::string>& parts, size_t from, int depth) {
+  // Every class the code gives each attribute, at most kMaxAttrTypes at each step.
+  std::vector<Target> now = {std::move(inst)};
   for (size_t k = from; k + 1 < parts.size(); ++k) {
-    if (inst.kind == Target::pending) return inst;
-    inst = attribute_of(inst, parts[k], depth + 1);
+    std::vector<Target> next;
+    for (const Target& t : now)
+      for (Target& v : attribute_values(t, parts[k], depth + 1)) {
+        if (v.kind == Target::pending) return v;
+        bool seen = std::any_of(next.begin(), next.end(), [&](const Target& n) {
+          return n.kind == v.kind && n.mod == v.mod && n.index == v.index && n.name == v.name;
+        });
+        if (!seen && next.size() < Class::kMaxAttrTypes) next.push_back(std::move(v));
+      }
+    now = std::move(next);
   }
-  if (inst.kind == Target::pending) return inst;
-  return method_of(inst, parts.back(), depth);
+  // The method of each: the first one resolved is the answer, the others are followed too.
+  std::vector<Target> methods;
+  for (const Target& t : now) {
+    Target x = method_of(t, parts.back(), depth);
+    if (x.kind == Target::pending) return x;
+    methods.push_back(std::move(x));
+  }
+  auto resolved = [](const Target& t) {
+    return t.kind == Target::function || t.kind == Target::klass || t.kind == Target::external;
+  };
+  auto first = std::find_if(methods.begin(), methods.end(), resolved);
+  if (first == methods.end()) return methods.front();
+  for (auto it = first + 1; it != methods.end(); ++it)
+    if (resolved(*it)) also.push_back(*it);
+  return *first;
 }
 
 Target Resolver::attribute_of(const Target& inst, const std::string& attr, int depth) {
-  if (depth > kMaxDepth) return make(Target::circular, inst.name + "." + attr);
+  return attribute_values(inst, attr, depth).front();
+}
+
+std::vector<Target> Resolver::attribute_values(const Target& inst, const std::string& attr, int depth) {
+  if (depth > kMaxDepth) return {make(Target::circular, inst.name + "." + attr)};
   if (inst.kind == Target::external) {
     std::string cls = external_attribute(inst.name, attr);
-    if (!cls.empty()) return make(Target::external, cls);
-    return make(Target::unknown, "what " + inst.name + "." + attr + " holds is not known");
+    if (!cls.empty()) return {make(Target::external, cls)};
+    return {make(Target::unknown, "what " + inst.name + "." + attr + " holds is not known")};
   }
-  if (inst.kind != Target::klass) return inst;
+  if (inst.kind != Target::klass) return {inst};
   const ModuleFacts& m = *inst.mod;
   // A property: reading it runs it, and its return annotation says what it gives.
   Target p = method(m, inst.index, attr, depth + 1);
-  if (p.kind == Target::pending) return p;
+  if (p.kind == Target::pending) return {p};
   if (p.kind == Target::function && p.mod->functions[p.index].is_property) {
     also.push_back(p);  // reading the property runs it
-    return returned(*p.mod, p.index, depth + 1);
+    return {returned(*p.mod, p.index, depth + 1)};
   }
-  Target held = attribute_type(m, inst.index, attr, depth + 1);
-  if (held.kind == Target::missing)
-    return make(Target::unknown, "what " + m.name + "." + m.classes[inst.index].qualified + "." + attr +
-                                     " holds is not known");
+  std::vector<Target> held = attribute_types(m, inst.index, attr, depth + 1);
+  if (held.empty())
+    return {make(Target::unknown,
+                 "what " + m.name + "." + m.classes[inst.index].qualified + "." + attr + " holds is not known")};
   return held;
 }
 
-Target Resolver::attribute_type(const ModuleFacts& m, int cls, const std::string& attr, int depth) {
-  if (depth > kMaxDepth) return make(Target::circular, m.name + "." + m.classes[cls].qualified + "." + attr);
-  // `self.x = X(...)` in a method, `x: X` in the class body: as the code that says it sees X.
+std::vector<Target> Resolver::attribute_types(const ModuleFacts& m, int cls, const std::string& attr, int depth) {
+  if (depth > kMaxDepth) return {make(Target::circular, m.name + "." + m.classes[cls].qualified + "." + attr)};
+  // As the code that says it sees X; the class's own word first, then its bases'.
   const Class& c = m.classes[cls];
-  if (auto a = c.attr_types.find(attr); a != c.attr_types.end()) return instance(m, a->second.first, a->second.second, depth + 1);
+  if (auto a = c.attr_types.find(attr); a != c.attr_types.end()) {
+    std::vector<Target> out;
+    for (const auto& [fn, how] : a->second) out.push_back(instance(m, fn, how, depth + 1));
+    return out;
+  }
   for (const auto& base : c.bases) {
     Target b = in_scope(m, c.scope, base, depth + 1);
-    if (b.kind == Target::pending) return b;
+    if (b.kind == Target::pending) return {b};
     if (b.kind != Target::klass) continue;
-    Target t = attribute_type(*b.mod, b.index, attr, depth + 1);
-    if (t.kind != Target::missing) return t;
+    std::vector<Target> t = attribute_types(*b.mod, b.index, attr, depth + 1);
+    if (!t.empty()) return t;
   }
-  return make(Target::missing);
+  return {};
 }
 
 Target Resolver::in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth) {

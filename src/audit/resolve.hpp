@@ -75,15 +75,18 @@ class Resolver {
   Target undefined(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth,
                    const std::string& compiled, const Target& guess);
   /// Method `parts.back()` of what reading the attributes parts[from..] (all but the
-  /// last) of `inst` gives, one attribute after the other (`self.a.b.m()`).
+  /// last) of `inst` gives, one attribute after the other (`self.a.b.m()`); where an
+  /// attribute may hold several classes, the method of each (the others in `also`).
   Target chain_method(Target inst, const std::vector<std::string>& parts, size_t from, int depth);
-  /// What reading `attr` of an instance of `inst` (klass or external) gives: a
-  /// property's return annotation (the property, which reading runs, goes to `also`),
-  /// or what attribute_type() finds.
+  /// The first of attribute_values().
   Target attribute_of(const Target& inst, const std::string& attr, int depth);
-  /// What class `cls` (or, failing that, its bases) says attribute `attr` holds:
-  /// `self.attr = X(...)` in a method, `attr: X` in its body; missing when it says nothing.
-  Target attribute_type(const ModuleFacts& m, int cls, const std::string& attr, int depth);
+  /// What reading `attr` of an instance of `inst` (klass or external) may give, never
+  /// empty: a property's return annotation (the property, which reading runs, goes to
+  /// `also`), or what attribute_types() finds, or why it is not known.
+  std::vector<Target> attribute_values(const Target& inst, const std::string& attr, int depth);
+  /// What class `cls` (or, failing that, its bases) says attribute `attr` holds, each
+  /// thing it says (Class::attr_types); empty when it says nothing.
+  std::vector<Target> attribute_types(const ModuleFacts& m, int cls, const std::string& attr, int depth);
   /// `d[k]` (parts: d, "[]") where d is a dict or list literal of names: its first
   /// item, the others in `also`.
   Target item(const ModuleFacts& m, int fn, const std::vector<std::string>& parts, int depth);

@@ -80,3 +80,11 @@ TEST_CASE("a Path's own methods and attributes that make a Path", "[audit]") {
   // `self.paths.root.parent.mkdir()`: a class annotation, then `self.root = Path(...)`, then parent.
   CHECK(walked(src, "Layout.cache_dir") == V{"rp.chains:Layout.cache_dir:111 > pathlib.Path.mkdir"});
 }
+
+TEST_CASE("an attribute the code gives two classes: the method of each", "[audit]") {
+  MemorySource src("rp-layouts-1.0");
+  // Either.__init__ sets self.spec = JitSpec() or AotSpec(); which runs is not known.
+  CHECK(walked(src, "Either.build") ==
+        V{"rp.chains:Either.build:122 > rp.jit.spec:AotSpec.build_and_load:66 > open",
+          "rp.chains:Either.build:122 > " + kBuild});
+}

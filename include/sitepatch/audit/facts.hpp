@@ -58,8 +58,12 @@ struct Class {
   int line = 0;
   std::vector<std::string> bases;    // dotted as written
   std::map<std::string, int> methods;  // name -> function index
-  // `self.x = X(...)` in a method: x -> (that method, "call:X"), as Function::types.
-  std::map<std::string, std::pair<int, std::string>> attr_types;
+  // What x holds, as Function::types, with the function whose code says it:
+  // `self.x = X(...)` or `self.x = param` (param annotated) in a method, `x: X` in the
+  // class body. Every different one, in source order (at most kMaxAttrTypes): an
+  // attribute the code gives two classes may hold either.
+  std::map<std::string, std::vector<std::pair<int, std::string>>> attr_types;
+  static constexpr size_t kMaxAttrTypes = 4;
   int scope = 0;                     // function whose code defines it (0: the top level)
 };
 

@@ -2,7 +2,7 @@
 # reaches its flagged operation only through what the code says an attribute holds.
 from pathlib import Path
 
-from .jit.spec import JitSpec
+from .jit.spec import AotSpec, JitSpec
 
 
 def default_annotated(root: Path = Path("kernels")):
@@ -109,3 +109,14 @@ class Layout:
 
     def cache_dir(self):
         return self.paths.root.parent.mkdir()
+
+
+class Either:
+    def __init__(self, fast):
+        if fast:
+            self.spec = JitSpec()
+        else:
+            self.spec = AotSpec()
+
+    def build(self):
+        return self.spec.build_and_load()
