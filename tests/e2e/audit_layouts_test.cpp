@@ -271,6 +271,11 @@ TEST_CASE("an ignore entry that accepted no finding is reported, and fails --str
   auto s = env.sp({"audit", "rp.jit.fp4:gen", "--ignore", f, "--strict"});
   CHECK(s.status == 3);
   CHECK(s.err == "sitepatch: 2 ignore entries accepted no finding (--strict)\n");
+  std::string q = env.file("quiet.yaml",
+                           "ignore:\n  - rule: subprocess\n    function: rp.quiet:unknown_calls\n    reason: x\n");
+  auto both = env.sp({"audit", "rp.quiet:unknown_calls", "--ignore", q, "--strict"});
+  CHECK(both.status == 3);
+  CHECK(both.err == "sitepatch: 3 calls could not be followed and 1 ignore entry accepted no finding (--strict)\n");
 
   auto j = nlohmann::json::parse(env.sp({"--json", "audit", "rp.jit.fp4:gen", "--ignore", f}).out);
   REQUIRE(j["unused_ignores"].size() == 2);
