@@ -336,7 +336,8 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
       ->type_name("SEVERITY");
   app.add_flag("--strict", o->strict,
                "Exit 3 also when the answer is incomplete: calls that could not be followed\n"
-               "(MODULE:FUNCTION) or files that did not parse completely (scans)");
+               "(MODULE:FUNCTION) or files that did not parse completely (scans); or when an\n"
+               "--ignore entry accepted no finding in the code this run read");
   app.add_option("--ignore", o->ignore,
                  "An ignore file (YAML: ignore: [{rule, function: MODULE:FUNCTION | at: FILE:LINE, reason}]);\n"
                  "repeatable")
@@ -352,7 +353,7 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
       "'sitepatch rules' lists the rules.\n"
       "Exit codes: 0 done (whatever was found, unless --fail-on or --strict); 1 failed; 2 bad\n"
       "usage, rules or ignore file; 3 a finding at or above --fail-on, or with --strict an\n"
-      "incomplete answer.");
+      "incomplete answer or an unused ignore entry.");
   return [&g, o] {
     if (g.json && o->format == "sarif") throw Error("--json and --format sarif: choose one", Exit::usage);
     int modes = !o->entry.empty() + !o->package.empty() + !o->module.empty() + o->all + !o->path.empty();
