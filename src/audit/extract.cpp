@@ -170,7 +170,7 @@ class Extractor {
           // caller passes nothing (an argument of another kind is the caller's doing).
           std::string name = text(field(p, "name"));
           if (t == "typed_default_parameter") typed(*fn, name, "type:", type_name(field(p, "type")));
-          typed(*fn, name, "call:", made_by(field(p, "value")));
+          typed(*fn, name, "call:", made_or_literal(field(p, "value")));
         }
       } else if (t == "typed_parameter") {
         auto kids = python::ts::named_children(p);  // the name (or *name, **name), then the type
@@ -293,6 +293,31 @@ class Extractor {
     if (ts_node_is_null(value)) return "";
     TSNode base = path_base(value);
     return is(base, "call") ? dotted(field(base, "function")) : "";
+  }
+
+  // The builtin class a literal or comprehension makes (`flags = []`, `name = f"..."`),
+  // or "": its methods are the builtin's (`flags.append`), which no code of the
+  // environment defines.
+  std::string literal_class(TSNode value) const {
+    if (ts_node_is_null(value)) return "";
+    std::string_view t = ts_node_type(value);
+    if (t == "list" || t == "list_comprehension") return "list";
+    if (t == "dictionary" || t == "dictionary_comprehension") return "dict";
+    if (t == "set" || t == "set_comprehension") return "set";
+    if (t == "tuple" || t == "expression_list") return "tuple";
+    if (t == "string" || t == "concatenated_string") {
+      std::string_view s = python::ts::text(src_, value);
+      size_t quote = s.find_first_of("'\"");
+      bool bytes = s.substr(0, quote).find_first_of("bB") != std::string_view::npos;
+      return bytes ? "bytes" : "str";
+    }
+    return "";
+  }
+
+  // What calling makes the value, or the builtin its literal makes.
+  std::string made_or_literal(TSNode value) const {
+    std::string made = made_by(value);
+    return made.empty() ? literal_class(value) : made;
   }
 
   // `Path(x).resolve().parent`: a call of a dotted name, then methods called and
@@ -521,11 +546,17 @@ class Extractor {
       std::string name = text(left);
       typed(F, name, "type:", type_name(field(n, "type")));
       typed(F, name, "call:", made);
-      if (made.empty()) typed(F, name, "items:", items(right));
-      if (made.empty() && !ts_node_is_null(right)) typed(F, name, "expr:", value_steps(right));
+      if (made.empty()) {
+        // A dict or list of functions is read as its items (`d[k]()`); any other
+        // literal as the builtin it makes.
+        std::string its = items(right);
+        typed(F, name, "items:", its);
+        if (its.empty()) typed(F, name, "call:", literal_class(right));
+        if (!ts_node_is_null(right)) typed(F, name, "expr:", value_steps(right));
+      }
     } else if (is(left, "attribute") && F.cls >= 0 && !F.self_name.empty() &&
                dotted(field(left, "object")) == F.self_name) {
-      self_attribute(f, n, text(field(left, "attribute")), right, made);
+      self_attribute(f, n, text(field(left, "attribute")), right, made.empty() ? literal_class(right) : made);
     }
   }
 
@@ -549,7 +580,7 @@ class Extractor {
     if (!is(left, "identifier") || f.cls < 0) return;
     std::string how;
     if (std::string t = type_name(field(n, "type")); !t.empty()) how = "type:" + t;
-    else if (std::string made = made_by(right); !made.empty()) how = "call:" + made;
+    else if (std::string made = made_or_literal(right); !made.empty()) how = "call:" + made;
     if (!how.empty()) attribute_holds(f.cls, text(left), f.fn, how);
   }
 

@@ -88,3 +88,15 @@ TEST_CASE("an attribute the code gives two classes: the method of each", "[audit
         V{"rp.chains:Either.build:122 > rp.jit.spec:AotSpec.build_and_load:66 > open",
           "rp.chains:Either.build:122 > " + kBuild});
 }
+
+TEST_CASE("a local made by a literal has the builtin's methods; one assigned twice is not guessed", "[audit]") {
+  MemorySource src("rp-layouts-1.0");
+  // `flags = []; flags.append(...)`, an f-string's upper(), `{}`'s get(): builtins, followed.
+  auto g = from(src, "via_literals");
+  CHECK(g.chains.empty());
+  CHECK(unresolved(g).empty());
+  // `out = []` then `out = make()`: which one holds at the call is not known.
+  CHECK(unresolved(from(src, "literal_then_call")) ==
+        V{"rp/chains.py:135 rp.chains:literal_then_call make (a local variable)",
+          "rp/chains.py:136 rp.chains:literal_then_call out.build_and_load (method of an unknown object)"});
+}

@@ -120,3 +120,17 @@ class Either:
 
     def build(self):
         return self.spec.build_and_load()
+
+
+def via_literals(kernel):
+    flags = []
+    flags.append("-O2")
+    name = f"kernel_{kernel}"
+    table = {}
+    return name.upper(), table.get(name), flags
+
+
+def literal_then_call(make):
+    out = []
+    out = make()
+    return out.build_and_load()
