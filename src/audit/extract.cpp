@@ -561,16 +561,17 @@ class Extractor {
   }
 
   // `self.x = X(...)`, `self.x: X = ...`, or `self.x = spec` where the method knows
-  // what its local `spec` holds (`def __init__(self, spec: JitSpec)`): the first says.
+  // what its local `spec` holds (`def __init__(self, spec: JitSpec)`).
   void self_attribute(const Frame& f, TSNode n, const std::string& attr, TSNode right, const std::string& made) {
     Function& F = m_.functions[f.fn];
     std::string how;
     if (std::string t = type_name(field(n, "type")); !t.empty()) how = "type:" + t;
     else if (!made.empty()) how = "call:" + made;
-    else if (auto ty = F.types.find(is(right, "identifier") ? text(right) : ""); ty != F.types.end() &&
-                                                                               (util::starts_with(ty->second, "call:") ||
-                                                                                util::starts_with(ty->second, "type:")))
-      how = ty->second;
+    else if (is(right, "identifier")) {
+      auto ty = F.types.find(text(right));
+      bool named = ty != F.types.end() && (util::starts_with(ty->second, "call:") || util::starts_with(ty->second, "type:"));
+      if (named) how = ty->second;
+    }
     if (how.size() > 5) attribute_holds(F.cls, attr, f.fn, how);
   }
 
@@ -584,6 +585,7 @@ class Extractor {
     if (!how.empty()) attribute_holds(f.cls, text(left), f.fn, how);
   }
 
+  // Each different thing the code says an attribute holds, in source order, a few at most.
   void attribute_holds(int cls, const std::string& attr, int fn, const std::string& how) {
     auto& held = m_.classes[cls].attr_types[attr];
     bool known = std::any_of(held.begin(), held.end(), [&](const auto& h) { return h.second == how; });
