@@ -281,7 +281,10 @@ Target Resolver::instance(const ModuleFacts& m, int fn, const std::string& how, 
   if (t.kind == Target::external) {
     // pathlib.Path, filelock.FileLock, ...; Path.home() makes a Path, not a "home".
     std::string made = how[0] == 'c' ? external_result(t.name) : "";
-    return made.empty() ? t : make(Target::external, made);
+    if (!made.empty()) return make(Target::external, made);
+    if (how[0] == 'c' && !external_class(t.name))
+      return make(Target::unknown, "what " + t.name + "() returns is not known");
+    return t;
   }
   if (how.compare(0, 5, "call:") == 0 && t.kind == Target::function) return returned(*t.mod, t.index, depth + 1);
   return make(Target::unknown, "what " + what + (how[0] == 'c' ? "() returns" : " is") + " is not known");

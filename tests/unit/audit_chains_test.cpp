@@ -100,3 +100,13 @@ TEST_CASE("a local made by a literal has the builtin's methods; one assigned twi
         V{"rp/chains.py:135 rp.chains:literal_then_call make (a local variable)",
           "rp/chains.py:136 rp.chains:literal_then_call out.build_and_load (method of an unknown object)"});
 }
+
+TEST_CASE("what a function outside the environment returns: known for a few, else not followed", "[audit]") {
+  MemorySource src("rp-layouts-1.0");
+  // os.getcwd() is a str and re.search() a re.Match; what urlopen() returns is not
+  // written anywhere audit reads, so page.read() is not taken for a method of "urlopen".
+  auto g = from(src, "via_stdlib_results");
+  CHECK(g.chains.empty());
+  CHECK(unresolved(g) == V{"rp/chains.py:147 rp.chains:via_stdlib_results page.read (what urllib.request.urlopen() "
+                           "returns is not known)"});
+}

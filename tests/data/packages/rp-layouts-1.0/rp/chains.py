@@ -134,3 +134,14 @@ def literal_then_call(make):
     out = []
     out = make()
     return out.build_and_load()
+
+
+def via_stdlib_results(name):
+    import os
+    import re
+    import urllib.request
+
+    cwd = os.getcwd()
+    found = re.search("x", name)
+    page = urllib.request.urlopen(name)
+    return cwd.strip(), found.group(0), page.read()
