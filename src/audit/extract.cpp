@@ -165,8 +165,13 @@ class Extractor {
       std::string_view t = ts_node_type(p);
       if (t == "default_parameter" || t == "typed_default_parameter") {
         names_in(field(p, "name"), out);
-        if (fn && t == "typed_default_parameter" && is(field(p, "name"), "identifier"))
-          typed(*fn, text(field(p, "name")), "type:", type_name(field(p, "type")));
+        if (fn && is(field(p, "name"), "identifier")) {
+          // `root: Path = ...` says what it holds; so does `root=Path.home()` when the
+          // caller passes nothing (an argument of another kind is the caller's doing).
+          std::string name = text(field(p, "name"));
+          if (t == "typed_default_parameter") typed(*fn, name, "type:", type_name(field(p, "type")));
+          typed(*fn, name, "call:", made_or_literal(field(p, "value")));
+        }
       } else if (t == "typed_parameter") {
         auto kids = python::ts::named_children(p);  // the name (or *name, **name), then the type
         if (!kids.empty()) names_in(kids[0], out);
@@ -283,6 +288,56 @@ class Extractor {
     }
   }
 
+  // `X(...)`, `(Path(x) / "y")`: the dotted name whose call makes the value, or "".
+  std::string made_by(TSNode value) const {
+    if (ts_node_is_null(value)) return "";
+    TSNode base = path_base(value);
+    return is(base, "call") ? dotted(field(base, "function")) : "";
+  }
+
+  // The builtin class a literal or comprehension makes (`flags = []`, `name = f"..."`),
+  // or "": its methods are the builtin's (`flags.append`), which no code of the
+  // environment defines.
+  std::string literal_class(TSNode value) const {
+    if (ts_node_is_null(value)) return "";
+    std::string_view t = ts_node_type(value);
+    if (t == "list" || t == "list_comprehension") return "list";
+    if (t == "dictionary" || t == "dictionary_comprehension") return "dict";
+    if (t == "set" || t == "set_comprehension") return "set";
+    if (t == "tuple" || t == "expression_list") return "tuple";
+    if (t == "string" || t == "concatenated_string") {
+      std::string_view s = python::ts::text(src_, value);
+      size_t quote = s.find_first_of("'\"");
+      bool bytes = s.substr(0, quote).find_first_of("bB") != std::string_view::npos;
+      return bytes ? "bytes" : "str";
+    }
+    return "";
+  }
+
+  // What calling makes the value, or the builtin its literal makes.
+  std::string made_or_literal(TSNode value) const {
+    std::string made = made_by(value);
+    return made.empty() ? literal_class(value) : made;
+  }
+
+  // `Path(x).resolve().parent`: a call of a dotted name, then methods called and
+  // attributes read on what it made, spelled "Path().resolve().parent"; "" for any
+  // other expression, or one longer than a few steps (the walk reads each in turn).
+  std::string value_steps(TSNode n, int budget = 8) const {
+    n = path_base(n);
+    if (budget == 0) return "";
+    if (is(n, "call")) {
+      TSNode fn = field(n, "function");
+      if (std::string d = dotted(fn); !d.empty()) return d + "()";
+      if (!is(fn, "attribute")) return "";
+      std::string inner = value_steps(field(fn, "object"), budget - 1);
+      return inner.empty() ? "" : inner + "." + text(field(fn, "attribute")) + "()";
+    }
+    if (!is(n, "attribute")) return "";
+    std::string inner = value_steps(field(n, "object"), budget - 1);
+    return inner.empty() ? "" : inner + "." + text(field(n, "attribute"));
+  }
+
   // "d.[]" for `d[k]` where d is a dotted name; "" otherwise.
   std::string item_of(TSNode n) const {
     if (!is(n, "subscript")) return "";
@@ -343,6 +398,10 @@ class Extractor {
           return;
         }
       }
+      // `Path(x).resolve().exists()`, `Spec().paths.root.mkdir()`: the method of what
+      // the steps before it give (a scan does not infer values: a dynamic call to it).
+      if (std::string steps = types_ ? value_steps(obj) : ""; !steps.empty())
+        return add_ref(f.fn, n, steps + "." + attr, Ref::call, true);
       std::string_view t = ts_node_type(obj);
       if (t == "string" || t == "concatenated_string") return add_ref(f.fn, n, "str." + attr, Ref::call);
       if (t == "list" || t == "list_comprehension") return add_ref(f.fn, n, "list." + attr, Ref::call);
@@ -464,7 +523,10 @@ class Extractor {
 
   void assignment(const Frame& f, TSNode n) {
     TSNode left = field(n, "left"), right = field(n, "right");
-    if (f.in_class_body) return;
+    if (f.in_class_body) {
+      if (types_) class_attribute(f, n, left, right);
+      return;
+    }
     names_in(left, locals(f));
     if (types_) assigned_type(f, n, left, right);
     if (ts_node_is_null(right)) return;
@@ -478,18 +540,56 @@ class Extractor {
 
   // What `left = right` (or `left: T = right`) tells of the value left holds.
   void assigned_type(const Frame& f, TSNode n, TSNode left, TSNode right) {
-    std::string made;  // `x = X(...)`: x holds what calling X makes
-    if (TSNode base = path_base(right); is(base, "call")) made = dotted(field(base, "function"));
+    std::string made = made_by(right);  // `x = X(...)`: x holds what calling X makes
     Function& F = m_.functions[f.fn];
     if (is(left, "identifier")) {
       std::string name = text(left);
       typed(F, name, "type:", type_name(field(n, "type")));
       typed(F, name, "call:", made);
-      if (made.empty()) typed(F, name, "items:", items(right));
-    } else if (is(left, "attribute") && F.cls >= 0 && !F.self_name.empty() && !made.empty() &&
+      if (made.empty()) {
+        // A dict or list of functions is read as its items (`d[k]()`); any other
+        // literal as the builtin it makes.
+        std::string its = items(right);
+        typed(F, name, "items:", its);
+        if (its.empty()) typed(F, name, "call:", literal_class(right));
+        if (!ts_node_is_null(right)) typed(F, name, "expr:", value_steps(right));
+      }
+    } else if (is(left, "attribute") && F.cls >= 0 && !F.self_name.empty() &&
                dotted(field(left, "object")) == F.self_name) {
-      m_.classes[F.cls].attr_types.emplace(text(field(left, "attribute")), std::make_pair(f.fn, "call:" + made));
+      self_attribute(f, n, text(field(left, "attribute")), right, made.empty() ? literal_class(right) : made);
     }
+  }
+
+  // `self.x = X(...)`, `self.x: X = ...`, or `self.x = spec` where the method knows
+  // what its local `spec` holds (`def __init__(self, spec: JitSpec)`).
+  void self_attribute(const Frame& f, TSNode n, const std::string& attr, TSNode right, const std::string& made) {
+    Function& F = m_.functions[f.fn];
+    std::string how;
+    if (std::string t = type_name(field(n, "type")); !t.empty()) how = "type:" + t;
+    else if (!made.empty()) how = "call:" + made;
+    else if (is(right, "identifier")) {
+      auto ty = F.types.find(text(right));
+      bool named = ty != F.types.end() && (util::starts_with(ty->second, "call:") || util::starts_with(ty->second, "type:"));
+      if (named) how = ty->second;
+    }
+    if (how.size() > 5) attribute_holds(F.cls, attr, f.fn, how);
+  }
+
+  // `x: X` or `x = X(...)` in a class body: what its instances' x holds, read in the
+  // scope the class is defined in.
+  void class_attribute(const Frame& f, TSNode n, TSNode left, TSNode right) {
+    if (!is(left, "identifier") || f.cls < 0) return;
+    std::string how;
+    if (std::string t = type_name(field(n, "type")); !t.empty()) how = "type:" + t;
+    else if (std::string made = made_or_literal(right); !made.empty()) how = "call:" + made;
+    if (!how.empty()) attribute_holds(f.cls, text(left), f.fn, how);
+  }
+
+  // Each different thing the code says an attribute holds, in source order, a few at most.
+  void attribute_holds(int cls, const std::string& attr, int fn, const std::string& how) {
+    auto& held = m_.classes[cls].attr_types[attr];
+    bool known = std::any_of(held.begin(), held.end(), [&](const auto& h) { return h.second == how; });
+    if (!known && held.size() < Class::kMaxAttrTypes) held.emplace_back(fn, how);
   }
 
   void decorated(TSNode n) {
@@ -510,6 +610,7 @@ class Extractor {
     m_.functions.emplace_back();
     Function& fn = m_.functions.back();
     fn.line = python::ts::line(n);
+    fn.end_line = int(ts_node_end_point(n).row) + 1;
     fn.parent = f.fn;
     if (f.cls >= 0) {
       Class& c = m_.classes[f.cls];

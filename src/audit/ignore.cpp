@@ -86,6 +86,30 @@ std::vector<IgnoreEntry> parse_ignore(std::string_view text, const std::string& 
   return out;
 }
 
+std::string IgnoreEntry::describe() const {
+  std::string what = "rule `" + rule + "`";
+  if (!function.empty()) return what + " in " + function;
+  return what + " at " + file + ":" + std::to_string(line);
+}
+
+std::vector<const IgnoreEntry*> unused(const std::vector<IgnoreEntry>& entries,
+                                       const std::set<const IgnoreEntry*>& used, const Audited& audited) {
+  std::vector<const IgnoreEntry*> out;
+  for (const auto& e : entries) {
+    if (used.count(&e)) continue;
+    bool read = false;
+    if (!e.function.empty()) {
+      read = audited.functions.count(e.function) ||
+             audited.modules.count(e.function.substr(0, e.function.find(':')));
+    } else if (auto spans = audited.lines.find(e.file); spans != audited.lines.end()) {
+      read = std::any_of(spans->second.begin(), spans->second.end(),
+                         [&](const std::pair<int, int>& s) { return s.first <= e.line && e.line <= s.second; });
+    }
+    if (read) out.push_back(&e);
+  }
+  return out;
+}
+
 const IgnoreEntry* ignored_by(const std::vector<IgnoreEntry>& entries, const std::string& rule,
                               const std::vector<std::string>& functions, const std::string& file, int line) {
   for (const auto& e : entries) {

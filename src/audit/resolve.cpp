@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "audit/known_types.hpp"
+
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::audit::detail {
@@ -201,11 +203,12 @@ Target Resolver::undefined(const ModuleFacts& m, const std::vector<std::string>&
   const Function& top = m.functions[0];
   const std::string& name = parts[i];
   std::string tail = tail_of(parts, i + 1);
-  // `registry = Registry()` at module level, then registry.register(...).
-  if (auto ty = top.types.find(name); ty != top.types.end() && i + 2 == parts.size() && !ty->second.empty()) {
+  // `registry = Registry()` at module level, then registry.register(...) (or
+  // registry.cache.clear(), through what the class says its attributes hold).
+  if (auto ty = top.types.find(name); ty != top.types.end() && i + 2 <= parts.size() && !ty->second.empty()) {
     Target inst = instance(m, 0, ty->second, depth + 1);
     if (inst.kind == Target::pending) return inst;
-    return method_of(inst, parts[i + 1], depth);
+    return chain_method(inst, parts, i + 1, depth);
   }
   if (top.is_local(name)) return make(Target::unknown, "module variable " + m.name + "." + name);
   // PEP 562: a module's __getattr__ makes the names it does not define.
@@ -235,8 +238,10 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
   for (int f = fn; f > 0; f = m.functions[f].parent) {
     const Function& F = m.functions[f];
     if (F.cls >= 0 && !F.self_name.empty() && head == F.self_name) {
-      if (parts.size() == 3) return self_attribute(m, F.cls, parts[1], parts[2], depth);
-      if (parts.size() != 2) return make(Target::unknown, "attribute of an attribute of " + head);
+      // `self.a.b.m()`: through what the class (and then each attribute's class) says
+      // its attributes hold.
+      if (parts.size() >= 3) return chain_method(make(Target::klass, &m, F.cls), parts, 1, depth);
+      if (parts.size() == 1) return make(Target::unknown, head + " itself, whose class may be a subclass");
       Target t = method(m, F.cls, parts[1], depth + 1);
       if (t.kind == Target::missing) return make(Target::unknown, "attribute of " + head + ", not a method");
       return t;
@@ -250,10 +255,10 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
       if (parts.size() == 1) return make(Target::function, &m, d->second);
       return make(Target::unknown, "attribute of a local function");
     }
-    if (auto ty = F.types.find(head); ty != F.types.end() && parts.size() == 2 && !ty->second.empty()) {
+    if (auto ty = F.types.find(head); ty != F.types.end() && parts.size() >= 2 && !ty->second.empty()) {
       Target inst = instance(m, f, ty->second, depth + 1);
       if (inst.kind == Target::pending) return inst;
-      return method_of(inst, parts[1], depth);
+      return chain_method(inst, parts, 1, depth);
     }
     if (F.is_local(head)) return make(Target::unknown, parts.size() == 1 ? "a local variable" : "method of an unknown object");
   }
@@ -269,10 +274,18 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
 Target Resolver::instance(const ModuleFacts& m, int fn, const std::string& how, int depth) {
   if (depth > kMaxDepth) return make(Target::circular, m.name + ":" + how);
   if (how.size() < 6) return make(Target::unknown, "assigned more than one kind of value");
+  if (how.compare(0, 5, "expr:") == 0) return value_of(m, fn, how.substr(5), depth + 1);
   std::string what = how.substr(5);
   Target t = in_scope(m, fn, what, depth + 1);
   if (t.kind == Target::pending || t.kind == Target::klass) return t;
-  if (t.kind == Target::external) return t;  // pathlib.Path, filelock.FileLock, ...
+  if (t.kind == Target::external) {
+    // pathlib.Path, filelock.FileLock, ...; Path.home() makes a Path, not a "home".
+    std::string made = how[0] == 'c' ? external_result(t.name) : "";
+    if (!made.empty()) return make(Target::external, made);
+    if (how[0] == 'c' && !external_class(t.name))
+      return make(Target::unknown, "what " + t.name + "() returns is not known");
+    return t;
+  }
   if (how.compare(0, 5, "call:") == 0 && t.kind == Target::function) return returned(*t.mod, t.index, depth + 1);
   return make(Target::unknown, "what " + what + (how[0] == 'c' ? "() returns" : " is") + " is not known");
 }
@@ -349,25 +362,112 @@ Target Resolver::item(const ModuleFacts& m, int fn, const std::vector<std::strin
   return first;
 }
 
-Target Resolver::self_attribute(const ModuleFacts& m, int cls, const std::string& attr, const std::string& name,
-                                int depth) {
+Target Resolver::value_of(const ModuleFacts& m, int fn, const std::string& steps, int depth) {
+  // "Path().resolve().parent": the head call, then ".name()" or ".name" steps.
+  size_t open = steps.find("()");
+  if (open == std::string::npos) return make(Target::unknown, "what " + steps + " is is not known");
+  Target v = instance(m, fn, "call:" + steps.substr(0, open), depth + 1);
+  auto rest = util::split(steps.substr(open + 2), '.');
+  for (const std::string& step : rest) {
+    if (step.empty()) continue;  // the split's leading ""
+    if (v.kind == Target::pending || depth > kMaxDepth) return v;
+    bool called = util::ends_with(step, "()");
+    v = called ? method_result(v, step.substr(0, step.size() - 2), depth + 1) : attribute_of(v, step, depth + 1);
+  }
+  return v;
+}
+
+Target Resolver::method_result(const Target& inst, const std::string& name, int depth) {
+  if (inst.kind == Target::external) {
+    std::string made = external_result(inst.name + "." + name);
+    if (!made.empty()) return make(Target::external, made);
+    return make(Target::unknown, "what " + inst.name + "." + name + "() returns is not known");
+  }
+  if (inst.kind != Target::klass) return inst;
+  Target t = method(*inst.mod, inst.index, name, depth + 1);
+  if (t.kind == Target::pending) return t;
+  if (t.kind != Target::function)
+    return make(Target::unknown, inst.mod->name + "." + inst.mod->classes[inst.index].qualified + "." + name +
+                                     " is not a method it defines");
+  return returned(*t.mod, t.index, depth + 1);
+}
+
+Target Resolver::chain_method(Target inst, const std::vector<std::string>& parts, size_t from, int depth) {
+  // Every class the code gives each attribute, at most kMaxAttrTypes at each step.
+  std::vector<Target> now = {std::move(inst)};
+  for (size_t k = from; k + 1 < parts.size(); ++k) {
+    std::vector<Target> next;
+    for (const Target& t : now)
+      for (Target& v : attribute_values(t, parts[k], depth + 1)) {
+        if (v.kind == Target::pending) return v;
+        bool seen = std::any_of(next.begin(), next.end(), [&](const Target& n) {
+          return n.kind == v.kind && n.mod == v.mod && n.index == v.index && n.name == v.name;
+        });
+        if (!seen && next.size() < Class::kMaxAttrTypes) next.push_back(std::move(v));
+      }
+    now = std::move(next);
+  }
+  // The method of each: the first one resolved is the answer, the others are followed too.
+  std::vector<Target> methods;
+  for (const Target& t : now) {
+    Target x = method_of(t, parts.back(), depth);
+    if (x.kind == Target::pending) return x;
+    methods.push_back(std::move(x));
+  }
+  auto resolved = [](const Target& t) {
+    return t.kind == Target::function || t.kind == Target::klass || t.kind == Target::external;
+  };
+  auto first = std::find_if(methods.begin(), methods.end(), resolved);
+  if (first == methods.end()) return methods.front();
+  for (auto it = first + 1; it != methods.end(); ++it)
+    if (resolved(*it)) also.push_back(*it);
+  return *first;
+}
+
+Target Resolver::attribute_of(const Target& inst, const std::string& attr, int depth) {
+  return attribute_values(inst, attr, depth).front();
+}
+
+std::vector<Target> Resolver::attribute_values(const Target& inst, const std::string& attr, int depth) {
+  if (depth > kMaxDepth) return {make(Target::circular, inst.name + "." + attr)};
+  if (inst.kind == Target::external) {
+    std::string cls = external_attribute(inst.name, attr);
+    if (!cls.empty()) return {make(Target::external, cls)};
+    return {make(Target::unknown, "what " + inst.name + "." + attr + " holds is not known")};
+  }
+  if (inst.kind != Target::klass) return {inst};
+  const ModuleFacts& m = *inst.mod;
   // A property: reading it runs it, and its return annotation says what it gives.
-  Target p = method(m, cls, attr, depth + 1);
-  if (p.kind == Target::pending) return p;
+  Target p = method(m, inst.index, attr, depth + 1);
+  if (p.kind == Target::pending) return {p};
   if (p.kind == Target::function && p.mod->functions[p.index].is_property) {
     also.push_back(p);  // reading the property runs it
-    Target r = returned(*p.mod, p.index, depth + 1);
-    if (r.kind == Target::pending) return r;
-    return method_of(r, name, depth);
+    return {returned(*p.mod, p.index, depth + 1)};
   }
-  // `self.x = X(...)` in a method of this class.
+  std::vector<Target> held = attribute_types(m, inst.index, attr, depth + 1);
+  if (held.empty())
+    return {make(Target::unknown,
+                 "what " + m.name + "." + m.classes[inst.index].qualified + "." + attr + " holds is not known")};
+  return held;
+}
+
+std::vector<Target> Resolver::attribute_types(const ModuleFacts& m, int cls, const std::string& attr, int depth) {
+  if (depth > kMaxDepth) return {make(Target::circular, m.name + "." + m.classes[cls].qualified + "." + attr)};
+  // As the code that says it sees X; the class's own word first, then its bases'.
   const Class& c = m.classes[cls];
   if (auto a = c.attr_types.find(attr); a != c.attr_types.end()) {
-    Target inst = instance(m, a->second.first, a->second.second, depth + 1);
-    if (inst.kind == Target::pending) return inst;
-    return method_of(inst, name, depth);
+    std::vector<Target> out;
+    for (const auto& [fn, how] : a->second) out.push_back(instance(m, fn, how, depth + 1));
+    return out;
   }
-  return make(Target::unknown, "method of an attribute of self, whose class is not known");
+  for (const auto& base : c.bases) {
+    Target b = in_scope(m, c.scope, base, depth + 1);
+    if (b.kind == Target::pending) return {b};
+    if (b.kind != Target::klass) continue;
+    std::vector<Target> t = attribute_types(*b.mod, b.index, attr, depth + 1);
+    if (!t.empty()) return t;
+  }
+  return {};
 }
 
 Target Resolver::in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth) {

@@ -52,6 +52,12 @@ class Resolver {
   Target instance(const ModuleFacts& m, int fn, const std::string& how, int depth = 0);
   /// The class function `fn` of `m` is annotated to return (-> X), as instance().
   Target returned(const ModuleFacts& m, int fn, int depth = 0);
+  /// What a value spelled as Extractor::value_steps spells it ("Path().resolve().parent")
+  /// is, seen from function `fn`: as instance().
+  Target value_of(const ModuleFacts& m, int fn, const std::string& steps, int depth = 0);
+  /// What calling method `name` of what instance() found returns (its annotation; for a
+  /// class outside, known_types).
+  Target method_result(const Target& instance, const std::string& name, int depth = 0);
   /// Method `name` of what instance() or returned() found.
   Target method_of(const Target& instance, const std::string& name, int depth = 0);
   /// `super().name` inside function `fn`.
@@ -68,9 +74,19 @@ class Resolver {
   Target circle_end(const std::string& circle, const std::string& circle_module, const std::string& tail);
   Target undefined(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth,
                    const std::string& compiled, const Target& guess);
-  /// `self.attr.name()` in a method of class `cls`: through a property's return
-  /// annotation, or what `self.attr = X(...)` made.
-  Target self_attribute(const ModuleFacts& m, int cls, const std::string& attr, const std::string& name, int depth);
+  /// Method `parts.back()` of what reading the attributes parts[from..] (all but the
+  /// last) of `inst` gives, one attribute after the other (`self.a.b.m()`); where an
+  /// attribute may hold several classes, the method of each (the others in `also`).
+  Target chain_method(Target inst, const std::vector<std::string>& parts, size_t from, int depth);
+  /// The first of attribute_values().
+  Target attribute_of(const Target& inst, const std::string& attr, int depth);
+  /// What reading `attr` of an instance of `inst` (klass or external) may give, never
+  /// empty: a property's return annotation (the property, which reading runs, goes to
+  /// `also`), or what attribute_types() finds, or why it is not known.
+  std::vector<Target> attribute_values(const Target& inst, const std::string& attr, int depth);
+  /// What class `cls` (or, failing that, its bases) says attribute `attr` holds, each
+  /// thing it says (Class::attr_types); empty when it says nothing.
+  std::vector<Target> attribute_types(const ModuleFacts& m, int cls, const std::string& attr, int depth);
   /// `d[k]` (parts: d, "[]") where d is a dict or list literal of names: its first
   /// item, the others in `also`.
   Target item(const ModuleFacts& m, int fn, const std::vector<std::string>& parts, int depth);

@@ -149,6 +149,11 @@ class Walker {
   // The target a use of a name leads to, before it is followed.
   Target lookup(const ModuleFacts& m, int fn, const Ref& ref, const std::string& head, const std::string& attr) {
     if (ref.on_result && head == "super") return r_.super_method(m, fn, attr);
+    if (ref.on_result && head.find("()") != std::string::npos) {
+      // `Path(x).resolve().exists()`: head spells the value (Extractor::value_steps).
+      Target v = r_.value_of(m, fn, head);
+      return v.kind == Target::pending ? v : r_.method_of(v, attr);
+    }
     Target t = r_.in_scope(m, fn, head);
     if (!ref.on_result || t.kind == Target::pending) return t;
     if (t.kind == Target::klass) {
@@ -173,7 +178,7 @@ class Walker {
       // "d.[]" is how facts spell an item of d; users wrote d[k].
       std::string call = ref.name;
       for (size_t at; (at = call.find(".[]")) != std::string::npos;) call.replace(at, 3, "[...]");
-      fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, ref.line, call, why, limit});
+      fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, fresh.mod->root, ref.line, call, why, limit});
     };
     switch (t.kind) {
       case Target::pending: return false;
@@ -222,7 +227,7 @@ class Walker {
     std::string who = m.name + ":" + F.qualified;
     for (const Ref& ref : F.refs) {
       if (ref.kind == Ref::dynamic) {
-        fresh.unresolved.push_back(Unresolved{who, m.file, ref.line, ref.name, "dynamic call", false});
+        fresh.unresolved.push_back(Unresolved{who, m.file, m.root, ref.line, ref.name, "dynamic call", false});
         continue;
       }
       std::string head = ref.name, attr;
@@ -265,7 +270,7 @@ class Walker {
     int line = 0;
     for (int k = id; k >= 0; k = nodes_[k].parent) {
       const Node& n = nodes_[k];
-      steps.push_back(Step{n.mod->name, n.mod->functions[n.fn].qualified, n.mod->file, line});
+      steps.push_back(Step{n.mod->name, n.mod->functions[n.fn].qualified, n.mod->file, n.mod->root, line});
       line = n.parent_line;
     }
     std::reverse(steps.begin(), steps.end());
@@ -285,6 +290,8 @@ class Walker {
         g.chains.push_back(std::move(c));
       }
       g.unresolved.insert(g.unresolved.end(), n.unresolved.begin(), n.unresolved.end());
+      const Function& F = n.mod->functions[n.fn];
+      g.walked.push_back(Walked{n.mod->name + ":" + F.qualified, n.mod->file, F.line, F.end_line});
     }
     auto text = [](const Chain& c) {
       std::string s;

@@ -2,7 +2,12 @@
 // that says how complete the answer is, SARIF, and the exit code of the CI gate.
 #include "audit_report.hpp"
 
+#include <limits>
+#include <set>
+
 #include <fmt/format.h>
+
+#include "sitepatch/site/environment.hpp"
 
 #include "sitepatch/util/error.hpp"
 
@@ -12,25 +17,6 @@ namespace {
 
 std::string plural(size_t n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-const char* sarif_level(audit::Severity s) {
-  switch (s) {
-    case audit::Severity::error: return "error";
-    case audit::Severity::warning: return "warning";
-    case audit::Severity::info: return "note";
-  }
-  return "warning";
-}
-
-nlohmann::json location(const std::string& file, int line, int column, const std::string& function) {
-  nlohmann::json region = {{"startLine", line}};
-  if (column > 0) region["startColumn"] = column;
-  nlohmann::json loc = {{"physicalLocation",
-                         {{"artifactLocation", {{"uri", file}, {"uriBaseId", "ROOT"}}}, {"region", region}}}};
-  if (!function.empty())
-    loc["logicalLocations"] = nlohmann::json::array({{{"fullyQualifiedName", function}, {"kind", "function"}}});
-  return loc;
 }
 
 }  // namespace
@@ -43,6 +29,7 @@ std::vector<Reported> reported_chains(const audit::CallGraph& g, const std::vect
     r.operation = c.operation;
     r.file = c.steps.back().file;
     r.line = c.steps.back().line;
+    r.root = c.steps.back().root;
     r.function = c.steps.back().name();
     r.steps = c.steps;
     std::vector<std::string> names;
@@ -61,6 +48,7 @@ std::vector<Reported> reported_calls(const engine::ScanResult& res, const std::v
       r.rule = x.rule;
       r.operation = x.operation;
       r.file = f.rel;
+      r.root = f.dir;
       r.line = x.line;
       r.column = x.column;
       r.function = x.function.empty() ? f.module : f.module + ":" + x.function;
@@ -69,6 +57,50 @@ std::vector<Reported> reported_calls(const engine::ScanResult& res, const std::v
       r.ignored = audit::ignored_by(ignores, x.rule->id, {r.function}, r.file, r.line);
       out.push_back(std::move(r));
     }
+  return out;
+}
+
+audit::Audited audited_by(const audit::CallGraph& g) {
+  audit::Audited a;
+  for (auto& w : g.walked) {
+    a.functions.insert(w.function);
+    a.lines[w.file].push_back({w.line, w.end_line});
+  }
+  return a;
+}
+
+audit::Audited audited_by(const engine::ScanResult& r) {
+  audit::Audited a;
+  for (auto& rel : r.scanned) {
+    a.modules.insert(site::module_for_file(rel));
+    a.lines[rel].push_back({1, std::numeric_limits<int>::max()});
+  }
+  return a;
+}
+
+std::vector<const audit::IgnoreEntry*> unused_ignores(const std::vector<Reported>& found,
+                                                      const std::vector<audit::IgnoreEntry>& ignores,
+                                                      const audit::Audited& audited) {
+  std::set<const audit::IgnoreEntry*> used;
+  for (auto& f : found)
+    if (f.ignored) used.insert(f.ignored);
+  return audit::unused(ignores, used, audited);
+}
+
+std::string unused_message(const audit::IgnoreEntry& e) {
+  return e.where() + ": warning: ignore entry for " + e.describe() +
+         " accepted no finding; the code it was written for has changed, or it names the wrong place";
+}
+
+nlohmann::json unused_json(const std::vector<const audit::IgnoreEntry*>& unused) {
+  nlohmann::json out = nlohmann::json::array();
+  for (auto* e : unused) {
+    nlohmann::json j = {{"ignore_file", e->origin}, {"line", e->origin_line}, {"rule", e->rule}, {"reason", e->reason}};
+    if (!e->function.empty()) j["function"] = e->function;
+    else j["at"] = e->file + ":" + std::to_string(e->line);
+    j["message"] = unused_message(*e);
+    out.push_back(std::move(j));
+  }
   return out;
 }
 
@@ -116,7 +148,7 @@ nlohmann::json rule_json(const audit::Rule& r) {
 }
 
 nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g, const std::vector<Reported>& found,
-                             const std::string& conclusion) {
+                             const std::string& conclusion, const std::vector<const audit::IgnoreEntry*>& unused) {
   nlohmann::json chains = nlohmann::json::array(), unresolved = nlohmann::json::array(),
                  limits = nlohmann::json::array(), accepted = nlohmann::json::array();
   for (auto& f : found) {
@@ -147,6 +179,7 @@ nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g
           {"beyond_depth", g.beyond_depth},
           {"chains", chains},
           {"ignored", accepted},
+          {"unused_ignores", unused_json(unused)},
           {"unresolved", unresolved},
           {"limits", limits},
           {"cycles", g.cycles},
@@ -154,7 +187,8 @@ nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g
           {"modules", g.modules}};
 }
 
-nlohmann::json scan_document(const engine::ScanResult& r, const std::vector<Reported>& found, const ScanCounts& c) {
+nlohmann::json scan_document(const engine::ScanResult& r, const std::vector<Reported>& found, const ScanCounts& c,
+                             const std::vector<const audit::IgnoreEntry*>& unused) {
   nlohmann::json files = nlohmann::json::array(), accepted = nlohmann::json::array();
   // `found` is in the scan's order (by file, then line): one entry per file with findings.
   for (auto& f : found) {
@@ -182,6 +216,7 @@ nlohmann::json scan_document(const engine::ScanResult& r, const std::vector<Repo
           {"complete", r.files_with_syntax_errors == 0},
           {"files", files},
           {"ignored", accepted},
+          {"unused_ignores", unused_json(unused)},
           {"calls", c.calls},
           {"functions", c.functions},
           {"module_level_calls", c.top},
@@ -190,55 +225,6 @@ nlohmann::json scan_document(const engine::ScanResult& r, const std::vector<Repo
           {"files_with_syntax_errors", r.files_with_syntax_errors},
           {"bytes_total", r.bytes_total},
           {"bytes_parsed", r.bytes_parsed}};
-}
-
-nlohmann::json sarif(const std::vector<Reported>& found, const audit::RuleSet& rules, const std::string& root_uri,
-                     const std::vector<audit::Unresolved>& unfollowed) {
-  nlohmann::json driver_rules = nlohmann::json::array();
-  std::map<std::string, size_t> index;
-  for (auto& r : rules.all()) {
-    index[r.id] = driver_rules.size();
-    driver_rules.push_back({{"id", r.id},
-                            {"name", r.id},
-                            {"shortDescription", {{"text", r.message}}},
-                            {"defaultConfiguration", {{"level", sarif_level(r.severity)}}},
-                            {"properties", {{"category", r.category}, {"match", r.match}}}});
-  }
-  nlohmann::json results = nlohmann::json::array();
-  for (auto& f : found) {
-    nlohmann::json res = {{"ruleId", f.rule->id},
-                          {"level", sarif_level(f.rule->severity)},
-                          {"message", {{"text", f.operation + ": " + f.rule->message}}},
-                          {"locations", nlohmann::json::array({location(f.file, f.line, f.column, f.function)})}};
-    if (auto it = index.find(f.rule->id); it != index.end()) res["ruleIndex"] = it->second;
-    if (!f.steps.empty()) {
-      nlohmann::json flow = nlohmann::json::array();
-      for (auto& s : f.steps)
-        flow.push_back({{"location", location(s.file, s.line, 0, s.name())}});
-      res["codeFlows"] = nlohmann::json::array({{{"threadFlows", nlohmann::json::array({{{"locations", flow}}})}}});
-    }
-    if (f.ignored) {
-      nlohmann::json where = {{"physicalLocation",
-                               {{"artifactLocation", {{"uri", f.ignored->origin}}},
-                                {"region", {{"startLine", f.ignored->origin_line}}}}}};
-      nlohmann::json sup = {{"kind", "external"}, {"justification", f.ignored->reason}, {"location", where}};
-      res["suppressions"] = nlohmann::json::array({sup});
-    }
-    results.push_back(std::move(res));
-  }
-  nlohmann::json notes = nlohmann::json::array();
-  for (auto& u : unfollowed)
-    notes.push_back({{"level", u.limit ? "warning" : "note"},
-                     {"message", {{"text", u.function + ": " + u.call + " could not be followed (" + u.why + ")"}}},
-                     {"locations", nlohmann::json::array({location(u.file, u.line, 0, u.function)})}});
-  nlohmann::json run = {
-      {"tool", {{"driver", {{"name", "sitepatch"}, {"version", SITEPATCH_VERSION}, {"rules", driver_rules}}}}},
-      {"originalUriBaseIds", {{"ROOT", {{"uri", root_uri}}}}},
-      {"results", results},
-      {"invocations", nlohmann::json::array({{{"executionSuccessful", true}, {"toolExecutionNotifications", notes}}})}};
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", nlohmann::json::array({run})}};
 }
 
 int gate(const std::vector<Reported>& found, std::optional<audit::Severity> fail_on, bool strict, bool incomplete) {

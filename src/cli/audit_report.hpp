@@ -18,6 +18,7 @@ struct Reported {
   const audit::Rule* rule = nullptr;
   std::string operation;  // "subprocess.run"
   std::string file;       // of the flagged call, as printed
+  std::string root;       // the folder `file` is relative to
   int line = 0;
   int column = 0;         // 0 when not known (a chain's step)
   std::string function;   // "module:qualified" making the call; "module" at module level
@@ -31,6 +32,19 @@ struct Reported {
 std::vector<Reported> reported_chains(const audit::CallGraph& g, const std::vector<audit::IgnoreEntry>& ignores);
 /// The direct calls a scan found (by file, then line), each checked against `ignores`.
 std::vector<Reported> reported_calls(const engine::ScanResult& r, const std::vector<audit::IgnoreEntry>& ignores);
+
+/// What the run read, for audit::unused: a walk's functions (and their lines), a
+/// scan's files (all of each).
+audit::Audited audited_by(const audit::CallGraph& g);
+audit::Audited audited_by(const engine::ScanResult& r);
+/// The ignore entries that accepted none of `found` though the run read what they name.
+std::vector<const audit::IgnoreEntry*> unused_ignores(const std::vector<Reported>& found,
+                                                      const std::vector<audit::IgnoreEntry>& ignores,
+                                                      const audit::Audited& audited);
+/// "ignore.yaml:5: warning: ignore entry for rule `open` at rp/x.py:9 accepted no finding; ..."
+std::string unused_message(const audit::IgnoreEntry& e);
+/// `unused` as --json shows it.
+nlohmann::json unused_json(const std::vector<const audit::IgnoreEntry*>& unused);
 
 /// The sentence that says what a walk found and how complete the walk was: "E reaches
 /// N flagged operations", or "E: no flagged operation found in F functions walked; ...,
@@ -53,14 +67,25 @@ nlohmann::json rule_json(const audit::Rule& r);
 /// The --json document of a walk: the chains (and those the ignore file accepted), the
 /// calls not followed (limits of the tool apart), and how complete it is.
 nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g, const std::vector<Reported>& found,
-                             const std::string& conclusion);
+                             const std::string& conclusion, const std::vector<const audit::IgnoreEntry*>& unused);
 /// The --json document of a scan.
-nlohmann::json scan_document(const engine::ScanResult& r, const std::vector<Reported>& found, const ScanCounts& c);
+nlohmann::json scan_document(const engine::ScanResult& r, const std::vector<Reported>& found, const ScanCounts& c,
+                             const std::vector<const audit::IgnoreEntry*>& unused);
+
+/// A folder locations are relative to, and the uriBaseId SARIF names it by.
+struct SarifBase {
+  std::string id;      // "ROOT" (--path), "SITE1", "SITE2", ... (site folders, in sys.path order)
+  std::string folder;
+};
+/// SITE1..SITEn for an environment's site folders, in their order.
+std::vector<SarifBase> site_bases(const std::vector<std::string>& site_dirs);
 
 /// A SARIF 2.1.0 log of `found` (ignored ones as suppressed results), for code-scanning
-/// dashboards; `notes` are the calls that could not be followed ("file:line: text").
-nlohmann::json sarif(const std::vector<Reported>& found, const audit::RuleSet& rules, const std::string& root_uri,
-                     const std::vector<audit::Unresolved>& unfollowed);
+/// dashboards, each location relative to the base of its own folder; the calls that
+/// could not be followed and the unused ignore entries are tool notifications.
+nlohmann::json sarif(const std::vector<Reported>& found, const audit::RuleSet& rules,
+                     const std::vector<SarifBase>& bases, const std::vector<audit::Unresolved>& unfollowed,
+                     const std::vector<const audit::IgnoreEntry*>& unused);
 
 /// The exit code: 3 when a finding at or above `fail_on` is reported (not ignored), or
 /// with `strict` when the answer is incomplete; else 0.

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -103,20 +102,31 @@ void print_ignored(const Output& out, const std::vector<Reported>& found) {
                           f.ignored->reason));
 }
 
-// The gate's exit code, with a line on stderr saying why it is not 0.
-int finish(const Output& out, const AuditOptions& o, const std::vector<Reported>& found, bool incomplete,
-           const std::string& gaps) {
+// Ignore entries that accepted nothing, as linters report unused suppressions: left
+// alone, an entry outlives the code it was written for and hides what replaces it.
+void print_unused(const Output& out, const std::vector<const audit::IgnoreEntry*>& unused) {
+  for (auto* e : unused) out.out(out.paint(unused_message(*e), Paint::warn));
+}
+
+// The gate's exit code, with a line on stderr saying why it is not 0. `gaps` says what
+// the answer lacks ("" when complete); under --strict, so do unused ignore entries.
+int finish(const Output& out, const AuditOptions& o, const std::vector<Reported>& found, const std::string& gaps,
+           size_t unused) {
   std::optional<audit::Severity> fail_on;
   if (!o.fail_on.empty()) fail_on = audit::parse_severity(o.fail_on);
-  int code = gate(found, fail_on, o.strict, incomplete);
+  int code = gate(found, fail_on, o.strict, !gaps.empty() || unused > 0);
   if (code == int(Exit::ok)) return code;
   size_t over = 0;
   for (auto& f : found) over += fail_on && !f.ignored && f.rule->severity >= *fail_on;
-  if (over)
+  if (over) {
     out.err(fmt::format("sitepatch: {} at or above {} (--fail-on {})", plural(over, "finding", "findings"),
                         o.fail_on, o.fail_on));
-  else
-    out.err("sitepatch: " + gaps + " (--strict)");
+    return code;
+  }
+  std::vector<std::string> why;
+  if (!gaps.empty()) why.push_back(gaps);
+  if (unused) why.push_back(plural(unused, "ignore entry", "ignore entries") + " accepted no finding");
+  out.err("sitepatch: " + util::join(why, " and ") + " (--strict)");
   return code;
 }
 
@@ -156,6 +166,41 @@ std::string suggest_recipe(const engine::CallAudit& a, const std::string& entry)
   return out;
 }
 
+// The chains, then what the walk could not see (-v: in full).
+void print_walk(const Output& out, const GlobalOptions& g, const std::string& entry, const audit::CallGraph& cg,
+                const std::vector<Reported>& found, const std::vector<const audit::IgnoreEntry*>& unused) {
+  size_t ignored = std::count_if(found.begin(), found.end(), [](const Reported& f) { return f.ignored; });
+  size_t shown = found.size() - ignored;
+  size_t width = 0;
+  for (auto& f : found)
+    for (auto& s : f.steps) width = std::max(width, s.name().size());
+  if (!out.quiet() || shown == 0) out.out(walk_conclusion(entry, cg, shown, ignored, g.verbose > 0));
+  size_t number = 0;
+  for (auto& f : found) {
+    if (f.ignored) continue;
+    out.out("");
+    out.out(out.paint(fmt::format("[{}] {} ({}, {}: {})", ++number, f.operation, f.rule->category,
+                                  audit::to_string(f.rule->severity), f.rule->message),
+                      Paint::header));
+    for (auto& s : f.steps) out.out(fmt::format("    {:<{}}  {}:{}", s.name(), width, s.file, s.line));
+  }
+  if (out.quiet()) return;
+  if (shown > 0) {
+    out.out("");
+    std::string summary =
+        plural(cg.functions, "function", "functions") + " in " + plural(cg.modules, "module", "modules") + " walked";
+    if (!cg.cycles.empty()) summary += "; " + plural(cg.cycles.size(), "cycle", "cycles") + " in the call graph";
+    out.out(summary);
+  }
+  print_limits(out, cg);
+  print_unused(out, unused);
+  if (!g.verbose) return;
+  if (!cg.unresolved.empty()) out.out(plural(cg.unresolved.size(), "call", "calls") + " could not be followed:");
+  for (auto& u : cg.unresolved) out.out(fmt::format("    {}:{}  {}  {}  ({})", u.file, u.line, u.function, u.call, u.why));
+  for (auto& cyc : cg.cycles) out.out("cycle: " + util::join(cyc, " -> ") + " -> " + cyc.front());
+  print_ignored(out, found);
+}
+
 int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet& rules,
               const std::vector<audit::IgnoreEntry>& ignores) {
   size_t colon = o.entry.find(':');
@@ -178,51 +223,43 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
     return int(Exit::ok);
   }
   std::vector<Reported> found = reported_chains(cg, ignores);
+  auto unused = unused_ignores(found, ignores, audited_by(cg));
   size_t ignored = std::count_if(found.begin(), found.end(), [](const Reported& f) { return f.ignored; });
-  size_t shown = found.size() - ignored;
   bool incomplete = !cg.unresolved.empty() || cg.beyond_depth > 0;
-  std::string gaps = plural(cg.unresolved.size() + cg.beyond_depth, "call", "calls") + " could not be followed";
+  std::string gaps =
+      incomplete ? plural(cg.unresolved.size() + cg.beyond_depth, "call", "calls") + " could not be followed" : "";
   if (o.format == "sarif") {
-    std::cout << sarif(found, rules, "file://" + env.session->env.site_dirs.front() + "/", cg.unresolved).dump(2)
-              << "\n";
-    return finish(out, o, found, incomplete, gaps);
+    std::cout << sarif(found, rules, site_bases(env.session->env.site_dirs), cg.unresolved, unused).dump(2) << "\n";
+  } else if (out.json()) {
+    out.document(walk_document(o.entry, cg, found, walk_conclusion(o.entry, cg, found.size() - ignored, ignored, false),
+                               unused));
+  } else {
+    print_walk(out, g, o.entry, cg, found, unused);
   }
-  if (out.json()) {
-    out.document(walk_document(o.entry, cg, found, walk_conclusion(o.entry, cg, shown, ignored, false)));
-    return finish(out, o, found, incomplete, gaps);
-  }
+  return finish(out, o, found, gaps, unused.size());
+}
 
-  size_t width = 0;
-  for (auto& f : found)
-    for (auto& s : f.steps) width = std::max(width, s.name().size());
-  if (!out.quiet() || shown == 0) out.out(walk_conclusion(o.entry, cg, shown, ignored, g.verbose > 0));
-  size_t number = 0;
-  for (auto& f : found) {
-    if (f.ignored) continue;
-    out.out("");
-    out.out(out.paint(fmt::format("[{}] {} ({}, {}: {})", ++number, f.operation, f.rule->category,
-                                  audit::to_string(f.rule->severity), f.rule->message),
-                      Paint::header));
-    for (auto& s : f.steps) out.out(fmt::format("    {:<{}}  {}:{}", s.name(), width, s.file, s.line));
-  }
-  if (!out.quiet()) {
-    if (shown > 0) {
-      out.out("");
-      std::string summary = plural(cg.functions, "function", "functions") + " in " +
-                            plural(cg.modules, "module", "modules") + " walked";
-      if (!cg.cycles.empty()) summary += "; " + plural(cg.cycles.size(), "cycle", "cycles") + " in the call graph";
-      out.out(summary);
+// What the conclusion counts: reported calls, the functions and files making them.
+ScanCounts scan_counts(const engine::ScanResult& r, const std::vector<audit::IgnoreEntry>& ignores) {
+  ScanCounts counts;
+  std::string last_fn, last_file;
+  for (auto& f : r.files)
+    for (auto& x : f.findings) {
+      if (audit::ignored_by(ignores, x.rule->id, {x.function.empty() ? f.module : f.module + ":" + x.function},
+                            f.rel, x.line)) {
+        ++counts.ignored;
+        continue;
+      }
+      ++counts.calls;
+      if (f.rel != last_file) ++counts.files;
+      last_file = f.rel;
+      if (x.function.empty()) ++counts.top;
+      else if (f.rel + x.function + "@" + std::to_string(x.function_line) != last_fn) {
+        ++counts.functions;
+        last_fn = f.rel + x.function + "@" + std::to_string(x.function_line);
+      }
     }
-    print_limits(out, cg);
-    if (g.verbose) {
-      if (!cg.unresolved.empty()) out.out(plural(cg.unresolved.size(), "call", "calls") + " could not be followed:");
-      for (auto& u : cg.unresolved)
-        out.out(fmt::format("    {}:{}  {}  {}  ({})", u.file, u.line, u.function, u.call, u.why));
-      for (auto& cyc : cg.cycles) out.out("cycle: " + util::join(cyc, " -> ") + " -> " + cyc.front());
-      print_ignored(out, found);
-    }
-  }
-  return finish(out, o, found, incomplete, gaps);
+  return counts;
 }
 
 int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet& rules,
@@ -246,47 +283,28 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
   auto r = engine::audit_scan(*h, env.session.get(), rules, scope, what, progress_bar(g, o));
   std::vector<Reported> found = reported_calls(r, ignores);
 
-  ScanCounts counts;
-  std::string last_fn, last_file;
-  for (auto& f : r.files)
-    for (auto& x : f.findings) {
-      if (audit::ignored_by(ignores, x.rule->id, {x.function.empty() ? f.module : f.module + ":" + x.function},
-                            f.rel, x.line)) {
-        ++counts.ignored;
-        continue;
-      }
-      ++counts.calls;
-      if (f.rel != last_file) ++counts.files;
-      last_file = f.rel;
-      if (x.function.empty()) ++counts.top;
-      else if (f.rel + x.function + "@" + std::to_string(x.function_line) != last_fn) {
-        ++counts.functions;
-        last_fn = f.rel + x.function + "@" + std::to_string(x.function_line);
-      }
-    }
-  bool incomplete = r.files_with_syntax_errors > 0;
-  std::string gaps = plural(r.files_with_syntax_errors, "file", "files") + " could not be parsed completely";
+  ScanCounts counts = scan_counts(r, ignores);
+  auto unused = unused_ignores(found, ignores, audited_by(r));
+  std::string gaps = r.files_with_syntax_errors
+                         ? plural(r.files_with_syntax_errors, "file", "files") + " could not be parsed completely"
+                         : "";
   if (o.format == "sarif") {
-    std::string root = scope == engine::ScanScope::path ? what : env.session->env.site_dirs.front();
-    root = std::filesystem::absolute(root).lexically_normal().string();
-    if (util::ends_with(root, "/")) root.pop_back();
-    std::cout << sarif(found, rules, "file://" + root + "/", {}).dump(2) << "\n";
-    return finish(out, o, found, incomplete, gaps);
+    std::vector<SarifBase> bases = scope == engine::ScanScope::path ? std::vector<SarifBase>{{"ROOT", what}}
+                                                                    : site_bases(env.session->env.site_dirs);
+    std::cout << sarif(found, rules, bases, {}, unused).dump(2) << "\n";
+  } else if (out.json()) {
+    out.document(scan_document(r, found, counts, unused));
+  } else {
+    for (auto& f : found)
+      if (!f.ignored)
+        out.out(fmt::format("{}:{}:{}: {}: {}: {} [{}]", f.file, f.line, f.column, audit::to_string(f.rule->severity),
+                            f.function.find(':') == std::string::npos ? f.function + " (module level)" : f.function,
+                            f.operation, f.rule->category));
+    if (!out.quiet() || counts.calls == 0) out.out(scan_conclusion(r, counts));
+    if (!out.quiet()) print_unused(out, unused);
+    if (g.verbose && !out.quiet()) print_ignored(out, found);
   }
-  if (out.json()) {
-    out.document(scan_document(r, found, counts));
-    return finish(out, o, found, incomplete, gaps);
-  }
-  for (auto& f : found)
-    if (!f.ignored)
-      out.out(fmt::format("{}:{}:{}: {}: {}: {} [{}]", f.file, f.line, f.column, audit::to_string(f.rule->severity),
-                          f.function.find(':') == std::string::npos
-                              ? f.function + " (module level)"
-                              : f.function,
-                          f.operation, f.rule->category));
-  if (!out.quiet() || counts.calls == 0) out.out(scan_conclusion(r, counts));
-  if (g.verbose && !out.quiet()) print_ignored(out, found);
-  return finish(out, o, found, incomplete, gaps);
+  return finish(out, o, found, gaps, unused.size());
 }
 
 }  // namespace
@@ -318,7 +336,8 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
       ->type_name("SEVERITY");
   app.add_flag("--strict", o->strict,
                "Exit 3 also when the answer is incomplete: calls that could not be followed\n"
-               "(MODULE:FUNCTION) or files that did not parse completely (scans)");
+               "(MODULE:FUNCTION) or files that did not parse completely (scans); or when an\n"
+               "--ignore entry accepted no finding in the code this run read");
   app.add_option("--ignore", o->ignore,
                  "An ignore file (YAML: ignore: [{rule, function: MODULE:FUNCTION | at: FILE:LINE, reason}]);\n"
                  "repeatable")
@@ -334,7 +353,7 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
       "'sitepatch rules' lists the rules.\n"
       "Exit codes: 0 done (whatever was found, unless --fail-on or --strict); 1 failed; 2 bad\n"
       "usage, rules or ignore file; 3 a finding at or above --fail-on, or with --strict an\n"
-      "incomplete answer.");
+      "incomplete answer or an unused ignore entry.");
   return [&g, o] {
     if (g.json && o->format == "sarif") throw Error("--json and --format sarif: choose one", Exit::usage);
     int modes = !o->entry.empty() + !o->package.empty() + !o->module.empty() + o->all + !o->path.empty();

@@ -55,6 +55,7 @@ class SiteModules : public audit::ModuleSource {
             ns.name = modules[i];
             ns.is_package = true;
             ns.file = c + "/";
+            ns.root = dir;
             ns.functions.emplace_back();
             out[i] = std::move(ns);
           } else {
@@ -71,6 +72,7 @@ class SiteModules : public audit::ModuleSource {
       const Job& job = jobs[j];
       audit::ModuleFacts f = audit::extract(*job.text, modules[job.index], job.package);
       f.file = job.rel;
+      f.root = job.site_dir;
       out[job.index] = std::move(f);
     });
     spdlog::debug("audit: {} modules asked, {} read", modules.size(), jobs.size());

@@ -110,6 +110,7 @@ ScanResult audit_scan(host::Host& host, Session* s, const audit::RuleSet& rules,
   std::vector<Source> files = sources(host, s, scope, what, out.root);
   std::sort(files.begin(), files.end(), [](const Source& a, const Source& b) { return a.rel < b.rel; });
   out.files_total = files.size();
+  for (const Source& f : files) out.scanned.push_back(f.rel);
   const auto literals = rules.literals();
   // A batch is one read: small locally (texts in memory stay few), large over ssh
   // (each read is a round trip).
@@ -133,7 +134,8 @@ ScanResult audit_scan(host::Host& host, Session* s, const audit::RuleSet& rules,
       parsed[k] = 1;
       audit::ModuleFacts facts = audit::extract(text, mod, util::ends_with(src.rel, "__init__.py"), false);
       broken[k] = facts.syntax_errors > 0;
-      found[k] = ScannedFile{src.rel, mod, audit::scan(facts, rules), text.size()};
+      std::string dir = src.path.substr(0, src.path.size() - std::min(src.path.size(), src.rel.size() + 1));
+      found[k] = ScannedFile{src.rel, dir, mod, audit::scan(facts, rules), text.size()};
     });
     for (size_t k = 0; k < data.size(); ++k) {
       out.bytes_total += sizes[k];

@@ -219,7 +219,9 @@ TEST_CASE("audit: --format sarif prints a SARIF 2.1.0 log", "[e2e][audit]") {
       CHECK(rule["shortDescription"]["text"].is_string());
       CHECK(std::set<std::string>{"error", "warning", "note"}.count(rule["defaultConfiguration"]["level"]));
     }
-    CHECK(run["originalUriBaseIds"]["ROOT"]["uri"] == "file://" + env.venv.site_packages + "/");
+    // One base a site folder (this venv has one); each location names its own.
+    CHECK(run["originalUriBaseIds"] ==
+          nlohmann::json{{"SITE1", {{"uri", "file://" + env.venv.site_packages + "/"}}}});
     auto& results = run["results"];
     REQUIRE(results.size() == 4);
     std::set<std::string> seen;
@@ -228,7 +230,7 @@ TEST_CASE("audit: --format sarif prints a SARIF 2.1.0 log", "[e2e][audit]") {
       CHECK(std::set<std::string>{"error", "warning", "note"}.count(res["level"]));
       CHECK(res["message"]["text"].is_string());
       auto& loc = res["locations"][0]["physicalLocation"];
-      CHECK(loc["artifactLocation"]["uriBaseId"] == "ROOT");
+      CHECK(loc["artifactLocation"]["uriBaseId"] == "SITE1");
       CHECK(loc["region"]["startLine"].get<int>() >= 1);
       seen.insert(loc["artifactLocation"]["uri"].get<std::string>() + ":" +
                   std::to_string(loc["region"]["startLine"].get<int>()) + " " + res["ruleId"].get<std::string>() +
@@ -238,4 +240,75 @@ TEST_CASE("audit: --format sarif prints a SARIF 2.1.0 log", "[e2e][audit]") {
                                         "rp/alarms.py:24 open suppressed: reads the user's files",
                                         "rp/alarms.py:25 subprocess"});
   }
+}
+
+TEST_CASE("an ignore entry that accepted no finding is reported, and fails --strict", "[e2e][audit]") {
+  LayoutsEnv env;
+  const std::string tail = " accepted no finding; the code it was written for has changed, or it names the wrong place";
+  std::string f = env.file("ignore.yaml",
+                           "ignore:\n"
+                           "  - rule: subprocess\n"
+                           "    function: rp.jit.cpp_ext:ver\n"
+                           "    reason: nvcc is only asked once\n"
+                           "  - rule: open\n"
+                           "    function: rp.jit.fp4:gen\n"
+                           "    reason: walked, but opens nothing\n"
+                           "  - rule: subprocess\n"
+                           "    at: rp/jit/cpp_ext.py:4\n"
+                           "    reason: the call moved to line 5\n"
+                           "  - rule: open\n"
+                           "    at: rp/alarms.py:24\n"
+                           "    reason: not walked from rp.jit.fp4:gen, so not judged by it\n");
+  // Entries 2 and 3 name functions and lines the walk read; entry 4 another entry's code.
+  auto r = env.sp({"audit", "rp.jit.fp4:gen", "--ignore", f});
+  CHECK(r.status == 0);
+  CHECK(r.out ==
+        "rp.jit.fp4:gen: no flagged operation found in 2 functions walked (1 accepted by the ignore file); every "
+        "call on the way was resolved\n" +
+            f + ":5: warning: ignore entry for rule `open` in rp.jit.fp4:gen" + tail + "\n" + f +
+            ":8: warning: ignore entry for rule `subprocess` at rp/jit/cpp_ext.py:4" + tail + "\n");
+  // --strict: an ignore file that says more than the code is not a clean answer.
+  auto s = env.sp({"audit", "rp.jit.fp4:gen", "--ignore", f, "--strict"});
+  CHECK(s.status == 3);
+  CHECK(s.err == "sitepatch: 2 ignore entries accepted no finding (--strict)\n");
+  std::string q = env.file("quiet.yaml",
+                           "ignore:\n  - rule: subprocess\n    function: rp.quiet:unknown_calls\n    reason: x\n");
+  auto both = env.sp({"audit", "rp.quiet:unknown_calls", "--ignore", q, "--strict"});
+  CHECK(both.status == 3);
+  CHECK(both.err == "sitepatch: 3 calls could not be followed and 1 ignore entry accepted no finding (--strict)\n");
+
+  auto j = nlohmann::json::parse(env.sp({"--json", "audit", "rp.jit.fp4:gen", "--ignore", f}).out);
+  REQUIRE(j["unused_ignores"].size() == 2);
+  CHECK(j["unused_ignores"][0] == nlohmann::json{{"ignore_file", f},
+                                                  {"line", 5},
+                                                  {"rule", "open"},
+                                                  {"function", "rp.jit.fp4:gen"},
+                                                  {"reason", "walked, but opens nothing"},
+                                                  {"message", f + ":5: warning: ignore entry for rule `open` in "
+                                                                  "rp.jit.fp4:gen" + tail}});
+  CHECK(j["unused_ignores"][1]["at"] == "rp/jit/cpp_ext.py:4");
+  auto sarif = nlohmann::json::parse(env.sp({"audit", "rp.jit.fp4:gen", "--ignore", f, "--format", "sarif"}).out);
+  auto& notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0]["level"] == "warning");
+  CHECK(notes[0]["locations"][0]["physicalLocation"]["region"]["startLine"] == 5);
+
+  // A scan judges the entries about the files it read: here a function rp.alarms lacks.
+  std::string g = env.file("scan.yaml",
+                           "ignore:\n"
+                           "  - rule: open\n"
+                           "    at: rp/alarms.py:24\n"
+                           "    reason: reads the user's files\n"
+                           "  - rule: subprocess\n"
+                           "    function: rp.alarms:not_preformed\n"
+                           "    reason: a typo\n"
+                           "  - rule: subprocess\n"
+                           "    function: rp.jit.cpp_ext:ver\n"
+                           "    reason: not scanned by --module rp.alarms\n");
+  auto m = env.sp({"-q", "audit", "--module", "rp.alarms", "--ignore", g, "--strict"});
+  CHECK(m.status == 3);
+  CHECK(m.err == "sitepatch: 1 ignore entry accepted no finding (--strict)\n");
+  CHECK(env.sp({"audit", "--module", "rp.alarms", "--ignore", g}).out.find(
+            g + ":5: warning: ignore entry for rule `subprocess` in rp.alarms:not_preformed" + tail + "\n") !=
+        std::string::npos);
 }

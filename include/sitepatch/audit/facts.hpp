@@ -32,6 +32,7 @@ struct Ref {
 struct Function {
   std::string qualified;            // "f", "Cls.method", "outer.inner"; "" for the top level
   int line = 0;                     // of `def` (decorators excluded)
+  int end_line = 0;                 // its last line
   int parent = -1;                  // enclosing function (closures), -1 for none
   int cls = -1;                     // the class it is a method of, -1 for none
   std::string self_name;            // a method's first parameter ("self", "cls"), "" otherwise
@@ -57,8 +58,12 @@ struct Class {
   int line = 0;
   std::vector<std::string> bases;    // dotted as written
   std::map<std::string, int> methods;  // name -> function index
-  // `self.x = X(...)` in a method: x -> (that method, "call:X"), as Function::types.
-  std::map<std::string, std::pair<int, std::string>> attr_types;
+  // What x holds, as Function::types, with the function whose code says it:
+  // `self.x = X(...)` or `self.x = param` (param annotated) in a method, `x: X` in the
+  // class body. Every different one, in source order (at most kMaxAttrTypes): an
+  // attribute the code gives two classes may hold either.
+  std::map<std::string, std::vector<std::pair<int, std::string>>> attr_types;
+  static constexpr size_t kMaxAttrTypes = 4;
   int scope = 0;                     // function whose code defines it (0: the top level)
 };
 
@@ -66,6 +71,7 @@ struct ModuleFacts {
   std::string name;     // dotted
   bool is_package = false;
   std::string file;     // where it came from, for messages (relative path)
+  std::string root;     // the folder `file` is relative to (a site folder), "" when not known
   std::vector<Function> functions;          // [0]: the top level
   std::vector<Class> classes;
   std::map<std::string, int> class_names;   // top-level classes by name

@@ -27,6 +27,7 @@ struct Step {
   std::string module;
   std::string qualified;  // "Cls.method"; "" never (the top level is never a step)
   std::string file;       // relative to its site-packages
+  std::string root;       // that site folder (ModuleFacts::root)
   int line = 0;
   std::string name() const { return module + ":" + qualified; }
 };
@@ -40,16 +41,25 @@ struct Chain {
 struct Unresolved {
   std::string function;  // module:qualified
   std::string file;
+  std::string root;      // the folder `file` is relative to (ModuleFacts::root)
   int line = 0;
   std::string call;      // as written
   std::string why;       // "method of an unknown object", ...
   bool limit = false;    // a limit of this tool (a name resolving in a circle), not of the code
 };
 
+/// A function the walk reached (and read every call of).
+struct Walked {
+  std::string function;  // module:qualified
+  std::string file;
+  int line = 0, end_line = 0;
+};
+
 struct CallGraph {
   std::vector<Chain> chains;            // shortest first, then by text
   std::vector<Unresolved> unresolved;   // in walk order
   std::vector<std::vector<std::string>> cycles;  // each: functions of one cycle, in walk order
+  std::vector<Walked> walked;           // every function walked, in walk order
   std::size_t functions = 0;            // functions walked
   std::size_t modules = 0;              // modules read
   std::size_t waves = 0;                // batches asked of the ModuleSource

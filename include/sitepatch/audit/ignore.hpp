@@ -2,8 +2,11 @@
 // An ignore file: findings a team has reviewed and accepts, since nobody can put
 // comments in site-packages. YAML `ignore: [{rule, function | at, reason}]`; every
 // entry needs a reason. Parsing does no I/O.
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sitepatch::audit {
@@ -17,6 +20,16 @@ struct IgnoreEntry {
   std::string origin;    // the ignore file, and the entry's line there
   int origin_line = 0;
   std::string where() const { return origin + ":" + std::to_string(origin_line); }
+  /// "rule `open` at rp/alarms.py:24", "rule `subprocess` in rp.jit.cpp_ext:ver".
+  std::string describe() const;
+};
+
+/// What one audit run read, so that an entry about code it did not audit (another
+/// entry point's functions, another package) is not called unused.
+struct Audited {
+  std::set<std::string> functions;  // "module:qualified" every call of which was read (a walk)
+  std::set<std::string> modules;    // modules every function of which was read (a scan)
+  std::map<std::string, std::vector<std::pair<int, int>>> lines;  // file -> line spans read
 };
 
 /// Parses an ignore file. Throws sitepatch::Error (exit 2) listing every malformed
@@ -28,5 +41,11 @@ std::vector<IgnoreEntry> parse_ignore(std::string_view text, const std::string& 
 /// the flagged call's `file`:`line`. nullptr when none does.
 const IgnoreEntry* ignored_by(const std::vector<IgnoreEntry>& entries, const std::string& rule,
                               const std::vector<std::string>& functions, const std::string& file, int line);
+
+/// The entries not in `used` whose function or file:line the run audited: each accepted
+/// no finding, so the code it was written for has changed, or it names the wrong place.
+/// In the order of `entries`.
+std::vector<const IgnoreEntry*> unused(const std::vector<IgnoreEntry>& entries,
+                                       const std::set<const IgnoreEntry*>& used, const Audited& audited);
 
 }  // namespace sitepatch::audit

@@ -31,6 +31,7 @@ enum class ScanScope { package, module, all, path };
 
 struct ScannedFile {
   std::string rel;     // relative to `root` (or to its site-packages)
+  std::string dir;     // the folder `rel` is relative to: the --path folder, or a site folder
   std::string module;  // dotted, from the path
   std::vector<audit::Finding> findings;
   std::size_t bytes = 0;
@@ -39,6 +40,7 @@ struct ScannedFile {
 struct ScanResult {
   std::string root;                // the folder, or "site-packages"
   std::vector<ScannedFile> files;  // those with findings, by path
+  std::vector<std::string> scanned;  // rel of every file in scope, by path (what an ignore entry may name)
   std::size_t files_total = 0;
   std::size_t files_parsed = 0;    // kept by the text pre-filter
   std::size_t bytes_total = 0;
