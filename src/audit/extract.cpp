@@ -388,7 +388,9 @@ class Extractor {
           names_in(field(n, "alias"), locals(f));
           f.mute_kids = true;
         }
-        else if (t == "ERROR") ++m_.syntax_errors;
+        return true;
+      case 'E':  // tree-sitter's node types are lower case but this one
+        if (t == "ERROR") ++m_.syntax_errors;
         return true;
       case 'n':
         if (t == "named_expression") names_in(field(n, "name"), locals(f));
