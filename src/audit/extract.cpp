@@ -612,6 +612,9 @@ ModuleFacts extract(std::string_view source, const std::string& module, bool is_
 
 namespace detail {
 
+// A block whose tree is worth handing back to the system once freed (tens of MB).
+constexpr uint32_t kLargeBlock = 64 * 1024;
+
 ModuleFacts extract_blocks(std::string_view source, const std::string& module, bool is_package,
                            const std::vector<Block>& blocks, util::ByteBudget* budget, bool& damaged) {
   ModuleFacts m;
@@ -624,9 +627,12 @@ ModuleFacts extract_blocks(std::string_view source, const std::string& module, b
     // The tree is what costs memory (about a hundred times the text): one block's at
     // a time here, and across threads no more than the budget allows.
     util::ByteBudget::Lease lease = budget ? budget->take(b.end - b.begin) : util::ByteBudget::Lease{};
-    python::ts::Tree tree(source, r);
-    damaged = damaged || ts_node_has_error(tree.root());
-    x.run(tree.root());
+    {
+      python::ts::Tree tree(source, r);
+      damaged = damaged || ts_node_has_error(tree.root());
+      x.run(tree.root());
+    }
+    if (b.end - b.begin >= kLargeBlock) util::return_freed_memory();
   }
   x.finish();
   return m;

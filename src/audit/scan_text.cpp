@@ -68,7 +68,9 @@ std::vector<std::string> bound_names(const ModuleFacts& m, const RuleSet& rules)
 
 ModuleFacts whole_file(std::string_view text, const std::string& module, bool is_package, util::ByteBudget* budget) {
   util::ByteBudget::Lease lease = budget ? budget->take(text.size()) : util::ByteBudget::Lease{};
-  return extract(text, module, is_package, false);
+  ModuleFacts facts = extract(text, module, is_package, false);
+  if (text.size() >= 64 * 1024) util::return_freed_memory();  // as extract_blocks does
+  return facts;
 }
 
 }  // namespace

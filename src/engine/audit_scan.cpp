@@ -19,7 +19,7 @@ namespace sitepatch::engine {
 namespace {
 
 // Source bytes being parsed at once, all threads together (see audit_scan).
-constexpr size_t kParseBudget = 512 * 1024;
+constexpr size_t kParseBudget = 256 * 1024;
 
 struct Source {
   std::string path;  // absolute

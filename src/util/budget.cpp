@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <malloc.h>
+
 namespace sitepatch::util {
 
 ByteBudget::Lease::~Lease() {
@@ -28,6 +30,12 @@ void ByteBudget::give_back(std::size_t bytes) {
     held_ -= bytes;
   }
   freed_.notify_all();
+}
+
+void return_freed_memory() {
+#ifdef __GLIBC__
+  ::malloc_trim(0);
+#endif
 }
 
 std::size_t ByteBudget::peak() const {

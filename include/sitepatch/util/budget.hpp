@@ -41,4 +41,9 @@ class ByteBudget {
   std::condition_variable freed_;
 };
 
+/// Hands the heap freed so far back to the system. glibc keeps each thread's freed
+/// memory in that thread's arena: without this, after large trees are freed on many
+/// threads, the process holds the sum of every thread's peak, not the peak at once.
+void return_freed_memory();
+
 }  // namespace sitepatch::util
