@@ -1,7 +1,8 @@
-// audit --package/--module/--all/--path: which files, then read them in batches,
-// keep those whose text can hold a flagged name, parse those in parallel. Only one
-// batch of texts is held at a time, and each tree is freed as soon as its facts are
-// read (one per worker thread alive): memory stays flat however large the tree.
+// audit --package/--module/--all/--path: which files, then read them in batches and
+// hand each text to audit::scan_text on the workers (pre-filter, then only the blocks
+// that can hold a flagged name). Only one batch of texts is held at a time, each tree
+// is freed as soon as its facts are read, and the trees alive at once across threads
+// are bounded by the source bytes they came from (kParseBudget).
 #include <algorithm>
 #include <set>
 
