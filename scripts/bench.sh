@@ -26,3 +26,5 @@ fi
 "$root/build/tests/bench/sitepatch_bench_remote" "${2:-5}"
 AST_GREP="$astgrep_prefix/node_modules/.bin/ast-grep" "$root/tests/bench/bench_audit.sh" \
   /usr/lib/python3/dist-packages "${3:-5}"
+AST_GREP="$astgrep_prefix/node_modules/.bin/ast-grep" "$root/tests/bench/bench_audit_shipped.sh" \
+  /usr/lib/python3/dist-packages "${3:-5}"

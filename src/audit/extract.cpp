@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 
+#include "audit/blocks.hpp"
 #include "python/tree.hpp"
 #include "sitepatch/audit/facts.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -43,10 +44,12 @@ struct Frame {
 
 class Extractor {
  public:
-  Extractor(std::string_view src, ModuleFacts& m, bool types) : src_(src), types_(types), m_(m) {}
-
-  void run(TSNode root) {
+  Extractor(std::string_view src, ModuleFacts& m, bool types) : src_(src), types_(types), m_(m) {
     m_.functions.emplace_back();  // the top level
+  }
+
+  // Reads one tree: the module's, or one top-level block's (run once per block, in order).
+  void run(TSNode root) {
     TSTreeCursor c = ts_tree_cursor_new(root);
     std::vector<Frame> stack;
     stack.push_back(Frame{});
@@ -77,6 +80,10 @@ class Extractor {
       if (done) break;
     }
     ts_tree_cursor_delete(&c);
+  }
+
+  // After the last run(): locals sorted for lookups, names declared global taken out.
+  void finish() {
     for (size_t i = 0; i < m_.functions.size(); ++i) {
       auto& l = m_.functions[i].locals;
       std::sort(l.begin(), l.end());
@@ -447,7 +454,9 @@ class Extractor {
           names_in(field(n, "alias"), locals(f));
           f.mute_kids = true;
         }
-        else if (t == "ERROR") ++m_.syntax_errors;
+        return true;
+      case 'E':  // tree-sitter's node types are lower case but this one
+        if (t == "ERROR") ++m_.syntax_errors;
         return true;
       case 'n':
         if (t == "named_expression") names_in(field(n, "name"), locals(f));
@@ -693,9 +702,43 @@ ModuleFacts extract(std::string_view source, const std::string& module, bool is_
   ModuleFacts m;
   m.name = module;
   m.is_package = is_package;
-  python::ts::Tree tree(source);
-  Extractor(source, m, types).run(tree.root());
+  Extractor x(source, m, types);
+  {
+    python::ts::Tree tree(source);
+    x.run(tree.root());
+  }
+  x.finish();
   return m;
 }
+
+namespace detail {
+
+// A block whose tree is worth handing back to the system once freed (tens of MB).
+constexpr uint32_t kLargeBlock = 64 * 1024;
+
+ModuleFacts extract_blocks(std::string_view source, const std::string& module, bool is_package,
+                           const std::vector<Block>& blocks, util::ByteBudget* budget, bool& damaged) {
+  ModuleFacts m;
+  m.name = module;
+  m.is_package = is_package;
+  Extractor x(source, m, false);
+  damaged = false;
+  for (const Block& b : blocks) {
+    TSRange r{{b.row, 0}, {b.end_row, b.end_column}, b.begin, b.end};
+    // The tree is what costs memory (about a hundred times the text): one block's at
+    // a time here, and across threads no more than the budget allows.
+    util::ByteBudget::Lease lease = budget ? budget->take(b.end - b.begin) : util::ByteBudget::Lease{};
+    {
+      python::ts::Tree tree(source, r);
+      damaged = damaged || ts_node_has_error(tree.root());
+      x.run(tree.root());
+    }
+    if (b.end - b.begin >= kLargeBlock) util::return_freed_memory();
+  }
+  x.finish();
+  return m;
+}
+
+}  // namespace detail
 
 }  // namespace sitepatch::audit

@@ -1,13 +1,16 @@
-// audit --package/--module/--all/--path: which files, then read them in batches,
-// keep those whose text can hold a flagged name, parse those in parallel. Only one
-// batch of texts is held at a time, and each tree is freed as soon as its facts are
-// read (one per worker thread alive): memory stays flat however large the tree.
+// audit --package/--module/--all/--path: which files, then read them in batches and
+// hand each text to audit::scan_text on the workers (pre-filter, then only the blocks
+// that can hold a flagged name). Only one batch of texts is held at a time, each tree
+// is freed as soon as its facts are read, and the trees alive at once across threads
+// are bounded by the source bytes they came from (kParseBudget).
 #include <algorithm>
 #include <set>
 
 #include <spdlog/spdlog.h>
 
 #include "sitepatch/engine/audit.hpp"
+#include "sitepatch/audit/scan.hpp"
+#include "sitepatch/util/budget.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/parallel.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -15,6 +18,9 @@
 namespace sitepatch::engine {
 
 namespace {
+
+// Source bytes being parsed at once, all threads together (see audit_scan).
+constexpr size_t kParseBudget = 256 * 1024;
 
 struct Source {
   std::string path;  // absolute
@@ -111,7 +117,10 @@ ScanResult audit_scan(host::Host& host, Session* s, const audit::RuleSet& rules,
   std::sort(files.begin(), files.end(), [](const Source& a, const Source& b) { return a.rel < b.rel; });
   out.files_total = files.size();
   for (const Source& f : files) out.scanned.push_back(f.rel);
-  const auto literals = rules.literals();
+  const audit::Prefilter filter(rules);
+  // Trees cost about a hundred times their text: parses in flight across threads hold
+  // at most this much source, so peak memory does not grow with the thread count.
+  util::ByteBudget budget(kParseBudget);
   // A batch is one read: small locally (texts in memory stay few), large over ssh
   // (each read is a round trip).
   const size_t batch = host.local() ? 256 : 1024;
@@ -122,27 +131,24 @@ ScanResult audit_scan(host::Host& host, Session* s, const audit::RuleSet& rules,
     auto data = host.read(paths);
     // The pre-filter runs on the workers too: it reads every byte of every file.
     std::vector<ScannedFile> found(data.size());
-    std::vector<char> parsed(data.size(), 0);
+    std::vector<audit::TextScan> scanned(data.size());
     std::vector<size_t> sizes(data.size(), 0);
-    std::vector<char> broken(data.size(), 0);
     util::parallel_for(data.size(), [&](size_t k) {
       std::string text = std::move(data[k].content);  // freed when this file is done
       sizes[k] = text.size();
-      if (!data[k].exists || data[k].is_dir || !audit::may_match(text, literals)) return;
+      if (!data[k].exists || data[k].is_dir) return;
       const Source& src = files[start + k];
       std::string mod = module_name(src.rel);
-      parsed[k] = 1;
-      audit::ModuleFacts facts = audit::extract(text, mod, util::ends_with(src.rel, "__init__.py"), false);
-      broken[k] = facts.syntax_errors > 0;
+      scanned[k] = audit::scan_text(text, mod, util::ends_with(src.rel, "__init__.py"), rules, filter, &budget);
       std::string dir = src.path.substr(0, src.path.size() - std::min(src.path.size(), src.rel.size() + 1));
-      found[k] = ScannedFile{src.rel, dir, mod, audit::scan(facts, rules), text.size()};
+      found[k] = ScannedFile{src.rel, dir, mod, std::move(scanned[k].findings), text.size()};
     });
     for (size_t k = 0; k < data.size(); ++k) {
       out.bytes_total += sizes[k];
-      if (!parsed[k]) continue;
+      if (!scanned[k].parsed) continue;
       ++out.files_parsed;
-      out.files_with_syntax_errors += broken[k];
-      out.bytes_parsed += found[k].bytes;
+      out.files_with_syntax_errors += scanned[k].syntax_errors;
+      out.bytes_parsed += scanned[k].bytes_parsed;
       if (!found[k].findings.empty()) out.files.push_back(std::move(found[k]));
     }
     if (progress) progress(end, files.size());

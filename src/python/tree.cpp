@@ -6,21 +6,44 @@ namespace sitepatch::python::ts {
 
 namespace {
 
-TSTree* parse(std::string_view text, const TSTree* old) {
-  TSParser* parser = ts_parser_new();
-  if (!ts_parser_set_language(parser, tree_sitter_python())) {
-    ts_parser_delete(parser);
-    throw std::runtime_error("tree-sitter-python: incompatible language version");
+// One parser per thread, kept: making one allocates its stacks and lexer afresh, and
+// a scan parses thousands of files (or blocks of them) per thread.
+TSParser* thread_parser() {
+  struct Owned {
+    TSParser* p = nullptr;
+    ~Owned() {
+      if (p) ts_parser_delete(p);
+    }
+  };
+  thread_local Owned owned;
+  if (!owned.p) {
+    owned.p = ts_parser_new();
+    if (!ts_parser_set_language(owned.p, tree_sitter_python())) {
+      ts_parser_delete(owned.p);
+      owned.p = nullptr;
+      throw std::runtime_error("tree-sitter-python: incompatible language version");
+    }
   }
+  return owned.p;
+}
+
+// `range` null: the whole text.
+TSTree* parse(std::string_view text, const TSTree* old, const TSRange* range = nullptr) {
+  TSParser* parser = thread_parser();
+  ts_parser_set_included_ranges(parser, range, range ? 1 : 0);
   TSTree* tree = ts_parser_parse_string(parser, old, text.data(), uint32_t(text.size()));
-  ts_parser_delete(parser);
-  if (!tree) throw std::runtime_error("tree-sitter-python: parse failed");
+  if (!tree) {
+    ts_parser_reset(parser);
+    throw std::runtime_error("tree-sitter-python: parse failed");
+  }
   return tree;
 }
 
 }  // namespace
 
 Tree::Tree(std::string_view text) : tree_(parse(text, nullptr)) {}
+
+Tree::Tree(std::string_view text, const TSRange& range) : tree_(parse(text, nullptr, &range)) {}
 
 Tree::Tree(std::string_view text, const Tree& base, const std::vector<TSInputEdit>& edits) {
   TSTree* old = ts_tree_copy(base.tree_);

@@ -16,6 +16,9 @@ class Tree {
  public:
   /// Parses `text` as Python (no I/O).
   explicit Tree(std::string_view text);
+  /// Parses only `range` of `text` (one top-level statement, say); nodes keep their
+  /// positions in the whole text.
+  Tree(std::string_view text, const TSRange& range);
   /// Parses `text`, an edit of `base`'s text described by `edits` (in order, each in
   /// the coordinates left by the ones before), reusing the subtrees they did not touch.
   Tree(std::string_view text, const Tree& base, const std::vector<TSInputEdit>& edits);

@@ -135,7 +135,8 @@ TEST_CASE("audit --suggest prints a recipe that plan accepts", "[e2e][audit]") {
 
 TEST_CASE("audit --package lists every function that directly performs a flagged operation", "[e2e][audit]") {
   AuditEnv env;
-  // Counted by hand from tests/data/packages/demo-jit-1.0.
+  // Counted by hand from tests/data/packages/demo-jit-1.0. demo/jit/__init__.py is not
+  // parsed: `loader` holds `load` (torch.utils.cpp_extension.load) only inside a word.
   auto r = env.sp({"audit", "--package", "demo-jit"});
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -144,7 +145,7 @@ TEST_CASE("audit --package lists every function that directly performs a flagged
         "demo/jit/spec.py:16:5: warning: demo.jit.spec:prepare: open [file-io]\n"
         "demo/jit/spec.py:40:16: info: demo.jit.spec:read_spec.cached: os.path.exists [file-io]\n"
         "demo/jit/spec.py:42:24: warning: demo.jit.spec:read_spec: pathlib.Path.read_text [file-io]\n"
-        "4 flagged calls in 3 functions and 1 at module level in 2 files of 5 (4 parsed after the text pre-filter)\n");
+        "4 flagged calls in 3 functions and 1 at module level in 2 files of 5 (3 parsed after the text pre-filter)\n");
 
   // `from subprocess import check_output as _out; _out(...)` is subprocess.check_output.
   auto m = env.sp({"audit", "--module", "jitbase"});

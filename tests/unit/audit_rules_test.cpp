@@ -2,6 +2,7 @@
 // and the literal pre-filter.
 #include <catch2/catch.hpp>
 
+#include "sitepatch/audit/prefilter.hpp"
 #include "sitepatch/audit/rules.hpp"
 #include "sitepatch/util/error.hpp"
 
@@ -97,14 +98,32 @@ TEST_CASE("the pre-filter keeps a file only when its text can hold a flagged cal
                         "  - {id: o, match: open, category: f, message: m}\n"
                         "  - {id: e, match: os.path.exists, category: f, message: m}\n",
                         "r.yaml"));
-  auto lits = rules.literals();
-  CHECK(lits == std::vector<std::string>{"subprocess", "open(", "exists"});
-  CHECK(may_match("import subprocess\n", lits));
-  CHECK(may_match("with open (p) as f:\n", lits));
-  CHECK(may_match("from os.path import exists\n", lits));
-  CHECK(may_match("import builtins\nbuiltins.open(p)\n", {"open("}));
-  // Not a call of the builtin: an attribute, a longer name, a word in prose.
-  CHECK_FALSE(may_match("x = gzip.open(p)\nreopen(p)\n# open the door\nopened = 1\n", lits));
+  Prefilter filter(rules);
+  CHECK(filter.needs() == std::vector<std::vector<std::string>>{{"subprocess"}, {"open"}, {"os", "path", "exists"}});
+  auto keeps = [&](std::string_view text, std::string_view module = "m") { return filter.judge(text, module).parse; };
+  CHECK(keeps("import subprocess\n"));
+  CHECK(keeps("with open (p) as f:\n"));
+  CHECK(keeps("from os.path import exists\n"));
+  CHECK(keeps("import builtins\nbuiltins.open(p)\n"));
+  // A builtin passed on is used too; one imported under another name is kept by its module.
+  CHECK(keeps("paths = map(open, names)\n"));
+  CHECK(keeps("from io import open as o\no(p)\n"));
+  // Not a use of the builtin: an attribute, a longer name, a word in prose.
+  CHECK_FALSE(keeps("x = gzip.open(p)\nreopen(p)\n# open the door\nopened = 1\n"));
+  // Every segment of the rule, each a whole word: `exists` alone, or `os` only inside
+  // longer words, cannot spell os.path.exists.
+  CHECK_FALSE(keeps("if exists(p): pass\n"));
+  CHECK_FALSE(keeps("from posixpath import exists\npos = exists(p)\n"));
+  CHECK_FALSE(keeps("from subprocesses import run\n"));
+  // A segment may come from the module's own name (its functions, relative imports):
+  // then no block can be told apart, the file is read whole.
+  auto v = filter.judge("from . import path\npath.exists(p)\n", "os.x");
+  CHECK(v.parse);
+  CHECK(v.whole);
+  v = filter.judge("import os\n\ndef f():\n    return os.path.exists(p)\n", "pkg.m");
+  CHECK(v.parse);
+  CHECK_FALSE(v.whole);
+  CHECK(v.seeds == std::vector<std::string>{"exists", "os", "path"});
 }
 
 TEST_CASE("rules have a severity: the shipped ones choose, a user's defaults to warning", "[audit]") {

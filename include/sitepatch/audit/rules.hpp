@@ -38,10 +38,6 @@ class RuleSet {
   /// The first rule whose pattern matches the dotted `name` ("subprocess.run"), or nullptr.
   const Rule* match(std::string_view name) const;
 
-  /// Literals one of which the text of any file holding a match must contain (the
-  /// pre-filter before parsing): a pattern's last segment when literal, else its first.
-  std::vector<std::string> literals() const;
-
  private:
   std::vector<Rule> rules_;
 };
@@ -59,8 +55,5 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path);
 
 /// The shipped rules (recipes/rules/dynamo.yaml, embedded at build time).
 std::vector<Rule> builtin_rules();
-
-/// Whether `text` contains any of `literals` (an empty list keeps everything).
-bool may_match(std::string_view text, const std::vector<std::string>& literals);
 
 }  // namespace sitepatch::audit

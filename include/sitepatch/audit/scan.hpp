@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "sitepatch/audit/facts.hpp"
+#include "sitepatch/audit/prefilter.hpp"
 #include "sitepatch/audit/rules.hpp"
+#include "sitepatch/util/budget.hpp"
 
 namespace sitepatch::audit {
 
@@ -43,5 +45,21 @@ std::vector<Use> flagged_uses(const ModuleFacts& m, int fn, const Ref& ref, cons
 
 /// Flagged uses of one module, in source order.
 std::vector<Finding> scan(const ModuleFacts& m, const RuleSet& rules);
+
+/// What scanning one file's text found, and what it cost.
+struct TextScan {
+  bool parsed = false;         // the pre-filter kept it
+  bool syntax_errors = false;  // a part it parsed has ERROR nodes
+  std::size_t bytes_parsed = 0;
+  std::vector<Finding> findings;
+};
+
+/// scan() of a module's text, parsing only what `filter` says can hold a flagged name:
+/// nothing, or its top-level blocks that write a word of a rule (or a name its imports
+/// bind to one), each block's tree alone, under `budget` (may be null). The findings
+/// are those of parsing the whole file; a block with a syntax error makes it parse
+/// the whole file, as before.
+TextScan scan_text(std::string_view text, const std::string& module, bool is_package, const RuleSet& rules,
+                   const Prefilter& filter, util::ByteBudget* budget);
 
 }  // namespace sitepatch::audit

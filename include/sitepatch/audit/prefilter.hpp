@@ -1,0 +1,45 @@
+#pragma once
+// What a scan reads before it parses: a rule can only match a name whose segments are
+// written in the file (or in its module's own name), so a file is parsed only when the
+// text holds every literal segment of some rule, each as a whole word; and inside it,
+// only the top-level blocks that hold one of those words (or a name the file's
+// imports bind to them). Reading text is tens of times cheaper than parsing it.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sitepatch/audit/rules.hpp"
+
+namespace sitepatch::audit {
+
+/// Where `word` occurs in `text` as a whole identifier (not inside a longer name),
+/// from byte `from`; npos when it does not.
+size_t find_word(std::string_view text, std::string_view word, size_t from = 0);
+
+class Prefilter {
+ public:
+  explicit Prefilter(const RuleSet& rules);
+
+  /// What the text of module `module` says about the rules.
+  struct Verdict {
+    bool parse = false;  // some rule can match: parse (some of) the file
+    bool whole = false;  // parse every block: a rule could match a name no block spells
+    std::vector<std::string> seeds;  // words of the rules that can match, written in the text
+  };
+  Verdict judge(std::string_view text, std::string_view module) const;
+
+  /// The literal segments every rule needs (for tests and logs).
+  std::vector<std::vector<std::string>> needs() const;
+
+ private:
+  struct Need {
+    std::vector<uint16_t> words;  // indices into words_
+    bool builtin = false;         // one segment, a builtin (`open`): it must be used, not just named
+    bool any_head = false;        // `*.x`: any name can be spelled so, blocks cannot be told apart
+  };
+  std::vector<std::string> words_;
+  std::vector<Need> rules_;
+};
+
+}  // namespace sitepatch::audit

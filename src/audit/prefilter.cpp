@@ -1,0 +1,132 @@
+// The text pre-filter: which rules' words a file holds, before any parse.
+#include "sitepatch/audit/prefilter.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::audit {
+
+namespace {
+
+bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         (unsigned char)c >= 0x80;
+}
+
+// glibc's memmem (two-way) beats string_view::find, which stops at every occurrence of
+// the first letter: the pre-filter reads every byte of every file.
+size_t find(std::string_view text, std::string_view word, size_t from) {
+  if (from > text.size()) return std::string_view::npos;
+  const void* at = ::memmem(text.data() + from, text.size() - from, word.data(), word.size());
+  return at ? size_t(static_cast<const char*>(at) - text.data()) : std::string_view::npos;
+}
+
+// Names the extractor makes that no file spells: `with X():` calls X().__enter__,
+// `"".join()` is str.join, `[].append()` list.append, `{}.get()` dict.get.
+bool made_by_extractor(std::string_view w) { return w == "__enter__" || w == "str" || w == "list" || w == "dict"; }
+
+// Modules through which a builtin is the same object (canonical() in rules.cpp).
+bool builtin_alias_before(std::string_view before) {
+  for (std::string_view m : {"builtins", "__builtin__", "io"})
+    if (before.size() >= m.size() && before.substr(before.size() - m.size()) == m &&
+        (before.size() == m.size() || !ident_char(before[before.size() - m.size() - 1])))
+      return true;
+  return false;
+}
+
+// A builtin (`open`) used where a scan could flag it: called, or passed on as a value
+// (`map(open, paths)`, `return open`, `@open`): the word, not an attribute of another
+// module, followed by what ends an operand. Not in prose ("open the file").
+bool has_use(std::string_view text, std::string_view word) {
+  for (size_t at = find_word(text, word); at != std::string_view::npos; at = find_word(text, word, at + 1)) {
+    if (at > 0 && text[at - 1] == '.' && !builtin_alias_before(text.substr(0, at - 1))) continue;
+    size_t end = at + word.size();
+    while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
+    if (end == text.size() || std::strchr("(),]}:;#\\\r\n", text[end])) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+size_t find_word(std::string_view text, std::string_view word, size_t from) {
+  for (size_t at = find(text, word, from); at != std::string_view::npos; at = find(text, word, at + 1)) {
+    size_t end = at + word.size();
+    if ((at == 0 || !ident_char(text[at - 1])) && (end == text.size() || !ident_char(text[end]))) return at;
+  }
+  return std::string_view::npos;
+}
+
+Prefilter::Prefilter(const RuleSet& rules) {
+  for (const auto& r : rules.all()) {
+    Need need;
+    auto parts = util::split(r.match, '.');
+    need.builtin = parts.size() == 1 && parts[0] != "*";
+    need.any_head = parts[0] == "*";
+    for (auto& p : parts) {
+      if (p == "*") continue;
+      auto at = std::find(words_.begin(), words_.end(), p);
+      need.words.push_back(uint16_t(at - words_.begin()));
+      if (at == words_.end()) words_.push_back(p);
+    }
+    rules_.push_back(std::move(need));
+  }
+}
+
+Prefilter::Verdict Prefilter::judge(std::string_view text, std::string_view module) const {
+  enum : int8_t { unknown = -1, absent, in_text, in_name, made };
+  std::vector<int8_t> where(words_.size(), unknown);
+  auto module_parts = util::split(std::string(module), '.');
+  auto where_is = [&](uint16_t w) {
+    if (where[w] != unknown) return where[w];
+    const std::string& word = words_[w];
+    if (std::find(module_parts.begin(), module_parts.end(), word) != module_parts.end()) where[w] = in_name;
+    else if (made_by_extractor(word)) where[w] = made;
+    else where[w] = find_word(text, word) != std::string_view::npos ? in_text : absent;
+    return where[w];
+  };
+  Verdict v;
+  for (const Need& need : rules_) {
+    bool can = true, written = false, named = false;
+    if (need.builtin) {
+      const std::string& word = words_[need.words[0]];
+      can = has_use(text, word) ||
+            (where_is(need.words[0]) == in_text &&
+             (find_word(text, "builtins") != std::string_view::npos ||
+              find_word(text, "__builtin__") != std::string_view::npos ||
+              find_word(text, "io") != std::string_view::npos));
+      written = can;
+    } else {
+      // The last segment first: it is the rarest (`exists` beside `os`, `path`).
+      for (auto w = need.words.rbegin(); can && w != need.words.rend(); ++w) {
+        int8_t at = where_is(*w);
+        can = at != absent;
+        written = written || at == in_text;
+        named = named || at == in_name;
+      }
+    }
+    if (!can) continue;
+    v.parse = true;
+    // A name spelled through the module's own name (its functions, relative imports),
+    // or one any name can match, need not write a word of the rule in its block.
+    if (need.any_head || named || !written) v.whole = true;
+    for (uint16_t w : need.words)
+      if (where[w] == in_text || need.builtin) v.seeds.push_back(words_[w]);
+  }
+  std::sort(v.seeds.begin(), v.seeds.end());
+  v.seeds.erase(std::unique(v.seeds.begin(), v.seeds.end()), v.seeds.end());
+  return v;
+}
+
+std::vector<std::vector<std::string>> Prefilter::needs() const {
+  std::vector<std::vector<std::string>> out;
+  for (const Need& need : rules_) {
+    out.emplace_back();
+    for (uint16_t w : need.words) out.back().push_back(words_[w]);
+  }
+  return out;
+}
+
+}  // namespace sitepatch::audit
