@@ -89,7 +89,7 @@ TEST_CASE("an attribute the code gives two classes: the method of each", "[audit
           "rp.chains:Either.build:122 > " + kBuild});
 }
 
-TEST_CASE("a local made by a literal has the builtin's methods; one assigned twice is not guessed", "[audit]") {
+TEST_CASE("a local made by a literal has the builtin's methods, one assigned twice is not guessed", "[audit]") {
   MemorySource src("rp-layouts-1.0");
   // `flags = []; flags.append(...)`, an f-string's upper(), `{}`'s get(): builtins, followed.
   auto g = from(src, "via_literals");
