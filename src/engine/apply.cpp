@@ -186,7 +186,10 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   // 2. Write, all or nothing, refusing any file that changed since it was read.
   std::vector<host::WriteRequest> writes;
   for (auto& fc : res.plan.files) writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
-  // The note beside the files goes in the same all-or-nothing batch, last.
+  // pip's RECORD rows and the note beside the files go in the same all-or-nothing
+  // batch, after the files.
+  auto rows = detail::record_updates(s, res.plan.files);
+  writes.insert(writes.end(), rows.begin(), rows.end());
   auto marks = detail::markers_for(s, after_commit(existing, saved));
   writes.insert(writes.end(), marks.write.begin(), marks.write.end());
   try {
@@ -271,6 +274,17 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history) {
                 " neither as it was nor as planned; the originals are in " + s.state_dir +
                 " (git --git-dir " + s.state_dir + " log -p)");
   }
+  std::vector<FileChange> finals;
+  for (auto& [p, w] : want) {
+    FileChange fc;
+    fc.rel = rel_of[p];
+    fc.site_dir = site_of[p];
+    fc.new_text = w.second;
+    finals.push_back(std::move(fc));
+  }
+  size_t files_written = writes.size();
+  auto rows = record_updates(s, finals);
+  writes.insert(writes.end(), rows.begin(), rows.end());
   std::vector<store::PatchRecord> all = history.patches();
   for (auto& r : all) r.state = "applied";
   auto marks = markers_for(s, all);
@@ -285,7 +299,7 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history) {
   for (auto& [p, w] : want) done.site[rel_of[p]] = w.second;
   history.commit(done);
   return {"finished an interrupted apply of " + ids_of(pending) + " (" +
-          std::to_string(writes.size() - marks.write.size()) + " file(s) written)"};
+          std::to_string(files_written) + " file(s) written)"};
 }
 
 }  // namespace detail

@@ -50,12 +50,29 @@ std::vector<Source> walk_folder(host::Host& host, const std::string& root, const
   return out;
 }
 
-std::vector<Source> record_files(const site::Distribution& d) {
+std::vector<Source> record_files(host::Host& host, const site::Distribution& d) {
   std::vector<Source> out;
   for (auto& r : d.record) {
     std::string rel = site::normalize_record_path(r.path);
     if (!util::ends_with(rel, ".py") || util::starts_with(rel, "..") || site::unsafe_relative_path(rel)) continue;
     out.push_back({d.site_dir + "/" + rel, rel});
+  }
+  // An egg-info that lists no files (Debian's python3-torch) owns its top-level
+  // packages whole: their folders are its files.
+  std::vector<std::string> tops;
+  for (auto& t : d.top_level)
+    if (!site::unsafe_relative_path(t)) tops.push_back(t);
+  if (tops.empty()) return out;
+  std::vector<std::string> probe;
+  for (auto& t : tops) probe.insert(probe.end(), {d.site_dir + "/" + t, d.site_dir + "/" + t + ".py"});
+  auto found = host.read(probe);
+  for (size_t i = 0; i < tops.size(); ++i) {
+    if (found[2 * i].exists && found[2 * i].is_dir) {
+      auto more = walk_folder(host, d.site_dir + "/" + tops[i], tops[i] + "/");
+      out.insert(out.end(), more.begin(), more.end());
+    } else if (found[2 * i + 1].exists && !found[2 * i + 1].is_dir) {
+      out.push_back({found[2 * i + 1].path, tops[i] + ".py"});
+    }
   }
   return out;
 }
@@ -82,13 +99,13 @@ std::vector<Source> sources(host::Host& host, Session* s, ScanScope scope, const
                     Exit::failed);
       }
       root = d->name + " " + d->version;
-      return record_files(*d);
+      return record_files(host, *d);
     }
     case ScanScope::all: {
       root = s->env.prefix;
       std::set<std::string> seen;
       for (auto& d : s->distributions().all())
-        for (auto& f : record_files(d))
+        for (auto& f : record_files(host, d))
           if (seen.insert(f.path).second) files.push_back(f);
       return files;
     }

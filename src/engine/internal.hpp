@@ -71,6 +71,10 @@ std::vector<std::string> each_history(Session& s, const std::function<void(Sessi
 /// recipe, or the recipes together, would need two histories.
 std::optional<Session> home_of_recipes(Session& s, const Plan& p);
 
+/// The RECORD rewrites that keep pip's rows of the changed files true to their new
+/// text (record_sync.cpp); none for a file no .dist-info lists.
+std::vector<host::WriteRequest> record_updates(Session& s, const std::vector<FileChange>& changes);
+
 /// Folder and name of the lock every writer takes.
 std::string lock_path(const Session& s);
 

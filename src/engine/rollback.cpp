@@ -138,6 +138,8 @@ void write_back(Session& s, RollbackResult& res, const Undone& u, const std::str
     writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
     written.push_back(fc.path);
   }
+  auto rows = detail::record_updates(s, res.files);  // pip's own rows, from pip's own bytes
+  writes.insert(writes.end(), rows.begin(), rows.end());
   auto marks = detail::markers_for(s, u.kept);
   writes.insert(writes.end(), marks.write.begin(), marks.write.end());
   try {

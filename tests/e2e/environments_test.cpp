@@ -58,6 +58,13 @@ TEST_CASE("an egg-info distribution as Debian ships it owns its package, and req
   auto refused = testsupport::run_sitepatch({"--venv", base.python, "plan", too_new});
   CHECK(refused.status == 1);
   CHECK(refused.err.find("installed: PyJWT 2.6.0") != std::string::npos);
+
+  // audit --package reads the files of its top-level package.
+  testsupport::spit(base.site_packages + "/jwt/tool.py", "import subprocess\n\ndef run():\n    subprocess.run(['x'])\n");
+  auto audit = testsupport::run_sitepatch({"--venv", base.python, "audit", "--package", "PyJWT"});
+  INFO(audit.out + audit.err);
+  CHECK(audit.status == 0);
+  CHECK(audit.out.find("jwt/tool.py:4:5: error: jwt.tool:run: subprocess.run [process]") != std::string::npos);
 }
 
 TEST_CASE("a Python marked EXTERNALLY-MANAGED is patched only with --system", "[e2e]") {
@@ -152,4 +159,49 @@ TEST_CASE("an editable install's checkout is never patched, even with --system",
   }
   CHECK(testsupport::slurp(module) == kJwt);
   CHECK(!fs::exists(checkout + "/src/.sitepatch"));
+}
+
+namespace {
+
+// What importlib.metadata users and security scanners do: every RECORD row with a hash
+// against the file's bytes. Prints the rows that disagree, then "checked N".
+const char* kCheckRecord =
+    "import base64, hashlib, importlib.metadata as m\n"
+    "bad, n = [], 0\n"
+    "for f in m.distribution('flashinfer-python').files:\n"
+    "    if not f.hash: continue\n"
+    "    data = f.locate().read_bytes(); n += 1\n"
+    "    digest = base64.urlsafe_b64encode(hashlib.new(f.hash.mode, data).digest()).rstrip(b'=').decode()\n"
+    "    if digest != f.hash.value or f.size != len(data): bad.append(str(f))\n"
+    "print(' '.join(bad), 'checked', n)\n";
+
+}  // namespace
+
+TEST_CASE("pip's RECORD stays true: patched rows after apply, pip's rows after rollback, uninstall removes all",
+          "[e2e]") {
+  e2e::DemoEnv env;
+  std::string record = env.site("flashinfer_python-0.5.3.dist-info/RECORD");
+  REQUIRE(std::filesystem::exists(record));
+  const std::string pips = testsupport::slurp(record);
+  auto checked = [&] { return env.venv.run_python(kCheckRecord).out; };
+  std::string clean = checked();
+  REQUIRE(clean.find(" checked ") == 0);  // nothing bad before
+
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  CHECK(checked() == clean);
+  CHECK(testsupport::slurp(record) != pips);
+  CHECK(env.sp({"verify"}).status == 0);
+
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(testsupport::slurp(record) == pips);
+  CHECK(env.pristine());
+
+  // After apply, pip uninstall takes every file, and the next command says so.
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  env.venv.uninstall("flashinfer-python");
+  CHECK(!std::filesystem::exists(env.site("flashinfer/jit/cpp_ext.py")));
+  CHECK(!std::filesystem::exists(env.site("flashinfer_python-0.5.3.dist-info")));
+  auto v = env.sp({"verify"});
+  CHECK(v.status == 3);
+  CHECK(v.out.find("flashinfer-python 0.5.3 was uninstalled") != std::string::npos);
 }

@@ -1,0 +1,86 @@
+// pip's RECORD kept true: a patched file's row carries the hash and size of the bytes
+// now in it, as importlib.metadata users and security scanners check them; a rollback
+// computes pip's own row back from pip's own bytes. The RECORD goes in the same
+// all-or-nothing write as the files, compare-and-swap on what was read.
+#include <map>
+
+#include "internal.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine::detail {
+namespace {
+
+// The first CSV field of a RECORD row, unquoted, and where the rest begins.
+std::pair<std::string, size_t> first_field(const std::string& line) {
+  std::string out;
+  if (line.empty() || line[0] != '"') {
+    size_t comma = line.find(',');
+    return {line.substr(0, comma), comma == std::string::npos ? line.size() : comma};
+  }
+  size_t i = 1;
+  for (; i < line.size(); ++i) {
+    if (line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out += '"';
+      ++i;
+    } else if (line[i] == '"') {
+      ++i;
+      break;
+    } else {
+      out += line[i];
+    }
+  }
+  return {out, i};
+}
+
+// `text` with the rows of `now` (normalized path -> bytes) rewritten; the path as pip
+// wrote it is kept.
+std::string rewritten(const std::string& text, const std::map<std::string, const std::string*>& now) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    size_t end = nl == std::string::npos ? text.size() : nl;
+    std::string line = text.substr(pos, end - pos);
+    std::string eol = nl == std::string::npos ? "" : "\n";
+    if (!line.empty() && line.back() == '\r') {
+      line.pop_back();
+      eol = "\r" + eol;
+    }
+    auto [path, rest] = first_field(line);
+    auto it = now.find(site::normalize_record_path(path));
+    if (it != now.end())
+      line = line.substr(0, rest) + ",sha256=" + util::sha256_record(*it->second) + "," +
+             std::to_string(it->second->size());
+    out += line + eol;
+    pos = end + (nl == std::string::npos ? 0 : 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<host::WriteRequest> record_updates(Session& s, const std::vector<FileChange>& changes) {
+  // RECORD path -> (its site folder, the changed files it lists)
+  std::map<std::string, std::pair<std::string, std::map<std::string, const std::string*>>> by_record;
+  for (auto& fc : changes) {
+    const site::Distribution* d = s.distributions().owner(fc.site_dir, fc.rel);
+    if (!d || !util::ends_with(d->dist_info, ".dist-info")) continue;
+    auto& entry = by_record[d->site_dir + "/" + d->dist_info + "/RECORD"];
+    entry.first = d->site_dir;
+    entry.second[site::normalize_record_path(fc.rel)] = &fc.new_text;
+  }
+  if (by_record.empty()) return {};
+  std::vector<std::string> paths;
+  for (auto& [path, _] : by_record) paths.push_back(path);
+  std::vector<host::WriteRequest> out;
+  for (auto& f : s.host.read(paths)) {
+    if (!f.exists || f.is_dir) continue;
+    auto& [site, now] = by_record[f.path];
+    std::string text = rewritten(f.content, now);
+    if (text != f.content) out.push_back({f.path, text, util::sha256_hex(f.content), site});
+  }
+  return out;
+}
+
+}  // namespace sitepatch::engine::detail
