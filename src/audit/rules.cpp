@@ -41,12 +41,15 @@ const Rule* RuleSet::match(std::string_view name) const {
   // matching whole patterns.
   auto head = [](std::string_view s) { return s.substr(0, s.find('.')); };
   std::string_view h = head(name), ha = head(alt);
+  // A rule for the name as written wins over one for its builtin spelling: io.open is
+  // the io-open rule's, though the open rule would take it too.
+  const Rule* by_alias = nullptr;
   for (const auto& r : rules_) {
     std::string_view rh = head(r.match);
-    bool maybe = rh == "*" || rh == h || (alt != name && rh == ha);
-    if (maybe && (matches(r.match, name) || (alt != name && matches(r.match, alt)))) return &r;
+    if ((rh == "*" || rh == h) && matches(r.match, name)) return &r;
+    if (!by_alias && alt != name && (rh == "*" || rh == ha) && matches(r.match, alt)) by_alias = &r;
   }
-  return nullptr;
+  return by_alias;
 }
 
 }  // namespace sitepatch::audit

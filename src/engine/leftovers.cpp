@@ -39,7 +39,12 @@ std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchR
   for (auto& d : s.env.site_dirs)
     if (site::shared_owner(s.env, d).empty()) folders.insert(d);
   for (auto& r : records)
-    for (auto& f : r.files) folders.insert(split_path(f.site_dir + "/" + f.rel).first);
+    for (auto& f : r.files) {
+      folders.insert(split_path(f.site_dir + "/" + f.rel).first);
+      // Its RECORD is written with it (record_sync.cpp).
+      if (const site::Distribution* d = s.distributions().owner(f.site_dir, f.rel))
+        folders.insert(d->site_dir + "/" + d->dist_info);
+    }
   std::vector<std::string> dirs(folders.begin(), folders.end());
   auto listings = s.host.list_many(dirs);
   std::vector<std::string> doomed, shown;

@@ -48,6 +48,10 @@ TEST_CASE("the shipped rules load and flag what the issue names", "[audit]") {
                            "time.sleep", "filelock.FileLock"})
     CHECK(rules.match(name) != nullptr);
   CHECK(rules.match("os.path.join") == nullptr);
+  // The rule for the name as written wins over the one for its builtin spelling.
+  CHECK(rules.match("io.open")->id == "io-open");
+  CHECK(rules.match("builtins.open")->id == "open");
+  CHECK(rules.match("open")->id == "open");
   CHECK(rules.match("time.time") == nullptr);
   CHECK(rules.match("subprocess.run")->category == "process");
 }
