@@ -133,7 +133,8 @@ std::optional<ApplyResult> apply_at_home(Session& s, const std::vector<recipe::R
   spdlog::warn("--system: writing outside this environment ({}, which belongs to {}); the history goes with "
                "that folder, to {}: every environment that uses it lists, verifies and rolls the patch back",
                util::join(where, ", "), home->shared_by, home->state_dir);
-  home->system = false;  // in the owner's view the folder is its own
+  // --system stays: in the owner's view the folder is its own, but a Debian package or an
+  // EXTERNALLY-MANAGED marker may still own the files, and the user said yes to that.
   ApplyResult res = apply(*home, recipes, false);
   res.plan.placement = seen.placement;
   std::vector<std::string> ids;

@@ -93,6 +93,16 @@ TEST_CASE("a Python marked EXTERNALLY-MANAGED is patched only with --system", "[
   REQUIRE(testsupport::run_sitepatch({"--venv", base.python, "apply", "--system", recipe}).status == 0);
   CHECK(testsupport::slurp(base.site_packages + "/mod.py").find("return None") != std::string::npos);
 
+  // Through a venv over it, --system says yes to both: the shared folder and the marker.
+  REQUIRE(testsupport::run_sitepatch({"--venv", base.python, "rollback", "managed"}).status == 0);
+  auto over = testsupport::venv_from(base.python, tmp.path + "/over", true);
+  auto through = testsupport::run_sitepatch({"--venv", over.root, "apply", "--system", recipe});
+  INFO(through.err);
+  CHECK(through.status == 0);
+  CHECK(testsupport::slurp(base.site_packages + "/mod.py").find("return None") != std::string::npos);
+  REQUIRE(testsupport::run_sitepatch({"--venv", over.root, "rollback", "managed"}).status == 0);
+  CHECK(testsupport::slurp(base.site_packages + "/mod.py") == kJwt);
+
   // Inside a venv over it the marker does not apply (PEP 668), and its own files are its own.
   auto venv = testsupport::venv_from(base.python, tmp.path + "/venv", false);
   testsupport::spit(venv.site_packages + "/mod.py", kJwt);
