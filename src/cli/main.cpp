@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   app.fallthrough();
   app.require_subcommand(1, 1);
   app.add_option("--venv", g.venv,
-                 "Environment root or its Python executable (default: $VIRTUAL_ENV)");
+                 "Environment root or its Python executable (default: $VIRTUAL_ENV, else $CONDA_PREFIX, else the nearest .venv above the current folder)");
   app.add_option("--host", g.host,
                  "Patch an environment on another machine, [user@]host[:port], over ssh");
   app.add_option("--ssh-command", g.ssh_command,
