@@ -477,7 +477,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   std::vector<FileWork> work = group_by_file(p, located, wanted_index);
 
   // 1. Each file's edits, on its one parse, files in parallel.
-  s.distributions();  // loaded once, before the threads read it
+  s.distributions();  // listed once, before the threads ask it (it reads under its own lock)
   std::vector<FileOutcome> out(work.size());
   std::vector<const python::Module*> parsed_of(work.size());
   for (size_t k = 0; k < work.size(); ++k) parsed_of[k] = &cache.get(work[k].where);
