@@ -1,7 +1,7 @@
 // The distribution index, read per question. A GPU server's venv has 200 dist-infos and
 // torch's RECORD alone is 1.25 MB: reading and parsing them all cost every command
 // about 10x `python -c pass` (issue 11), and over ssh shipped them all. A question
-// about a file reads only the RECORD rows that name its base name; the metadata of
+// about a file reads only the RECORD rows that can name it; the metadata of
 // the one distribution that claims it; a question about a name, the dist-infos whose
 // folder name encodes it.
 #include <algorithm>
@@ -100,14 +100,14 @@ struct DistributionIndex::Lazy {
   std::vector<Kind> kinds;
   std::vector<bool> loaded;
   std::map<std::string, std::vector<size_t>> by_dir;  // site dir -> its distributions, in order
-  // (site dir, base name) -> per distribution of that dir: its rows naming that base name
+  // (site dir, path) -> per distribution of that dir: its rows that may name that path
   std::map<std::pair<std::string, std::string>, std::vector<std::vector<RecordEntry>>> rows;
   std::map<std::pair<std::string, std::string>, const Distribution*> owners;  // answers so far
   std::mutex mu;
 
   void load(std::vector<Distribution>& dists, const std::vector<size_t>& which);
   const std::vector<std::vector<RecordEntry>>& rows_naming(std::vector<Distribution>& dists,
-                                                           const std::string& dir, const std::string& base);
+                                                           const std::string& dir, const std::string& path);
 };
 
 void DistributionIndex::Lazy::load(std::vector<Distribution>& dists, const std::vector<size_t>& which) {
@@ -128,8 +128,9 @@ void DistributionIndex::Lazy::load(std::vector<Distribution>& dists, const std::
 }
 
 const std::vector<std::vector<RecordEntry>>& DistributionIndex::Lazy::rows_naming(
-    std::vector<Distribution>& dists, const std::string& dir, const std::string& base) {
-  auto key = std::make_pair(dir, base);
+    std::vector<Distribution>& dists, const std::string& dir, const std::string& path) {
+  auto key = std::make_pair(dir, path);
+  std::string base = path.substr(path.rfind('/') + 1);
   if (auto it = rows.find(key); it != rows.end()) return it->second;
   const std::vector<size_t>& in_dir = by_dir[dir];
   std::vector<std::string> paths;
@@ -139,12 +140,13 @@ const std::vector<std::vector<RecordEntry>>& DistributionIndex::Lazy::rows_namin
     if (!loaded[i])
       for (auto& p : lists_of(dists[i], kinds[i])) paths.push_back(p);
   }
-  // A row names a file by a path ending in its base name: only those rows cross over.
-  // (a base name holding '"' is written doubled inside a quoted field)
-  std::vector<std::string> needles = {base};
-  if (base.find('"') != std::string::npos) {
+  // A row names the file by its path as written, or by one that is not normalized
+  // ("./", "x/../", "//": rare outside egg-info's "../" lines): only those rows cross
+  // over, and a quoted field writes a '"' doubled.
+  std::vector<std::string> needles = {path, "./", "//"};
+  if (path.find('"') != std::string::npos) {
     std::string doubled;
-    for (char c : base) doubled += c == '"' ? std::string("\"\"") : std::string(1, c);
+    for (char c : path) doubled += c == '"' ? std::string("\"\"") : std::string(1, c);
     needles.push_back(doubled);
   }
   auto files = paths.empty() ? std::vector<host::FileData>{} : host->read_lines(paths, needles);
@@ -184,7 +186,7 @@ const Distribution* DistributionIndex::owner(const std::string& site_dir, const 
   std::string base = path.substr(path.rfind('/') + 1);
   const Distribution* found = nullptr;
   // The first distribution to claim a file keeps it (dist-infos come sorted).
-  const auto& rows = lazy_->rows_naming(dists, dir, base);
+  const auto& rows = lazy_->rows_naming(dists, dir, path);
   for (size_t n = 0; n < in_dir.size() && !found; ++n)
     if (lists_path(rows[n], path, base)) {
       lazy_->load(dists, {in_dir[n]});

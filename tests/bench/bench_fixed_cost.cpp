@@ -6,7 +6,7 @@
 // With SITEPATCH_BENCH_OLD=other/sitepatch, that build runs beside this one, side by side.
 // Prints medians; asserts nothing.
 //
-// usage: [SITEPATCH_BENCH_OLD=old/sitepatch] sitepatch_bench_fixed_cost [ROUNDS] [--no-remote]
+// usage: [SITEPATCH_BENCH_OLD=old/sitepatch] sitepatch_bench_fixed_cost [ROUNDS (0: remote only)] [--no-remote]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::string, std::string>> bins = {{"this", SITEPATCH_BIN}};
     if (const char* old = std::getenv("SITEPATCH_BENCH_OLD")) bins.insert(bins.begin(), {"old", old});
     std::string recipe = std::string(SITEPATCH_SOURCE_DIR) + "/recipes/flashinfer-dynamo.yaml";
-    time_local(bins, recipe, rounds);
+    if (rounds > 0) time_local(bins, recipe, rounds);  // 0: the remote bytes only
     if (remote) bytes_remote(bins, recipe);
     return 0;
   } catch (const std::exception& e) {

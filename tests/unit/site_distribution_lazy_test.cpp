@@ -2,6 +2,7 @@
 
 #include "sitepatch/host/host.hpp"
 #include "sitepatch/site/distribution.hpp"
+#include "sitepatch/util/strings.hpp"
 #include "support/fixture.hpp"
 #include "support/forwarding_host.hpp"
 
