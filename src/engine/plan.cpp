@@ -318,6 +318,9 @@ void flatten_edits(Session& s, Plan& p, const std::map<std::string, const store:
 void record_results(Session& s, Plan& p, const std::vector<FileWork>& work, std::vector<FileOutcome>& out,
                     const std::vector<const recipe::Edit*>& edits, const std::vector<std::string>& follow_problem,
                     const std::map<std::string, const store::PatchRecord*>& record_of) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (size_t k = 0; k < work.size(); ++k) files.emplace_back(out[k].fc.site_dir, out[k].fc.rel);
+  s.distributions().prefetch(files);  // every file's owner in one round trip
   for (size_t k = 0; k < work.size(); ++k) {
     if (const auto* d = s.distributions().owner(out[k].fc.site_dir, out[k].fc.rel)) {
       out[k].fc.dist = d->name;

@@ -106,8 +106,7 @@ struct DistributionIndex::Lazy {
   std::mutex mu;
 
   void load(std::vector<Distribution>& dists, const std::vector<size_t>& which);
-  const std::vector<std::vector<RecordEntry>>& rows_naming(std::vector<Distribution>& dists,
-                                                           const std::string& dir, const std::string& path);
+  void fetch_rows(std::vector<Distribution>& dists, const std::string& dir, const std::vector<std::string>& paths);
 };
 
 void DistributionIndex::Lazy::load(std::vector<Distribution>& dists, const std::vector<size_t>& which) {
@@ -127,11 +126,31 @@ void DistributionIndex::Lazy::load(std::vector<Distribution>& dists, const std::
   }
 }
 
-const std::vector<std::vector<RecordEntry>>& DistributionIndex::Lazy::rows_naming(
-    std::vector<Distribution>& dists, const std::string& dir, const std::string& path) {
-  auto key = std::make_pair(dir, path);
-  std::string base = path.substr(path.rfind('/') + 1);
-  if (auto it = rows.find(key); it != rows.end()) return it->second;
+namespace {
+
+// A row names the file by its path as written, or by one that is not normalized ("./",
+// "x/../", "//": rare outside egg-info's "../" lines); a quoted field doubles a '"'.
+std::vector<std::string> needles_for(const std::string& path) {
+  std::vector<std::string> needles = {path, "./", "//"};
+  if (path.find('"') != std::string::npos) {
+    std::string doubled;
+    for (char c : path) doubled += c == '"' ? std::string("\"\"") : std::string(1, c);
+    needles.push_back(doubled);
+  }
+  return needles;
+}
+
+}  // namespace
+
+void DistributionIndex::Lazy::fetch_rows(std::vector<Distribution>& dists, const std::string& dir,
+                                         const std::vector<std::string>& wanted) {
+  std::vector<std::string> todo, needles;
+  for (auto& path : wanted)
+    if (!rows.count({dir, path}) && std::find(todo.begin(), todo.end(), path) == todo.end()) {
+      todo.push_back(path);
+      for (auto& n : needles_for(path)) needles.push_back(n);
+    }
+  if (todo.empty()) return;
   const std::vector<size_t>& in_dir = by_dir[dir];
   std::vector<std::string> paths;
   std::vector<size_t> first;
@@ -140,25 +159,27 @@ const std::vector<std::vector<RecordEntry>>& DistributionIndex::Lazy::rows_namin
     if (!loaded[i])
       for (auto& p : lists_of(dists[i], kinds[i])) paths.push_back(p);
   }
-  // A row names the file by its path as written, or by one that is not normalized
-  // ("./", "x/../", "//": rare outside egg-info's "../" lines): only those rows cross
-  // over, and a quoted field writes a '"' doubled.
-  std::vector<std::string> needles = {path, "./", "//"};
-  if (path.find('"') != std::string::npos) {
-    std::string doubled;
-    for (char c : path) doubled += c == '"' ? std::string("\"\"") : std::string(1, c);
-    needles.push_back(doubled);
-  }
+  // Only the rows that can name one of the files cross over, in one read.
   auto files = paths.empty() ? std::vector<host::FileData>{} : host->read_lines(paths, needles);
-  std::vector<std::vector<RecordEntry>> out(in_dir.size());
-  for (size_t n = 0; n < in_dir.size(); ++n) {
-    size_t i = in_dir[n];
-    if (loaded[i]) {
-      for (auto& e : dists[i].record)
-        if (util::ends_with(e.path, base)) out[n].push_back(e);
-    } else if (!lists_of(dists[i], kinds[i]).empty()) out[n] = rows_of(dists[i], kinds[i], files.data() + first[n]);
+  for (auto& path : todo) {
+    std::string base = path.substr(path.rfind('/') + 1);
+    auto mine = needles_for(path);
+    std::vector<std::vector<RecordEntry>> out(in_dir.size());
+    for (size_t n = 0; n < in_dir.size(); ++n) {
+      size_t i = in_dir[n];
+      if (loaded[i]) {
+        for (auto& e : dists[i].record)
+          if (util::ends_with(e.path, base)) out[n].push_back(e);
+        continue;
+      }
+      size_t count = lists_of(dists[i], kinds[i]).size();
+      if (count == 0) continue;
+      std::vector<host::FileData> lists(files.begin() + first[n], files.begin() + first[n] + count);
+      for (auto& f : lists) f.content = host::lines_holding(f.content, mine);
+      out[n] = rows_of(dists[i], kinds[i], lists.data());
+    }
+    rows.emplace(std::make_pair(dir, path), std::move(out));
   }
-  return rows.emplace(key, std::move(out)).first->second;
 }
 
 DistributionIndex::DistributionIndex() : lazy_(std::make_unique<Lazy>()) {}
@@ -186,7 +207,8 @@ const Distribution* DistributionIndex::owner(const std::string& site_dir, const 
   std::string base = path.substr(path.rfind('/') + 1);
   const Distribution* found = nullptr;
   // The first distribution to claim a file keeps it (dist-infos come sorted).
-  const auto& rows = lazy_->rows_naming(dists, dir, path);
+  lazy_->fetch_rows(dists, dir, {path});
+  const auto& rows = lazy_->rows.at(key);
   for (size_t n = 0; n < in_dir.size() && !found; ++n)
     if (lists_path(rows[n], path, base)) {
       lazy_->load(dists, {in_dir[n]});
@@ -209,6 +231,14 @@ const Distribution* DistributionIndex::owner(const std::string& site_dir, const 
   }
   lazy_->owners.emplace(key, found);
   return found;
+}
+
+void DistributionIndex::prefetch(const std::vector<std::pair<std::string, std::string>>& files) const {
+  std::map<std::string, std::vector<std::string>> by_dir;
+  for (auto& [dir, rel] : files) by_dir[strip_slashes(dir)].push_back(normalize_record_path(rel));
+  std::lock_guard<std::mutex> hold(lazy_->mu);
+  for (auto& [dir, paths] : by_dir)
+    lazy_->fetch_rows(const_cast<std::vector<Distribution>&>(dists_), dir, paths);
 }
 
 const Distribution* DistributionIndex::find(std::string_view name) const {

@@ -62,6 +62,9 @@ class DistributionIndex {
   /// The distribution whose RECORD lists `rel` in `site_dir` (the first in folder order
   /// when several do), else one that owns its top-level package whole; nullptr if none.
   const Distribution* owner(const std::string& site_dir, const std::string& rel) const;
+  /// Reads, in one round trip per site dir, the rows `owner` needs for these (site dir,
+  /// rel) files: many owner questions, one read.
+  void prefetch(const std::vector<std::pair<std::string, std::string>>& files) const;
   /// By normalized name (PEP 503).
   const Distribution* find(std::string_view name) const;
   /// Every distribution, read in full.
