@@ -318,6 +318,9 @@ void flatten_edits(Session& s, Plan& p, const std::map<std::string, const store:
 void record_results(Session& s, Plan& p, const std::vector<FileWork>& work, std::vector<FileOutcome>& out,
                     const std::vector<const recipe::Edit*>& edits, const std::vector<std::string>& follow_problem,
                     const std::map<std::string, const store::PatchRecord*>& record_of) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (size_t k = 0; k < work.size(); ++k) files.emplace_back(out[k].fc.site_dir, out[k].fc.rel);
+  s.distributions().prefetch(files);  // every file's owner in one round trip
   for (size_t k = 0; k < work.size(); ++k) {
     if (const auto* d = s.distributions().owner(out[k].fc.site_dir, out[k].fc.rel)) {
       out[k].fc.dist = d->name;
@@ -477,7 +480,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   std::vector<FileWork> work = group_by_file(p, located, wanted_index);
 
   // 1. Each file's edits, on its one parse, files in parallel.
-  s.distributions();  // loaded once, before the threads read it
+  s.distributions();  // listed once, before the threads ask it (it reads under its own lock)
   std::vector<FileOutcome> out(work.size());
   std::vector<const python::Module*> parsed_of(work.size());
   for (size_t k = 0; k < work.size(); ++k) parsed_of[k] = &cache.get(work[k].where);

@@ -8,7 +8,7 @@
 namespace sitepatch::host {
 namespace {
 
-constexpr int kProtocol = 1;
+constexpr int kProtocol = 2;
 
 using nlohmann::json;
 
@@ -155,7 +155,15 @@ std::vector<CompileResult> AgentClient::compile(const std::vector<CompileRequest
 }
 
 std::vector<FileData> AgentClient::read(const std::vector<std::string>& paths) {
-  json r = call({{"op", "read"}, {"paths", paths}});
+  return files_of(call({{"op", "read"}, {"paths", paths}}));
+}
+
+std::vector<FileData> AgentClient::read_lines(const std::vector<std::string>& paths,
+                                              const std::vector<std::string>& needles) {
+  return files_of(call({{"op", "read_lines"}, {"paths", paths}, {"needles", needles}}));
+}
+
+std::vector<FileData> AgentClient::files_of(const nlohmann::json& r) {
   std::vector<FileData> out;
   for (auto& x : r.at("files")) {
     FileData f;

@@ -36,6 +36,8 @@ class AgentClient {
   site::Environment hello();
   std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources);
   std::vector<FileData> read(const std::vector<std::string>& paths);
+  /// Host::read_lines, filtered on the far side.
+  std::vector<FileData> read_lines(const std::vector<std::string>& paths, const std::vector<std::string>& needles);
   std::vector<DirEntry> list(const std::string& dir);
   std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs);
   std::optional<std::map<std::string, std::string>> snapshot(const std::string& dir,
@@ -59,6 +61,7 @@ class AgentClient {
   int round_trips() const { return round_trips_; }
 
  private:
+  static std::vector<FileData> files_of(const nlohmann::json& reply);
   [[noreturn]] void died(const std::string& what);
   std::unique_ptr<util::Process> proc_;
   std::string who_;

@@ -59,6 +59,10 @@ class SshHost : public Host {
   }
 
   std::vector<FileData> read(const std::vector<std::string>& paths) override { return a().read(paths); }
+  std::vector<FileData> read_lines(const std::vector<std::string>& paths,
+                                   const std::vector<std::string>& needles) override {
+    return a().read_lines(paths, needles);
+  }
   std::vector<DirEntry> list(const std::string& dir) override { return a().list(dir); }
   std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs) override {
     return a().list_many(dirs);

@@ -16,6 +16,10 @@ class ForwardingHost : public sitepatch::host::Host {
   std::vector<sitepatch::host::FileData> read(const std::vector<std::string>& p) override {
     return real_->read(p);
   }
+  std::vector<sitepatch::host::FileData> read_lines(const std::vector<std::string>& p,
+                                                    const std::vector<std::string>& needles) override {
+    return real_->read_lines(p, needles);
+  }
   std::vector<sitepatch::host::DirEntry> list(const std::string& d) override { return real_->list(d); }
   std::vector<std::vector<sitepatch::host::DirEntry>> list_many(const std::vector<std::string>& d) override {
     return real_->list_many(d);

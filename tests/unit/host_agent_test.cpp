@@ -167,3 +167,20 @@ TEST_CASE("agent: a symlinked lock is refused, readers share the lock", "[host]"
   REQUIRE_THROWS_WITH(local->lock(path, 100), "another sitepatch is working on this environment (lock " + path +
                                                   " held); try again later");
 }
+
+TEST_CASE("agent: read_lines keeps the same lines as the local host", "[host]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+  agent.hello();
+  // A RECORD without its last newline, a CRLF row, and a folder: as read() reports them.
+  testsupport::spit(tmp.path + "/RECORD", "a/x.py,h,1\r\nb/y.py,h,2\n./a/x.py,h,3\nc/z.py,h,4");
+  std::vector<std::string> paths = {tmp.path + "/RECORD", tmp.path, tmp.path + "/nope"};
+  auto remote = agent.read_lines(paths, {"x.py", "z.py"});
+  auto local = host::make_local_host()->read_lines(paths, {"x.py", "z.py"});
+  REQUIRE(remote.size() == 3);
+  CHECK(remote[0].content == "a/x.py,h,1\r\n./a/x.py,h,3\nc/z.py,h,4\n");
+  CHECK(remote[0].content == local[0].content);
+  CHECK(remote[1].is_dir);
+  CHECK_FALSE(remote[2].exists);
+}

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sitepatch/site/environment.hpp"
@@ -62,6 +63,10 @@ struct CompileResult {
 };
 
 /// Held while a writer works; released by the destructor (and by the OS if we die).
+/// The lines of `text` (each ending in '\n', the last one given one) that hold one of
+/// `needles`, in order; what `Host::read_lines` keeps of a file.
+std::string lines_holding(std::string_view text, const std::vector<std::string>& needles);
+
 class Lock {
  public:
   virtual ~Lock() = default;
@@ -84,6 +89,15 @@ class Host {
 
   /// Reads many files at once; a missing file comes back with exists=false.
   virtual std::vector<FileData> read(const std::vector<std::string>& paths) = 0;
+
+  /// Like read, but each file's content is only its lines (each with its '\n') that hold
+  /// one of `needles`, so a long file list crosses a connection as the few rows asked for.
+  virtual std::vector<FileData> read_lines(const std::vector<std::string>& paths,
+                                           const std::vector<std::string>& needles) {
+    auto files = read(paths);
+    for (auto& f : files) f.content = lines_holding(f.content, needles);
+    return files;
+  }
 
   /// Entries of a folder, sorted by name; empty when it does not exist.
   virtual std::vector<DirEntry> list(const std::string& dir) = 0;

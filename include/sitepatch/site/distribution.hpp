@@ -4,6 +4,7 @@
 // SOURCES.txt, else top_level.txt: Debian's python3-* packages ship only that). Parsing
 // is pure; `load_distributions` reads through a Host.
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,24 +46,40 @@ std::vector<RecordEntry> parse_installed_files(std::string_view text, std::strin
 /// top_level.txt: one name a line.
 std::vector<std::string> parse_top_level(std::string_view text);
 
-/// Which distribution owns which file, across an environment's site dirs.
+/// Which distribution owns which file, across an environment's site dirs. Built by
+/// `load_distributions`, it reads lazily, per question: `owner` reads only the file-list
+/// rows naming the file's base name and the metadata of the one distribution that
+/// claims it; `find` only the dist-infos whose folder name encodes the name asked;
+/// `all` everything. Safe to ask from several threads.
 class DistributionIndex {
  public:
+  DistributionIndex();
+  ~DistributionIndex();
+  DistributionIndex(DistributionIndex&&) noexcept;
+  DistributionIndex& operator=(DistributionIndex&&) noexcept;
+  /// A distribution known in full (tests; eager).
   void add(Distribution d);
-  /// The distribution whose RECORD lists `rel` in `site_dir`, if any.
+  /// The distribution whose RECORD lists `rel` in `site_dir` (the first in folder order
+  /// when several do), else one that owns its top-level package whole; nullptr if none.
   const Distribution* owner(const std::string& site_dir, const std::string& rel) const;
+  /// Reads, in one round trip per site dir, the rows `owner` needs for these (site dir,
+  /// rel) files: many owner questions, one read.
+  void prefetch(const std::vector<std::pair<std::string, std::string>>& files) const;
   /// By normalized name (PEP 503).
   const Distribution* find(std::string_view name) const;
-  const std::vector<Distribution>& all() const { return dists_; }
+  /// Every distribution, read in full.
+  const std::vector<Distribution>& all() const;
+
+  struct Lazy;  // the host and what was read so far
 
  private:
   std::vector<Distribution> dists_;
-  std::map<std::pair<std::string, std::string>, size_t> owner_;
-  std::map<std::pair<std::string, std::string>, size_t> top_owner_;  // (site dir, top-level name)
+  std::unique_ptr<Lazy> lazy_;
+  friend DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs);
 };
 
-/// Lists every *.dist-info and *.egg-info in `site_dirs` and reads their metadata and
-/// file lists in one batch.
+/// Lists every *.dist-info and *.egg-info in `site_dirs` (one round trip); the index reads
+/// their metadata and file lists through `host` when asked, so `host` must outlive it.
 DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs);
 
 }  // namespace sitepatch::site
