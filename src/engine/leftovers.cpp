@@ -38,6 +38,10 @@ std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchR
   std::set<std::string> folders;
   for (auto& d : s.env.site_dirs)
     if (site::shared_owner(s.env, d).empty()) folders.insert(d);
+  std::vector<std::pair<std::string, std::string>> files;
+  for (auto& r : records)
+    for (auto& f : r.files) files.emplace_back(f.site_dir, f.rel);
+  s.distributions().prefetch(files);  // every owner in one round trip
   for (auto& r : records)
     for (auto& f : r.files) {
       folders.insert(split_path(f.site_dir + "/" + f.rel).first);

@@ -63,6 +63,9 @@ std::string rewritten(const std::string& text, const std::map<std::string, const
 std::vector<host::WriteRequest> record_updates(Session& s, const std::vector<FileChange>& changes) {
   // RECORD path -> (its site folder, the changed files it lists)
   std::map<std::string, std::pair<std::string, std::map<std::string, const std::string*>>> by_record;
+  std::vector<std::pair<std::string, std::string>> files;
+  for (auto& fc : changes) files.emplace_back(fc.site_dir, fc.rel);
+  s.distributions().prefetch(files);  // every owner in one round trip
   for (auto& fc : changes) {
     const site::Distribution* d = s.distributions().owner(fc.site_dir, fc.rel);
     if (!d || !util::ends_with(d->dist_info, ".dist-info")) continue;

@@ -96,8 +96,13 @@ Undone undo_all(Session& s, const std::vector<store::PatchRecord>& records,
                 const std::vector<store::PatchRecord>& chosen, std::vector<std::string>& notes) {
   Undone u;
   std::vector<std::string> paths;
+  std::vector<std::pair<std::string, std::string>> files;
   for (auto& r : chosen)
-    for (auto& f : r.files) paths.push_back(f.site_dir + "/" + f.rel);
+    for (auto& f : r.files) {
+      paths.push_back(f.site_dir + "/" + f.rel);
+      files.emplace_back(f.site_dir, f.rel);
+    }
+  s.distributions().prefetch(files);  // each file's owner (upgrade_of) in one round trip
   for (auto& f : s.host.read(paths)) u.found.emplace(f.path, std::move(f));
   for (auto& [p, f] : u.found)
     if (f.exists) u.text[p] = f.content;
