@@ -110,19 +110,19 @@ struct DistributionIndex::Lazy {
 };
 
 void DistributionIndex::Lazy::load(std::vector<Distribution>& dists, const std::vector<size_t>& which) {
-  std::vector<size_t> todo, first;
+  std::vector<size_t> unread, first;
   std::vector<std::string> paths;
   for (size_t i : which) {
     if (loaded[i]) continue;
-    todo.push_back(i);
+    unread.push_back(i);
     first.push_back(paths.size());
     for (auto& p : files_of(dists[i], kinds[i])) paths.push_back(p);
   }
-  if (todo.empty()) return;
+  if (unread.empty()) return;
   auto files = host->read(paths);
-  for (size_t n = 0; n < todo.size(); ++n) {
-    fill(dists[todo[n]], kinds[todo[n]], files.data() + first[n]);
-    loaded[todo[n]] = true;
+  for (size_t n = 0; n < unread.size(); ++n) {
+    fill(dists[unread[n]], kinds[unread[n]], files.data() + first[n]);
+    loaded[unread[n]] = true;
   }
 }
 
@@ -144,13 +144,13 @@ std::vector<std::string> needles_for(const std::string& path) {
 
 void DistributionIndex::Lazy::fetch_rows(std::vector<Distribution>& dists, const std::string& dir,
                                          const std::vector<std::string>& wanted) {
-  std::vector<std::string> todo, needles;
+  std::vector<std::string> unread, needles;
   for (auto& path : wanted)
-    if (!rows.count({dir, path}) && std::find(todo.begin(), todo.end(), path) == todo.end()) {
-      todo.push_back(path);
+    if (!rows.count({dir, path}) && std::find(unread.begin(), unread.end(), path) == unread.end()) {
+      unread.push_back(path);
       for (auto& n : needles_for(path)) needles.push_back(n);
     }
-  if (todo.empty()) return;
+  if (unread.empty()) return;
   const std::vector<size_t>& in_dir = by_dir[dir];
   std::vector<std::string> paths;
   std::vector<size_t> first;
@@ -161,7 +161,7 @@ void DistributionIndex::Lazy::fetch_rows(std::vector<Distribution>& dists, const
   }
   // Only the rows that can name one of the files cross over, in one read.
   auto files = paths.empty() ? std::vector<host::FileData>{} : host->read_lines(paths, needles);
-  for (auto& path : todo) {
+  for (auto& path : unread) {
     std::string base = path.substr(path.rfind('/') + 1);
     auto mine = needles_for(path);
     std::vector<std::vector<RecordEntry>> out(in_dir.size());
