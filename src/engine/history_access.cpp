@@ -25,13 +25,69 @@ Mirror::~Mirror() {
 
 namespace {
 
+// A copy of a remote history kept on this machine between commands
+// ($XDG_CACHE_HOME/sitepatch/remote/<host and folder>), so a command fetches only what
+// changed since the last one instead of the whole history. Only bytes are saved by it:
+// the remote answers from its own files, so a stale or foreign copy is never believed.
+std::string cache_dir(Session& s) {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::string base = xdg && *xdg ? xdg : home && *home ? std::string(home) + "/.cache" : "";
+  if (base.empty()) return "";
+  return base + "/sitepatch/remote/" + util::sha256_hex(s.host.name() + "\n" + s.state_dir).substr(0, 24);
+}
+
+std::map<std::string, std::string> read_cache(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) return out;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file() || it->is_symlink() || util::is_leftover_temp(it->path().filename().string()))
+      continue;
+    auto bytes = util::read_file(it->path().string());
+    if (bytes) out[fs::relative(it->path(), dir).string()] = std::move(*bytes);
+  }
+  return out;
+}
+
+// Best effort: a cache that cannot be written costs bytes next time, nothing else.
+void write_cache(const std::string& dir, const std::map<std::string, std::string>& had,
+                 const std::map<std::string, std::string>& now) {
+  if (dir.empty()) return;
+  try {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      fs::create_directories(dir);
+      fs::permissions(dir, fs::perms::owner_all);  // the history names what was patched where
+    }
+    for (auto& [rel, bytes] : now) {
+      auto old = had.find(rel);
+      if (old != had.end() && old->second == bytes) continue;
+      fs::path p = fs::path(dir) / rel;
+      fs::create_directories(p.parent_path());
+      util::AtomicFile f(p.string(), 0600);
+      f.write(bytes);
+      f.commit(false);
+    }
+    for (auto& [rel, _] : had)
+      if (!now.count(rel)) fs::remove(fs::path(dir) / rel, ec);
+  } catch (const std::exception& e) {
+    spdlog::debug("history: cannot keep a copy in {}: {}", dir, e.what());
+  }
+}
+
 std::shared_ptr<Mirror> fetch(Session& s) {
   auto m = std::make_shared<Mirror>();
   char tmpl[] = "/tmp/sitepatch-history-XXXXXX";
   if (!::mkdtemp(tmpl)) throw Error("cannot make a temporary folder for the history");
   m->dir = tmpl;
-  auto snap = s.host.snapshot(s.state_dir, {"sitepatch.lock"});
+  m->cache = cache_dir(s);
+  auto had = read_cache(m->cache);
+  auto snap = s.host.snapshot(s.state_dir, {"sitepatch.lock"}, had);
   m->existed = snap.has_value();
+  m->cached = snap ? *snap : std::map<std::string, std::string>{};
+  write_cache(m->cache, had, m->cached);
   if (snap) {
     for (auto& [rel, bytes] : *snap) {
       if (auto why = site::unsafe_relative_path(rel))
@@ -44,7 +100,14 @@ std::shared_ptr<Mirror> fetch(Session& s) {
     }
     m->remote = std::move(*snap);
   }
-  spdlog::info("history: fetched {} file(s) from {}:{}", m->remote.size(), s.host.name(), s.state_dir);
+  size_t kept = 0;
+  for (auto& [rel, bytes] : m->remote)
+    if (auto it = had.find(rel); it != had.end() && it->second == bytes)
+      ++kept;
+    else
+      spdlog::debug("history: fetched {}", rel);
+  spdlog::info("history: {} file(s) in {}:{}, {} fetched, {} already in {}", m->remote.size(), s.host.name(),
+               s.state_dir, m->remote.size() - kept, kept, m->cache.empty() ? "(no copy)" : m->cache);
   return m;
 }
 
@@ -125,6 +188,8 @@ void HistoryAccess::publish() {
   if (!gone.empty()) s_.host.remove(gone);
   for (auto& [rel, bytes] : now) m.remote[rel] = std::move(bytes);
   m.existed = true;
+  write_cache(m.cache, m.cached, m.remote);  // what was sent need not come back
+  m.cached = m.remote;
   spdlog::info("history: sent {} object file(s) and {} other file(s) to {}, removed {}", n_objects, n_refs,
                s_.host.name(), gone.size());
 }

@@ -23,6 +23,8 @@ struct Mirror {
   std::string dir;                            // local temp folder
   bool existed = false;                       // the remote had a history
   std::map<std::string, std::string> remote;  // rel -> bytes, as the remote has them
+  std::string cache;                          // this machine's copy kept between commands ("" none)
+  std::map<std::string, std::string> cached;  // what that copy holds
   ~Mirror();
 };
 

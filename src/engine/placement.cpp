@@ -88,6 +88,10 @@ void note_placement(Session& s, Plan& p) {
   std::set<std::string> said;
   for (auto& fc : p.files) {
     spdlog::info("plan: {} is {}", fc.rel, fc.path);
+    if (const site::Distribution* d = s.distributions().owner(fc.site_dir, fc.rel); d && !d->conda_meta.empty())
+      p.placement.push_back(fc.rel + " is listed by conda's " + d->conda_meta + " (" + d->name + " " + d->version +
+                            "), not by a dist-info: the next conda install or update of " + d->name +
+                            " replaces it, and status says so");
     std::string owner = site::shared_owner(s.env, fc.site_dir);
     if (!owner.empty() && said.insert(fc.site_dir).second)
       p.placement.push_back(fc.rel + " is in " + fc.site_dir +

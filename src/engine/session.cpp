@@ -18,7 +18,7 @@ Session Session::open(host::Host& host, const std::string& venv, const std::stri
 
 const site::DistributionIndex& Session::distributions() {
   if (!dists_)
-    dists_ = std::make_shared<site::DistributionIndex>(site::load_distributions(host, env.site_dirs));
+    dists_ = std::make_shared<site::DistributionIndex>(site::load_distributions(host, env.site_dirs, env.prefix));
   return *dists_;
 }
 

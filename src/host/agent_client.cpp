@@ -1,5 +1,6 @@
 #include "host/agent_client.hpp"
 
+#include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/process.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -8,7 +9,7 @@
 namespace sitepatch::host {
 namespace {
 
-constexpr int kProtocol = 2;
+constexpr int kProtocol = 3;
 
 using nlohmann::json;
 
@@ -196,11 +197,20 @@ std::vector<std::vector<DirEntry>> AgentClient::list_many(const std::vector<std:
 }
 
 std::optional<std::map<std::string, std::string>> AgentClient::snapshot(
-    const std::string& dir, const std::vector<std::string>& skip) {
-  json r = call({{"op", "snapshot"}, {"dir", dir}, {"skip", skip}});
+    const std::string& dir, const std::vector<std::string>& skip, const std::map<std::string, std::string>& have) {
+  json hashes = json::object();
+  for (auto& [rel, bytes] : have) hashes[rel] = util::sha256_hex(bytes);
+  json r = call({{"op", "snapshot"}, {"dir", dir}, {"skip", skip}, {"have", hashes}});
   if (!r.value("exists", false)) return std::nullopt;
   std::map<std::string, std::string> files;
-  for (auto& x : r.at("files")) files[str_or_empty(x, "rel")] = util::base64_decode(str_or_empty(x, "content_b64"));
+  for (auto& x : r.at("files")) {
+    std::string rel = str_or_empty(x, "rel");
+    auto mine = have.find(rel);
+    if (x.value("same", false) && mine != have.end())
+      files[rel] = mine->second;
+    else
+      files[rel] = util::base64_decode(str_or_empty(x, "content_b64"));
+  }
   return files;
 }
 

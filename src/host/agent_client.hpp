@@ -41,7 +41,8 @@ class AgentClient {
   std::vector<DirEntry> list(const std::string& dir);
   std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs);
   std::optional<std::map<std::string, std::string>> snapshot(const std::string& dir,
-                                                             const std::vector<std::string>& skip);
+                                                             const std::vector<std::string>& skip,
+                                                             const std::map<std::string, std::string>& have);
   std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths);
   void write(const std::vector<WriteRequest>& files);
   void remove(const std::vector<std::string>& paths);

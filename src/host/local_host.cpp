@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "host/agent_boot.hpp"
 #include "host/agent_client.hpp"
 #include "host/local_files.hpp"
 #include "sitepatch/host/host.hpp"
@@ -65,7 +66,8 @@ class LocalHost : public Host {
   bool local() const override { return true; }
 
   std::optional<std::map<std::string, std::string>> snapshot(
-      const std::string& dir, const std::vector<std::string>& skip) override {
+      const std::string& dir, const std::vector<std::string>& skip,
+      const std::map<std::string, std::string>& /*have: reading is as cheap as comparing*/) override {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) return std::nullopt;
@@ -85,7 +87,7 @@ class LocalHost : public Host {
     std::string python = find_python(venv);
     if (!agent_ || python_ != python) {
       agent_.reset();
-      agent_ = std::make_unique<AgentClient>(agent_argv(python), python);
+      agent_ = std::make_unique<AgentClient>(agent_boot_argv(python), python, agent_boot_payload());
       python_ = python;
     }
     return agent_->hello();

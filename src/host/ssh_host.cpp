@@ -4,26 +4,25 @@
 
 #include <spdlog/spdlog.h>
 
+#include "host/agent_boot.hpp"
 #include "host/agent_client.hpp"
 #include "sitepatch/host/host.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/strings.hpp"
-#include "sitepatch_agent_source.hpp"
 
 namespace sitepatch::host {
 namespace {
 
 // The one command the remote shell sees. It is constant: the venv path and the
 // agent's source arrive on stdin, so nothing the user typed is ever parsed by a
-// remote shell. `read -r` takes the path line; Python then reads exactly the agent's
-// bytes, and what follows on stdin is the protocol.
+// remote shell. `read -r` takes the path line; Python then reads exactly the
+// bootstrap and the agent's bytes (agent_boot.cpp), and what follows is the protocol.
 std::string remote_command() {
-  std::string n = std::to_string(sizeof(embedded::agent_source) - 1);
   std::string script =
       "IFS= read -r v || exit 97; "
       "for p in \"$v/bin/python3\" \"$v/bin/python\" \"$v\"; do "
       "if [ -f \"$p\" ] && [ -x \"$p\" ]; then "
-      "exec \"$p\" -u -c \"import sys;exec(sys.stdin.buffer.read(" + n + "))\"; fi; done; "
+      "exec \"$p\" -u -c \"" + agent_boot_code() + "\"; fi; done; "
       "if [ -e \"$v\" ]; then echo \"$v is not a Python environment: no bin/python3 or bin/python in it\" >&2; exit 98; fi; "
       "echo \"no Python environment at $v: $v does not exist\" >&2; exit 99";
   return "exec /bin/sh -c " + util::shell_quote(script);
@@ -51,7 +50,7 @@ class SshHost : public Host {
     argv.insert(argv.end(), {"--", target_.host, remote_command()});
     spdlog::debug("ssh: connecting to {}", target_.str());
     agent_ = std::make_unique<AgentClient>(argv, target_.str(),
-                                           venv + "\n" + std::string(embedded::agent_source));
+                                           venv + "\n" + agent_boot_payload());
     agent_->explain([this](int status, const std::string& err) { return explain(status, err); });
     auto env = agent_->hello();
     spdlog::debug("ssh: agent started by {} and probed", env.python);
@@ -67,9 +66,10 @@ class SshHost : public Host {
   std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs) override {
     return a().list_many(dirs);
   }
-  std::optional<std::map<std::string, std::string>> snapshot(const std::string& dir,
-                                                             const std::vector<std::string>& skip) override {
-    return a().snapshot(dir, skip);
+  std::optional<std::map<std::string, std::string>> snapshot(
+      const std::string& dir, const std::vector<std::string>& skip,
+      const std::map<std::string, std::string>& have) override {
+    return a().snapshot(dir, skip, have);
   }
   std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths) override {
     return a().realpath(paths);

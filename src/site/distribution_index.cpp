@@ -5,6 +5,7 @@
 // the one distribution that claims it; a question about a name, the dist-infos whose
 // folder name encodes it.
 #include <algorithm>
+#include <deque>
 #include <mutex>
 #include <tuple>
 
@@ -103,7 +104,16 @@ struct DistributionIndex::Lazy {
   // (site dir, path) -> per distribution of that dir: its rows that may name that path
   std::map<std::pair<std::string, std::string>, std::vector<std::vector<RecordEntry>>> rows;
   std::map<std::pair<std::string, std::string>, const Distribution*> owners;  // answers so far
+  // A conda environment: conda-meta's records, and per (site dir, path) the one naming it
+  std::string conda_prefix;
+  std::vector<std::string> conda_records;
+  std::map<std::pair<std::string, std::string>, size_t> conda_named;
+  std::map<size_t, Distribution> conda_dists;  // by record; a map keeps pointers stable
   std::mutex mu;
+
+  const Distribution* conda_owner(const std::string& dir, const std::string& path);
+  const Distribution* conda_named_as(const std::string& normalized);
+  const Distribution* conda_record(size_t r, const std::string& dir);
 
   void load(std::vector<Distribution>& dists, const std::vector<size_t>& which);
   void fetch_rows(std::vector<Distribution>& dists, const std::string& dir, const std::vector<std::string>& paths);
@@ -127,6 +137,12 @@ void DistributionIndex::Lazy::load(std::vector<Distribution>& dists, const std::
 }
 
 namespace {
+
+// "lib/python3.11/site-packages/" for a site dir inside the conda prefix, else "".
+std::string conda_below(const std::string& prefix, const std::string& dir) {
+  if (prefix.empty() || !util::starts_with(dir, prefix + "/")) return "";
+  return dir.substr(prefix.size() + 1) + "/";
+}
 
 // A row names the file by its path as written, or by one that is not normalized ("./",
 // "x/../", "//": rare outside egg-info's "../" lines); a quoted field doubles a '"'.
@@ -159,8 +175,22 @@ void DistributionIndex::Lazy::fetch_rows(std::vector<Distribution>& dists, const
     if (!loaded[i])
       for (auto& p : lists_of(dists[i], kinds[i])) paths.push_back(p);
   }
+  // conda's records name a file by its path in the prefix, quoted.
+  size_t conda_first = paths.size();
+  std::string below = conda_below(conda_prefix, dir);
+  if (!below.empty() && !conda_records.empty()) {
+    for (auto& r : conda_records) paths.push_back(conda_prefix + "/conda-meta/" + r);
+    for (auto& path : unread) needles.push_back("\"" + below + path + "\"");
+  }
   // Only the rows that can name one of the files cross over, in one read.
   auto files = paths.empty() ? std::vector<host::FileData>{} : host->read_lines(paths, needles);
+  if (!below.empty())
+    for (auto& path : unread)
+      for (size_t r = 0; conda_first + r < files.size(); ++r)
+        if (!host::lines_holding(files[conda_first + r].content, {"\"" + below + path + "\""}).empty()) {
+          conda_named.emplace(std::make_pair(dir, path), r);
+          break;
+        }
   for (auto& path : unread) {
     std::string base = path.substr(path.rfind('/') + 1);
     auto mine = needles_for(path);
@@ -180,6 +210,41 @@ void DistributionIndex::Lazy::fetch_rows(std::vector<Distribution>& dists, const
     }
     rows.emplace(std::make_pair(dir, path), std::move(out));
   }
+}
+
+const Distribution* DistributionIndex::Lazy::conda_record(size_t r, const std::string& dir) {
+  auto made = conda_dists.find(r);
+  if (made == conda_dists.end()) {
+    Distribution d;
+    std::tie(d.name, d.version) = parse_conda_record_name(conda_records[r]);
+    d.site_dir = dir;
+    d.conda_meta = "conda-meta/" + conda_records[r];
+    made = conda_dists.emplace(r, std::move(d)).first;
+  }
+  return &made->second;
+}
+
+const Distribution* DistributionIndex::Lazy::conda_owner(const std::string& dir, const std::string& path) {
+  auto it = conda_named.find({dir, path});
+  return it == conda_named.end() ? nullptr : conda_record(it->second, dir);
+}
+
+// A conda package with no dist-info is still installed, at conda's version: `requires:`
+// sees it, and an upgrade of it is one.
+const Distribution* DistributionIndex::Lazy::conda_named_as(const std::string& normalized) {
+  for (size_t r = 0; r < conda_records.size(); ++r)
+    if (normalize_name(parse_conda_record_name(conda_records[r]).first) == normalized)
+      return conda_record(r, conda_dists.count(r) ? conda_dists.at(r).site_dir : "");
+  return nullptr;
+}
+
+std::pair<std::string, std::string> parse_conda_record_name(std::string_view file) {
+  std::string stem(file.substr(0, file.size() - (util::ends_with(file, ".json") ? 5 : 0)));
+  size_t build = stem.rfind('-');
+  if (build == std::string::npos || build == 0) return {stem, ""};
+  size_t version = stem.rfind('-', build - 1);
+  if (version == std::string::npos) return {stem.substr(0, build), stem.substr(build + 1)};
+  return {stem.substr(0, version), stem.substr(version + 1, build - version - 1)};
 }
 
 DistributionIndex::DistributionIndex() : lazy_(std::make_unique<Lazy>()) {}
@@ -214,6 +279,7 @@ const Distribution* DistributionIndex::owner(const std::string& site_dir, const 
       lazy_->load(dists, {in_dir[n]});
       found = &dists[in_dir[n]];
     }
+  if (!found) found = lazy_->conda_owner(dir, path);
   if (!found) {
     // A distribution that lists no files owns its top-level packages whole: only an
     // egg-info can (top_level.txt, or its name), so only those are read in full.
@@ -260,7 +326,7 @@ const Distribution* DistributionIndex::find(std::string_view name) const {
   lazy_->load(dists, every);
   for (auto& d : dists)
     if (normalize_name(d.name) == want) return &d;
-  return nullptr;
+  return lazy_->conda_named_as(want);
 }
 
 const std::vector<Distribution>& DistributionIndex::all() const {
@@ -271,12 +337,20 @@ const std::vector<Distribution>& DistributionIndex::all() const {
   return dists_;
 }
 
-DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs) {
+DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs,
+                                     const std::string& prefix) {
   DistributionIndex index;
   index.lazy_->host = &host;
   std::vector<std::string> dirs;
   for (auto& d : site_dirs) dirs.push_back(strip_slashes(d));
-  auto listings = host.list_many(dirs);  // one round trip; nothing is read until asked
+  std::vector<std::string> listed = dirs;
+  if (!prefix.empty()) listed.push_back(strip_slashes(prefix) + "/conda-meta");
+  auto listings = host.list_many(listed);  // one round trip; nothing is read until asked
+  if (!prefix.empty()) {
+    for (auto& entry : listings.back())
+      if (!entry.is_dir && util::ends_with(entry.name, ".json")) index.lazy_->conda_records.push_back(entry.name);
+    if (!index.lazy_->conda_records.empty()) index.lazy_->conda_prefix = strip_slashes(prefix);
+  }
   for (size_t k = 0; k < dirs.size(); ++k)
     for (auto& entry : listings[k]) {
       bool dist_info = entry.is_dir && util::ends_with(entry.name, ".dist-info");

@@ -215,3 +215,116 @@ TEST_CASE("pip's RECORD stays true: patched rows after apply, pip's rows after r
   CHECK(v.status == 3);
   CHECK(v.out.find("flashinfer-python 0.5.3 was uninstalled") != std::string::npos);
 }
+
+namespace {
+
+// A conda environment as conda leaves one: a Python in a prefix, and conda-meta/ with
+// one NAME-VERSION-BUILD.json per package listing its files relative to the prefix. A
+// package conda built without a dist-info is known only there.
+void conda_package(const testsupport::Venv& env, const std::string& record, const std::string& site_below,
+                   const std::vector<std::string>& files) {
+  nlohmann::json doc = {{"name", record.substr(0, record.find('-'))}, {"files", nlohmann::json::array()}};
+  for (auto& f : files) doc["files"].push_back(site_below + f);
+  testsupport::spit(env.root + "/conda-meta/" + record, doc.dump(1) + "\n");
+}
+
+}  // namespace
+
+TEST_CASE("conda-meta names the owner of a file no dist-info lists, and a conda update is an upgrade", "[e2e]") {
+  e2e::DemoEnv env;
+  std::string below = env.venv.site_packages.substr(env.venv.root.size() + 1) + "/";
+  testsupport::spit(env.site("fastjit/__init__.py"), "def probe():\n    return 1\n");
+  conda_package(env.venv, "fastjit-0.3.1-py_0.json", below, {"fastjit/__init__.py"});
+  // conda's record of a pip-installed package does not change who owns it: the dist-info.
+  conda_package(env.venv, "flashinfer-python-0.5.3-pypi_0.json", below, {"flashinfer/jit/cpp_ext.py"});
+  testsupport::spit(env.venv.root + "/conda-meta/history", "==> 2026-11-30 <==\n");
+  std::string recipe = env.recipe("fast.yaml",
+                                  "id: fastjit-probe\n"
+                                  "requires: fastjit>=0.3\n"
+                                  "edits:\n"
+                                  "  - module: fastjit\n"
+                                  "    function: probe\n"
+                                  "    replace-body: return 2\n");
+  // Found as users find conda environments: $CONDA_PREFIX, no --venv.
+  auto sp = [&](std::vector<std::string> args) {
+    return testsupport::run_sitepatch(args, {{"CONDA_PREFIX", env.venv.root}, {"VIRTUAL_ENV", ""}});
+  };
+  auto plan = sp({"--json", "plan", recipe});
+  INFO(plan.err);
+  REQUIRE(plan.status == 0);
+  auto doc = nlohmann::json::parse(plan.out);
+  CHECK(doc["files"][0]["distribution"] == "fastjit");
+  CHECK(doc["files"][0]["version"] == "0.3.1");
+  auto text = sp({"plan", recipe});
+  CHECK(text.err.find("where  fastjit/__init__.py is listed by conda's conda-meta/fastjit-0.3.1-py_0.json (fastjit "
+                      "0.3.1), not by a dist-info: the next conda install or update of fastjit replaces it, "
+                      "and status says so") != std::string::npos);
+  auto founding = sp({"--json", "plan", e2e::bundled("flashinfer-dynamo.yaml")});
+  REQUIRE(founding.status == 0);
+  for (auto& f : nlohmann::json::parse(founding.out)["files"]) CHECK(f["distribution"] == "flashinfer-python");
+
+  REQUIRE(sp({"apply", recipe}).status == 0);
+  CHECK(sp({"list"}).out.find("fastjit-probe  fastjit==0.3.1") != std::string::npos);
+  CHECK(sp({"status"}).status == 0);
+
+  // conda update: new bytes, a new record, the old one gone.
+  testsupport::spit(env.site("fastjit/__init__.py"), "def probe():\n    return 4\n");
+  fs::remove(env.venv.root + "/conda-meta/fastjit-0.3.1-py_0.json");
+  conda_package(env.venv, "fastjit-0.4.0-py_0.json", below, {"fastjit/__init__.py"});
+  auto st = sp({"status"});
+  INFO(st.out + st.err);
+  CHECK(st.status == 3);
+  CHECK(st.out.find("fastjit 0.3.1 -> 0.4.0") != std::string::npos);
+}
+
+namespace {
+
+// The oldest and newest Pythons sitepatch supports, as pyenv installs them here.
+std::string pyenv_python(const std::string& minor) {
+  const char* root = std::getenv("PYENV_ROOT");
+  std::string versions = std::string(root ? root : std::string(std::getenv("HOME")) + "/.pyenv") + "/versions";
+  if (fs::is_directory(versions))
+    for (auto& entry : fs::directory_iterator(versions)) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind(minor + ".", 0) == 0 && fs::exists(entry.path() / "bin/python3")) return (entry.path() / "bin/python3").string();
+    }
+  FAIL("no Python " + minor + " under " + versions + " (pyenv install " + minor + ")");
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("Python 3.8 and 3.13 venvs without pip (as uv makes them): plan, apply, verify, rollback", "[e2e]") {
+  for (std::string minor : {"3.8", "3.13"}) {
+    DYNAMIC_SECTION("Python " << minor) {
+      testsupport::TempDir tmp;
+      auto venv = testsupport::venv_from(pyenv_python(minor), tmp.path + "/.venv", false);
+      REQUIRE(!fs::exists(venv.root + "/bin/pip"));
+      // uv writes its own installer name and its version into pyvenv.cfg.
+      testsupport::spit(venv.root + "/pyvenv.cfg",
+                        testsupport::slurp(venv.root + "/pyvenv.cfg") + "uv = 0.5.11\n");
+      std::string wheels = tmp.path + "/wheels";
+      venv.install({e2e::data_wheel("torch", "2.9.0", wheels), e2e::data_wheel("packaging", "24.0", wheels),
+                    e2e::data_wheel("flashinfer-python", "0.5.3", wheels)});
+      std::string clean = venv.run_python(kCheckRecord).out;
+      auto before = e2e::read_tree(venv.site_packages + "/flashinfer");
+      std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+      auto run = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), {"--venv", venv.root});
+        return testsupport::run_sitepatch(args);
+      };
+      auto applied = run({"apply", recipe});
+      INFO(applied.out + applied.err);
+      REQUIRE(applied.status == 0);
+      // That Python reads the patched module (the demo package itself needs 3.9 to import).
+      auto probe = venv.run_python("import ast; s = open('" + venv.site_packages + "/flashinfer/jit/cpp_ext.py').read(); "
+                                   "ast.parse(s); print('return Version(torch.version.cuda)' in s)");
+      INFO(probe.err);
+      CHECK(probe.out == "True\n");
+      CHECK(venv.run_python(kCheckRecord).out == clean);  // RECORD still true
+      CHECK(run({"verify"}).status == 0);
+      REQUIRE(run({"rollback", "--all"}).status == 0);
+      CHECK(e2e::read_tree(venv.site_packages + "/flashinfer") == before);
+    }
+  }
+}

@@ -30,9 +30,10 @@ struct RemoteDemo {
     installed = e2e::read_tree(venv.site_packages + "/flashinfer");
   }
   std::string remote;
-  sitepatch::util::RunResult sp(std::vector<std::string> args) const {
+  sitepatch::util::RunResult sp(std::vector<std::string> args,
+                                const std::map<std::string, std::string>& vars = {}) const {
     args.insert(args.begin(), {"--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv", remote});
-    return testsupport::run_sitepatch(args);
+    return testsupport::run_sitepatch(args, vars);
   }
   std::string read(const std::string& rel) const { return testsupport::slurp(venv.site_packages + "/" + rel); }
   bool pristine() const { return e2e::read_tree(venv.site_packages + "/flashinfer") == installed; }
@@ -330,4 +331,41 @@ TEST_CASE("remote: a base interpreter's patch is kept with the base there, and a
   REQUIRE(back.status == 0);
   CHECK(testsupport::slurp(base.site_packages + "/basepkg/__init__.py") == "def version():\n    return 'nvcc'\n");
   CHECK(sp("/srv/one", {"list"}).out == "no patches applied in /srv/one\n");
+}
+
+TEST_CASE("remote: a command fetches only the history files that changed since the last one", "[e2e][remote]") {
+  RemoteDemo env;
+  std::string cache_home = env.tmp.path + "/cache";
+  std::map<std::string, std::string> vars = {{"XDG_CACHE_HOME", cache_home}};
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}, vars).status == 0);
+  auto fetched = [&](const sitepatch::util::RunResult& r) {
+    auto at = r.err.find(" fetched, ");
+    REQUIRE(at != std::string::npos);
+    return std::stoi(r.err.substr(r.err.rfind(", ", at - 1) + 2));
+  };
+  const std::string listed = "flashinfer-dynamo  flashinfer-python==0.5.3";
+  auto first = env.sp({"-vv", "list"}, vars);
+  INFO(first.err);
+  CHECK(first.out.find(listed) != std::string::npos);
+  CHECK(fetched(first) == 0);  // apply left its copy: nothing crosses again
+
+  // The copy is only a saving: a file changed in it is fetched again, not believed.
+  std::string copy;
+  for (auto& e : std::filesystem::recursive_directory_iterator(cache_home))
+    if (e.path().filename() == "HEAD" && e.path().parent_path().filename() != "logs") copy = e.path().parent_path();
+  REQUIRE(!copy.empty());
+  testsupport::spit(copy + "/HEAD", "ref: refs/heads/nowhere\n");
+  auto again = env.sp({"-v", "list"}, vars);
+  CHECK(again.out.find(listed) != std::string::npos);
+  CHECK(fetched(again) == 1);
+  CHECK(testsupport::slurp(copy + "/HEAD") == testsupport::slurp(env.sshd.local("/srv/venv/.sitepatch/HEAD")));
+
+  // Without a copy (another machine, a cleaned cache) everything comes.
+  std::filesystem::remove_all(cache_home);
+  auto cold = env.sp({"-v", "verify"}, vars);
+  CHECK(cold.status == 0);
+  CHECK(fetched(cold) > 3);
+  REQUIRE(env.sp({"rollback", "--all"}, vars).status == 0);
+  CHECK(env.pristine());
+  CHECK(env.sp({"list"}, vars).out == "no patches applied in /srv/venv\n");
 }

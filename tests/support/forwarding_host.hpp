@@ -24,9 +24,10 @@ class ForwardingHost : public sitepatch::host::Host {
   std::vector<std::vector<sitepatch::host::DirEntry>> list_many(const std::vector<std::string>& d) override {
     return real_->list_many(d);
   }
-  std::optional<std::map<std::string, std::string>> snapshot(const std::string& d,
-                                                             const std::vector<std::string>& skip) override {
-    return real_->snapshot(d, skip);
+  std::optional<std::map<std::string, std::string>> snapshot(
+      const std::string& d, const std::vector<std::string>& skip,
+      const std::map<std::string, std::string>& have) override {
+    return real_->snapshot(d, skip, have);
   }
   std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& p) override {
     return real_->realpath(p);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "host/agent_boot.hpp"
 #include "host/agent_client.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/hash.hpp"
@@ -183,4 +184,59 @@ TEST_CASE("agent: read_lines keeps the same lines as the local host", "[host]") 
   CHECK(remote[0].content == local[0].content);
   CHECK(remote[1].is_dir);
   CHECK_FALSE(remote[2].exists);
+}
+
+namespace {
+
+// XDG_CACHE_HOME for the agents this test starts (they inherit the environment).
+struct CacheHome {
+  std::string old;
+  bool had;
+  explicit CacheHome(const std::string& dir) : had(std::getenv("XDG_CACHE_HOME") != nullptr) {
+    if (had) old = std::getenv("XDG_CACHE_HOME");
+    ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  }
+  ~CacheHome() { had ? (void)::setenv("XDG_CACHE_HOME", old.c_str(), 1) : (void)::unsetenv("XDG_CACHE_HOME"); }
+};
+
+}  // namespace
+
+TEST_CASE("agent: runs from a per-user copy whose bytecode Python keeps, never from one others may change", "[host]") {
+  TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  CacheHome home(tmp.path + "/cache");
+  auto start = [&] {
+    host::AgentClient agent(host::agent_boot_argv(venv.python), venv.python, host::agent_boot_payload());
+    auto env = agent.hello();
+    CHECK(env.site_dirs == std::vector<std::string>{venv.site_packages});  // the copy's folder is not one
+    CHECK(agent.read({tmp.path + "/venv/pyvenv.cfg"})[0].exists);
+  };
+  start();
+  std::string agents = tmp.path + "/cache/sitepatch/agent";
+  REQUIRE(std::filesystem::is_directory(agents));
+  std::string dir = std::filesystem::directory_iterator(agents)->path().string();
+  std::string copy = dir + "/sitepatch_agent.py";
+  std::string source = slurp(copy);
+  CHECK(source.rfind("# sitepatch agent:", 0) == 0);
+  struct stat st;
+  REQUIRE(::stat(dir.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  auto pyc = [&] {
+    std::error_code ec;
+    for (auto& e : std::filesystem::directory_iterator(dir + "/__pycache__", ec))
+      if (e.path().filename().string().rfind("sitepatch_agent.", 0) == 0) return true;
+    return false;
+  };
+  CHECK(pyc());
+
+  // A copy whose bytes are not the agent's is replaced, its bytecode dropped.
+  spit(copy, "import sys\nsys.exit(5)\n");
+  start();
+  CHECK(slurp(copy) == source);
+
+  // A folder others may write to is not run from: the sent source runs instead.
+  std::filesystem::remove_all(dir + "/__pycache__");
+  REQUIRE(::chmod(dir.c_str(), 0777) == 0);
+  start();
+  CHECK_FALSE(pyc());
 }

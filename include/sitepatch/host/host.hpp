@@ -110,9 +110,12 @@ class Host {
   }
 
   /// Every regular file under `dir` by relative path (except `skip`), in one go;
-  /// nullopt when `dir` does not exist.
+  /// nullopt when `dir` does not exist. `have` is what the caller already holds (a copy
+  /// from an earlier call): a file whose bytes are the same there is answered with
+  /// those bytes instead of crossing over again.
   virtual std::optional<std::map<std::string, std::string>> snapshot(
-      const std::string& dir, const std::vector<std::string>& skip) = 0;
+      const std::string& dir, const std::vector<std::string>& skip,
+      const std::map<std::string, std::string>& have) = 0;
 
   /// Canonical absolute paths (symlinks resolved); nullopt where a path does not exist.
   virtual std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths) = 0;

@@ -29,6 +29,9 @@ struct Distribution {
   /// Top-level packages and modules it owns whole, when it lists no files (an egg-info
   /// with only top_level.txt, or a bare PKG-INFO file).
   std::vector<std::string> top_level;
+  /// "conda-meta/NAME-VERSION-BUILD.json" when conda's record of the environment is what
+  /// names the file (a conda package with no dist-info); its name and version are conda's.
+  std::string conda_meta;
 };
 
 /// PEP 503 normalized distribution name: lower case, runs of "-_." become "-".
@@ -75,11 +78,19 @@ class DistributionIndex {
  private:
   std::vector<Distribution> dists_;
   std::unique_ptr<Lazy> lazy_;
-  friend DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs);
+  friend DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs,
+                                              const std::string& prefix);
 };
 
 /// Lists every *.dist-info and *.egg-info in `site_dirs` (one round trip); the index reads
 /// their metadata and file lists through `host` when asked, so `host` must outlive it.
-DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs);
+/// With `prefix`, a conda environment's `conda-meta/*.json` (listed in the same round
+/// trip) names the owner of a file no dist-info or egg-info lists.
+DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs,
+                                     const std::string& prefix = "");
+
+/// "numpy-1.26.4-py311h64a7726_0.json" -> {"numpy", "1.26.4"}: conda names a package's
+/// record NAME-VERSION-BUILD, and neither version nor build holds a '-'.
+std::pair<std::string, std::string> parse_conda_record_name(std::string_view file);
 
 }  // namespace sitepatch::site
