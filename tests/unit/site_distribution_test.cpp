@@ -37,6 +37,14 @@ TEST_CASE("parse_record reads CSV rows, quoted commas and quotes included", "[si
   CHECK(rows[3].path == "pkg-1.0.dist-info/RECORD");
 }
 
+TEST_CASE("conda's record names give the package's name and version, dashes in the name kept", "[site]") {
+  CHECK(parse_conda_record_name("numpy-1.26.4-py311h64a7726_0.json") == std::make_pair(std::string("numpy"), std::string("1.26.4")));
+  CHECK(parse_conda_record_name("flashinfer-python-0.5.3-pypi_0.json") ==
+        std::make_pair(std::string("flashinfer-python"), std::string("0.5.3")));
+  CHECK(parse_conda_record_name("odd-1.0.json") == std::make_pair(std::string("odd"), std::string("1.0")));
+  CHECK(parse_conda_record_name("history") == std::make_pair(std::string("history"), std::string("")));
+}
+
 TEST_CASE("normalize_name and normalize_record_path", "[site]") {
   CHECK(normalize_name("FlashInfer_Python") == "flashinfer-python");
   CHECK(normalize_name("a.-_b") == "a-b");
