@@ -20,11 +20,21 @@
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
+namespace {
+
+// no-color.org: NO_COLOR present and not empty; a dumb terminal shows escapes as text.
+bool no_color_asked() {
+  const char* no = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  return (no && *no) || (term && std::string(term) == "dumb");
+}
+
+}  // namespace
 
 Output::Output(const GlobalOptions& g) : json_(g.json), quiet_(g.quiet) {
   if (g.color == "always") color_ = true;
   else if (g.color == "never") color_ = false;
-  else color_ = ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+  else color_ = ::isatty(STDOUT_FILENO) && !no_color_asked();
 }
 
 std::string Output::paint(const std::string& text, Paint p) const {

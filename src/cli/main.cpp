@@ -46,14 +46,16 @@ const Command kCommands[] = {
     {"rules", "List the rules audit uses", register_rules},
 };
 
-// The first word that is neither an option nor an option's value, or "".
+// The first word that is neither an option nor an option's value, or "". An option
+// it does not know stops it: whether a value follows is then unknown, and CLI11 names
+// the option (`--colour never list` is not a command `never`).
 std::string command_word(const CLI::App& app, int argc, char** argv) {
-  // The global options that take a value, read off the app so the list cannot drift.
-  std::set<std::string> takes_value;
+  // The global options, read off the app so the list cannot drift.
+  std::set<std::string> takes_value, flags;
   for (const CLI::Option* o : app.get_options()) {
-    if (o->get_items_expected_min() <= 0) continue;  // a flag
-    for (auto& n : o->get_lnames()) takes_value.insert("--" + n);
-    for (auto& n : o->get_snames()) takes_value.insert("-" + n);
+    auto& into = o->get_items_expected_min() <= 0 ? flags : takes_value;
+    for (auto& n : o->get_lnames()) into.insert("--" + n);
+    for (auto& n : o->get_snames()) into.insert("-" + n);
   }
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -62,9 +64,64 @@ std::string command_word(const CLI::App& app, int argc, char** argv) {
       ++i;
       continue;
     }
-    if (!a.empty() && a[0] != '-') return a;
+    if (a.empty() || a[0] != '-') return a;
+    std::string name = a.substr(0, a.find('='));
+    bool short_flags = a.size() > 1 && a[1] != '-' && a.find_first_not_of(a[1], 1) == std::string::npos;  // -vv
+    if (!flags.count(name) && !takes_value.count(name) && !short_flags) return "";
   }
   return "";
+}
+
+// Every option name a command line may use here: the global ones and `sub`'s.
+std::vector<std::string> option_names(const CLI::App& app, const CLI::App* sub) {
+  std::vector<std::string> out;
+  for (const CLI::App* a : {&app, sub}) {
+    if (!a) continue;
+    for (const CLI::Option* o : a->get_options())
+      for (auto& n : o->get_lnames()) out.push_back("--" + n);
+  }
+  return out;
+}
+
+// CLI11's "The following argument was not expected: --dryrun" with what was meant:
+// the nearest option here, else the commands that have it (`plan --dry-run`).
+std::string suggest_option(const std::string& what, const CLI::App& app, const CLI::App* sub) {
+  std::string out;
+  size_t at = what.find(": ");
+  if (at == std::string::npos || what.find("not expected") == std::string::npos) return out;
+  for (auto& word : util::split(what.substr(at + 2), ' ')) {
+    if (word.rfind("--", 0) != 0) continue;
+    std::string name = word.substr(0, word.find('='));
+    auto near = util::nearest(name, option_names(app, sub), 1);
+    if (!near.empty()) {
+      out += "; did you mean `" + near[0] + "`?";
+      continue;
+    }
+    std::vector<std::string> owners;
+    std::string meant;
+    for (const CLI::App* other : app.get_subcommands([](const CLI::App*) { return true; })) {
+      auto there = util::nearest(name, option_names(*other, nullptr), 1);
+      if (other == sub || there.empty() || (!meant.empty() && there[0] != meant)) continue;
+      meant = there[0];
+      owners.push_back(other->get_name());
+    }
+    if (!owners.empty())
+      out += "; `" + meant + "` is an option of " + util::join(owners, " and ") + (sub ? ", not of " + sub->get_name() : "");
+  }
+  return out;
+}
+
+// The global options, for every subcommand's --help: they work after the command too.
+std::string global_options_text(const CLI::App& app) {
+  std::string out = "Global options (before or after the command):\n";
+  for (const CLI::Option* o : app.get_options()) {
+    std::string names = o->get_name(false, true);
+    if (names.find("help") != std::string::npos || names.find("version") != std::string::npos) continue;
+    if (o->get_items_expected_min() > 0) names += " " + o->get_type_name();
+    out += "  " + names + (names.size() < 28 ? std::string(28 - names.size(), ' ') : "\n" + std::string(30, ' ')) +
+           o->get_description() + "\n";
+  }
+  return out;
 }
 
 int report(const GlobalOptions& g, const std::string& message, Exit code,
@@ -89,36 +146,56 @@ int main(int argc, char** argv) {
   app.fallthrough();
   app.require_subcommand(1, 1);
   app.add_option("--venv", g.venv,
-                 "Environment root or its Python executable (default: $VIRTUAL_ENV, else $CONDA_PREFIX, else the nearest .venv above the current folder)");
+                 "Environment root or its Python executable (default: $VIRTUAL_ENV, else $CONDA_PREFIX, else the nearest .venv above the current folder)")
+      ->type_name("PATH");
   app.add_option("--host", g.host,
-                 "Patch an environment on another machine, [user@]host[:port], over ssh");
+                 "Patch an environment on another machine, [user@]host[:port], over ssh")
+      ->type_name("[USER@]HOST[:PORT]");
   app.add_option("--ssh-command", g.ssh_command,
-                 "The ssh client and its options, e.g. \"ssh -i key\" (default: $SITEPATCH_SSH, else ssh)");
+                 "The ssh client and its options, e.g. \"ssh -i key\" (default: $SITEPATCH_SSH, else ssh)")
+      ->type_name("CMD");
   app.add_option("--state-dir", g.state_dir,
-                 "Where the history lives (default: <prefix>/.sitepatch)");
+                 "Where the history lives (default: <prefix>/.sitepatch)")
+      ->type_name("DIR");
   app.add_flag("--json", g.json, "Print the result as one JSON document on stdout");
-  app.add_option("--color", g.color, "Colour: auto (on a terminal, unless NO_COLOR), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("--color,--colour", g.color,
+                 "Colour: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->type_name("WHEN");
   app.add_option("--lock-timeout", g.lock_timeout,
                  "Seconds to wait for another sitepatch writing to the same environment (default 30)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_flag("-v,--verbose", g.verbose, "Say more; -vv adds debug output, each line with the milliseconds since the one before");
-  app.add_flag("-q,--quiet", g.quiet, "Print only results and errors");
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("SECONDS");
+  CLI::Option* verbose = app.add_flag(
+      "-v,--verbose", g.verbose, "Say more; -vv adds debug output, each line with the milliseconds since the one before");
+  app.add_flag("-q,--quiet", g.quiet, "Print only results and errors")->excludes(verbose);
   app.footer(
       "Exit codes: 0 done; 1 failed, nothing changed; 2 bad usage or invalid recipe;\n"
       "3 verify (or status) found a patch not intact, or audit a finding at or above --fail-on;\n"
       "4 a write failed part way and could not be put back (the message names each file's\n"
       "state and the fixing command).\n"
-      "Run 'sitepatch COMMAND --help' for a command's options.");
+      "Run 'sitepatch help COMMAND' (or 'sitepatch COMMAND --help') for a command's options.");
 
   std::map<CLI::App*, Runner> runners;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     runners[sub] = c.reg(*sub, g);
   }
+  const std::string globals = global_options_text(app);
+  for (auto& [sub, _] : runners) sub->footer(globals);
 
   // An unknown command gets a suggestion, as ninja answers an unknown tool.
   std::string word = command_word(app, argc, argv);
+  std::vector<std::string> args(argv, argv + argc);
+  if (word == "help") {
+    // `sitepatch help plan` is `sitepatch plan --help`, as git and cargo answer it.
+    auto at = std::find(args.begin() + 1, args.end(), "help");
+    std::string topic = at + 1 != args.end() ? *(at + 1) : "";
+    args.erase(at, at + 1 + (topic.empty() ? 0 : 1));
+    if (!topic.empty()) args.push_back(topic);
+    args.push_back("--help");
+    word = topic;
+  }
   if (!word.empty()) {
     std::vector<std::string> names;
     for (const auto& c : kCommands) names.push_back(c.name);
@@ -132,11 +209,15 @@ int main(int argc, char** argv) {
   }
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 takes them last first
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::cerr << "sitepatch: error: " << e.what() << "\n"
-              << "Run 'sitepatch --help' for usage.\n";
+    const CLI::App* sub = nullptr;
+    for (auto& [s, _] : runners)
+      if (s->get_name() == word) sub = s;
+    std::cerr << "sitepatch: error: " << e.what() << suggest_option(e.what(), app, sub) << "\n"
+              << "Run 'sitepatch " << (sub ? "help " + word : std::string("--help")) << "' for usage.\n";
     return int(Exit::usage);
   }
 

@@ -77,3 +77,62 @@ TEST_CASE("apply --dry-run prints the diff and writes nothing", "[e2e][cli]") {
   CHECK(r.err.find("dry run: 2 file(s) would change; nothing was written") != std::string::npos);
   CHECK(env.pristine());
 }
+
+TEST_CASE("cli: a mistyped option gets the nearest, or the commands that have it", "[e2e][cli]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  auto near = env.sp({"apply", "--dryrun", recipe});
+  CHECK(near.status == 2);
+  CHECK(near.err ==
+        "sitepatch: error: The following argument was not expected: --dryrun; did you mean `--dry-run`?\n"
+        "Run 'sitepatch help apply' for usage.\n");
+  auto elsewhere = env.sp({"plan", "--dryrun", recipe});
+  CHECK(elsewhere.status == 2);
+  CHECK(elsewhere.err ==
+        "sitepatch: error: The following argument was not expected: --dryrun; `--dry-run` is an option of "
+        "apply and rollback, not of plan\n"
+        "Run 'sitepatch help plan' for usage.\n");
+  // An option the pre-scan does not know is CLI11's to name, not a command `never`.
+  auto colour = testsupport::run_sitepatch({"--colur", "never", "list"});
+  CHECK(colour.status == 2);
+  CHECK(colour.err.find("unknown command") == std::string::npos);
+  CHECK(colour.err.find("--colur") != std::string::npos);
+  // The British spelling is the same option.
+  auto british = env.sp({"--colour", "never", "list"});
+  CHECK(british.status == 0);
+  CHECK(british.out == "no patches applied in " + env.venv.root + "\n");
+  auto both = env.sp({"-q", "-v", "list"});
+  CHECK(both.status == 2);
+  CHECK(both.err.find("--verbose excludes --quiet") != std::string::npos);
+}
+
+TEST_CASE("cli: help COMMAND is COMMAND --help, and a command's help lists the global options", "[e2e][cli]") {
+  auto help = testsupport::run_sitepatch({"help", "apply"});
+  CHECK(help.status == 0);
+  CHECK(help.out == testsupport::run_sitepatch({"apply", "--help"}).out);
+  for (const char* o : {"--dry-run", "--force", "Global options (before or after the command):", "--venv PATH",
+                        "--host [USER@]HOST[:PORT]", "--json", "--state-dir DIR", "-q,--quiet"})
+    CHECK(help.out.find(o) != std::string::npos);
+  auto top = testsupport::run_sitepatch({"help"});
+  CHECK(top.status == 0);
+  CHECK(top.out == testsupport::run_sitepatch({"--help"}).out);
+  auto unknown = testsupport::run_sitepatch({"help", "aply"});
+  CHECK(unknown.status == 2);
+  CHECK(unknown.err == "sitepatch: error: unknown command `aply`; did you mean `apply`?\n"
+                       "Run 'sitepatch --help' for the commands.\n");
+}
+
+TEST_CASE("colour on a terminal: a non-empty NO_COLOR turns it off, as TERM=dumb does, an empty one does not", "[e2e][cli]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  // script(1) gives the command a terminal, as a user's shell would.
+  auto on_tty = [&](const std::string& vars) {
+    std::string cmd = "env -u NO_COLOR " + vars + " " + std::string(SITEPATCH_BIN) + " --venv " + env.venv.root +
+                      " plan -q " + recipe;
+    return sitepatch::util::run({"script", "-qec", cmd, "/dev/null"}).out;
+  };
+  CHECK(on_tty("TERM=xterm").find("\x1b[32m") != std::string::npos);
+  CHECK(on_tty("TERM=xterm NO_COLOR=").find("\x1b[32m") != std::string::npos);  // empty: no-color.org says keep colour
+  CHECK(on_tty("TERM=xterm NO_COLOR=1").find("\x1b[") == std::string::npos);
+  CHECK(on_tty("TERM=dumb").find("\x1b[") == std::string::npos);
+}
