@@ -5,7 +5,7 @@ namespace sitepatch::cli {
 
 Runner register_plan(CLI::App& app, const GlobalOptions& g) {
   auto recipes = std::make_shared<std::vector<std::string>>();
-  app.add_option("recipes", *recipes, "Recipe files (YAML)")->required()->check(CLI::ExistingFile);
+  app.add_option("recipes", *recipes, "Recipe files (YAML), folders of them (*.yaml in name order), or - for standard input")->required();
   return [&g, recipes] {
     auto loaded = load_recipes(*recipes);
     Env env = open_env(g);

@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 
 #include <fmt/color.h>
 #include <fmt/format.h>
@@ -111,11 +113,54 @@ Env open_env(const GlobalOptions& g) {
   return e;
 }
 
+namespace {
+
+struct RecipeText {
+  std::string label;  // its path, or "-" for standard input
+  tl::expected<std::string, std::string> text;
+};
+
+// What the command line names: files, folders (their *.yaml and *.yml, in name order,
+// as run-parts and conf.d folders are read), and "-" (standard input, once).
+std::vector<RecipeText> recipe_texts(const std::vector<std::string>& args, std::vector<recipe::Diagnostic>& problems) {
+  namespace fs = std::filesystem;
+  std::vector<RecipeText> out;
+  bool stdin_read = false;
+  for (const auto& a : args) {
+    if (a == "-") {
+      if (stdin_read) {
+        problems.push_back({a, {0, 0}, "standard input (-) can be read only once"});
+        continue;
+      }
+      stdin_read = true;
+      std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      out.push_back({a, std::move(text)});
+      continue;
+    }
+    std::error_code ec;
+    if (!fs::is_directory(a, ec)) {
+      out.push_back({a, util::read_file(a)});
+      continue;
+    }
+    std::vector<std::string> found;
+    for (auto& e : fs::directory_iterator(a, ec)) {
+      std::string ext = e.path().extension().string();
+      if ((ext == ".yaml" || ext == ".yml") && e.is_regular_file()) found.push_back(e.path().string());
+    }
+    if (ec) problems.push_back({a, {0, 0}, "cannot read the recipe folder: " + ec.message()});
+    else if (found.empty()) problems.push_back({a, {0, 0}, "no recipes (*.yaml, *.yml) in this folder"});
+    std::sort(found.begin(), found.end());
+    for (auto& f : found) out.push_back({f, util::read_file(f)});
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths) {
   std::vector<recipe::Recipe> out;
   std::vector<recipe::Diagnostic> problems;
-  for (const auto& p : paths) {
-    auto text = util::read_file(p);
+  for (auto& [p, text] : recipe_texts(paths, problems)) {
     if (!text) {
       problems.push_back({p, {0, 0}, "cannot read recipe: " + text.error()});
       continue;
@@ -129,7 +174,7 @@ std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths) 
         continue;
       }
       std::error_code ec;
-      out.back().origin = std::filesystem::absolute(p, ec).lexically_normal().string();
+      out.back().origin = p == "-" ? "(standard input)" : std::filesystem::absolute(p, ec).lexically_normal().string();
     } catch (const recipe::RecipeError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }

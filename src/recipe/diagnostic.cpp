@@ -17,6 +17,7 @@ std::string join_all(const std::vector<Diagnostic>& diagnostics) {
 }  // namespace
 
 std::string Diagnostic::str() const {
+  if (mark.line == 0) return file + ": " + message;  // about the file as a whole (unreadable, empty folder)
   return file + ":" + std::to_string(mark.line) + ":" + std::to_string(mark.column) + ": " + message;
 }
 

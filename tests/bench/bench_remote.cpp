@@ -198,7 +198,7 @@ int run_bench(int argc, char** argv) {
   };
   // `--trace`: one -v apply and rollback first, to show where a remote command's time goes.
   if (argc > 2 && std::string(argv[2]) == "--trace") {
-    for (auto args : {with(sp, {"-vv", "apply", "-q", two}), with(sp, {"-vv", "rollback", "-q", "--all"}), with(sp, {"-vv", "apply", "-q", two}), with(sp, {"-vv", "rollback", "-q", "--all"})}) {
+    for (auto args : {with(sp, {"-vv", "apply", two}), with(sp, {"-vv", "rollback", "--all"}), with(sp, {"-vv", "apply", two}), with(sp, {"-vv", "rollback", "--all"})}) {
       auto r = testsupport::run_sitepatch({args.begin() + 1, args.end()});
       std::printf("%s", r.err.c_str());
     }

@@ -25,7 +25,7 @@ TEST_CASE("remote: audit reads the environment through the host, one connection"
   };
 
   int before = sshd.connections();
-  auto r = sp({"-v", "-q", "audit", "demo.api:quantize"});
+  auto r = sp({"-v", "audit", "demo.api:quantize"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("[2] subprocess.run (process, error: spawns a process, which dynamo cannot trace)\n"

@@ -2,6 +2,8 @@
 // asked or on a terminal, --json errors are JSON too.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "e2e_support.hpp"
@@ -135,4 +137,41 @@ TEST_CASE("colour on a terminal: a non-empty NO_COLOR turns it off, as TERM=dumb
   CHECK(on_tty("TERM=xterm NO_COLOR=").find("\x1b[32m") != std::string::npos);  // empty: no-color.org says keep colour
   CHECK(on_tty("TERM=xterm NO_COLOR=1").find("\x1b[") == std::string::npos);
   CHECK(on_tty("TERM=dumb").find("\x1b[") == std::string::npos);
+}
+
+TEST_CASE("recipes from a folder in name order and from standard input", "[e2e][cli]") {
+  e2e::DemoEnv env;
+  std::string dir = env.tmp.path + "/recipes.d";
+  std::string founding = testsupport::slurp(e2e::bundled("flashinfer-dynamo.yaml"));
+  testsupport::spit(dir + "/20-log.yml",
+                    "id: quiet-log\nedits:\n  - module: flashinfer.jit.cpp_ext\n    ensure-import: import logging\n");
+  testsupport::spit(dir + "/10-founding.yaml", founding);
+  testsupport::spit(dir + "/README.md", "not a recipe\n");
+  auto folder = env.sp({"--json", "plan", dir});
+  INFO(folder.err);
+  REQUIRE(folder.status == 0);
+  auto doc = nlohmann::json::parse(folder.out);
+  std::vector<std::string> ids;
+  for (auto& e : doc["edits"]) ids.push_back(e["recipe"]);
+  CHECK(ids == std::vector<std::string>{"flashinfer-dynamo", "flashinfer-dynamo", "quiet-log"});
+
+  auto in = sitepatch::util::run({SITEPATCH_BIN, "--venv", env.venv.root, "plan", "-"}, founding);
+  CHECK(in.status == 0);
+  CHECK(in.out == env.sp({"plan", e2e::bundled("flashinfer-dynamo.yaml")}).out);
+  auto applied = sitepatch::util::run({SITEPATCH_BIN, "--venv", env.venv.root, "apply", "-"}, founding);
+  CHECK(applied.status == 0);
+  CHECK(env.sp({"list"}).out.find("flashinfer-dynamo  flashinfer-python==0.5.3") != std::string::npos);
+
+  auto twice = sitepatch::util::run({SITEPATCH_BIN, "--venv", env.venv.root, "plan", "-", "-"}, founding);
+  CHECK(twice.status == 2);
+  CHECK(twice.err.find("-: standard input (-) can be read only once") != std::string::npos);
+  std::filesystem::create_directories(env.tmp.path + "/empty");
+  auto empty = env.sp({"plan", env.tmp.path + "/empty"});
+  CHECK(empty.status == 2);
+  CHECK(empty.err == "sitepatch: error: invalid recipe\n" + env.tmp.path +
+                         "/empty: no recipes (*.yaml, *.yml) in this folder\n");
+  auto missing = env.sp({"plan", env.tmp.path + "/nope.yaml"});
+  CHECK(missing.status == 2);
+  CHECK(missing.err == "sitepatch: error: invalid recipe\n" + env.tmp.path + "/nope.yaml: cannot read recipe: " +
+                           env.tmp.path + "/nope.yaml: No such file or directory\n");
 }
