@@ -27,10 +27,8 @@ namespace {
 
 using detail::Located;
 
-// Recipe-level check of `requires:` against the installed distribution.
-std::string requirement_problem(Session& s, const recipe::Recipe& r) {
-  if (!r.requires) return "";
-  const auto& req = *r.requires;
+// Recipe-level check of one `requires:` against the installed distribution.
+std::string requirement_problem(Session& s, const recipe::Recipe& r, const recipe::Requirement& req) {
   std::string wanted = req.name + req.specifier;
   const site::Distribution* d = s.distributions().find(req.name);
   if (!d) return r.id + " requires " + wanted + ", which is not installed";
@@ -40,6 +38,14 @@ std::string requirement_problem(Session& s, const recipe::Recipe& r) {
   if (recipe::satisfies(*v, req.clauses)) return "";
   return r.id + " requires " + wanted + "; installed: " + d->name + " " + d->version +
          (s.force ? " (applying anyway: --force)" : " (--force applies anyway)");
+}
+
+// Every `requires:` of the recipe; the ones that fail, each said.
+std::string requirement_problem(Session& s, const recipe::Recipe& r) {
+  std::vector<std::string> out;
+  for (const auto& req : r.requires)
+    if (auto problem = requirement_problem(s, r, req); !problem.empty()) out.push_back(problem);
+  return util::join(out, "; ");
 }
 
 // Where else in the same distribution a missing name is defined: the user most

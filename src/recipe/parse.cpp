@@ -11,9 +11,31 @@
 
 namespace sitepatch::recipe {
 
+
 using namespace detail;
 
 namespace {
+
+// `requires: torch>=2.1` or a list of them, each a requirement that must hold.
+void read_requires(const Entry& req, Recipe& r, Problems& problems) {
+  auto one = [&](const std::string& s, Mark at) {
+    std::string error;
+    if (auto parsed = parse_requirement(s, &error)) r.requires.push_back(std::move(*parsed));
+    else problems.add(at, "`requires`: " + error);
+  };
+  if (!req.value.IsSequence()) {
+    if (auto s = text(req, problems)) one(*s, req.value_mark());
+    return;
+  }
+  if (req.value.size() == 0) problems.add(req.value_mark(), "`requires`: an empty list; give a distribution, or leave the key out");
+  for (const auto& item : req.value) {
+    if (!item.IsScalar() || item.Scalar().empty())
+      problems.add(mark_of(item), "`requires`: each item must be one requirement, such as torch>=2.1");
+    else
+      one(item.Scalar(), mark_of(item));
+  }
+}
+
 
 // A hint for yaml-cpp's "unknown token" on a value that starts with `@` or a backquote,
 // both reserved by YAML (`add-decorator: @torch.compiler.disable`).
@@ -111,13 +133,7 @@ void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Pro
   if (const Entry* d = find(fields, "description"))
     if (auto s = text(*d, problems)) r.description = *s;
 
-  if (const Entry* req = find(fields, "requires")) {
-    if (auto s = text(*req, problems)) {
-      std::string error;
-      if (auto parsed = parse_requirement(*s, &error)) r.requires = std::move(*parsed);
-      else problems.add(req->value_mark(), "`requires`: " + error);
-    }
-  }
+  if (const Entry* req = find(fields, "requires")) read_requires(*req, r, problems);
 
   if (const Entry* up = find(fields, "on-upgrade")) {
     if (auto s = text(*up, problems)) {

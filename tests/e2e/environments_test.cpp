@@ -58,6 +58,19 @@ TEST_CASE("an egg-info distribution as Debian ships it owns its package, and req
   auto refused = testsupport::run_sitepatch({"--venv", base.python, "plan", too_new});
   CHECK(refused.status == 1);
   CHECK(refused.err.find("installed: PyJWT 2.6.0") != std::string::npos);
+  // A list: every one must hold, and each that does not is said.
+  auto listed = recipe_at(tmp.path + "/c",
+                          "id: jwt-both\n"
+                          "requires:\n"
+                          "  - PyJWT>=2.0\n"
+                          "  - cryptography>=41\n"
+                          "edits:\n"
+                          "  - module: jwt\n"
+                          "    ensure-import: import os\n");
+  auto both = testsupport::run_sitepatch({"--venv", base.python, "plan", listed});
+  CHECK(both.status == 1);
+  CHECK(both.err.find("jwt-both requires cryptography>=41, which is not installed") != std::string::npos);
+  CHECK(both.err.find("requires PyJWT") == std::string::npos);
 
   // audit --package reads the files of its top-level package.
   testsupport::spit(base.site_packages + "/jwt/tool.py", "import subprocess\n\ndef run():\n    subprocess.run(['x'])\n");

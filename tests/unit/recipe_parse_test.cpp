@@ -30,14 +30,14 @@ TEST_CASE("the founding example parses to exactly its fields", "[recipe]") {
   CHECK(r.hash == sitepatch::util::sha256_hex(yaml));
   CHECK(r.id == "flashinfer-dynamo");
   CHECK(r.description == "Let torch.compile trace FlashInfer's FP4 path");
-  REQUIRE(r.requires);
-  CHECK(r.requires->name == "flashinfer-python");
-  CHECK(r.requires->specifier == ">=0.4,<0.7");
-  REQUIRE(r.requires->clauses.size() == 2);
-  CHECK(r.requires->clauses[0].op == ">=");
-  CHECK(r.requires->clauses[0].version == "0.4");
-  CHECK(r.requires->clauses[1].op == "<");
-  CHECK(r.requires->clauses[1].version == "0.7");
+  REQUIRE(r.requires.size() == 1);
+  CHECK(r.requires[0].name == "flashinfer-python");
+  CHECK(r.requires[0].specifier == ">=0.4,<0.7");
+  REQUIRE(r.requires[0].clauses.size() == 2);
+  CHECK(r.requires[0].clauses[0].op == ">=");
+  CHECK(r.requires[0].clauses[0].version == "0.4");
+  CHECK(r.requires[0].clauses[1].op == "<");
+  CHECK(r.requires[0].clauses[1].version == "0.7");
   REQUIRE(r.edits.size() == 2);
 
   const Edit& a = r.edits[0];
@@ -68,24 +68,50 @@ TEST_CASE("the founding example parses to exactly its fields", "[recipe]") {
 TEST_CASE("description and requires are optional, requires may be a name alone", "[recipe]") {
   Recipe r = parse("id: a\nedits:\n- module: m\n  ensure-import: import os\n", "r.yaml");
   CHECK(r.description.empty());
-  CHECK_FALSE(r.requires);
+  CHECK(r.requires.empty());
 
   r = parse("id: a\nrequires: Flash_Infer.Python\nedits:\n- module: m\n  ensure-import: import os\n", "r.yaml");
-  REQUIRE(r.requires);
-  CHECK(r.requires->name == "Flash_Infer.Python");
-  CHECK(r.requires->specifier.empty());
-  CHECK(r.requires->clauses.empty());
+  REQUIRE(r.requires.size() == 1);
+  CHECK(r.requires[0].name == "Flash_Infer.Python");
+  CHECK(r.requires[0].specifier.empty());
+  CHECK(r.requires[0].clauses.empty());
 }
 
 TEST_CASE("requires drops extras and allows spaces", "[recipe]") {
   Recipe r = parse("id: a\nrequires: torch[cuda] >= 2.1, != 2.2.0\nedits:\n- module: m\n  ensure-import: import os\n",
                    "r.yaml");
-  REQUIRE(r.requires);
-  CHECK(r.requires->name == "torch");
-  CHECK(r.requires->specifier == ">= 2.1, != 2.2.0");
-  REQUIRE(r.requires->clauses.size() == 2);
-  CHECK(r.requires->clauses[1].op == "!=");
-  CHECK(r.requires->clauses[1].version == "2.2.0");
+  REQUIRE(r.requires.size() == 1);
+  CHECK(r.requires[0].name == "torch");
+  CHECK(r.requires[0].specifier == ">= 2.1, != 2.2.0");
+  REQUIRE(r.requires[0].clauses.size() == 2);
+  CHECK(r.requires[0].clauses[1].op == "!=");
+  CHECK(r.requires[0].clauses[1].version == "2.2.0");
+}
+
+TEST_CASE("requires may be a list, each item one requirement", "[recipe]") {
+  Recipe r = parse("id: a\nrequires:\n  - flashinfer-python>=0.5\n  - torch>=2.1\nedits:\n- module: m\n"
+                   "  ensure-import: import os\n",
+                   "r.yaml");
+  REQUIRE(r.requires.size() == 2);
+  CHECK(r.requires[0].name == "flashinfer-python");
+  CHECK(r.requires[1].name == "torch");
+  CHECK(r.requires[1].specifier == ">=2.1");
+  try {
+    parse("id: a\nrequires:\n  - torch>=2.1\n  - {a: 1}\n  - 'x >= nope'\nedits:\n- module: m\n"
+          "  ensure-import: import os\n",
+          "r.yaml");
+    FAIL("parsed");
+  } catch (const RecipeError& e) {
+    std::string what = e.what();
+    CHECK(what.find("r.yaml:4:5: `requires`: each item must be one requirement, such as torch>=2.1") != std::string::npos);
+    CHECK(what.find("r.yaml:5:5: `requires`: ") != std::string::npos);
+  }
+  try {
+    parse("id: a\nrequires: []\nedits:\n- module: m\n  ensure-import: import os\n", "r.yaml");
+    FAIL("parsed");
+  } catch (const RecipeError& e) {
+    CHECK(std::string(e.what()).find("r.yaml:2:11: `requires`: an empty list") != std::string::npos);
+  }
 }
 
 TEST_CASE("every action parses into its fields", "[recipe]") {

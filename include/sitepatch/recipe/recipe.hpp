@@ -78,7 +78,7 @@ struct Recipe {
   std::string hash;         // sha256 hex of `text`
   std::string id;
   std::string description;
-  std::optional<Requirement> requires;
+  std::vector<Requirement> requires;  // every one must hold (a scalar or a list in YAML)
   OnUpgrade on_upgrade = OnUpgrade::reapply;
   std::vector<Edit> edits;
 };
