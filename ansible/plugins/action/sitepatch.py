@@ -117,8 +117,8 @@ class ActionModule(ActionBase):
                 '%s==%s' % (f['distribution'], f['version']) for f in files if f.get('distribution')))
             warnings = [e['warning'] for e in out['edits'] if e.get('warning')]
             warnings += doc.get('placement', [])
-            for w in warnings:
-                self._display.warning(w)
+            if warnings:
+                out['warnings'] = warnings
         else:
             out['ids'] = doc.get('ids', [])
         if self._task.diff and files:

@@ -41,7 +41,8 @@ class ActionModule(ActionBase):
         globals_ = runner.globals_for(host, ssh_words, venv, args['state_dir'], args['lock_timeout'])
         argv, rc, doc, err = runner.run(executable, globals_, 'status', [])
 
-        result.update(cmd=argv, rc=rc, changed=False)
+        # failed=False: Ansible takes any nonzero rc for a failure, and 3 is an answer here.
+        result.update(cmd=argv, rc=rc, changed=False, failed=False)
         if rc not in (0, NOT_INTACT) or not doc or 'patches' not in doc:
             result.update(runner.failure(rc, doc, err))
             return result

@@ -12,7 +12,7 @@ short_description: Which sitepatch patches a host's Python environment holds, an
 version_added: 1.0.0
 description:
   - Runs C(sitepatch status --json) on the controller against the host's environment,
-    reaching it as M(sitepatch.fleet.sitepatch) does, and returns the answer as data:
+    reaching it as M(sitepatch.fleet.sitepatch) does, and returns the answer as data;
     register it and use it in C(when:) and in reports (which hosts need reapplying after
     a C(pip install -U)).
   - Reads only; never reports C(changed), and runs in check mode too.

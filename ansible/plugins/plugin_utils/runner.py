@@ -141,6 +141,6 @@ def failure(rc, document, stderr):
     result = dict(failed=True, msg=message, rc=rc, stderr=stderr)
     # sitepatch's own words for an ssh that never got in: Ansible's unreachable.
     if message.startswith('cannot reach '):
-        del result['failed']
-        result['unreachable'] = True
+        # failed=False: with a nonzero rc Ansible would count it failed instead.
+        result.update(failed=False, unreachable=True)
     return result
