@@ -178,6 +178,7 @@ int run_bench(int argc, char** argv) {
                                  std::to_string(n) + "\n[ssh_connection]\npipelining = True\ncontrol_path_dir = " +
                                  t + "/cp\n");
     std::string head = "- hosts: fleet\n  gather_facts: false\n  tasks:\n";
+    spit(t + "/debug.yml", head + "    - ansible.builtin.debug: {msg: nothing}\n");
     spit(t + "/collection.yml", head + "    - sitepatch.fleet.sitepatch: {recipes: [" + recipe + "]}\n");
     spit(t + "/collection_back.yml",
          head + "    - sitepatch.fleet.sitepatch: {recipes: [" + recipe + "], state: absent}\n");
@@ -235,6 +236,8 @@ int run_bench(int argc, char** argv) {
       f.expect(patched, label, pristine);
     };
     for (int r = 0; r < rounds; ++r) {
+      // What Ansible costs before any work: start, inventory, a task per host on the controller.
+      measure("ansible-playbook, debug only", play("debug.yml"), false);
       measure("collection apply", play("collection.yml"), true);
       measure("collection rollback", play("collection_back.yml"), false);
       measure("native apply", play("native.yml"), true);
