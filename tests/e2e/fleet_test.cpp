@@ -411,3 +411,66 @@ TEST_CASE("fleet: rollback --missing-ok skips patches that are not applied", "[e
   CHECK(both.status == 2);
   CHECK(both.err == "sitepatch: error: rollback: --missing-ok goes with patch ids; --all never misses one\n");
 }
+
+TEST_CASE("fleet: the tasks on the controller's own venv, and the errors they report", "[e2e][fleet]") {
+  e2e::DemoEnv env;
+  testsupport::TempDir tmp;
+  std::string c = tmp.path + "/c";
+  auto ansible = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), {"env", "ANSIBLE_HOME=" + tmp.path + "/home", "ANSIBLE_LOCAL_TEMP=" + tmp.path + "/home/tmp",
+                               "ANSIBLE_COLLECTIONS_PATH=" + c, "ANSIBLE_NOCOLOR=1"});
+    return sitepatch::util::run(argv);
+  };
+  REQUIRE(ansible({"ansible-galaxy", "collection", "build", std::string(SITEPATCH_SOURCE_DIR) + "/ansible",
+                   "--output-path", tmp.path}).status == 0);
+  REQUIRE(ansible({"ansible-galaxy", "collection", "install", "--offline", "-p", c,
+                   tmp.path + "/sitepatch-fleet-1.0.0.tar.gz"}).status == 0);
+  testsupport::spit(tmp.path + "/inventory.ini",
+                    "me ansible_connection=local ansible_python_interpreter=/usr/bin/python3 sitepatch_venv=" +
+                        env.venv.root + " sitepatch_executable=" SITEPATCH_BIN "\n");
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  std::string bad = env.recipe("bad.yaml",
+                               "id: bad\nedits:\n  - module: flashinfer.jit.cpp_ext\n    function: get_cuda_versoin\n"
+                               "    replace-body: |\n      return None\n");
+  auto task = [](const std::string& name, const std::string& body) {
+    return "    - name: " + name + "\n" + body + "      register: " + name + "\n      ignore_errors: true\n";
+  };
+  std::string play =
+      "- name: Local\n  hosts: me\n  gather_facts: false\n  tasks:\n" +
+      task("applied", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n") +
+      task("info", "      sitepatch.fleet.sitepatch_info:\n") +
+      task("unknown_function", "      sitepatch.fleet.sitepatch:\n        recipes: [" + bad + "]\n") +
+      task("no_venv", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n        venv: " + tmp.path + "/none\n") +
+      task("no_binary", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n        executable: " + tmp.path + "/nosuch\n") +
+      task("become", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n      become: true\n") +
+      task("rolled_back", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n        state: absent\n") +
+      "    - name: Report\n      ansible.builtin.copy:\n"
+      "        content: \"{{ dict(applied=applied, info=info, unknown_function=unknown_function, no_venv=no_venv,"
+      " no_binary=no_binary, become=become, rolled_back=rolled_back) | to_json }}\"\n"
+      "        dest: " + tmp.path + "/report.json\n        mode: \"0644\"\n";
+  testsupport::spit(tmp.path + "/local.yml", play);
+  auto r = ansible({"ansible-playbook", "-i", tmp.path + "/inventory.ini", tmp.path + "/local.yml"});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);
+  auto j = json::parse(testsupport::slurp(tmp.path + "/report.json"));
+
+  CHECK(j["applied"]["changed"] == true);
+  CHECK(j["applied"]["cmd"][1] == "--venv");  // no --host for the local connection
+  CHECK(j["applied"]["distributions"] == json::array({"flashinfer-python==0.5.3"}));
+  CHECK(j["info"]["applied"] == json::array({"flashinfer-dynamo"}));
+  CHECK(j["info"]["intact"] == true);
+  // sitepatch's own words and exit code.
+  CHECK(j["unknown_function"]["failed"] == true);
+  CHECK(j["unknown_function"]["rc"] == 1);
+  CHECK(j["unknown_function"]["msg"].get<std::string>().rfind(bad + ":", 0) == 0);
+  CHECK(j["unknown_function"]["msg"].get<std::string>().find("get_cuda_versoin") != std::string::npos);
+  CHECK(j["no_venv"]["rc"] == 1);
+  CHECK(j["no_venv"]["msg"].get<std::string>().find(tmp.path + "/none") != std::string::npos);
+  CHECK(j["no_binary"]["msg"].get<std::string>().rfind("cannot run sitepatch (" + tmp.path + "/nosuch)", 0) == 0);
+  CHECK(j["become"]["msg"] ==
+        "sitepatch connects as the host's ansible_user and does not use become: connect as a user who may "
+        "write the environment, and set become: false on this task");
+  CHECK(j["rolled_back"]["changed"] == true);
+  CHECK(j["rolled_back"]["ids"] == json::array({"flashinfer-dynamo"}));
+  CHECK(env.pristine());
+}

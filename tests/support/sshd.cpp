@@ -31,9 +31,9 @@ TestSshd::TestSshd() {
   // process's later machines (a fleet) take the same /30 in 10.200/16, 10.201/16...
   static int instances = 0;
   int index = instances++;
+  if (index > 55) throw std::runtime_error("TestSshd: at most 56 machines per test process (10.199/16 to 10.254/16)");
   int n = ::getpid() % 16000;
-  std::string net = (index == 0 ? std::string("10.199.") : "10." + std::to_string(199 + index % 56) + ".") +
-                    std::to_string(n / 64) + ".";
+  std::string net = "10." + std::to_string(199 + index) + "." + std::to_string(n / 64) + ".";
   int base = (n % 64) * 4;
   host_address_ = net + std::to_string(base + 1);
   address_ = net + std::to_string(base + 2);

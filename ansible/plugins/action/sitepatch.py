@@ -49,10 +49,7 @@ class ActionModule(ActionBase):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
         _, args = self.validate_argument_spec(argument_spec=ARGUMENTS)
-        if self._task.become:
-            raise AnsibleError(
-                'sitepatch connects as the host\'s ansible_user and does not use become: '
-                'connect as a user who may write the environment')
+        runner.refuse_become(self._task)
 
         state = args['state']
         recipes = [self._find_needle('files', r) for r in args['recipes']]
@@ -64,8 +61,9 @@ class ActionModule(ActionBase):
         executable, globals_ = self._invocation(args, task_vars)
         check = bool(self._task.check_mode)
         if state == 'present':
-            command = 'plan' if check else 'apply'
-            extra = (['--force'] if args['force'] else []) + (['--system'] if args['system'] else [])
+            flags = (['--force'] if args['force'] else []) + (['--system'] if args['system'] else [])
+            # plan takes no flags; `apply --dry-run` is plan with them.
+            command, extra = ('apply', flags + ['--dry-run']) if check and flags else ('plan' if check else 'apply', flags)
             argv, rc, doc, err = runner.run(executable, globals_, command, extra + recipes)
         else:
             ids = []

@@ -28,6 +28,7 @@ class ActionModule(ActionBase):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
         _, args = self.validate_argument_spec(argument_spec=ARGUMENTS)
+        runner.refuse_become(self._task)
 
         def var(name):
             value = task_vars.get(name)

@@ -50,6 +50,13 @@ def _control_path(connection, host, port, user, ssh_words):
     return template % dict(directory=directory)
 
 
+def refuse_become(task):
+    if task.become:
+        raise AnsibleError(
+            "sitepatch connects as the host's ansible_user and does not use become: "
+            'connect as a user who may write the environment, and set become: false on this task')
+
+
 def target_of(connection, play_context):
     """(host argument, ssh command words) for sitepatch --host/--ssh-command; (None, None)
     for the local connection."""
