@@ -24,6 +24,7 @@ fi
 "$root/build/tests/bench/sitepatch_bench_plan_scale"
 "$root/build/tests/bench/sitepatch_bench" "${1:-9}"
 "$root/build/tests/bench/sitepatch_bench_remote" "${2:-5}"
+"$root/build/tests/bench/sitepatch_bench_fleet" 3 8 32
 "$root/build/tests/bench/sitepatch_bench_fixed_cost" "${1:-9}"
 AST_GREP="$astgrep_prefix/node_modules/.bin/ast-grep" "$root/tests/bench/bench_audit.sh" \
   /usr/lib/python3/dist-packages "${3:-5}"

@@ -9,17 +9,22 @@ Runner register_rollback(CLI::App& app, const GlobalOptions& g) {
     std::vector<std::string> ids;
     bool all = false;
     bool dry_run = false;
+    bool missing_ok = false;
   };
   auto o = std::make_shared<Opts>();
   app.add_option("ids", o->ids, "Patch ids to roll back");
   app.add_flag("--all", o->all, "Roll back every applied patch");
   app.add_flag("-n,--dry-run", o->dry_run, "Print the diff rollback would make; write nothing");
+  app.add_flag("--missing-ok", o->missing_ok, "Skip ids that are not applied instead of failing (as `rm -f` does), so running it again changes nothing");
   return [&g, o] {
     if (o->all && !o->ids.empty())
       throw Error("rollback: give patch ids or --all, not both", Exit::usage);
     if (!o->all && o->ids.empty())
       throw Error("rollback: name the patches to roll back (see 'sitepatch list'), or --all", Exit::usage);
+    if (o->all && o->missing_ok)
+      throw Error("rollback: --missing-ok goes with patch ids; --all never misses one", Exit::usage);
     Env env = open_env(g);
+    env.session->missing_ok = o->missing_ok;
     Output out(g);
     auto r = engine::rollback(*env.session, o->ids, o->all, o->dry_run);
     if (out.json()) {

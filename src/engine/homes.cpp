@@ -26,6 +26,7 @@ Session Session::for_home(const site::HistoryHome& home) const {
   Session out(host, std::move(e), home.state_dir);
   out.force = force;
   out.system = system;
+  out.missing_ok = missing_ok;
   out.lock_timeout_ms = lock_timeout_ms;
   out.invocation = invocation;
   out.shared_by = home.owner;

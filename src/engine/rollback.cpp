@@ -191,18 +191,29 @@ RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool
   auto history = detail::HistoryAccess::open(s, false, !dry_run);
   if (!history) {
     if (auto lost = detail::lost_history(s, {}, true)) throw Error("cannot roll back: " + *lost);
-    if (all) return res;
+    if (all || s.missing_ok) return res;
     throw Error("nothing was ever applied to " + s.env.prefix + " (no history at " + s.state_dir + ")");
   }
   auto records = history->patches();
-  auto chosen = detail::select(records, all ? std::vector<std::string>{} : ids);
+  std::vector<std::string> wanted = ids;
+  if (s.missing_ok && !all) {
+    // Rolling back what is not applied is done already: a fleet's second run changes nothing.
+    wanted.erase(std::remove_if(wanted.begin(), wanted.end(),
+                                [&](auto& id) {
+                                  return std::none_of(records.begin(), records.end(),
+                                                      [&](auto& r) { return r.id == id; });
+                                }),
+                 wanted.end());
+    if (wanted.empty()) return res;
+  }
+  auto chosen = detail::select(records, all ? std::vector<std::string>{} : wanted);
   if (!dry_run) {
     auto cleaned = detail::clean_temps(s, records);
     res.notes.insert(res.notes.end(), cleaned.begin(), cleaned.end());
     if (detail::any_pending(records)) {
       finish_or_undo(s, *history, chosen, res.notes);
       records = history->patches();
-      chosen = detail::select(records, all ? std::vector<std::string>{} : ids);
+      chosen = detail::select(records, all ? std::vector<std::string>{} : wanted);
     }
   }
   // Newest first, so each undo meets the text its own apply left.
@@ -255,7 +266,7 @@ RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool al
   });
   bool own_missing = known.empty() || known.front() != s.state_dir;
   if (auto lost = detail::lost_history(s, known, own_missing)) throw Error("cannot roll back: " + *lost);
-  if (!all) detail::select(every, ids);  // an unknown id is an error naming what is applied
+  if (!all && !s.missing_ok) detail::select(every, ids);  // an unknown id is an error naming what is applied
   RollbackResult res;
   for (auto& [w, mine] : held) add(res, rollback_in(w, mine, false, dry_run));
   return res;

@@ -133,10 +133,7 @@ int run_bench(int argc, char** argv) {
   spit(tmp.path + "/fifty.yml", ans_fifty);
   spit(tmp.path + "/fifty_back.yml", ans_fifty_back);
   std::string ssh = sshd.ssh_command();
-  std::string key = ssh.substr(ssh.find(" -i ") + 4);
-  key = key.substr(0, key.find(' '));
-  std::string common = ssh.substr(4);  // the options after "ssh "
-  common = common.substr(0, common.find(" -i ")) + common.substr(common.find(key) + key.size());
+  std::string key = sshd.client_key(), common = sshd.ssh_options();
   spit(tmp.path + "/inventory",
        "remote ansible_host=" + sshd.address() + " ansible_user=root ansible_ssh_private_key_file=" + key +
            " ansible_python_interpreter=/usr/bin/python3 ansible_ssh_common_args=" + sq(common) + "\n");

@@ -27,14 +27,19 @@ void must(const std::vector<std::string>& argv) {
 }  // namespace
 
 TestSshd::TestSshd() {
-  // One /30 per test process, so parallel tests never share addresses or names.
+  // One /30 per test process, so parallel tests never share addresses or names; a
+  // process's later machines (a fleet) take the same /30 in 10.200/16, 10.201/16...
+  static int instances = 0;
+  int index = instances++;
+  if (index > 55) throw std::runtime_error("TestSshd: at most 56 machines per test process (10.199/16 to 10.254/16)");
   int n = ::getpid() % 16000;
-  std::string net = "10.199." + std::to_string(n / 64) + ".";
+  std::string net = "10." + std::to_string(199 + index) + "." + std::to_string(n / 64) + ".";
   int base = (n % 64) * 4;
   host_address_ = net + std::to_string(base + 1);
   address_ = net + std::to_string(base + 2);
-  ns_ = "sitepatch-test-" + std::to_string(::getpid());
-  veth_ = "spv" + std::to_string(::getpid());
+  std::string suffix = index == 0 ? "" : "x" + std::to_string(index);
+  ns_ = "sitepatch-test-" + std::to_string(::getpid()) + suffix;
+  veth_ = "spv" + std::to_string(::getpid()) + suffix;
   root_ = tmp_.path + "/srv";
   log_ = tmp_.path + "/sshd.log";
   std::string t = tmp_.path;
@@ -94,6 +99,18 @@ TestSshd::TestSshd() {
   throw std::runtime_error("test sshd did not come up; log:\n" + (std::ifstream(log_) ? slurp(log_) : ""));
 }
 
+void TestSshd::stop() {
+  auto pids = run({"ip", "netns", "pids", ns_});
+  for (auto& p : sitepatch::util::split(pids.out, '\n'))
+    if (!p.empty()) ::kill(std::stoi(p), SIGKILL);
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int st;
+    ::waitpid(pid_, &st, 0);
+    pid_ = -1;
+  }
+}
+
 TestSshd::~TestSshd() {
   if (pid_ > 0) {
     ::kill(pid_, SIGTERM);
@@ -109,8 +126,12 @@ TestSshd::~TestSshd() {
 }
 
 std::string TestSshd::ssh_command() const {
-  return "ssh -F /dev/null -i " + tmp_.path + "/client_key -o IdentitiesOnly=yes -o UserKnownHostsFile=" +
-         tmp_.path + "/known_hosts -o StrictHostKeyChecking=no -o LogLevel=ERROR";
+  return "ssh -i " + client_key() + " " + ssh_options();
+}
+
+std::string TestSshd::ssh_options() const {
+  return "-F /dev/null -o IdentitiesOnly=yes -o UserKnownHostsFile=" + tmp_.path +
+         "/known_hosts -o StrictHostKeyChecking=no -o LogLevel=ERROR";
 }
 
 std::string TestSshd::stranger_ssh_command() const {

@@ -22,6 +22,9 @@ class TestSshd {
   const std::string& address() const { return address_; }
   /// --ssh-command that uses the run's key and known_hosts and no user config.
   std::string ssh_command() const;
+  /// Its parts, as an Ansible inventory wants them: the key, and the other options.
+  std::string client_key() const { return tmp_.path + "/client_key"; }
+  std::string ssh_options() const;
   /// The same client with a key sshd does not accept.
   std::string stranger_ssh_command() const;
   /// This machine's view of the remote /srv.
@@ -29,6 +32,11 @@ class TestSshd {
   /// How many connections sshd accepted so far (from its log).
   int connections() const;
   const std::string& log_path() const { return log_; }
+  /// The network namespace sshd runs in: killing every process in it (`ip netns pids`)
+  /// takes the machine off the network, its open connections with it.
+  const std::string& netns() const { return ns_; }
+  /// Kills every process in the namespace now (the destructor still cleans up).
+  void stop();
 
  private:
   TempDir tmp_;

@@ -30,6 +30,7 @@ struct Session {
   std::string state_dir;  // the history's bare repository (and its lock file)
   bool force = false;     // apply even when `requires:` does not match
   bool system = false;    // apply may write into folders the environment shares (--system)
+  bool missing_ok = false;  // rollback skips ids that are not applied (--missing-ok)
   int lock_timeout_ms = 30000;  // how long a writer waits for another one to finish
   /// The sitepatch invocation that reaches this environment, for the commands messages
   /// suggest ("sitepatch --venv /srv/.venv"); the CLI sets it.
