@@ -88,6 +88,8 @@ std::optional<std::string> graph_breaks_payload(const std::string& l) {
 size_t read_graph_break(const std::vector<Line>& lines, size_t i, std::vector<Break>& out) {
   std::string head = *graph_breaks_payload(lines[i].text);
   std::vector<std::string> body;
+  // Older torch: "Graph break: from user code at:" and the frames right below it.
+  if (head.find("from user code at:") != std::string::npos) body.push_back("User code traceback:");
   size_t j = i + 1;
   for (; j < lines.size(); ++j) {
     auto p = graph_breaks_payload(lines[j].text);

@@ -52,8 +52,19 @@ Break read_record(const std::vector<std::string>& body) {
   Break b;
   bool in_frames = false;
   std::string fallback_operation;
+  bool internal = false;  // older torch prints its own traceback after the user's frames
   for (const std::string& raw : body) {
     std::string t = util::trim(raw);
+    if (util::starts_with(t, "Traceback (most recent call last)")) {
+      in_frames = false;
+      internal = true;
+      continue;
+    }
+    if (internal) {
+      size_t at = t.find("Unsupported: ");
+      if (b.reason.empty() && at != std::string::npos && !frame_line(raw)) b.reason = t.substr(at + 13);
+      continue;
+    }
     if (in_frames) {
       if (auto f = frame_line(raw)) b.frames.push_back(std::move(*f));
       else if (!t.empty() && !b.frames.empty() && b.frames.back().code.empty()) b.frames.back().code = t;
@@ -69,6 +80,7 @@ Break read_record(const std::vector<std::string>& body) {
       b.operation = debug_context_operation(t);
     } else if (b.reason.empty()) {
       if (util::starts_with(t, "Graph Break Reason: ")) t = t.substr(20);
+      else if (util::starts_with(t, "Reason: ")) t = t.substr(8);
       if (util::starts_with(t, "Unsupported: ")) t = t.substr(13);
       if (!is_preamble(t)) b.reason = t;
     }

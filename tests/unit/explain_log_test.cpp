@@ -203,3 +203,33 @@ TEST_CASE("frames are placed by their path below site-packages, whatever the pre
   CHECK(kind_of({"/x/site-packages/torch/nn/modules/module.py", 1, "f", ""}) == FrameKind::torch);
   CHECK(kind_of({"/x/site-packages/torchvision/ops.py", 1, "f", ""}) == FrameKind::library);
 }
+
+TEST_CASE("explain reads the graph_breaks records of older torch releases", "[explain]") {
+  // torch 2.2-2.3: the frames right after the header, dynamo's own traceback after them.
+  auto old = parse_log(
+      "[__graph_breaks] Graph break: from user code at:\n"
+      "[__graph_breaks]   File \"/home/u/m.py\", line 4, in forward\n"
+      "[__graph_breaks]     return lib.f(x)\n"
+      "[__graph_breaks]   File \"/v/lib/python3.10/site-packages/lib/__init__.py\", line 9, in f\n"
+      "[__graph_breaks]     open(p)\n"
+      "[__graph_breaks] Traceback (most recent call last):\n"
+      "[__graph_breaks]   File \"/v/lib/python3.10/site-packages/torch/_dynamo/symbolic_convert.py\", line 1, in step\n"
+      "[__graph_breaks]     self.dispatch()\n"
+      "[__graph_breaks] torch._dynamo.exc.Unsupported: call_function BuiltinVariable(open) [] {}\n");
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].reason == "call_function BuiltinVariable(open) [] {}");
+  CHECK(frames(old[0]) == std::vector<std::string>{"/home/u/m.py:4 forward | return lib.f(x)",
+                                                   "/v/lib/python3.10/site-packages/lib/__init__.py:9 f | open(p)"});
+  // torch 2.4-2.5: "Reason:" then "User code traceback:".
+  auto mid = parse_log(
+      "V0101 [0/0] [__graph_breaks] Graph break in user code at /v/lib/python3.11/site-packages/lib/io.py:3\n"
+      "V0101 [0/0] [__graph_breaks] Reason: Unsupported: call_function BuiltinVariable(open) [] {}\n"
+      "V0101 [0/0] [__graph_breaks] User code traceback:\n"
+      "V0101 [0/0] [__graph_breaks]   File \"/home/u/m.py\", line 4, in forward\n"
+      "V0101 [0/0] [__graph_breaks]   File \"/v/lib/python3.11/site-packages/lib/io.py\", line 3, in read\n");
+  REQUIRE(mid.size() == 1);
+  CHECK(mid[0].reason == "call_function BuiltinVariable(open) [] {}");
+  CHECK(mid[0].at == "/v/lib/python3.11/site-packages/lib/io.py:3");
+  CHECK(mid[0].frames.size() == 2);
+  CHECK(entry_frame(mid[0]) == 1);
+}
