@@ -1,6 +1,7 @@
 // sitepatch explain LOG...: from dynamo's log to a recipe. Every Unsupported error and
 // graph break the logs hold, each library frame placed in the environment, a fix per
 // break, and what the fixes leave (the next break after the restart).
+#include <algorithm>
 #include <iostream>
 #include <iterator>
 
@@ -60,13 +61,13 @@ std::vector<engine::LoggedBreak> read_logs(const std::vector<std::string>& logs)
 }
 
 void write_recipe(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::cout << text;
-    return;
+  try {
+    util::AtomicFile f(path);
+    f.write(text);
+    f.commit();
+  } catch (const Error& e) {
+    throw Error("cannot write the recipe to " + path + ": " + e.what());
   }
-  util::AtomicFile f(path);
-  f.write(text);
-  f.commit();
 }
 
 int run(const GlobalOptions& g, const ExplainOptions& o) {
@@ -100,6 +101,16 @@ int run(const GlobalOptions& g, const ExplainOptions& o) {
   Env env = open_env(g);
   engine::Explanation e = engine::explain(*env.session, std::move(breaks), rules, hints);
   std::string recipe = explain_recipe(e, o.logs);
+  if (o.recipe == "-") {
+    // The recipe alone on stdout, to pipe or redirect; what it answers is in its comments.
+    std::cout << recipe;
+    size_t n = std::count_if(e.breaks.begin(), e.breaks.end(), [](auto& b) { return b.in_library(); });
+    out.err("sitepatch: " + std::to_string(n) + (n == 1 ? " break inside a library; " : " breaks inside libraries; ") +
+            (recipe.empty() ? "no fix to propose (run without --recipe - to see why)"
+                            : std::to_string(e.fixes.size()) + (e.fixes.size() == 1 ? " edit" : " edits") +
+                                  " proposed, each commented with its cost"));
+    return int(Exit::not_intact);
+  }
   if (!o.recipe.empty() && !recipe.empty()) write_recipe(o.recipe, recipe);
   if (out.json()) {
     nlohmann::json j = explanation_json(e);
@@ -146,7 +157,10 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
       "a frame whose line no longer holds the log's function is reported stale.\n"
       "Exit codes: 0 no break inside a library; 1 failed; 2 bad usage, unreadable log or hints file;\n"
       "3 the log holds breaks inside libraries.");
-  return [&g, o] { return run(g, *o); };
+  return [&g, o] {
+    if (g.json && o->recipe == "-") throw Error("--json and --recipe -: both print on stdout; give --recipe a file", Exit::usage);
+    return run(g, *o);
+  };
 }
 
 }  // namespace sitepatch::cli

@@ -73,7 +73,11 @@ void print_frames(const Output& out, const engine::ExplainedBreak& b) {
     w1 = std::max(w1, r[1].size());
     w2 = std::max(w2, r[2].size());
   }
-  for (auto& r : rows) out.out(util::trim(fmt::format("      {:<{}}  {:<{}}  {:<{}}  {}", r[0], w0, r[1], w1, r[2], w2, r[3])).insert(0, "      "));
+  for (auto& r : rows) {
+    // Padded columns, without the padding an empty column leaves at the end of a line.
+    std::string line = fmt::format("{:<{}}  {:<{}}  {:<{}}  {}", r[0], w0, r[1], w1, r[2], w2, r[3]);
+    out.out("      " + util::trim(line));
+  }
   for (size_t i = size_t(from); i < b.frames.size(); ++i)
     if (!b.frames[i].problem.empty())
       out.out(out.paint("    " + std::string(b.frames[i].stale ? "stale: " : "not mapped: ") + b.frames[i].problem,
@@ -88,7 +92,7 @@ std::string chain_text(const audit::Chain& c) {
 }
 
 // What the walks found besides this break, and what the fixes leave of it.
-void print_after(const Output& out, const engine::ExplainedBreak& b, const engine::Explanation& e, int verbose) {
+void print_after(const Output& out, const engine::ExplainedBreak& b, int verbose) {
   for (auto& w : b.walks) {
     std::vector<const FollowUp*> others;
     for (auto& c : w.chains)
@@ -121,7 +125,6 @@ void print_after(const Output& out, const engine::ExplainedBreak& b, const engin
       for (auto& u : w.graph.unresolved)
         out.out(fmt::format("      not followed: {}:{}  {}  {}  ({})", u.file, u.line, u.function, u.call, u.why));
   }
-  (void)e;
 }
 
 void print_fix(const Output& out, const engine::ExplainedBreak& b, const engine::Explanation& e, size_t number) {
@@ -168,7 +171,7 @@ void print_break(const Output& out, const engine::ExplainedBreak& b, const engin
   print_frames(out, b);
   if (!b.unreached.empty()) out.out(out.paint("    note: " + b.unreached, Paint::warn));
   print_fix(out, b, e, number);
-  if (b.fix) print_after(out, b, e, verbose);
+  if (b.fix) print_after(out, b, verbose);
 }
 
 nlohmann::json frame_json(const PlacedFrame& p) {

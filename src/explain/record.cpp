@@ -18,6 +18,7 @@ bool is_preamble(const std::string& t) {
 
 // "module: _thread, qualname: allocate_lock, skip reason: ..." -> "_thread.allocate_lock"
 std::string debug_context_operation(const std::string& t) {
+  if (t.size() > 4096) return "";
   static const std::regex re(R"(module: ([\w.]+), qualname: ([\w.<>]+))");
   std::smatch m;
   if (std::regex_search(t, m, re)) return m[1].str() + "." + m[2].str();
@@ -26,6 +27,7 @@ std::string debug_context_operation(const std::string& t) {
 
 // "... trace the builtin `posix.stat.` ..." -> "posix.stat"
 std::string explanation_operation(const std::string& t) {
+  if (t.size() > 4096) return "";
   static const std::regex re(R"(the builtin `([\w.]+?)\.?`)");
   std::smatch m;
   if (std::regex_search(t, m, re)) return m[1].str();
@@ -35,6 +37,10 @@ std::string explanation_operation(const std::string& t) {
 }  // namespace
 
 std::optional<Frame> frame_line(const std::string& line) {
+  // libstdc++'s regex recurses per character: a long line (a tensor printed in a log)
+  // is no frame, and must not reach it.
+  if (line.size() > 4096 || (line.find("File \"") == std::string::npos && line.find("<FrameSummary file ") == std::string::npos))
+    return std::nullopt;
   static const std::regex file_re(R"re(^\s*File "(.*)", line (\d+), in (.+?)\s*$)re");
   static const std::regex summary_re(R"(^\s*<FrameSummary file (.*), line (\d+) in (.+?)>\s*$)");
   std::smatch m;

@@ -400,3 +400,22 @@ TEST_CASE("explain maps frames in nested functions, methods and properties, from
   CHECK(j["fixes"][0]["function"] == "read_spec");
   CHECK(j["fixes"][1]["function"] == "JitSpec.build_and_load");
 }
+
+TEST_CASE("explain --recipe - prints the recipe alone on stdout", "[e2e][explain]") {
+  ExplainEnv env;
+  std::string log = log_path("fullgraph.txt");
+  auto r = env.explain({"explain", log, "--recipe", "-"});
+  CHECK(r.status == 3);
+  CHECK(r.err == "sitepatch: 1 break inside a library; 1 edit proposed, each commented with its cost\n");
+  CHECK(r.out.rfind("# Proposed by `sitepatch explain " + log + "`: review before applying.\n", 0) == 0);
+  CHECK(r.out.find("    replace-body: |\n      return Version(torch.version.cuda)\n") != std::string::npos);
+  // The founding story's first error alone: the replaced body, no decorator.
+  CHECK(r.out.find("add-decorator") == std::string::npos);
+
+  auto both = env.explain({"--json", "explain", log, "--recipe", "-"});
+  CHECK(both.status == 2);
+  CHECK(both.err == "sitepatch: error: --json and --recipe -: both print on stdout; give --recipe a file\n");
+  auto nowhere = env.explain({"explain", log, "--recipe", env.tmp.path + "/no/such/fix.yaml"});
+  CHECK(nowhere.status == 1);
+  CHECK(nowhere.err.rfind("sitepatch: error: cannot write the recipe to " + env.tmp.path + "/no/such/fix.yaml: ", 0) == 0);
+}
