@@ -33,7 +33,8 @@ std::string explain_recipe(const engine::Explanation& e, const std::vector<std::
     if (!f.dist.empty()) dists.insert({f.dist, f.version});
   std::string id = dists.size() == 1 ? site::normalize_name(dists.begin()->first) + "-dynamo" : "dynamo-breaks";
   std::string out = "# Proposed by `sitepatch explain " + util::join(logs, " ") + "`: review before applying.\n";
-  out += "# Each edit answers a graph break the log shows inside a library; its cost is above it.\n";
+  out += "# Each edit answers a graph break the log shows inside a library, or one the walk from your\n"
+         "# code finds next (dynamo stopped before it); its cost is above it.\n";
   out += "id: " + id + "\n";
   out += "description: Let torch.compile through the graph breaks of " + util::join(logs, ", ") + "\n";
   if (dists.size() == 1) out += "requires: " + dists.begin()->first + "==" + dists.begin()->second + "\n";
@@ -48,7 +49,10 @@ std::string explain_recipe(const engine::Explanation& e, const std::vector<std::
                       (br.logged.brk.operation.empty() ? br.logged.brk.reason : br.logged.brk.operation) +
                       (br.through.empty() ? "" : " through " + br.through));
     }
-    out += "  # answers " + util::join(which, ", ") + (f.hint.empty() ? "" : " (hint " + f.hint + ")") + "\n";
+    if (!which.empty())
+      out += "  # answers " + util::join(which, ", ") + (f.hint.empty() ? "" : " (hint " + f.hint + ")") + "\n";
+    if (!f.ahead.empty())
+      out += "  # ahead of the log (the walk from your code finds it next): " + util::join(f.ahead, ", ") + "\n";
     out += "  # cost: " + one_line(f.cost) + "\n";
     out += "  - module: " + f.module + "\n";
     out += "    function: " + f.function + "\n";

@@ -91,6 +91,34 @@ std::string chain_text(const audit::Chain& c) {
   return util::join(names, " -> ") + " (" + last.file + ":" + std::to_string(last.line) + ")";
 }
 
+std::string gaps_of(const audit::CallGraph& g, int verbose) {
+  return g.unresolved.empty() ? "every call on the way was resolved"
+                              : plural(g.unresolved.size(), "call", "calls") + " could not be followed" +
+                                    (verbose ? " (listed below)" : " (-v lists them)") + ", so there may be more";
+}
+
+std::string left_text(size_t remain) {
+  return remain ? std::to_string(remain) + " left: the next " + (remain == 1 ? "break" : "breaks") + " after the restart"
+                : "none left: each is inside a function the fixes replace or disable (a narrower fix would meet "
+                  "them next)";
+}
+
+// One chain and what the fixes leave of it.
+void print_follow_up(const Output& out, const FollowUp& c) {
+  std::string state = c.state == FollowUp::remains   ? "remains"
+                      : c.state == FollowUp::logged  ? "break [" + std::to_string(std::stoul(c.by) + 1) + "] of the log"
+                      : c.state == FollowUp::removed ? "gone: the fix replaces " + c.by + "'s body"
+                                                     : "not traced: inside " + c.by + ", which the fix disables";
+  out.out(fmt::format("      {} ({}, {}): {}", c.chain.operation, c.chain.rule.id,
+                      audit::to_string(c.chain.rule.severity), state));
+  out.out("        " + chain_text(c.chain));
+}
+
+void print_unresolved(const Output& out, const audit::CallGraph& g) {
+  for (auto& u : g.unresolved)
+    out.out(fmt::format("      not followed: {}:{}  {}  {}  ({})", u.file, u.line, u.function, u.call, u.why));
+}
+
 // What the walks found besides this break, and what the fixes leave of it.
 void print_after(const Output& out, const engine::ExplainedBreak& b, int verbose) {
   for (auto& w : b.walks) {
@@ -98,33 +126,53 @@ void print_after(const Output& out, const engine::ExplainedBreak& b, int verbose
     for (auto& c : w.chains)
       if (c.state != FollowUp::logged) others.push_back(&c);
     size_t remain = std::count_if(others.begin(), others.end(), [](const FollowUp* c) { return c->state == FollowUp::remains; });
-    std::string gaps = w.graph.unresolved.empty()
-                           ? "every call on the way was resolved"
-                           : plural(w.graph.unresolved.size(), "call", "calls") + " could not be followed" +
-                                 (verbose ? " (listed below)" : " (-v lists them)") + ", so there may be more";
+    std::string gaps = gaps_of(w.graph, verbose);
     if (others.empty()) {
       out.out("    after the fix, from " + w.from + ": no other chain reaches a flagged operation in " +
               plural(w.graph.functions, "function", "functions") + " walked; " + gaps);
     } else {
-      std::string left = remain ? std::to_string(remain) + " left: the next " + (remain == 1 ? "break" : "breaks") +
-                                      " after the restart"
-                                : "none left: each is inside a function the fixes replace or disable (a narrower "
-                                  "fix would meet them next)";
       out.out("    after the fix, from " + w.from + ": " + plural(others.size(), "other chain", "other chains") +
-              " reach flagged operations, " + left + "; " + gaps + ":");
-      for (auto* c : others) {
-        std::string state = c->state == FollowUp::remains  ? "remains"
-                            : c->state == FollowUp::removed ? "gone: the fix replaces " + c->by + "'s body"
-                                                            : "not traced: inside " + c->by + ", which the fix disables";
-        out.out(fmt::format("      {} ({}, {}): {}", c->chain.operation, c->chain.rule.id,
-                            audit::to_string(c->chain.rule.severity), state));
-        out.out("        " + chain_text(c->chain));
-      }
+              " reach flagged operations, " + left_text(remain) + "; " + gaps + ":");
+      for (auto* c : others) print_follow_up(out, *c);
     }
-    if (verbose)
-      for (auto& u : w.graph.unresolved)
-        out.out(fmt::format("      not followed: {}:{}  {}  {}  ({})", u.file, u.line, u.function, u.call, u.why));
+    if (verbose) print_unresolved(out, w.graph);
   }
+}
+
+// From the user's own function: every chain, the log's breaks among them.
+void print_user_walk(const Output& out, const engine::UserWalk& w, int verbose) {
+  std::vector<std::string> which;
+  for (size_t b : w.breaks) which.push_back("[" + std::to_string(b + 1) + "]");
+  std::string head = "from your code, " + (w.walk.from.empty() ? w.frame.frame.function : w.walk.from) + " (" +
+                     w.frame.rel + ", breaks " + util::join(which, ", ") + ")";
+  out.out("");
+  if (!w.problem.empty()) {
+    out.out(head + ": not walked: " + w.problem);
+    return;
+  }
+  const auto& chains = w.walk.chains;
+  size_t remain = std::count_if(chains.begin(), chains.end(), [](const FollowUp& c) { return c.state == FollowUp::remains; });
+  std::string gaps = gaps_of(w.walk.graph, verbose);
+  if (chains.empty()) {
+    out.out(head + ": no chain reaches a flagged operation in " + plural(w.walk.graph.functions, "function", "functions") +
+            " walked; " + gaps);
+    return;
+  }
+  size_t shown = std::count_if(chains.begin(), chains.end(), [](const FollowUp& c) { return c.state == FollowUp::logged; });
+  std::string unseen = shown == chains.size()
+                           ? "all of them in the log"
+                           : std::to_string(shown) + " in the log, " + std::to_string(chains.size() - shown) +
+                                 " it does not show yet (what the restart would meet next)" +
+                                 (remain ? ", " + std::to_string(remain) + " of them left by the fixes"
+                                         : ", each answered by the fixes");
+  out.out(out.paint(head + ": " + plural(chains.size(), "chain reaches", "chains reach") + " flagged operations, " +
+                        unseen + "; " + gaps + ":",
+                    remain ? Paint::warn : Paint::plain));
+  for (auto& c : chains) print_follow_up(out, c);
+  if (w.through_torch)
+    out.out("      (" + plural(w.through_torch, "chain", "chains") +
+            " into torch's own functions left out: dynamo traces torch its own way)");
+  if (verbose) print_unresolved(out, w.walk.graph);
 }
 
 void print_fix(const Output& out, const engine::ExplainedBreak& b, const engine::Explanation& e, size_t number) {
@@ -211,21 +259,27 @@ const char* state_name(FollowUp::State s) {
   return "?";
 }
 
+nlohmann::json walk_json(const engine::BreakWalk& w) {
+  nlohmann::json chains = nlohmann::json::array(), unresolved = nlohmann::json::array();
+  for (auto& c : w.chains) {
+    nlohmann::json j = {{"operation", c.chain.operation}, {"rule", c.chain.rule.id},
+                        {"severity", audit::to_string(c.chain.rule.severity)}, {"state", state_name(c.state)},
+                        {"steps", steps_json(c.chain)}};
+    if (c.state == FollowUp::logged && !c.by.empty()) j["break"] = std::stoul(c.by);
+    else j["by"] = c.by;
+    chains.push_back(j);
+  }
+  for (auto& u : w.graph.unresolved)
+    unresolved.push_back({{"function", u.function}, {"file", u.file}, {"line", u.line}, {"call", u.call}, {"why", u.why}});
+  return {{"from", w.from}, {"functions", w.graph.functions}, {"chains", chains}, {"unresolved", unresolved}};
+}
+
 nlohmann::json break_json(const engine::ExplainedBreak& b) {
   const auto& brk = b.logged.brk;
   nlohmann::json frames = nlohmann::json::array();
   for (auto& p : b.frames) frames.push_back(frame_json(p));
   nlohmann::json walks = nlohmann::json::array();
-  for (auto& w : b.walks) {
-    nlohmann::json chains = nlohmann::json::array(), unresolved = nlohmann::json::array();
-    for (auto& c : w.chains)
-      chains.push_back({{"operation", c.chain.operation}, {"rule", c.chain.rule.id},
-                        {"severity", audit::to_string(c.chain.rule.severity)}, {"state", state_name(c.state)},
-                        {"by", c.by}, {"steps", steps_json(c.chain)}});
-    for (auto& u : w.graph.unresolved)
-      unresolved.push_back({{"function", u.function}, {"file", u.file}, {"line", u.line}, {"call", u.call}, {"why", u.why}});
-    walks.push_back({{"from", w.from}, {"functions", w.graph.functions}, {"chains", chains}, {"unresolved", unresolved}});
-  }
+  for (auto& w : b.walks) walks.push_back(walk_json(w));
   nlohmann::json j = {{"log", b.logged.log},       {"log_line", brk.log_line},
                       {"format", explain::to_string(brk.format)},
                       {"reason", brk.reason},      {"explanation", brk.explanation},
@@ -259,6 +313,13 @@ void print_explanation(const Output& out, const engine::Explanation& e, int verb
                                         : "at " + frame_where(e.breaks[i].frames.back().frame) +
                                               " (" + e.breaks[i].frames.back().frame.function + ")"));
   }
+  for (auto& w : e.user_walks) print_user_walk(out, w, verbose);
+  for (auto& f : e.fixes) {
+    if (!f.breaks.empty() || f.ahead.empty()) continue;
+    out.out(out.paint("    fix ahead of the log: " + f.action + " " + f.code + " on " + f.name(), Paint::ok));
+    out.out("      why: " + f.why);
+    out.out("      cost: " + f.cost);
+  }
 }
 
 nlohmann::json explanation_json(const engine::Explanation& e) {
@@ -267,8 +328,16 @@ nlohmann::json explanation_json(const engine::Explanation& e) {
   for (auto& f : e.fixes)
     fixes.push_back({{"module", f.module}, {"function", f.function}, {"action", f.action}, {"code", f.code},
                      {"ensure_import", f.ensure_import}, {"hint", f.hint}, {"why", f.why}, {"cost", f.cost},
-                     {"distribution", {{"name", f.dist}, {"version", f.version}}}, {"breaks", f.breaks}});
-  return {{"breaks", breaks}, {"fixes", fixes}};
+                     {"distribution", {{"name", f.dist}, {"version", f.version}}}, {"breaks", f.breaks},
+                     {"ahead", f.ahead}});
+  nlohmann::json users = nlohmann::json::array();
+  for (auto& w : e.user_walks) {
+    nlohmann::json j = {{"file", w.frame.frame.file}, {"function", w.frame.frame.function}, {"breaks", w.breaks}};
+    if (w.problem.empty()) j["walk"] = walk_json(w.walk);
+    else j["problem"] = w.problem;
+    users.push_back(j);
+  }
+  return {{"breaks", breaks}, {"fixes", fixes}, {"user_walks", users}};
 }
 
 void print_outside(const Output& out, const std::vector<engine::LoggedBreak>& breaks) {

@@ -147,7 +147,7 @@ std::optional<Fix> propose(const ExplainedBreak& b, const std::map<std::string, 
   f.code = "torch.compiler.disable";
   f.ensure_import = "import torch";
   f.why = "keeps dynamo out of " + entry.qualified + " and everything it calls";
-  f.cost = replace_all(kDisableCost, "{fn}", entry.qualified);
+  f.cost = detail::disable_cost(entry.qualified);
   f.dist = entry.dist;
   f.version = entry.version;
   return f;
@@ -158,24 +158,36 @@ std::optional<Fix> propose(const ExplainedBreak& b, const std::map<std::string, 
 void sort_chains(ExplainedBreak& b, const std::vector<Fix>& fixes) {
   auto path = library_path(b, b.entry);
   for (auto& w : b.walks) {
+    w.chains.clear();
     auto start = std::find_if(path.begin(), path.end(), [&](const PlacedFrame* p) { return p->name() == w.from; });
     std::vector<const PlacedFrame*> tail(start, path.end());
     for (auto& c : w.graph.chains) {
       FollowUp u;
       u.chain = c;
       if (is_logged(c, tail)) u.state = FollowUp::logged;
-      // A replaced body takes the chain away; a disabled function only hides it.
-      for (const char* action : {"replace-body", "add-decorator"})
-        for (size_t i = 0; u.state == FollowUp::remains && i < c.steps.size(); ++i)
-          for (auto& f : fixes)
-            if (u.state == FollowUp::remains && f.action == action && c.steps[i].name() == f.name()) {
-              u.state = f.action == "replace-body" ? FollowUp::removed : FollowUp::disabled;
-              u.by = f.name();
-            }
+      else u.state = detail::left_by(c, fixes, u.by);
       w.chains.push_back(std::move(u));
     }
   }
 }
+
+}  // namespace
+
+std::string detail::disable_cost(const std::string& fn) { return replace_all(kDisableCost, "{fn}", fn); }
+
+FollowUp::State detail::left_by(const audit::Chain& c, const std::vector<Fix>& fixes, std::string& by) {
+  // A replaced body takes the chain away; a disabled function only hides it.
+  for (const char* action : {"replace-body", "add-decorator"})
+    for (auto& st : c.steps)
+      for (auto& f : fixes)
+        if (f.action == action && st.name() == f.name()) {
+          by = f.name();
+          return f.action == "replace-body" ? FollowUp::removed : FollowUp::disabled;
+        }
+  return FollowUp::remains;
+}
+
+namespace {
 
 void add_fix(Explanation& e, size_t index, Fix f) {
   auto same = std::find_if(e.fixes.begin(), e.fixes.end(), [&](const Fix& o) {
@@ -226,7 +238,12 @@ Explanation explain(Session& s, std::vector<LoggedBreak> breaks, const audit::Ru
     }
     if (auto f = propose(b, files, hints, b.no_fix)) add_fix(e, i, std::move(*f));
   }
+  detail::walk_user_code(s, rules, e);
+  detail::mark_user_chains(e);
+  detail::fix_ahead(s, e);
+  // Every chain again, now that the fixes ahead of the log are known.
   for (auto& b : e.breaks) sort_chains(b, e.fixes);
+  detail::mark_user_chains(e);
   return e;
 }
 

@@ -37,8 +37,10 @@ std::string last_segment(const std::string& q) {
   return dot == std::string::npos ? q : q.substr(dot + 1);
 }
 
+}  // namespace
+
 // The log's function checked against what the file holds at its line now.
-void check_frame(PlacedFrame& p, const detail::ParsedFile& file) {
+void detail::check_frame(PlacedFrame& p, const detail::ParsedFile& file) {
   const auto& facts = file.facts;
   int at = function_at(facts, p.frame.line);
   int lines = int(file.lines.size());
@@ -79,8 +81,6 @@ void check_frame(PlacedFrame& p, const detail::ParsedFile& file) {
   }
   p.mapped = true;
 }
-
-}  // namespace
 
 std::vector<PlacedFrame> place_by_path(const explain::Break& b) {
   std::vector<PlacedFrame> out;

@@ -20,4 +20,26 @@ struct ParsedFile {
 /// returns the files by their path below site-packages.
 std::map<std::string, ParsedFile> place_frames(Session& s, std::vector<ExplainedBreak>& breaks);
 
+/// Checks `p` against `file`: the innermost function holding its line must bear the
+/// log's name, and the line must read as the log shows it; sets mapped or stale.
+void check_frame(PlacedFrame& p, const ParsedFile& file);
+
+/// What the fixes leave of a chain: removed (through a replaced body), disabled (inside
+/// a disabled function), or remains; `by` names the fix.
+FollowUp::State left_by(const audit::Chain& c, const std::vector<Fix>& fixes, std::string& by);
+
+/// Walks from each user function the breaks enter a library from, when its file is
+/// readable through the host (explain_user.cpp).
+void walk_user_code(Session& s, const audit::RuleSet& rules, Explanation& e);
+
+/// A fix for each chain from the user's code that no fix answers yet (the breaks the
+/// log does not show): disable on the library function the user's code calls.
+void fix_ahead(Session& s, Explanation& e);
+
+/// What torch.compiler.disable on `fn` costs, in words.
+std::string disable_cost(const std::string& fn);
+
+/// Marks every chain of every walk by what `e.fixes` leave of it.
+void mark_user_chains(Explanation& e);
+
 }  // namespace sitepatch::engine::detail

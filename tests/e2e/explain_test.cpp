@@ -79,10 +79,13 @@ const char* const kGraphBreaks = R"(2 breaks in the log, 2 inside libraries
         fakeinfer.fp4_quantization:fp4_quantize -> fakeinfer.fp4_quantization:get_fp4_quantization_module -> fakeinfer.jit.cpp_ext:load_module (fakeinfer/jit/cpp_ext.py:37)
       subprocess.check_output (subprocess, error): gone: the fix replaces fakeinfer.jit.cpp_ext:get_cuda_version's body
         fakeinfer.fp4_quantization:fp4_quantize -> fakeinfer.jit.cpp_ext:is_cuda_version_at_least -> fakeinfer.jit.cpp_ext:get_cuda_version (fakeinfer/jit/cpp_ext.py:19)
+
+from your code, forward (model.py, breaks [1], [2]): not walked: /home/ml/serve/model.py is not on this machine, so the walks start at the library
 )";
 
 const char* const kRecipe = R"(# Proposed by `sitepatch explain LOG`: review before applying.
-# Each edit answers a graph break the log shows inside a library; its cost is above it.
+# Each edit answers a graph break the log shows inside a library, or one the walk from your
+# code finds next (dynamo stopped before it); its cost is above it.
 id: fakeinfer-dynamo
 description: Let torch.compile through the graph breaks of LOG
 requires: fakeinfer==0.1.0
@@ -418,4 +421,62 @@ TEST_CASE("explain --recipe - prints the recipe alone on stdout", "[e2e][explain
   auto nowhere = env.explain({"explain", log, "--recipe", env.tmp.path + "/no/such/fix.yaml"});
   CHECK(nowhere.status == 1);
   CHECK(nowhere.err.rfind("sitepatch: error: cannot write the recipe to " + env.tmp.path + "/no/such/fix.yaml: ", 0) == 0);
+}
+
+TEST_CASE("explain walks the user's code when its file is there: the founding story's next break, answered at once",
+          "[e2e][explain]") {
+  ExplainEnv env;
+  // The log as the server wrote it, its working folder where this test keeps model.py.
+  std::string serve = env.tmp.path + "/serve";
+  testsupport::spit(serve + "/model.py", testsupport::slurp(log_path("model.py")));
+  std::string text = testsupport::slurp(log_path("fullgraph.txt"));
+  for (size_t at = text.find("/home/ml/serve"); at != std::string::npos; at = text.find("/home/ml/serve", at + serve.size()))
+    text.replace(at, 14, serve);
+  std::string log = serve + "/fullgraph.txt";
+  testsupport::spit(log, text);
+
+  // fullgraph=True stopped at the first break; the walk from Model.forward finds the
+  // second (os.stat under the JIT loader) before the restart would.
+  std::string recipe = env.tmp.path + "/fix.yaml";
+  auto r = env.explain({"explain", log, "--recipe", recipe});
+  INFO(r.err);
+  CHECK(r.status == 3);
+  CHECK(r.out.find(
+            "from your code, model:Model.forward (model.py, breaks [1]): 3 chains reach flagged operations, 1 in the "
+            "log, 2 it does not show yet (what the restart would meet next), each answered by the fixes; 5 calls could "
+            "not be followed (-v lists them), so there may be more:\n"
+            "      subprocess.check_output (subprocess, error): break [1] of the log\n"
+            "        model:Model.forward -> fakeinfer.jit.cpp_ext:is_cuda_version_at_least -> "
+            "fakeinfer.jit.cpp_ext:get_cuda_version (fakeinfer/jit/cpp_ext.py:19)\n"
+            "      os.path.exists (os-path-exists, info): not traced: inside fakeinfer.fp4_quantization:fp4_quantize, "
+            "which the fix disables\n"
+            "        model:Model.forward -> fakeinfer.fp4_quantization:fp4_quantize -> "
+            "fakeinfer.fp4_quantization:get_fp4_quantization_module -> fakeinfer.jit.cpp_ext:load_module "
+            "(fakeinfer/jit/cpp_ext.py:36)\n") != std::string::npos);
+  CHECK(r.out.find("    fix ahead of the log: add-decorator torch.compiler.disable on "
+                   "fakeinfer.fp4_quantization:fp4_quantize\n") != std::string::npos);
+  // The recipe is the founding one: the body of get_cuda_version, disable on fp4_quantize.
+  std::string written = testsupport::slurp(recipe);
+  CHECK(written.find("  - module: fakeinfer.jit.cpp_ext\n"
+                     "    function: get_cuda_version\n"
+                     "    replace-body: |\n"
+                     "      return Version(torch.version.cuda)\n"
+                     "    ensure-import: import torch\n"
+                     "  # ahead of the log (the walk from your code finds it next): os.path.exists at "
+                     "fakeinfer/jit/cpp_ext.py:36, open at fakeinfer/jit/cpp_ext.py:37\n") != std::string::npos);
+  CHECK(written.find("  - module: fakeinfer.fp4_quantization\n"
+                     "    function: fp4_quantize\n"
+                     "    add-decorator: torch.compiler.disable\n"
+                     "    ensure-import: import torch\n") != std::string::npos);
+  auto plan = env.sp({"plan", recipe});
+  INFO(plan.err);
+  CHECK(plan.status == 0);
+
+  auto j = nlohmann::json::parse(env.explain({"--json", "explain", log}).out);
+  REQUIRE(j["user_walks"].size() == 1);
+  CHECK(j["user_walks"][0]["walk"]["from"] == "model:Model.forward");
+  CHECK(j["user_walks"][0]["walk"]["chains"][0]["break"] == 0);
+  CHECK(j["fixes"][1]["breaks"].empty());
+  CHECK(j["fixes"][1]["ahead"] == nlohmann::json::parse(
+                                      R"(["os.path.exists at fakeinfer/jit/cpp_ext.py:36", "open at fakeinfer/jit/cpp_ext.py:37"])"));
 }

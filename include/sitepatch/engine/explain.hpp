@@ -50,6 +50,8 @@ struct Fix {
   std::string cost;              // what it costs
   std::string dist, version;
   std::vector<size_t> breaks;    // which breaks (indexes) it answers
+  std::vector<std::string> ahead;  // chains from the user's code it answers before the log shows
+                                   // them ("os.path.exists at fakeinfer/jit/cpp_ext.py:36")
   std::string name() const { return module + ":" + function; }
 };
 
@@ -84,9 +86,21 @@ struct ExplainedBreak {
   bool stale() const;
 };
 
+/// A walk from the user's own function that entered the library, when its file is
+/// readable where the environment is: every chain from the user's code, so the breaks
+/// the log does not show yet (the next error after the restart) are found too.
+struct UserWalk {
+  PlacedFrame frame;           // the user's frame (its module is the file's stem)
+  std::vector<size_t> breaks;  // the breaks entering the library from this function
+  std::string problem;         // why it was not walked ("" when it was)
+  BreakWalk walk;              // chains marked as for a break; `by` of a logged one: its break's index
+  std::size_t through_torch = 0;  // chains into torch's own functions, left out (dynamo traces them its way)
+};
+
 struct Explanation {
   std::vector<ExplainedBreak> breaks;
-  std::vector<Fix> fixes;  // in the order the breaks need them
+  std::vector<Fix> fixes;           // in the order the breaks need them
+  std::vector<UserWalk> user_walks;  // one per user function, in the order of the breaks
 };
 
 /// Places every break's frames in the environment and proposes the fixes.
