@@ -480,3 +480,31 @@ TEST_CASE("explain walks the user's code when its file is there: the founding st
   CHECK(j["fixes"][1]["ahead"] == nlohmann::json::parse(
                                       R"(["os.path.exists at fakeinfer/jit/cpp_ext.py:36", "open at fakeinfer/jit/cpp_ext.py:37"])"));
 }
+
+TEST_CASE("explain: where audit's walk loses the log's path, the note says where and the walk goes on", "[e2e][explain]") {
+  ExplainEnv env;
+  env.venv.install(e2e::data_wheel("demo-jit", "1.0", env.tmp.path + "/wheels"));
+  std::string log = env.tmp.path + "/dyn.txt";
+  // Loader.load calls getattr(self, "module")(): no static analysis follows it; the log shows where it went.
+  testsupport::spit(log,
+                    "torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped\n"
+                    "  Developer debug context: module: io, qualname: open, skip reason: <missing reason>\n"
+                    "\n"
+                    "from user code:\n"
+                    "   File \"/home/u/run.py\", line 3, in forward\n"
+                    "    loader.load()\n"
+                    "  File \"/v/lib/python3.12/site-packages/demo/jit/loader.py\", line 22, in load\n"
+                    "    return getattr(self, \"module\")()\n"
+                    "  File \"/v/lib/python3.12/site-packages/demo/jit/spec.py\", line 16, in prepare\n"
+                    "    open(\"/dev/null\").close()\n");
+  auto r = env.explain({"explain", log});
+  INFO(r.err);
+  CHECK(r.status == 3);
+  CHECK(r.out.find("[1] io.open: opens a file (open, pathlib.Path.open, read_text)\n"
+                   "    reached through open (audit rule open, warning)\n") != std::string::npos);
+  CHECK(r.out.find("    note: audit's walk did not follow the call at demo/jit/loader.py:22 (`getattr(self, \"module\")`: "
+                   "dynamic call); the log shows it reaches demo.jit.spec:prepare, walked from there too\n") !=
+        std::string::npos);
+  CHECK(r.out.find("    fix: add-decorator torch.compiler.disable on demo.jit.loader:Loader.load\n") != std::string::npos);
+  CHECK(r.out.find("    after the fix, from demo.jit.spec:prepare: ") != std::string::npos);
+}
