@@ -5,6 +5,8 @@
 #include <iostream>
 #include <iterator>
 
+#include <fmt/format.h>
+
 #include "commands.hpp"
 #include "explain_report.hpp"
 #include "sitepatch/util/file.hpp"
@@ -16,6 +18,7 @@ namespace {
 
 struct ExplainOptions {
   std::vector<std::string> logs;
+  bool list_hints = false;           // --list-hints: the hints, no log
   std::string recipe;                // --recipe FILE ("-": stdout)
   std::vector<std::string> hints;    // --hints FILE...
   std::vector<std::string> rules;    // --rules FILE...
@@ -30,6 +33,32 @@ explain::HintSet load_hints(const std::vector<std::string>& files) {
     hints.add(explain::parse_hints(*text, path));
   }
   return hints;
+}
+
+// The hints explain uses, as `sitepatch rules` lists audit's rules.
+int list_hints(const Output& o, const explain::HintSet& hints) {
+  if (o.json()) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (auto& h : hints.all())
+      arr.push_back({{"id", h.id}, {"operation", h.operation}, {"means", h.means}, {"calls", h.calls},
+                     {"holds", h.holds}, {"replace_body", h.replace_body}, {"ensure_import", h.ensure_import},
+                     {"why", h.why}, {"origin", h.origin}, {"line", h.line}});
+    o.document({{"ok", true}, {"hints", arr}});
+    return int(Exit::ok);
+  }
+  auto match = [](const explain::Hint& h) {
+    return h.calls.empty() ? h.operation : h.calls + " [" + util::join(h.holds, ", ") + "]";
+  };
+  size_t wi = 2, wm = 5;
+  for (auto& h : hints.all()) {
+    wi = std::max(wi, h.id.size());
+    wm = std::max(wm, match(h).size());
+  }
+  o.out(o.paint(fmt::format("{:<{}}  {:<5}  {:<{}}  {}", "ID", wi, "KIND", "MATCH", wm, "FROM"), Paint::header));
+  for (auto& h : hints.all())
+    o.out(fmt::format("{:<{}}  {:<5}  {:<{}}  {}:{}", h.id, wi, h.calls.empty() ? "means" : "fix", match(h), wm,
+                      h.origin, h.line));
+  return int(Exit::ok);
 }
 
 bool same_break(const explain::Break& a, const explain::Break& b) {
@@ -72,6 +101,8 @@ void write_recipe(const std::string& path, const std::string& text) {
 
 int run(const GlobalOptions& g, const ExplainOptions& o) {
   Output out(g);
+  if (o.list_hints) return list_hints(out, load_hints(o.hints));
+  if (o.logs.empty()) throw Error("explain needs a LOG (a file, or - for stdin), or --list-hints", Exit::usage);
   auto breaks = read_logs(o.logs);
   std::string logs = util::join(o.logs, ", ");
   if (breaks.empty()) {
@@ -139,7 +170,8 @@ int run(const GlobalOptions& g, const ExplainOptions& o) {
 
 Runner register_explain(CLI::App& app, const GlobalOptions& g) {
   auto o = std::make_shared<ExplainOptions>();
-  app.add_option("logs", o->logs, "Logs holding dynamo's output (files, or - for stdin)")->required()->type_name("LOG");
+  app.add_option("logs", o->logs, "Logs holding dynamo's output (files, or - for stdin)")->type_name("LOG");
+  app.add_flag("--list-hints", o->list_hints, "List the hints (shipped, and those --hints adds) and exit");
   app.add_option("--recipe", o->recipe, "Write the proposed fixes as a recipe, ready for plan and apply (- for stdout)")
       ->type_name("FILE");
   app.add_option("--hints", o->hints,

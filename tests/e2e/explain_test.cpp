@@ -303,6 +303,18 @@ TEST_CASE("explain --hints adds a user's replacement", "[e2e][explain]") {
   CHECK(j["fixes"][1]["action"] == "replace-body");
   CHECK(j["fixes"][1]["hint"] == "no-aot-module");
 
+  // --list-hints: the shipped ones, then the file's.
+  auto list = testsupport::run_sitepatch({"explain", "--list-hints", "--hints", hints});
+  CHECK(list.status == 0);
+  CHECK(list.out.find("ID                       KIND   MATCH    ") == 0);
+  CHECK(list.out.find("\nthread-allocate-lock     means  _thread.allocate_lock            builtin:dynamo.yaml:17\n") !=
+        std::string::npos);
+  CHECK(list.out.find("\nno-aot-module            fix    os.path.exists [fakeinfer, .so]  " + hints + ":2\n") !=
+        std::string::npos);
+  auto nolog = testsupport::run_sitepatch({"explain"});
+  CHECK(nolog.status == 2);
+  CHECK(nolog.err == "sitepatch: error: explain needs a LOG (a file, or - for stdin), or --list-hints\n");
+
   testsupport::spit(hints, "hints:\n  - id: x\n    calls: os.path.exists\n    holdz: [a]\n");
   auto bad = env.explain({"explain", log_path("explain.txt"), "--hints", hints});
   CHECK(bad.status == 2);
