@@ -108,7 +108,7 @@ std::optional<Fix> propose(const ExplainedBreak& b, const std::map<std::string, 
   if (!b.in_library()) return std::nullopt;
   const PlacedFrame& entry = b.frames[size_t(b.entry)];
   if (b.stale()) {
-    no_fix = "no fix proposed: the package changed since the log (stale frames below); run the model again for a "
+    no_fix = "no fix proposed: the package changed since the log (the stale frames above); run the model again for a "
              "current log";
     return std::nullopt;
   }

@@ -279,7 +279,7 @@ TEST_CASE("explain reports frames stale when the package changed since the log",
                    "(the package changed since the log)\n"
                    "    stale: fakeinfer/jit/cpp_ext.py:19 reads `def get_cuda_version() -> Version:` now, not "
                    "`txt = subprocess.check_output([nvcc, \"--version\"], text=True)` (the package changed since the log)\n"
-                   "    no fix proposed: the package changed since the log (stale frames below); run the model again "
+                   "    no fix proposed: the package changed since the log (the stale frames above); run the model again "
                    "for a current log\n") != std::string::npos);
   CHECK(r.out.find("no fix to propose (see each break)\n") != std::string::npos);
   auto recipe = env.explain({"explain", log_path("fullgraph.txt"), "--recipe", env.tmp.path + "/r.yaml"});
