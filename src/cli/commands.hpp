@@ -22,6 +22,7 @@ Runner register_show(CLI::App& app, const GlobalOptions& g);
 Runner register_status(CLI::App& app, const GlobalOptions& g);
 Runner register_audit(CLI::App& app, const GlobalOptions& g);
 Runner register_rules(CLI::App& app, const GlobalOptions& g);
+Runner register_explain(CLI::App& app, const GlobalOptions& g);
 
 /// The shipped rules (unless `builtin` is false), then each rules file; a file that
 /// cannot be read or is malformed is an error (exit 2).

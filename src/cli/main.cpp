@@ -44,6 +44,8 @@ const Command kCommands[] = {
     {"audit", "Find the functions that reach operations dynamo cannot trace (rules decide which)",
      register_audit},
     {"rules", "List the rules audit uses", register_rules},
+    {"explain", "Read a dynamo log: each graph break's library chain, a recipe fixing it, what is left (exit 3 if any)",
+     register_explain},
 };
 
 // The first word that is neither an option nor an option's value, or "". An option
@@ -171,7 +173,8 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", g.quiet, "Print only results and errors")->excludes(verbose);
   app.footer(
       "Exit codes: 0 done; 1 failed, nothing changed; 2 bad usage or invalid recipe;\n"
-      "3 verify (or status) found a patch not intact, or audit a finding at or above --fail-on;\n"
+      "3 verify (or status) found a patch not intact, audit a finding at or above --fail-on, or\n"
+      "explain a graph break inside a library;\n"
       "4 a write failed part way and could not be put back (the message names each file's\n"
       "state and the fixing command).\n"
       "Run 'sitepatch help COMMAND' (or 'sitepatch COMMAND --help') for a command's options.");

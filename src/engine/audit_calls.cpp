@@ -16,9 +16,30 @@ namespace {
 
 class SiteModules : public audit::ModuleSource {
  public:
-  explicit SiteModules(Session& s) : s_(s) {}
+  explicit SiteModules(Session& s, const std::vector<ExtraModule>* extra = nullptr) : s_(s), extra_(extra) {}
 
-  std::vector<std::optional<audit::ModuleFacts>> load(const std::vector<std::string>& modules) override {
+  std::vector<std::optional<audit::ModuleFacts>> load(const std::vector<std::string>& asked) override {
+    if (!extra_ || extra_->empty()) return load_site(asked);
+    // The extra modules from their text, the rest from site-packages.
+    std::vector<std::string> site;
+    for (auto& m : asked)
+      if (!find_extra(m)) site.push_back(m);
+    auto from_site = load_site(site);
+    std::vector<std::optional<audit::ModuleFacts>> out;
+    size_t next = 0;
+    for (auto& m : asked) {
+      if (const ExtraModule* e = find_extra(m)) {
+        audit::ModuleFacts f = audit::extract(e->source, e->name, false);
+        f.file = e->file;
+        out.push_back(std::move(f));
+      } else {
+        out.push_back(std::move(from_site[next++]));
+      }
+    }
+    return out;
+  }
+
+  std::vector<std::optional<audit::ModuleFacts>> load_site(const std::vector<std::string>& modules) {
     // Every candidate file of every module, in one read.
     std::vector<std::string> paths;
     std::vector<std::vector<std::string>> cands(modules.size());
@@ -99,11 +120,24 @@ class SiteModules : public audit::ModuleSource {
   const std::map<std::string, std::string>& site_dirs() const { return site_dir_; }
 
  private:
+  const ExtraModule* find_extra(const std::string& m) const {
+    for (auto& e : *extra_)
+      if (e.name == m) return &e;
+    return nullptr;
+  }
+
   Session& s_;
+  const std::vector<ExtraModule>* extra_ = nullptr;
   std::map<std::string, std::string> site_dir_;
 };
 
 }  // namespace
+
+audit::CallGraph audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options,
+                             const std::vector<ExtraModule>& extra) {
+  SiteModules source(s, &extra);
+  return audit::walk(source, rules, options);
+}
 
 CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options, bool owners) {
   SiteModules source(s);

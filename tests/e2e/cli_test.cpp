@@ -32,7 +32,7 @@ TEST_CASE("bad options exit 2 naming the option", "[e2e][cli]") {
 TEST_CASE("cli: --help lists every command and the exit codes", "[e2e][cli]") {
   auto r = testsupport::run_sitepatch({"--help"});
   CHECK(r.status == 0);
-  for (const char* c : {"plan", "apply", "list", "status", "verify", "rollback", "log", "show"})
+  for (const char* c : {"plan", "apply", "list", "status", "verify", "rollback", "log", "show", "audit", "rules", "explain"})
     CHECK(r.out.find(std::string("  ") + c + " ") != std::string::npos);
   CHECK(r.out.find("Exit codes: 0 done; 1 failed, nothing changed; 2 bad usage or invalid recipe;") !=
         std::string::npos);

@@ -26,6 +26,15 @@ struct CallAudit {
 };
 CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options, bool owners);
 
+/// A module that is not in site-packages (the user's script a log names), served to
+/// the walk before site-packages: its dotted name, the source, and the file to name.
+struct ExtraModule {
+  std::string name, source, file;
+};
+/// The same walk, from a function of `extra` or of the environment.
+audit::CallGraph audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options,
+                             const std::vector<ExtraModule>& extra);
+
 /// Which files a scan reads.
 enum class ScanScope { package, module, all, path };
 

@@ -1,0 +1,198 @@
+// sitepatch explain LOG...: from dynamo's log to a recipe. Every Unsupported error and
+// graph break the logs hold, each library frame placed in the environment, a fix per
+// break, and what the fixes leave (the next break after the restart).
+#include <algorithm>
+#include <iostream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "explain_report.hpp"
+#include "sitepatch/util/file.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::cli {
+
+namespace {
+
+struct ExplainOptions {
+  std::vector<std::string> logs;
+  bool list_hints = false;           // --list-hints: the hints, no log
+  std::string recipe;                // --recipe FILE ("-": stdout)
+  std::vector<std::string> hints;    // --hints FILE...
+  std::vector<std::string> rules;    // --rules FILE...
+};
+
+explain::HintSet load_hints(const std::vector<std::string>& files) {
+  explain::HintSet hints;
+  hints.add(explain::builtin_hints());
+  for (auto& path : files) {
+    auto text = util::read_file(path);
+    if (!text) throw Error("cannot read hints file " + text.error(), Exit::usage);
+    hints.add(explain::parse_hints(*text, path));
+  }
+  return hints;
+}
+
+// The hints explain uses, as `sitepatch rules` lists audit's rules.
+int list_hints(const Output& o, const explain::HintSet& hints) {
+  if (o.json()) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (auto& h : hints.all())
+      arr.push_back({{"id", h.id}, {"operation", h.operation}, {"means", h.means}, {"calls", h.calls},
+                     {"holds", h.holds}, {"replace_body", h.replace_body}, {"ensure_import", h.ensure_import},
+                     {"why", h.why}, {"origin", h.origin}, {"line", h.line}});
+    o.document({{"ok", true}, {"hints", arr}});
+    return int(Exit::ok);
+  }
+  auto match = [](const explain::Hint& h) {
+    return h.calls.empty() ? h.operation : h.calls + " [" + util::join(h.holds, ", ") + "]";
+  };
+  size_t wi = 2, wm = 5;
+  for (auto& h : hints.all()) {
+    wi = std::max(wi, h.id.size());
+    wm = std::max(wm, match(h).size());
+  }
+  o.out(o.paint(fmt::format("{:<{}}  {:<5}  {:<{}}  {}", "ID", wi, "KIND", "MATCH", wm, "FROM"), Paint::header));
+  for (auto& h : hints.all())
+    o.out(fmt::format("{:<{}}  {:<5}  {:<{}}  {}:{}", h.id, wi, h.calls.empty() ? "means" : "fix", match(h), wm,
+                      h.origin, h.line));
+  return int(Exit::ok);
+}
+
+bool same_break(const explain::Break& a, const explain::Break& b) {
+  if (a.operation != b.operation || a.frames.size() != b.frames.size() || a.frames.empty()) return false;
+  for (size_t i = 0; i < a.frames.size(); ++i)
+    if (a.frames[i].file != b.frames[i].file || a.frames[i].line != b.frames[i].line) return false;
+  return true;
+}
+
+// Every break of every log; one seen in two logs is one break seen twice.
+std::vector<engine::LoggedBreak> read_logs(const std::vector<std::string>& logs) {
+  std::vector<engine::LoggedBreak> out;
+  for (auto& path : logs) {
+    std::string text;
+    if (path == "-") {
+      text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    } else {
+      auto t = util::read_file(path);
+      if (!t) throw Error("cannot read log " + t.error(), Exit::usage);
+      text = std::move(*t);
+    }
+    for (auto& b : explain::parse_log(text)) {
+      auto same = std::find_if(out.begin(), out.end(), [&](const engine::LoggedBreak& o) { return same_break(o.brk, b); });
+      if (same != out.end()) same->brk.repeats += b.repeats + 1;
+      else out.push_back({std::move(b), path});
+    }
+  }
+  return out;
+}
+
+void write_recipe(const std::string& path, const std::string& text) {
+  try {
+    util::AtomicFile f(path);
+    f.write(text);
+    f.commit();
+  } catch (const Error& e) {
+    throw Error("cannot write the recipe to " + path + ": " + e.what());
+  }
+}
+
+int run(const GlobalOptions& g, const ExplainOptions& o) {
+  Output out(g);
+  if (o.list_hints) return list_hints(out, load_hints(o.hints));
+  if (o.logs.empty()) throw Error("explain needs a LOG (a file, or - for stdin), or --list-hints", Exit::usage);
+  auto breaks = read_logs(o.logs);
+  std::string logs = util::join(o.logs, ", ");
+  if (breaks.empty()) {
+    if (out.json()) out.document({{"ok", true}, {"breaks", nlohmann::json::array()}, {"fixes", nlohmann::json::array()}});
+    else
+      out.out("no dynamo break in " + logs +
+              ": no torch._dynamo.exc.Unsupported error, no TORCH_LOGS=graph_breaks record, no "
+              "torch._dynamo.explain break reason");
+    return int(Exit::ok);
+  }
+  bool inside = std::any_of(breaks.begin(), breaks.end(),
+                            [](const engine::LoggedBreak& b) { return explain::entry_frame(b.brk) >= 0; });
+  if (!inside) {
+    // Nothing to place in an environment: said from the log alone.
+    if (out.json()) {
+      out.document({{"ok", true}, {"breaks", outside_json(breaks)}, {"fixes", nlohmann::json::array()}});
+    } else {
+      out.out("no break in " + logs + " is inside a library: " + std::to_string(breaks.size()) +
+              (breaks.size() == 1 ? " break" : " breaks") + " in your own code or the standard library, "
+              "which no recipe patches");
+      print_outside(out, breaks);
+    }
+    return int(Exit::ok);
+  }
+  audit::RuleSet rules = load_rules(o.rules, true);
+  explain::HintSet hints = load_hints(o.hints);
+  Env env = open_env(g);
+  engine::Explanation e = engine::explain(*env.session, std::move(breaks), rules, hints);
+  std::string recipe = explain_recipe(e, o.logs);
+  if (o.recipe == "-") {
+    // The recipe alone on stdout, to pipe or redirect; what it answers is in its comments.
+    std::cout << recipe;
+    size_t n = std::count_if(e.breaks.begin(), e.breaks.end(), [](auto& b) { return b.in_library(); });
+    out.err("sitepatch: " + std::to_string(n) + (n == 1 ? " break inside a library; " : " breaks inside libraries; ") +
+            (recipe.empty() ? "no fix to propose (run without --recipe - to see why)"
+                            : std::to_string(e.fixes.size()) + (e.fixes.size() == 1 ? " edit" : " edits") +
+                                  " proposed, each commented with its cost"));
+    return int(Exit::not_intact);
+  }
+  if (!o.recipe.empty() && !recipe.empty()) write_recipe(o.recipe, recipe);
+  if (out.json()) {
+    nlohmann::json j = explanation_json(e);
+    j["ok"] = true;
+    j["recipe"] = recipe;
+    if (!o.recipe.empty() && !recipe.empty()) j["recipe_file"] = o.recipe;
+    out.document(j);
+  } else {
+    print_explanation(out, e, g.verbose);
+    out.out("");
+    if (recipe.empty()) {
+      out.out("no fix to propose (see each break)");
+    } else if (o.recipe.empty()) {
+      out.out("recipe (--recipe FILE writes it, for plan and apply):");
+      for (auto& l : util::split(recipe, '\n'))
+        if (!l.empty()) out.out("  " + l);
+    } else if (o.recipe != "-") {
+      out.out("wrote " + o.recipe + " (" + std::to_string(e.fixes.size()) + (e.fixes.size() == 1 ? " edit" : " edits") +
+              "); next: " + env.session->invocation + " plan " + util::shell_word(o.recipe));
+    }
+  }
+  return int(Exit::not_intact);
+}
+
+}  // namespace
+
+Runner register_explain(CLI::App& app, const GlobalOptions& g) {
+  auto o = std::make_shared<ExplainOptions>();
+  app.add_option("logs", o->logs, "Logs holding dynamo's output (files, or - for stdin)")->type_name("LOG");
+  app.add_flag("--list-hints", o->list_hints, "List the hints (shipped, and those --hints adds) and exit");
+  app.add_option("--recipe", o->recipe, "Write the proposed fixes as a recipe, ready for plan and apply (- for stdout)")
+      ->type_name("FILE");
+  app.add_option("--hints", o->hints,
+                 "A hints file to add (YAML: hints: [{id, operation, means} | {id, calls, holds, replace-body, "
+                 "ensure-import, why}]); repeatable")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  app.add_option("--rules", o->rules, "A rules file to add to audit's, for the walk after the fix; repeatable")
+      ->type_name("FILE")
+      ->allow_extra_args(false);
+  app.footer(
+      "Reads torch._dynamo.exc.Unsupported errors (\"from user code:\"), TORCH_LOGS=graph_breaks records\n"
+      "(repeats whose stack dynamo suppressed are merged) and torch._dynamo.explain's break reasons.\n"
+      "Library frames are found by their path below site-packages, so a log from another machine maps;\n"
+      "a frame whose line no longer holds the log's function is reported stale.\n"
+      "Exit codes: 0 no break inside a library; 1 failed; 2 bad usage, unreadable log or hints file;\n"
+      "3 the log holds breaks inside libraries.");
+  return [&g, o] {
+    if (g.json && o->recipe == "-") throw Error("--json and --recipe -: both print on stdout; give --recipe a file", Exit::usage);
+    return run(g, *o);
+  };
+}
+
+}  // namespace sitepatch::cli

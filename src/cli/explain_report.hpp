@@ -1,0 +1,28 @@
+#pragma once
+// What explain prints: each break (the operation, the user's frame, the library
+// chain, the fix and its cost, what the fix leaves), as text or JSON, and the recipe
+// the fixes make. Private to src/cli.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "context.hpp"
+#include "sitepatch/engine/explain.hpp"
+
+namespace sitepatch::cli {
+
+/// The recipe the fixes make, ready for `plan`; "" when there is no fix.
+std::string explain_recipe(const engine::Explanation& e, const std::vector<std::string>& logs);
+
+/// Every break, as text.
+void print_explanation(const Output& out, const engine::Explanation& e, int verbose);
+
+/// The --json document's breaks and fixes.
+nlohmann::json explanation_json(const engine::Explanation& e);
+
+/// A break placed by path alone (no environment), as text: for logs with no break inside a library.
+void print_outside(const Output& out, const std::vector<engine::LoggedBreak>& breaks);
+nlohmann::json outside_json(const std::vector<engine::LoggedBreak>& breaks);
+
+}  // namespace sitepatch::cli

@@ -1,0 +1,45 @@
+#pragma once
+// Private to explain's engine files: the library files a log names, read and parsed once.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sitepatch/audit/facts.hpp"
+#include "sitepatch/engine/explain.hpp"
+
+namespace sitepatch::engine::detail {
+
+struct ParsedFile {
+  std::string site_dir;
+  std::string text;
+  std::vector<std::string> lines;
+  audit::ModuleFacts facts;
+};
+
+/// Finds, reads (one batch), parses and checks every library frame of `breaks`;
+/// returns the files by their path below site-packages.
+std::map<std::string, ParsedFile> place_frames(Session& s, std::vector<ExplainedBreak>& breaks);
+
+/// Checks `p` against `file`: the innermost function holding its line must bear the
+/// log's name, and the line must read as the log shows it; sets mapped or stale.
+void check_frame(PlacedFrame& p, const ParsedFile& file);
+
+/// What the fixes leave of a chain: removed (through a replaced body), disabled (inside
+/// a disabled function), or remains; `by` names the fix.
+FollowUp::State left_by(const audit::Chain& c, const std::vector<Fix>& fixes, std::string& by);
+
+/// Walks from each user function the breaks enter a library from, when its file is
+/// readable through the host (explain_user.cpp).
+void walk_user_code(Session& s, const audit::RuleSet& rules, Explanation& e);
+
+/// A fix for each chain from the user's code that no fix answers yet (the breaks the
+/// log does not show): disable on the library function the user's code calls.
+void fix_ahead(Session& s, Explanation& e);
+
+/// What torch.compiler.disable on `fn` costs, in words.
+std::string disable_cost(const std::string& fn);
+
+/// Marks every chain of every walk by what `e.fixes` leave of it.
+void mark_user_chains(Explanation& e);
+
+}  // namespace sitepatch::engine::detail

@@ -1,0 +1,99 @@
+// One break's text, whichever format carried it: dynamo writes the same message
+// (reason, Explanation, Hint, Developer debug context) and a stack of frames.
+#include <regex>
+
+#include "log_impl.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::explain::detail {
+
+namespace {
+
+// Dynamo's words around the reason rather than the reason itself: the graph_breaks
+// header of a break met while tracing a call, or of a frame skipped after one.
+bool is_preamble(const std::string& t) {
+  return util::starts_with(t, "Encountered graph break when attempting") ||
+         util::starts_with(t, "Failed to handle graph break gracefully");
+}
+
+// "module: _thread, qualname: allocate_lock, skip reason: ..." -> "_thread.allocate_lock"
+std::string debug_context_operation(const std::string& t) {
+  if (t.size() > 4096) return "";
+  static const std::regex re(R"(module: ([\w.]+), qualname: ([\w.<>]+))");
+  std::smatch m;
+  if (std::regex_search(t, m, re)) return m[1].str() + "." + m[2].str();
+  return "";
+}
+
+// "... trace the builtin `posix.stat.` ..." -> "posix.stat"
+std::string explanation_operation(const std::string& t) {
+  if (t.size() > 4096) return "";
+  static const std::regex re(R"(the builtin `([\w.]+?)\.?`)");
+  std::smatch m;
+  if (std::regex_search(t, m, re)) return m[1].str();
+  return "";
+}
+
+}  // namespace
+
+std::optional<Frame> frame_line(const std::string& line) {
+  // libstdc++'s regex recurses per character: a long line (a tensor printed in a log)
+  // is no frame, and must not reach it.
+  if (line.size() > 4096 || (line.find("File \"") == std::string::npos && line.find("<FrameSummary file ") == std::string::npos))
+    return std::nullopt;
+  static const std::regex file_re(R"re(^\s*File "(.*)", line (\d+), in (.+?)\s*$)re");
+  static const std::regex summary_re(R"(^\s*<FrameSummary file (.*), line (\d+) in (.+?)>\s*$)");
+  std::smatch m;
+  if (std::regex_match(line, m, file_re) || std::regex_match(line, m, summary_re)) {
+    Frame f;
+    f.file = m[1].str();
+    f.line = std::stoi(m[2].str());
+    f.function = m[3].str();
+    return f;
+  }
+  return std::nullopt;
+}
+
+Break read_record(const std::vector<std::string>& body) {
+  Break b;
+  bool in_frames = false;
+  std::string fallback_operation;
+  bool internal = false;  // older torch prints its own traceback after the user's frames
+  for (const std::string& raw : body) {
+    std::string t = util::trim(raw);
+    if (util::starts_with(t, "Traceback (most recent call last)")) {
+      in_frames = false;
+      internal = true;
+      continue;
+    }
+    if (internal) {
+      size_t at = t.find("Unsupported: ");
+      if (b.reason.empty() && at != std::string::npos && !frame_line(raw)) b.reason = t.substr(at + 13);
+      continue;
+    }
+    if (in_frames) {
+      if (auto f = frame_line(raw)) b.frames.push_back(std::move(*f));
+      else if (!t.empty() && !b.frames.empty() && b.frames.back().code.empty()) b.frames.back().code = t;
+      continue;
+    }
+    if (t.empty()) continue;
+    if (t == "User code traceback:") {
+      in_frames = true;
+    } else if (util::starts_with(t, "Explanation: ")) {
+      b.explanation = t.substr(13);
+      fallback_operation = explanation_operation(t);
+    } else if (util::starts_with(t, "Developer debug context: ")) {
+      b.operation = debug_context_operation(t);
+    } else if (b.reason.empty()) {
+      if (util::starts_with(t, "Graph Break Reason: ")) t = t.substr(20);
+      else if (util::starts_with(t, "Reason: ")) t = t.substr(8);
+      if (util::starts_with(t, "Unsupported: ")) t = t.substr(13);
+      if (!is_preamble(t)) b.reason = t;
+    }
+  }
+  if (b.operation.empty()) b.operation = fallback_operation;
+  b.suppressed = b.frames.empty();
+  return b;
+}
+
+}  // namespace sitepatch::explain::detail

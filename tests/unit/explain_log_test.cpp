@@ -1,0 +1,235 @@
+// Every real log in tests/data/dynamo-logs (torch 2.11, see its README) read into its
+// exact breaks and frames: the Unsupported exception ("from user code:"), the same with
+// TORCHDYNAMO_VERBOSE=1, TORCH_LOGS=graph_breaks (repeats merged) and
+// torch._dynamo.explain.
+#include <catch2/catch.hpp>
+
+#include "sitepatch/explain/log.hpp"
+#include "sitepatch/explain/stack.hpp"
+#include "support/fixture.hpp"
+
+using namespace sitepatch::explain;
+
+namespace {
+
+const std::string kSite = "/srv/model/.venv/lib/python3.12/site-packages/";
+
+std::vector<Break> parse_file(const std::string& name) {
+  return parse_log(testsupport::slurp(std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-logs/" + name));
+}
+
+// "file:line function | code", site-packages shortened to "SITE/".
+std::vector<std::string> frames(const Break& b) {
+  std::vector<std::string> out;
+  for (auto& f : b.frames) {
+    std::string file = f.file.rfind(kSite, 0) == 0 ? "SITE/" + f.file.substr(kSite.size()) : f.file;
+    out.push_back(file + ":" + std::to_string(f.line) + " " + f.function + (f.code.empty() ? "" : " | " + f.code));
+  }
+  return out;
+}
+
+const std::vector<std::string> kCudaFrames = {
+    "/home/ml/serve/model.py:8 forward | if is_cuda_version_at_least(\"12.0\"):",
+    "SITE/fakeinfer/jit/cpp_ext.py:31 is_cuda_version_at_least | return get_cuda_version() >= Version(version_str)",
+    "SITE/fakeinfer/jit/cpp_ext.py:19 get_cuda_version | txt = subprocess.check_output([nvcc, \"--version\"], text=True)",
+    "/usr/lib/python3.12/subprocess.py:466 check_output | return run(*popenargs, stdout=PIPE, timeout=timeout, check=True,",
+    "/usr/lib/python3.12/subprocess.py:548 run | with Popen(*popenargs, **kwargs) as process:",
+    "/usr/lib/python3.12/subprocess.py:828 __init__ | self._waitpid_lock = threading.Lock()",
+};
+
+// The frames graph_breaks prints before the compiled frame: the script and nn.Module's call.
+std::vector<std::string> with_script(const std::string& script, int line, std::vector<std::string> rest) {
+  std::vector<std::string> out = {
+      "/home/ml/serve/" + script + ":" + std::to_string(line) + " <module> | print(float(torch.compile(m)(x)))",
+      "SITE/torch/nn/modules/module.py:1779 _wrapped_call_impl | return self._call_impl(*args, **kwargs)",
+      "SITE/torch/nn/modules/module.py:1790 _call_impl | return forward_call(*args, **kwargs)",
+      "SITE/torch/nn/modules/module.py:1779 _wrapped_call_impl | return self._call_impl(*args, **kwargs)",
+      "SITE/torch/nn/modules/module.py:1790 _call_impl | return forward_call(*args, **kwargs)",
+  };
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("explain reads the Unsupported exception and its frames from user code", "[explain]") {
+  auto breaks = parse_file("fullgraph.txt");
+  REQUIRE(breaks.size() == 1);
+  const Break& b = breaks[0];
+  CHECK(b.format == Format::exception);
+  CHECK(b.log_line == 20);
+  CHECK(b.reason == "Attempted to call function marked as skipped");
+  CHECK(b.operation == "_thread.allocate_lock");
+  CHECK(b.explanation.rfind("Dynamo does not know how to trace the builtin `_thread.allocate_lock.`", 0) == 0);
+  CHECK(b.repeats == 0);
+  CHECK_FALSE(b.suppressed);
+  // The traceback above the exception is where Python raised it, not the user's stack.
+  CHECK(frames(b) == kCudaFrames);
+  CHECK(entry_frame(b) == 1);
+  CHECK(last_library_frame(b) == 2);
+}
+
+TEST_CASE("explain reads a verbose exception past dynamo's own traceback", "[explain]") {
+  auto breaks = parse_file("fullgraph_verbose.txt");
+  REQUIRE(breaks.size() == 1);
+  CHECK(breaks[0].log_line == 247);
+  CHECK(breaks[0].operation == "_thread.allocate_lock");
+  CHECK(frames(breaks[0]) == kCudaFrames);
+}
+
+TEST_CASE("explain reads every graph_breaks record and merges the suppressed repeats", "[explain]") {
+  auto breaks = parse_file("graph_breaks.txt");
+  REQUIRE(breaks.size() == 2);
+  const Break& cuda = breaks[0];
+  CHECK(cuda.format == Format::graph_breaks);
+  CHECK(cuda.log_line == 5);
+  CHECK(cuda.operation == "_thread.allocate_lock");
+  CHECK(cuda.reason == "Attempted to call function marked as skipped");
+  CHECK(cuda.at == "/usr/lib/python3.12/subprocess.py:828");
+  // Two later records (frames 1/0 and 4/0) repeat it with the stack suppressed.
+  CHECK(cuda.repeats == 2);
+  CHECK(frames(cuda) == with_script("model.py", 18, {kCudaFrames.begin(), kCudaFrames.end()}));
+  CHECK(entry_frame(cuda) == 6);
+
+  const Break& stat = breaks[1];
+  CHECK(stat.log_line == 63);
+  CHECK(stat.operation == "posix.stat");
+  CHECK(stat.at == "<frozen genericpath>:19");
+  CHECK(stat.repeats == 1);
+  CHECK(frames(stat) ==
+        with_script("model.py", 18,
+                    {"/home/ml/serve/model.py:10 forward | return fp4_quantize(y).float().sum()",
+                     "SITE/fakeinfer/fp4_quantization.py:15 fp4_quantize | get_fp4_quantization_module(\"100\")",
+                     "SITE/torch/_dynamo/polyfills/__init__.py:392 getattr_and_trace | return fn(*args[2:], **kwargs)",
+                     "SITE/fakeinfer/fp4_quantization.py:11 get_fp4_quantization_module | return "
+                     "load_module(f\"fp4_quantization_sm{backend}\")",
+                     "SITE/fakeinfer/jit/cpp_ext.py:36 load_module | if os.path.exists(path):",
+                     "<frozen genericpath>:19 exists"}));
+  // The user's forward calls fp4_quantize; dynamo's polyfill between library frames is torch's.
+  CHECK(entry_frame(stat) == 6);
+  CHECK(last_library_frame(stat) == 9);
+  CHECK(kind_of(stat.frames[7]) == FrameKind::torch);
+  CHECK(kind_of(stat.frames[10]) == FrameKind::stdlib);
+  CHECK(stdlib_module(stat.frames[10].file) == "genericpath");
+}
+
+TEST_CASE("explain reads torch._dynamo.explain's break reasons", "[explain]") {
+  auto breaks = parse_file("explain.txt");
+  REQUIRE(breaks.size() == 2);
+  CHECK(breaks[0].format == Format::explain);
+  CHECK(breaks[0].log_line == 20);
+  CHECK(breaks[0].operation == "_thread.allocate_lock");
+  CHECK(breaks[0].reason == "Attempted to call function marked as skipped");
+  // FrameSummary lines carry no source line.
+  CHECK(frames(breaks[0]) == std::vector<std::string>{
+                                 "/home/ml/serve/model.py:8 forward",
+                                 "SITE/fakeinfer/jit/cpp_ext.py:31 is_cuda_version_at_least",
+                                 "SITE/fakeinfer/jit/cpp_ext.py:19 get_cuda_version",
+                                 "/usr/lib/python3.12/subprocess.py:466 check_output",
+                                 "/usr/lib/python3.12/subprocess.py:548 run",
+                                 "/usr/lib/python3.12/subprocess.py:828 __init__",
+                             });
+  CHECK(breaks[1].log_line == 36);
+  CHECK(breaks[1].operation == "posix.stat");
+  CHECK(frames(breaks[1]) == std::vector<std::string>{
+                                 "/home/ml/serve/model.py:10 forward",
+                                 "SITE/fakeinfer/fp4_quantization.py:15 fp4_quantize",
+                                 "SITE/torch/_dynamo/polyfills/__init__.py:392 getattr_and_trace",
+                                 "SITE/fakeinfer/fp4_quantization.py:11 get_fp4_quantization_module",
+                                 "SITE/fakeinfer/jit/cpp_ext.py:36 load_module",
+                                 "<frozen genericpath>:19 exists",
+                             });
+}
+
+TEST_CASE("explain reads the gemm logs: a dict of builders and pathlib", "[explain]") {
+  const std::vector<std::string> gemm = {
+      "/home/ml/serve/model2.py:9 forward | return fp4_gemm(x, self.w).relu().sum()",
+      "SITE/fakeinfer/gemm.py:20 fp4_gemm | get_gemm_module(\"100\")",
+      "SITE/fakeinfer/gemm.py:16 get_gemm_module | return backend_modules[backend]().build_and_load()",
+      "SITE/fakeinfer/jit/core.py:25 build_and_load | if self.aot_path.exists():",
+      "/usr/lib/python3.12/pathlib.py:862 exists | self.stat(follow_symlinks=follow_symlinks)",
+      "/usr/lib/python3.12/pathlib.py:842 stat | return os.stat(self, follow_symlinks=follow_symlinks)",
+  };
+  auto full = parse_file("gemm_fullgraph.txt");
+  REQUIRE(full.size() == 1);
+  CHECK(full[0].operation == "posix.stat");
+  CHECK(frames(full[0]) == gemm);
+
+  auto breaks = parse_file("gemm_graph_breaks.txt");
+  REQUIRE(breaks.size() == 1);
+  CHECK(breaks[0].log_line == 5);
+  CHECK(breaks[0].repeats == 1);
+  CHECK(breaks[0].at == "/usr/lib/python3.12/pathlib.py:842");
+  CHECK(frames(breaks[0]) == with_script("model2.py", 17, gemm));
+}
+
+TEST_CASE("explain merges a break shown in two formats and keeps a suppressed one without its first showing",
+          "[explain]") {
+  std::string exception = testsupport::slurp(std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-logs/fullgraph.txt");
+  std::string explained = testsupport::slurp(std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-logs/explain.txt");
+  auto both = parse_log(explained + exception);
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].repeats == 1);
+  CHECK(both[0].frames.size() == 6);
+
+  // A log cut after the first record: the repeat alone, its stack not in the log.
+  auto lone = parse_log(
+      "V1201 06:06:38.426000 465 torch/_dynamo/symbolic_convert.py:5134] [1/0] [__graph_breaks] Graph break (user "
+      "stack suppressed due to duplicate graph break) in user code at /usr/lib/python3.12/subprocess.py:828\n"
+      "V1201 06:06:38.426000 465 torch/_dynamo/symbolic_convert.py:5134] [1/0] [__graph_breaks] Graph Break Reason: "
+      "Attempted to call function marked as skipped\n"
+      "V1201 06:06:38.426000 465 torch/_dynamo/symbolic_convert.py:5134] [1/0] [__graph_breaks]   Developer debug "
+      "context: module: _thread, qualname: allocate_lock, skip reason: <missing reason>\n");
+  REQUIRE(lone.size() == 1);
+  CHECK(lone[0].suppressed);
+  CHECK(lone[0].frames.empty());
+  CHECK(lone[0].operation == "_thread.allocate_lock");
+  CHECK(lone[0].reason == "Attempted to call function marked as skipped");
+  CHECK(entry_frame(lone[0]) == -1);
+
+  CHECK(parse_log("Traceback (most recent call last):\nValueError: x\n").empty());
+}
+
+TEST_CASE("frames are placed by their path below site-packages, whatever the prefix", "[explain]") {
+  CHECK(below_site("/srv/model/.venv/lib/python3.12/site-packages/fakeinfer/gemm.py") == "fakeinfer/gemm.py");
+  CHECK(below_site("/usr/lib/python3/dist-packages/click/core.py") == "click/core.py");
+  CHECK(below_site("C:/x/Lib/site-packages/a/b.py") == "a/b.py");
+  CHECK(below_site("/home/ml/serve/model.py") == "");
+  CHECK(stdlib_module("/usr/lib/python3.12/subprocess.py") == "subprocess");
+  CHECK(stdlib_module("/opt/conda/lib/python3.11/importlib/__init__.py") == "importlib");
+  CHECK(stdlib_module("/opt/conda/lib/python3.11/concurrent/futures/thread.py") == "concurrent.futures.thread");
+  CHECK(stdlib_module("<frozen os>") == "os");
+  CHECK(stdlib_module("/home/ml/serve/model.py") == "");
+  CHECK(kind_of({"/x/site-packages/torch/nn/modules/module.py", 1, "f", ""}) == FrameKind::torch);
+  CHECK(kind_of({"/x/site-packages/torchvision/ops.py", 1, "f", ""}) == FrameKind::library);
+}
+
+TEST_CASE("explain reads the graph_breaks records of older torch releases", "[explain]") {
+  // torch 2.2-2.3: the frames right after the header, dynamo's own traceback after them.
+  auto old = parse_log(
+      "[__graph_breaks] Graph break: from user code at:\n"
+      "[__graph_breaks]   File \"/home/u/m.py\", line 4, in forward\n"
+      "[__graph_breaks]     return lib.f(x)\n"
+      "[__graph_breaks]   File \"/v/lib/python3.10/site-packages/lib/__init__.py\", line 9, in f\n"
+      "[__graph_breaks]     open(p)\n"
+      "[__graph_breaks] Traceback (most recent call last):\n"
+      "[__graph_breaks]   File \"/v/lib/python3.10/site-packages/torch/_dynamo/symbolic_convert.py\", line 1, in step\n"
+      "[__graph_breaks]     self.dispatch()\n"
+      "[__graph_breaks] torch._dynamo.exc.Unsupported: call_function BuiltinVariable(open) [] {}\n");
+  REQUIRE(old.size() == 1);
+  CHECK(old[0].reason == "call_function BuiltinVariable(open) [] {}");
+  CHECK(frames(old[0]) == std::vector<std::string>{"/home/u/m.py:4 forward | return lib.f(x)",
+                                                   "/v/lib/python3.10/site-packages/lib/__init__.py:9 f | open(p)"});
+  // torch 2.4-2.5: "Reason:" then "User code traceback:".
+  auto mid = parse_log(
+      "V0101 [0/0] [__graph_breaks] Graph break in user code at /v/lib/python3.11/site-packages/lib/io.py:3\n"
+      "V0101 [0/0] [__graph_breaks] Reason: Unsupported: call_function BuiltinVariable(open) [] {}\n"
+      "V0101 [0/0] [__graph_breaks] User code traceback:\n"
+      "V0101 [0/0] [__graph_breaks]   File \"/home/u/m.py\", line 4, in forward\n"
+      "V0101 [0/0] [__graph_breaks]   File \"/v/lib/python3.11/site-packages/lib/io.py\", line 3, in read\n");
+  REQUIRE(mid.size() == 1);
+  CHECK(mid[0].reason == "call_function BuiltinVariable(open) [] {}");
+  CHECK(mid[0].at == "/v/lib/python3.11/site-packages/lib/io.py:3");
+  CHECK(mid[0].frames.size() == 2);
+  CHECK(entry_frame(mid[0]) == 1);
+}
