@@ -86,8 +86,6 @@ std::shared_ptr<Mirror> fetch(Session& s) {
   auto had = read_cache(m->cache);
   auto snap = s.host.snapshot(s.state_dir, {"sitepatch.lock"}, had);
   m->existed = snap.has_value();
-  m->cached = snap ? *snap : std::map<std::string, std::string>{};
-  write_cache(m->cache, had, m->cached);
   if (snap) {
     for (auto& [rel, bytes] : *snap) {
       if (auto why = site::unsafe_relative_path(rel))
@@ -100,6 +98,8 @@ std::shared_ptr<Mirror> fetch(Session& s) {
     }
     m->remote = std::move(*snap);
   }
+  m->cached = m->remote;  // only names checked above reach this machine's folders
+  write_cache(m->cache, had, m->cached);
   size_t kept = 0;
   for (auto& [rel, bytes] : m->remote)
     if (auto it = had.find(rel); it != had.end() && it->second == bytes)

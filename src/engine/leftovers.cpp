@@ -46,7 +46,7 @@ std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchR
     for (auto& f : r.files) {
       folders.insert(split_path(f.site_dir + "/" + f.rel).first);
       // Its RECORD is written with it (record_sync.cpp).
-      if (const site::Distribution* d = s.distributions().owner(f.site_dir, f.rel))
+      if (const site::Distribution* d = s.distributions().owner(f.site_dir, f.rel); d && !d->dist_info.empty())
         folders.insert(d->site_dir + "/" + d->dist_info);
     }
   std::vector<std::string> dirs(folders.begin(), folders.end());

@@ -221,6 +221,7 @@ const Distribution* DistributionIndex::Lazy::conda_record(size_t r, const std::s
     d.conda_meta = "conda-meta/" + conda_records[r];
     made = conda_dists.emplace(r, std::move(d)).first;
   }
+  if (made->second.site_dir.empty()) made->second.site_dir = dir;  // first made by a name lookup
   return &made->second;
 }
 

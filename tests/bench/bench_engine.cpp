@@ -16,9 +16,12 @@
 #include "sitepatch/engine/engine.hpp"
 #include "sitepatch/python/module.hpp"
 #include "sitepatch/recipe/recipe.hpp"
+#include "bench_support.hpp"
 #include "support/fixture.hpp"
 
 namespace {
+
+using benchsupport::median;
 
 constexpr int kModules = 50;
 constexpr int kFunctionsPerModule = 40;
@@ -60,11 +63,6 @@ double seconds_of(const std::vector<std::string>& args) {
     std::exit(1);
   }
   return std::chrono::duration<double>(t1 - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 }  // namespace

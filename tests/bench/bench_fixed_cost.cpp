@@ -18,20 +18,18 @@
 
 #include "sitepatch/util/process.hpp"
 #include "sitepatch/util/strings.hpp"
+#include "bench_support.hpp"
 #include "support/fixture.hpp"
 #include "support/sshd.hpp"
 
 namespace {
 
+using benchsupport::median;
+
 using testsupport::spit;
 
 constexpr int kDistributions = 200;
 constexpr size_t kTorchRecordBytes = 1250 * 1000;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 struct Wheels {
   std::string dir;

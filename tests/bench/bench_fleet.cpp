@@ -23,40 +23,19 @@
 #include <vector>
 
 #include "sitepatch/util/strings.hpp"
+#include "bench_support.hpp"
 #include "support/fixture.hpp"
 #include "support/sshd.hpp"
 
 namespace {
 
+using benchsupport::median;
+using benchsupport::regex_escape;
+using benchsupport::sq;
+
 namespace fs = std::filesystem;
 using testsupport::spit;
 using testsupport::slurp;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-std::string regex_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (std::string("\\.^$|?*+()[]{}").find(c) != std::string::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-// YAML double-quoted scalar (a single-quoted one would fold its line breaks).
-std::string sq(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
-  }
-  return out + "\"";
-}
 
 sitepatch::util::RunResult must(const std::string& label, const std::vector<std::string>& argv) {
   auto r = sitepatch::util::run(argv);

@@ -16,10 +16,15 @@
 #include <vector>
 
 #include "sitepatch/util/strings.hpp"
+#include "bench_support.hpp"
 #include "support/fixture.hpp"
 #include "support/sshd.hpp"
 
 namespace {
+
+using benchsupport::median;
+using benchsupport::regex_escape;
+using benchsupport::sq;
 
 using testsupport::spit;
 
@@ -27,32 +32,6 @@ struct Sample {
   std::vector<double> seconds;
   std::vector<int> connections;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-std::string regex_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (std::string("\\.^$|?*+()[]{}").find(c) != std::string::npos) out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-// YAML double-quoted scalar (a single-quoted one would fold its line breaks).
-std::string sq(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
-  }
-  return out + "\"";
-}
 
 }  // namespace
 

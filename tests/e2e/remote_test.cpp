@@ -369,3 +369,37 @@ TEST_CASE("remote: a command fetches only the history files that changed since t
   CHECK(env.pristine());
   CHECK(env.sp({"list"}, vars).out == "no patches applied in /srv/venv\n");
 }
+
+namespace {
+
+// A remote whose history listing names a file outside the history.
+class HostileSnapshot : public testsupport::ForwardingHost {
+ public:
+  using ForwardingHost::ForwardingHost;
+  std::optional<std::map<std::string, std::string>> snapshot(
+      const std::string& d, const std::vector<std::string>& skip,
+      const std::map<std::string, std::string>& have) override {
+    auto files = real().snapshot(d, skip, have);
+    if (files) (*files)["../../escaped"] = "planted\n";
+    return files;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("remote: a history file named outside the history is refused before this machine keeps a copy",
+          "[e2e][remote]") {
+  using namespace sitepatch;
+  RemoteDemo env;
+  std::string cache_home = env.tmp.path + "/cache/deep/er";
+  std::map<std::string, std::string> vars = {{"XDG_CACHE_HOME", cache_home}};
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}, vars).status == 0);
+  ::setenv("XDG_CACHE_HOME", cache_home.c_str(), 1);
+  HostileSnapshot hostile(host::make_ssh_host(host::SshTarget::parse(env.sshd.target()), env.sshd.ssh_command()));
+  auto s = engine::Session::open(hostile, "/srv/venv", "");
+  CHECK_THROWS_WITH(engine::verify(s, {}), Catch::Contains(": unexpected file in /srv/venv/.sitepatch: ../../escaped"));
+  ::unsetenv("XDG_CACHE_HOME");
+  std::error_code ec;
+  for (auto& e : std::filesystem::recursive_directory_iterator(env.tmp.path, ec))
+    CHECK(e.path().filename() != "escaped");
+}

@@ -167,7 +167,7 @@ TEST_CASE("without --venv: $VIRTUAL_ENV, then $CONDA_PREFIX, then the nearest .v
     std::vector<std::string> argv = {"/usr/bin/env", "-C", dir, "-u", "VIRTUAL_ENV", "-u", "CONDA_PREFIX",
                                      "NO_COLOR=1"};
     argv.insert(argv.end(), vars.begin(), vars.end());
-    argv.insert(argv.end(), {SITEPATCH_BIN, "-v", "plan", "-q", recipe});
+    argv.insert(argv.end(), {SITEPATCH_BIN, "-v", "plan", recipe});
     return sitepatch::util::run(argv);
   };
   // A uv or poetry project: the environment is .venv beside pyproject.toml, and
