@@ -7,8 +7,10 @@
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <tree_sitter/api.h>
 
 #include "commands.hpp"
+#include "sitepatch_build_info.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -144,7 +146,11 @@ int main(int argc, char** argv) {
   CLI::App app{
       "sitepatch patches installed Python packages with edits located by syntax tree,\n"
       "previewed as a diff, recorded in a git history, verifiable and reversible."};
-  app.set_version_flag("--version", std::string("sitepatch ") + SITEPATCH_VERSION);
+  // A bug report needs the commit and what it was built against, as `git version --build-options` says.
+  app.set_version_flag("--version", std::string("sitepatch ") + SITEPATCH_VERSION + " (commit " + SITEPATCH_COMMIT +
+                                        ")\nlibgit2 " + SITEPATCH_LIBGIT2 + ", tree-sitter language ABI " +
+                                        std::to_string(TREE_SITTER_LANGUAGE_VERSION) +
+                                        ", tree-sitter-python " + SITEPATCH_GRAMMAR);
   app.fallthrough();
   app.require_subcommand(1, 1);
   app.add_option("--venv", g.venv,

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -174,4 +175,15 @@ TEST_CASE("recipes from a folder in name order and from standard input", "[e2e][
   CHECK(missing.status == 2);
   CHECK(missing.err == "sitepatch: error: invalid recipe\n" + env.tmp.path + "/nope.yaml: cannot read recipe: " +
                            env.tmp.path + "/nope.yaml: No such file or directory\n");
+}
+
+TEST_CASE("cli: --version names the commit and what it was built against", "[e2e][cli]") {
+  auto r = testsupport::run_sitepatch({"--version"});
+  CHECK(r.status == 0);
+  INFO(r.out);
+  CHECK(std::regex_match(r.out, std::regex("sitepatch 0\\.1\\.0 \\(commit ([0-9a-f]{12}(-dirty)?|unknown)\\)\n"
+                                           "libgit2 [0-9]+\\.[0-9]+\\.[0-9]+, tree-sitter language ABI [0-9]+, "
+                                           "tree-sitter-python 0\\.23\\.6\n")));
+  auto head = sitepatch::util::run({"git", "-C", SITEPATCH_SOURCE_DIR, "rev-parse", "--short=12", "HEAD"});
+  if (head.status == 0) CHECK(r.out.find("(commit " + sitepatch::util::trim(head.out)) != std::string::npos);
 }
