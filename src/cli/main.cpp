@@ -139,13 +139,8 @@ int report(const GlobalOptions& g, const std::string& message, Exit code,
   return int(code);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  GlobalOptions g;
-  CLI::App app{
-      "sitepatch patches installed Python packages with edits located by syntax tree,\n"
-      "previewed as a diff, recorded in a git history, verifiable and reversible."};
+// The options every command takes, and the top-level help's version and footer.
+void add_global_options(CLI::App& app, GlobalOptions& g) {
   // A bug report needs the commit and what it was built against, as `git version --build-options` says.
   app.set_version_flag("--version", std::string("sitepatch ") + SITEPATCH_VERSION + " (commit " + SITEPATCH_COMMIT +
                                         ")\nlibgit2 " + SITEPATCH_LIBGIT2 + ", tree-sitter language ABI " +
@@ -184,6 +179,39 @@ int main(int argc, char** argv) {
       "4 a write failed part way and could not be put back (the message names each file's\n"
       "state and the fixing command).\n"
       "Run 'sitepatch help COMMAND' (or 'sitepatch COMMAND --help') for a command's options.");
+}
+
+// `sitepatch help plan` is `sitepatch plan --help`, as git and cargo answer it: rewrites
+// `args` so and returns the command asked about ("" for the top-level help).
+std::string help_as_flag(std::vector<std::string>& args) {
+  auto at = std::find(args.begin() + 1, args.end(), "help");
+  std::string topic = at + 1 != args.end() ? *(at + 1) : "";
+  args.erase(at, at + 1 + (topic.empty() ? 0 : 1));
+  if (!topic.empty()) args.push_back(topic);
+  args.push_back("--help");
+  return topic;
+}
+
+// An unknown command gets a suggestion, as ninja answers an unknown tool.
+bool known_command(const std::string& word) {
+  std::vector<std::string> names;
+  for (const auto& c : kCommands) names.push_back(c.name);
+  if (std::find(names.begin(), names.end(), word) != names.end()) return true;
+  auto near = util::nearest(word, names, 1);
+  std::cerr << "sitepatch: error: unknown command `" << word << "`"
+            << (near.empty() ? "" : "; did you mean `" + near[0] + "`?") << "\n"
+            << "Run 'sitepatch --help' for the commands.\n";
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  GlobalOptions g;
+  CLI::App app{
+      "sitepatch patches installed Python packages with edits located by syntax tree,\n"
+      "previewed as a diff, recorded in a git history, verifiable and reversible."};
+  add_global_options(app, g);
 
   std::map<CLI::App*, Runner> runners;
   for (const auto& c : kCommands) {
@@ -193,29 +221,10 @@ int main(int argc, char** argv) {
   const std::string globals = global_options_text(app);
   for (auto& [sub, _] : runners) sub->footer(globals);
 
-  // An unknown command gets a suggestion, as ninja answers an unknown tool.
   std::string word = command_word(app, argc, argv);
   std::vector<std::string> args(argv, argv + argc);
-  if (word == "help") {
-    // `sitepatch help plan` is `sitepatch plan --help`, as git and cargo answer it.
-    auto at = std::find(args.begin() + 1, args.end(), "help");
-    std::string topic = at + 1 != args.end() ? *(at + 1) : "";
-    args.erase(at, at + 1 + (topic.empty() ? 0 : 1));
-    if (!topic.empty()) args.push_back(topic);
-    args.push_back("--help");
-    word = topic;
-  }
-  if (!word.empty()) {
-    std::vector<std::string> names;
-    for (const auto& c : kCommands) names.push_back(c.name);
-    if (std::find(names.begin(), names.end(), word) == names.end()) {
-      auto near = util::nearest(word, names, 1);
-      std::cerr << "sitepatch: error: unknown command `" << word << "`"
-                << (near.empty() ? "" : "; did you mean `" + near[0] + "`?") << "\n"
-                << "Run 'sitepatch --help' for the commands.\n";
-      return int(Exit::usage);
-    }
-  }
+  if (word == "help") word = help_as_flag(args);
+  if (!word.empty() && !known_command(word)) return int(Exit::usage);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 takes them last first
