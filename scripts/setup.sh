@@ -9,7 +9,8 @@ packages=(build-essential cmake ninja-build pkg-config git patch ca-certificates
   libgit2-dev libtree-sitter-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
   catch2 nlohmann-json3-dev libssl-dev libexpected-dev
   python3-click python3-certifi  # real third-party modules some unit tests read
-  ansible-core ansible-lint)      # the fleet collection's tests (ansible/)
+  ansible-core ansible-lint       # the fleet collection's tests (ansible/)
+  dpkg-dev man-db zsh fish)       # the install tests: cpack's dpkg-shlibdeps, man -w, the completions
 # npm fetches the pinned tree-sitter-python grammar; keep a Node.js that is already there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
@@ -25,5 +26,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# RelWithDebInfo, not the plain build's Release: the tests' crashes get backtraces.
+# Tests are off in a plain build (no Catch2 needed); this build runs them.
+cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSITEPATCH_TESTS=ON >/dev/null
 cmake --build "$root/build" -j "$(nproc)"

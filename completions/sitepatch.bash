@@ -1,0 +1,103 @@
+# bash completion for sitepatch(1); installed as share/bash-completion/completions/sitepatch.
+# Commands, each command's options, and the values of options that take a fixed set.
+# tests/e2e/install_test.cpp runs it against what `sitepatch COMMAND --help` prints:
+# a command or option added there and not here fails it.
+
+_sitepatch_commands="plan apply list status verify rollback log show audit rules explain help"
+# The options every command takes (before or after the command name).
+_sitepatch_global_options="-h --help --version --venv --host --ssh-command --state-dir --json
+  --color --colour --lock-timeout -v --verbose -q --quiet"
+# The global options that take a value, so the value is not read as the command.
+_sitepatch_global_valued="--venv --host --ssh-command --state-dir --color --colour --lock-timeout"
+
+# The options of one command ($1).
+_sitepatch_command_options() {
+  case $1 in
+    apply) echo "-n --dry-run --force --system" ;;
+    rollback) echo "--all -n --dry-run --missing-ok" ;;
+    show) echo "--recipe" ;;
+    audit) echo "--depth --package --module --all --path --rules --no-default-rules --suggest
+      --fail-on --strict --ignore --format" ;;
+    rules) echo "--rules --no-default-rules" ;;
+    explain) echo "--list-hints --recipe --hints --rules" ;;
+  esac
+}
+
+_sitepatch_files() {
+  compopt -o filenames 2>/dev/null
+  mapfile -t COMPREPLY < <(compgen -f -- "$1")
+}
+
+_sitepatch_dirs() {
+  compopt -o filenames 2>/dev/null
+  mapfile -t COMPREPLY < <(compgen -d -- "$1")
+}
+
+_sitepatch() {
+  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+  COMPREPLY=()
+  # bash splits `--color=al` at the `=` (COMP_WORDBREAKS): the option is two words back.
+  if [[ $cur == = ]]; then
+    cur=""
+  elif [[ $prev == = ]] && ((COMP_CWORD >= 2)); then
+    prev=${COMP_WORDS[COMP_CWORD - 2]}
+  fi
+
+  # The command: the first word that is neither an option nor a global option's value.
+  local i word command=""
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    word=${COMP_WORDS[i]}
+    if [[ ${COMP_WORDS[i + 1]} == = ]]; then
+      ((i += 2))
+    elif [[ " $_sitepatch_global_valued " == *" $word "* ]]; then
+      ((i++))
+    elif [[ $word != -* ]]; then
+      command=$word
+      break
+    fi
+  done
+
+  # The value of the option before the cursor.
+  case $prev in
+    --color | --colour)
+      mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur")
+      return ;;
+    --fail-on)
+      mapfile -t COMPREPLY < <(compgen -W "error warning info" -- "$cur")
+      return ;;
+    --format)
+      mapfile -t COMPREPLY < <(compgen -W "text json sarif" -- "$cur")
+      return ;;
+    --recipe)
+      # explain's --recipe names the file to write; show's is a flag.
+      [[ $command == show ]] || { _sitepatch_files "$cur"; return; } ;;
+    --venv | --rules | --ignore | --hints)
+      _sitepatch_files "$cur"
+      return ;;
+    --state-dir | --path)
+      _sitepatch_dirs "$cur"
+      return ;;
+    --host)
+      mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
+      return ;;
+    --ssh-command | --lock-timeout | --depth | --package | --module)
+      return ;;
+  esac
+
+  if [[ $cur == -* ]]; then
+    local options="$_sitepatch_global_options $(_sitepatch_command_options "$command")"
+    mapfile -t COMPREPLY < <(compgen -W "$options" -- "$cur")
+  elif [[ -z $command ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "$_sitepatch_commands" -- "$cur")
+  elif [[ $command == help ]]; then
+    # `help COMMAND`: one command name, right after it.
+    ((i == COMP_CWORD - 1)) && mapfile -t COMPREPLY < <(compgen -W "$_sitepatch_commands" -- "$cur")
+  else
+    # Recipes and logs are files; ids and MODULE:FUNCTION are not.
+    case $command in
+      plan | apply | explain) _sitepatch_files "$cur" ;;
+    esac
+  fi
+}
+
+complete -F _sitepatch sitepatch

@@ -1,0 +1,105 @@
+# fish completion for sitepatch(1); installed as share/fish/vendor_completions.d/sitepatch.fish.
+# Commands, each command's options, and the values of options that take a fixed set.
+# tests/e2e/install_test.cpp runs it (`complete -C`) against what `sitepatch COMMAND
+# --help` prints: a command or option added there and not here fails it.
+
+# The command typed so far: the first word that is neither an option nor a global
+# option's value. Prints nothing (and fails) before one is typed.
+function __sitepatch_command
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l skip 0
+    for w in $words
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $w
+            case --venv --host --ssh-command --state-dir --color --colour --lock-timeout
+                set skip 1
+            case '-*'
+            case '*'
+                echo $w
+                return 0
+        end
+    end
+    return 1
+end
+
+function __sitepatch_using
+    contains -- (__sitepatch_command) $argv
+end
+
+function __sitepatch_needs_command
+    not __sitepatch_command >/dev/null
+end
+
+# Files only where an argument is one.
+complete -c sitepatch -f
+
+# The commands.
+complete -c sitepatch -n __sitepatch_needs_command -a plan -d "Show the diff the recipes would make; writes nothing"
+complete -c sitepatch -n __sitepatch_needs_command -a apply -d "Apply recipes: all edits or none"
+complete -c sitepatch -n __sitepatch_needs_command -a list -d "List the applied patches"
+complete -c sitepatch -n __sitepatch_needs_command -a status -d "After an upgrade: which patches need reapplying"
+complete -c sitepatch -n __sitepatch_needs_command -a verify -d "Check each patched file against the history"
+complete -c sitepatch -n __sitepatch_needs_command -a rollback -d "Undo applied patches"
+complete -c sitepatch -n __sitepatch_needs_command -a log -d "Show the history of applies and rollbacks"
+complete -c sitepatch -n __sitepatch_needs_command -a show -d "Print an applied patch as a unified diff"
+complete -c sitepatch -n __sitepatch_needs_command -a audit -d "Find functions that reach operations dynamo cannot trace"
+complete -c sitepatch -n __sitepatch_needs_command -a rules -d "List the rules audit uses"
+complete -c sitepatch -n __sitepatch_needs_command -a explain -d "Read a dynamo log: each graph break and a recipe fixing it"
+complete -c sitepatch -n __sitepatch_needs_command -a help -d "Show a command's options"
+complete -c sitepatch -n "__sitepatch_using help" -a "plan apply list status verify rollback log show audit rules explain"
+
+# The global options, before or after the command.
+complete -c sitepatch -s h -l help -d "Print the help and exit"
+complete -c sitepatch -l version -d "Print the version and what it was built against"
+complete -c sitepatch -l venv -r -F -d "Environment root or its Python executable"
+complete -c sitepatch -l host -x -a "(__fish_print_hostnames)" -d "Patch an environment on another machine over ssh"
+complete -c sitepatch -l ssh-command -x -d "The ssh client and its options"
+complete -c sitepatch -l state-dir -x -a "(__fish_complete_directories)" -d "Where the history lives"
+complete -c sitepatch -l json -d "Print the result as one JSON document"
+complete -c sitepatch -l color -l colour -x -a "auto always never" -d "When to use colour"
+complete -c sitepatch -l lock-timeout -x -d "Seconds to wait for another writer"
+complete -c sitepatch -s v -l verbose -d "Say more; -vv adds debug output"
+complete -c sitepatch -s q -l quiet -d "Print only results and errors"
+
+# plan and apply: recipe files, folders, or -.
+complete -c sitepatch -n "__sitepatch_using plan apply" -F
+complete -c sitepatch -n "__sitepatch_using apply" -s n -l dry-run -d "Print what would change; write nothing"
+complete -c sitepatch -n "__sitepatch_using apply" -l force -d "Apply despite requires:, on-upgrade: or unbound names"
+complete -c sitepatch -n "__sitepatch_using apply" -l system -d "Also write into folders the environment shares"
+
+# rollback
+complete -c sitepatch -n "__sitepatch_using rollback" -l all -d "Roll back every applied patch"
+complete -c sitepatch -n "__sitepatch_using rollback" -s n -l dry-run -d "Print the diff rollback would make; write nothing"
+complete -c sitepatch -n "__sitepatch_using rollback" -l missing-ok -d "Skip ids that are not applied"
+
+# show
+complete -c sitepatch -n "__sitepatch_using show" -l recipe -d "Print the recipe as it was applied"
+
+# audit
+complete -c sitepatch -n "__sitepatch_using audit" -l depth -x -d "Follow chains of at most N calls"
+complete -c sitepatch -n "__sitepatch_using audit" -l package -x -d "Scan every module of an installed distribution"
+complete -c sitepatch -n "__sitepatch_using audit" -l module -x -d "Scan a module or a package"
+complete -c sitepatch -n "__sitepatch_using audit" -l all -d "Scan every installed distribution"
+complete -c sitepatch -n "__sitepatch_using audit" -l path -x -a "(__fish_complete_directories)" -d "Scan every .py file under a folder"
+complete -c sitepatch -n "__sitepatch_using audit" -l rules -r -F -d "A rules file to add"
+complete -c sitepatch -n "__sitepatch_using audit" -l no-default-rules -d "Use only the --rules files"
+complete -c sitepatch -n "__sitepatch_using audit" -l suggest -d "Print a recipe disabling each chain"
+complete -c sitepatch -n "__sitepatch_using audit" -l fail-on -x -a "error warning info" -d "Exit 3 on a finding this severe"
+complete -c sitepatch -n "__sitepatch_using audit" -l strict -d "Exit 3 also on an incomplete answer"
+complete -c sitepatch -n "__sitepatch_using audit" -l ignore -r -F -d "An ignore file"
+complete -c sitepatch -n "__sitepatch_using audit" -l format -x -a "text json sarif" -d "Output format"
+
+# rules
+complete -c sitepatch -n "__sitepatch_using rules" -l rules -r -F -d "A rules file to add"
+complete -c sitepatch -n "__sitepatch_using rules" -l no-default-rules -d "Leave out the shipped set"
+
+# explain: log files, or -.
+complete -c sitepatch -n "__sitepatch_using explain" -F
+complete -c sitepatch -n "__sitepatch_using explain" -l list-hints -d "List the hints and exit"
+complete -c sitepatch -n "__sitepatch_using explain" -l recipe -r -F -d "Write the fixes as a recipe"
+complete -c sitepatch -n "__sitepatch_using explain" -l hints -r -F -d "A hints file to add"
+complete -c sitepatch -n "__sitepatch_using explain" -l rules -r -F -d "A rules file to add to audit's"

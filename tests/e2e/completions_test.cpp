@@ -1,0 +1,183 @@
+// The bash, zsh and fish completions (completions/) against what the binary says: each
+// completes every command, every option of every command and each fixed set of values
+// that --help prints, and nothing else. bash and fish are run; zsh's completion needs a
+// terminal, so its file is read arm by arm and checked by `zsh -n`.
+#include <catch2/catch.hpp>
+
+#include <regex>
+#include <sstream>
+
+#include "help_text.hpp"
+#include "support/fixture.hpp"
+
+namespace {
+
+std::string completions(const std::string& file) { return std::string(SITEPATCH_SOURCE_DIR) + "/completions/" + file; }
+
+std::set<std::string> lines_of(const std::string& text, bool cut_at_tab = false) {
+  std::set<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (cut_at_tab) line = line.substr(0, line.find('\t'));
+    if (!line.empty()) out.insert(line);
+  }
+  return out;
+}
+
+// What bash offers for the words typed so far (the last one is under the cursor).
+std::set<std::string> bash_completes(const std::vector<std::string>& words) {
+  std::vector<std::string> argv = {
+      "bash", "--norc", "--noprofile", "-c",
+      "source \"$1\" && shift && COMP_WORDS=(\"$@\") && COMP_CWORD=$(($# - 1)) && _sitepatch && "
+      "printf '%s\\n' \"${COMPREPLY[@]}\"",
+      "bash", completions("sitepatch.bash")};
+  argv.insert(argv.end(), words.begin(), words.end());
+  auto r = sitepatch::util::run(argv);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return lines_of(r.out);
+}
+
+// What fish offers for this command line (`complete -C`), without descriptions.
+std::set<std::string> fish_completes(const std::string& line) {
+  auto r = sitepatch::util::run({"fish", "--no-config", "-c", "source $argv[1]; and complete -C $argv[2]",
+                                 completions("sitepatch.fish"), line});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return lines_of(r.out, true);
+}
+
+std::set<std::string> commands_and_help() {
+  auto names = e2e::cli_help().command_names();
+  std::set<std::string> out(names.begin(), names.end());
+  out.insert("help");
+  return out;
+}
+
+// Every option `sitepatch COMMAND --help` names, with the global ones (and --version).
+std::set<std::string> options_of(const e2e::CommandHelp& c) {
+  auto out = e2e::names_of(e2e::cli_help().global);
+  auto own = e2e::names_of(c.own);
+  out.insert(own.begin(), own.end());
+  return out;
+}
+
+// A command line that puts the cursor on `option`'s value: after a command that has it.
+std::string command_for(const e2e::HelpOption& o) {
+  for (auto& c : e2e::cli_help().commands)
+    for (auto& own : c.own)
+      if (own.names == o.names) return c.name;
+  return "";
+}
+
+std::set<std::string> values_of(const e2e::HelpOption& o) { return {o.values.begin(), o.values.end()}; }
+
+}  // namespace
+
+TEST_CASE("bash completion: the commands, and help's argument", "[e2e][install][completion]") {
+  CHECK(bash_completes({"sitepatch", ""}) == commands_and_help());
+  CHECK(bash_completes({"sitepatch", "pl"}) == std::set<std::string>{"plan"});
+  CHECK(bash_completes({"sitepatch", "--venv", "/srv/env", "--json", "ro"}) == std::set<std::string>{"rollback"});
+  auto after_help = commands_and_help();
+  CHECK(bash_completes({"sitepatch", "help", ""}) == after_help);
+}
+
+TEST_CASE("bash completion: each command's options are exactly those its --help prints", "[e2e][install][completion]") {
+  for (auto& c : e2e::cli_help().commands) {
+    INFO("sitepatch " << c.name << " -");
+    CHECK(bash_completes({"sitepatch", c.name, "-"}) == options_of(c));
+  }
+  CHECK(bash_completes({"sitepatch", "-"}) == e2e::names_of(e2e::cli_help().global));
+}
+
+TEST_CASE("bash completion: an option's fixed set of values, also after --opt=", "[e2e][install][completion]") {
+  int sets = 0;
+  for (auto& o : e2e::cli_help().all_options()) {
+    if (o.values.empty()) continue;
+    ++sets;
+    std::string command = command_for(o);
+    INFO("sitepatch " << command << " " << o.names.back());
+    std::vector<std::string> words = {"sitepatch"};
+    if (!command.empty()) words.push_back(command);
+    words.push_back(o.names.back());
+    words.push_back("");
+    CHECK(bash_completes(words) == values_of(o));
+    // bash splits `--opt=v` at the `=` before the completion sees it.
+    words.back() = "=";
+    CHECK(bash_completes(words) == values_of(o));
+    words.push_back(o.values.front().substr(0, 2));
+    CHECK(bash_completes(words).count(o.values.front()));
+  }
+  CHECK(sets >= 3);  // --color, audit's --fail-on and --format
+}
+
+TEST_CASE("fish completion: the commands, each command's options, the fixed sets of values", "[e2e][install][completion]") {
+  auto check = sitepatch::util::run({"fish", "--no-execute", completions("sitepatch.fish")});
+  CHECK(check.status == 0);
+  CHECK(check.err.empty());
+  CHECK(fish_completes("sitepatch ") == commands_and_help());
+  CHECK(fish_completes("sitepatch --json pl") == std::set<std::string>{"plan"});
+  for (auto& c : e2e::cli_help().commands) {
+    INFO("sitepatch " << c.name << " -");
+    CHECK(fish_completes("sitepatch " + c.name + " -") == options_of(c));
+  }
+  for (auto& o : e2e::cli_help().all_options()) {
+    if (o.values.empty()) continue;
+    std::string line = "sitepatch " + command_for(o) + " " + o.names.back() + " ";
+    INFO(line);
+    CHECK(fish_completes(line) == values_of(o));
+  }
+}
+
+TEST_CASE("zsh completion: the commands, each command's options, the fixed sets of values", "[e2e][install][completion]") {
+  std::string file = completions("_sitepatch");
+  auto check = sitepatch::util::run({"zsh", "-n", file});
+  CHECK(check.status == 0);
+  CHECK(check.err.empty());
+  std::string text = testsupport::slurp(file);
+  CHECK(text.rfind("#compdef sitepatch\n", 0) == 0);
+
+  // The option names of a piece of _arguments specs, their [descriptions] left out.
+  auto options_in = [](std::string specs) {
+    specs = std::regex_replace(specs, std::regex(R"(\[[^\]]*\])"), "");
+    std::set<std::string> out;
+    static const std::regex option(R"((^|['{,(\s*])(--?[A-Za-z][A-Za-z0-9-]*))");
+    for (std::sregex_iterator i(specs.begin(), specs.end(), option), end; i != end; ++i) out.insert((*i)[2]);
+    return out;
+  };
+  // `name) ... ;;`: one arm of the case on the command word.
+  auto arm = [&text](const std::string& name) {
+    std::smatch m;
+    REQUIRE(std::regex_search(text, m, std::regex("\n\\s+" + name + "\\)\n([\\s\\S]*?);;")));
+    return m[1].str();
+  };
+  auto block = [&text](const std::string& name) {
+    std::smatch m;
+    REQUIRE(std::regex_search(text, m, std::regex("local -a " + name + "=\\(\n([\\s\\S]*?)\n  \\)")));
+    return m[1].str();
+  };
+
+  std::set<std::string> commands;
+  static const std::regex command_row(R"(['"]([a-z][a-z0-9-]*):)");
+  std::string rows = block("commands");
+  for (std::sregex_iterator i(rows.begin(), rows.end(), command_row), end; i != end; ++i) commands.insert((*i)[1]);
+  CHECK(commands == commands_and_help());
+
+  std::string globals = block("globals");
+  CHECK(options_in(globals) == e2e::names_of(e2e::cli_help().global));
+  for (auto& c : e2e::cli_help().commands) {
+    INFO(c.name << ")");
+    std::string specs = arm(c.name);
+    CHECK(specs.find("$globals") != std::string::npos);
+    CHECK(options_in(specs) == e2e::names_of(c.own));
+  }
+  for (auto& o : e2e::cli_help().all_options()) {
+    if (o.values.empty()) continue;
+    INFO(o.names.back());
+    std::string values;
+    for (auto& v : o.values) values += (values.empty() ? "" : " ") + v;
+    std::string where = command_for(o).empty() ? globals : arm(command_for(o));
+    CHECK(where.find(o.names.back() + "=") != std::string::npos);
+    CHECK(where.find(":(" + values + ")'") != std::string::npos);
+  }
+}
