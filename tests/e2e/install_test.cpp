@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <set>
 
 #include "e2e_support.hpp"
 
@@ -48,7 +49,7 @@ std::string deb_field(const std::string& deb, const std::string& field) {
 // Run as root in a mount namespace of its own: the root it installs into is an overlay
 // whose writes go to a tmpfs that vanishes with the namespace, so the real / is never
 // written. Every dependency is already installed here, so apt needs no network.
-const char* kInstallInOverlay = R"(set -eu
+const char* kInstallInOverlay = R"sh(set -eu
 work=$1 deb=$2
 mount -t tmpfs sitepatch-root "$work"
 mkdir "$work/upper" "$work/work" "$work/root"
@@ -68,7 +69,7 @@ chroot "$work/root" /bin/sh -euc '
   sitepatch --version
   echo "man: $(man -w sitepatch)"
 '
-)";
+)sh";
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // option its --help prints is in the man page, and the man page names nothing else.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
