@@ -51,10 +51,10 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= 3.8)")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "openssh-client")
 # The summary becomes the first line of Description:, this the paragraph below it.
-set(CPACK_PACKAGE_DESCRIPTION "sitepatch edits installed Python packages (a venv's \
-site-packages, a conda environment, the system's dist-packages) with recipes whose edits \
-are located by syntax tree. Every change is previewed as a diff, written all or nothing, \
-recorded in a git history, verifiable after upgrades and reversible. It works on remote \
-machines over ssh, audits code for operations torch.compile cannot trace, and turns \
-dynamo's graph-break logs into recipes.")
+set(CPACK_PACKAGE_DESCRIPTION "sitepatch edits installed Python packages (a venv's site-packages, a conda
+environment, the system's dist-packages) with recipes whose edits are located by
+syntax tree. Every change is previewed as a diff, written all or nothing, recorded
+in a git history, verifiable after upgrades and reversible. It works on remote
+machines over ssh, audits code for operations torch.compile cannot trace, and
+turns dynamo's graph-break logs into recipes.")
 include(CPack)

@@ -61,7 +61,7 @@ cp "$deb" "$work/root/tmp/"
 chroot "$work/root" /bin/sh -euc '
   # A container image may drop man pages (dpkg path-exclude); a Debian machine keeps them.
   for f in /etc/dpkg/dpkg.cfg.d/*; do [ -f "$f" ] && sed -i "/^path-exclude/d" "$f"; done
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-download --no-install-recommends ./tmp/*.deb >/tmp/apt.log 2>&1 ||
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ./tmp/*.deb >/tmp/apt.log 2>&1 ||
     { cat /tmp/apt.log >&2; exit 1; }
   apt-get check -q >/dev/null
   echo "installed: $(dpkg-query -W -f "\${Status}" sitepatch)"
