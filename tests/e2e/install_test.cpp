@@ -113,6 +113,8 @@ TEST_CASE("cpack -G DEB: a package with its dependencies that installs into a cl
   // The install below happens in a throwaway root; this machine must not gain the file.
   REQUIRE_FALSE(fs::exists("/usr/bin/sitepatch"));
   testsupport::TempDir tmp;
+  // As a user runs it in a build folder: cpack builds `preinstall` (nothing to do once the
+  // tests are built), then stages the install rules' files under -B, not in the build folder.
   auto pack = run({"cpack", "-G", "DEB", "--config", kBuild + "/CPackConfig.cmake", "-B", tmp.path + "/out"});
   INFO(pack.out << pack.err);
   REQUIRE(pack.status == 0);
