@@ -1,5 +1,9 @@
 #include "help_text.hpp"
 
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -77,6 +81,14 @@ std::set<std::string> names_of(const std::vector<HelpOption>& options) {
   std::set<std::string> out;
   for (auto& o : options) out.insert(o.names.begin(), o.names.end());
   return out;
+}
+
+void check_same_names(const std::set<std::string>& here, const std::set<std::string>& help) {
+  std::set<std::string> missing, unknown;
+  std::set_difference(help.begin(), help.end(), here.begin(), here.end(), std::inserter(missing, missing.end()));
+  std::set_difference(here.begin(), here.end(), help.begin(), help.end(), std::inserter(unknown, unknown.end()));
+  CHECK(missing == std::set<std::string>{});  // --help prints them; this file does not name them
+  CHECK(unknown == std::set<std::string>{});  // this file names them; --help does not
 }
 
 std::vector<std::string> CliHelp::command_names() const {

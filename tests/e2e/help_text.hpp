@@ -37,4 +37,9 @@ std::vector<HelpOption> help_options(const std::string& text, const std::string&
 /// Every name of these options.
 std::set<std::string> names_of(const std::vector<HelpOption>& options);
 
+/// Catch checks that `here` (a man page's, a completion's) names what `help` does: the
+/// names --help prints that are missing here, then those here that --help does not
+/// know, each shown by name when the check fails.
+void check_same_names(const std::set<std::string>& here, const std::set<std::string>& help);
+
 }  // namespace e2e
