@@ -81,14 +81,26 @@ std::string command_for(const e2e::HelpOption& o) {
 
 std::set<std::string> values_of(const e2e::HelpOption& o) { return {o.values.begin(), o.values.end()}; }
 
+// The global options that take a value: the word after one is not the command.
+std::vector<std::string> valued_globals() {
+  std::vector<std::string> out;
+  for (auto& o : e2e::cli_help().global)
+    if (o.takes_value) out.insert(out.end(), o.names.begin(), o.names.end());
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("bash completion: the commands, and help's argument", "[e2e][install][completion]") {
   e2e::check_same_names(bash_completes({"sitepatch", ""}), commands_and_help());
   CHECK(bash_completes({"sitepatch", "pl"}) == std::set<std::string>{"plan"});
   CHECK(bash_completes({"sitepatch", "--venv", "/srv/env", "--json", "ro"}) == std::set<std::string>{"rollback"});
-  auto after_help = commands_and_help();
-  CHECK(bash_completes({"sitepatch", "help", ""}) == after_help);
+  CHECK(bash_completes({"sitepatch", "help", ""}) == commands_and_help());
+  CHECK(valued_globals().size() >= 6);
+  for (auto& g : valued_globals()) {
+    INFO("sitepatch " << g << " always ");
+    e2e::check_same_names(bash_completes({"sitepatch", g, "always", ""}), commands_and_help());
+  }
 }
 
 TEST_CASE("bash completion: each command's options are exactly those its --help prints", "[e2e][install][completion]") {
@@ -126,6 +138,10 @@ TEST_CASE("fish completion: the commands, each command's options, the fixed sets
   CHECK(check.err.empty());
   e2e::check_same_names(fish_completes("sitepatch "), commands_and_help());
   CHECK(fish_completes("sitepatch --json pl") == std::set<std::string>{"plan"});
+  for (auto& g : valued_globals()) {
+    INFO("sitepatch " << g << " always ");
+    e2e::check_same_names(fish_completes("sitepatch " + g + " always "), commands_and_help());
+  }
   for (auto& c : e2e::cli_help().commands) {
     INFO("sitepatch " << c.name << " -");
     e2e::check_same_names(fish_completes("sitepatch " + c.name + " -"), options_of(c));
@@ -146,6 +162,10 @@ TEST_CASE("zsh completion: the commands and the fixed sets of values", "[e2e][in
   e2e::check_same_names(zsh_completes("sitepatch "), commands_and_help());
   CHECK(zsh_completes("sitepatch --json pl") == std::set<std::string>{"plan"});
   CHECK(zsh_completes("sitepatch help ") == commands_and_help());
+  for (auto& g : valued_globals()) {
+    INFO("sitepatch " << g << " always ");
+    e2e::check_same_names(zsh_completes("sitepatch " + g + " always "), commands_and_help());
+  }
   for (auto& o : e2e::cli_help().all_options()) {
     if (o.values.empty()) continue;
     std::string line = "sitepatch " + command_for(o) + " " + o.names.back();

@@ -67,6 +67,10 @@ std::vector<HelpOption> help_options(const std::string& text, const std::string&
     std::stringstream names(m[1].str());
     for (std::string n; std::getline(names, n, ',');) o.names.push_back(n);
     std::string rest = m[2];
+    // The value's type follows the names after one space: PATH, [USER@]HOST[:PORT], WHEN:{...}.
+    static const std::regex value_type(R"(^ ([A-Z\[][^ ]*)( |$))");
+    std::smatch t;
+    o.takes_value = std::regex_search(rest, t, value_type) && t[1] != "Excludes:";
     std::smatch v;
     if (std::regex_search(rest, v, value_set)) {
       std::stringstream values(v[1].str());

@@ -12,6 +12,7 @@ namespace e2e {
 struct HelpOption {
   std::vector<std::string> names;   // "-n", "--dry-run"
   std::vector<std::string> values;  // a fixed set ("auto", "always", "never"), else empty
+  bool takes_value = false;          // "--venv PATH", not "--json"
 };
 
 struct CommandHelp {
