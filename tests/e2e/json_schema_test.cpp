@@ -240,6 +240,9 @@ TEST_CASE("json schema: with --json every error is one document on stdout, the c
   error_document(env.sp({"--json", "rollback", "a", "--all"}), "usage", 2);
   auto mode = error_document(env.sp({"audit", "--format", "json"}), "usage", 2);
   CHECK(mode["error"]["message"] == "audit needs exactly one of MODULE:FUNCTION, --package, --module, --all, --path");
+  // --suggest prints a recipe, which is no document: refused rather than mixed into stdout.
+  auto suggest = error_document(env.sp({"--json", "audit", "demo.api:quantize", "--suggest"}), "usage", 2);
+  CHECK(suggest["error"]["message"] == "--json and --suggest: --suggest prints a recipe, not a document");
 
   // A recipe: every problem with its file, line and column; a file that cannot be read has no line.
   std::string bad = env.recipe("bad.yaml", "id: x\nedits: 3\n");
