@@ -140,7 +140,7 @@ TEST_CASE("json schema: plan, apply, list, verify, status, log, show and rollbac
   CHECK(status["patches"][0]["note"].is_null());
 
   auto log = document(env.sp({"--json", "log"}), "log", 0);
-  CHECK(log["entries"].size() == 1);
+  CHECK(log["entries"][0]["commit"] == applied["commit"]);
   auto show = document(env.sp({"--json", "show", "flashinfer-dynamo"}), "show", 0);
   CHECK(show["diff"].get<std::string>().find("+    return Version(torch.version.cuda)") != std::string::npos);
   auto shown = document(env.sp({"--json", "show", "--recipe", "flashinfer-dynamo"}), "show", 0);
@@ -166,7 +166,9 @@ TEST_CASE("json schema: plan, apply, list, verify, status, log, show and rollbac
   CHECK(env.pristine());
   document(env.sp({"--json", "rollback", "--missing-ok", "flashinfer-dynamo"}), "rollback", 0);
   CHECK(document(env.sp({"--json", "list"}), "list", 0)["patches"].empty());
-  CHECK(document(env.sp({"--json", "log"}), "log", 0)["entries"].size() == 2);
+  auto after = document(env.sp({"--json", "log"}), "log", 0);
+  CHECK(after["entries"].size() == log["entries"].size() + 1);
+  CHECK(after["entries"][0]["commit"] == rolled["commit"]);
 }
 
 TEST_CASE("json schema: audit, rules and explain documents", "[e2e][json]") {
@@ -308,7 +310,7 @@ TEST_CASE("recipe schemas: what sitepatch refuses, the schema refuses too", "[e2
            {"id: x\nedits:\n  - module: a\n    function: f\n    replace-body: pass\n    add-decorator: d\n",
             "bad.yaml:6:5: edit 1 has more than one action (`replace-body`, `add-decorator`); give one per edit"},
            {"id: x\nedits:\n  - module: a\n    function: f\n    replace: {old: a, new: b, count: 0}\n",
-            "bad.yaml:5:37: `count` must be an integer >= 1, got `0`"},
+            "bad.yaml:5:38: `count` must be an integer >= 1, got `0`"},
            {"id: X Y\nedits:\n  - module: a\n    ensure-import: import os\n",
             "bad.yaml:1:5: `id` must match [a-z0-9][a-z0-9._-]*, got `X Y`"},
        }) {
