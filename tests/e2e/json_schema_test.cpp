@@ -331,4 +331,16 @@ TEST_CASE("recipe schemas: what sitepatch refuses, the schema refuses too", "[e2
   testsupport::spit(hints, "hints:\n  - id: h\n    operation: posix.stat\n");
   CHECK(violations("hints.schema.json", testsupport::slurp(hints), true) != "");
   CHECK(testsupport::run_sitepatch({"explain", "--list-hints", "--hints", hints}).status == 2);
+
+  // An ignore file: each entry a rule, a reason, and a function or a place.
+  CHECK(violations("ignore.schema.json",
+                   "ignore:\n  - rule: subprocess\n    function: rp.jit.cpp_ext:ver\n    reason: asked once\n"
+                   "  - rule: open\n    at: rp/alarms.py:24\n    reason: the user's files\n",
+                   true) == "");
+  std::string ignore = tmp.path + "/ignore.yaml";
+  testsupport::spit(ignore, "ignore:\n  - rule: open\n    at: rp/alarms.py\n    reason: x\n");
+  CHECK(violations("ignore.schema.json", testsupport::slurp(ignore), true) != "");
+  auto refused = testsupport::run_sitepatch({"audit", "--path", tmp.path, "--ignore", ignore});
+  CHECK(refused.status == 2);
+  CHECK(refused.err.find("`at` must be FILE.py:LINE, got `rp/alarms.py`") != std::string::npos);
 }
