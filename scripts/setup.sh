@@ -9,6 +9,7 @@ packages=(build-essential cmake ninja-build pkg-config git patch ca-certificates
   libgit2-dev libtree-sitter-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
   catch2 nlohmann-json3-dev libssl-dev libexpected-dev
   python3-click python3-certifi  # real third-party modules some unit tests read
+  python3-jsonschema python3-yaml  # the tests that check --json output and recipes against docs/schema/
   ansible-core ansible-lint       # the fleet collection's tests (ansible/)
   dpkg-dev man-db zsh fish)       # the install tests: cpack's dpkg-shlibdeps, man -w, the completions
 # npm fetches the pinned tree-sitter-python grammar; keep a Node.js that is already there.

@@ -1,6 +1,7 @@
 // Findings of both audit modes as one list, and the ways it is printed: the sentence
 // that says how complete the answer is, SARIF, and the exit code of the CI gate.
 #include "audit_report.hpp"
+#include "context.hpp"
 
 #include <limits>
 #include <set>
@@ -207,7 +208,7 @@ nlohmann::json scan_document(const engine::ScanResult& r, const std::vector<Repo
       continue;
     }
     if (files.empty() || files.back()["file"] != f.file)
-      files.push_back({{"file", f.file}, {"module", f.module}, {"findings", nlohmann::json::array()}});
+      files.push_back({{"file", f.file}, {"module", or_null(f.module)}, {"findings", nlohmann::json::array()}});
     files.back()["findings"].push_back(j);
   }
   return {{"ok", true},

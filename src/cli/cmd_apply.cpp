@@ -30,7 +30,7 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
       auto j = plan_json(p);
       j["written"] = r.written;
       j["dry_run"] = o->dry_run;
-      j["commit"] = r.commit;
+      j["commit"] = or_null(r.commit);
       j["pyc_removed"] = r.pyc_removed;
       j["recovered"] = r.recovered;
       out.document(j);

@@ -229,7 +229,9 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
   std::string gaps =
       incomplete ? plural(cg.unresolved.size() + cg.beyond_depth, "call", "calls") + " could not be followed" : "";
   if (o.format == "sarif") {
-    std::cout << sarif(found, rules, site_bases(env.session->env.site_dirs), cg.unresolved, unused).dump(2) << "\n";
+    std::cout << sarif(found, rules, site_bases(env.session->env.site_dirs), cg.unresolved, unused)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   } else if (out.json()) {
     out.document(walk_document(o.entry, cg, found, walk_conclusion(o.entry, cg, found.size() - ignored, ignored, false),
                                unused));
@@ -291,7 +293,9 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
   if (o.format == "sarif") {
     std::vector<SarifBase> bases = scope == engine::ScanScope::path ? std::vector<SarifBase>{{"ROOT", what}}
                                                                     : site_bases(env.session->env.site_dirs);
-    std::cout << sarif(found, rules, bases, {}, unused).dump(2) << "\n";
+    // As print_document does: a file in another encoding gets U+FFFD, not an internal error.
+    std::cout << sarif(found, rules, bases, {}, unused).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   } else if (out.json()) {
     out.document(scan_document(r, found, counts, unused));
   } else {
@@ -362,6 +366,7 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
     if (o->depth && o->entry.empty()) throw Error("--depth applies to MODULE:FUNCTION only", Exit::usage);
     if (o->suggest && o->entry.empty()) throw Error("--suggest applies to MODULE:FUNCTION only", Exit::usage);
     if (o->suggest && o->format != "text") throw Error("--suggest prints a recipe; it takes no --format", Exit::usage);
+    if (o->suggest && g.json) throw Error("--json and --suggest: --suggest prints a recipe, not a document", Exit::usage);
     audit::RuleSet rules = load_rules(o->rules, !o->no_default_rules);
     auto ignores = load_ignores(o->ignore, rules);
     GlobalOptions local = g;

@@ -40,9 +40,10 @@ int list_hints(const Output& o, const explain::HintSet& hints) {
   if (o.json()) {
     nlohmann::json arr = nlohmann::json::array();
     for (auto& h : hints.all())
-      arr.push_back({{"id", h.id}, {"operation", h.operation}, {"means", h.means}, {"calls", h.calls},
-                     {"holds", h.holds}, {"replace_body", h.replace_body}, {"ensure_import", h.ensure_import},
-                     {"why", h.why}, {"origin", h.origin}, {"line", h.line}});
+      arr.push_back({{"id", h.id}, {"operation", or_null(h.operation)}, {"means", or_null(h.means)},
+                     {"calls", or_null(h.calls)}, {"holds", h.holds}, {"replace_body", or_null(h.replace_body)},
+                     {"ensure_import", or_null(h.ensure_import)}, {"why", or_null(h.why)}, {"origin", h.origin},
+                     {"line", h.line}});
     o.document({{"ok", true}, {"hints", arr}});
     return int(Exit::ok);
   }
@@ -146,8 +147,8 @@ int run(const GlobalOptions& g, const ExplainOptions& o) {
   if (out.json()) {
     nlohmann::json j = explanation_json(e);
     j["ok"] = true;
-    j["recipe"] = recipe;
-    if (!o.recipe.empty() && !recipe.empty()) j["recipe_file"] = o.recipe;
+    j["recipe"] = or_null(recipe);  // null: no fix to propose
+    j["recipe_file"] = recipe.empty() ? nlohmann::json() : or_null(o.recipe);
     out.document(j);
   } else {
     print_explanation(out, e, g.verbose);

@@ -36,7 +36,7 @@ Runner register_rollback(CLI::App& app, const GlobalOptions& g) {
                     {"notes", r.notes},
                     {"written", r.written},
                     {"dry_run", o->dry_run},
-                    {"commit", r.commit},
+                    {"commit", or_null(r.commit)},
                     {"pyc_removed", r.pyc_removed}});
       return int(Exit::ok);
     }

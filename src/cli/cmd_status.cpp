@@ -65,8 +65,8 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
       if (a != engine::Advice::none) ++needing;
       auto j = status_json(s);
       j["advice"] = advice_name(a);
-      j["command"] = command;
-      j["note"] = note;
+      j["command"] = or_null(command);
+      j["note"] = or_null(note);
       arr.push_back(j);
 
       Paint paint = a == engine::Advice::none ? Paint::ok : a == engine::Advice::review ? Paint::warn : Paint::bad;

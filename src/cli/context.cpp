@@ -79,9 +79,12 @@ void Output::out(const std::string& line) const { std::cout << line << "\n"; }
 void Output::err(const std::string& line) const { std::cerr << line << "\n"; }
 // A diff of a module in another encoding (latin-1) holds bytes that are not UTF-8:
 // JSON gets U+FFFD for them rather than an error.
-void Output::document(const nlohmann::json& j) const {
+void print_document(nlohmann::json j) {
+  j["schema"] = kJsonSchema;
   std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
+
+void Output::document(const nlohmann::json& j) const { print_document(j); }
 
 Env open_env(const GlobalOptions& g) {
   std::string venv = g.venv;

@@ -37,7 +37,7 @@ class Output {
   /// A line on stdout / on stderr.
   void out(const std::string& line) const;
   void err(const std::string& line) const;
-  /// The one JSON document of a --json run.
+  /// The one JSON document of a --json run (print_document adds its "schema").
   void document(const nlohmann::json& j) const;
 
  private:
@@ -45,6 +45,20 @@ class Output {
   bool color_;
   bool quiet_;
 };
+
+/// The version of the --json contract every document carries as "schema": a script
+/// checks it before reading, and it changes only when a document changes incompatibly.
+constexpr int kJsonSchema = 1;
+
+/// Prints `j`, with "schema": kJsonSchema, as the one document of a --json run. Every
+/// JSON document on stdout goes through here (SARIF, a standard of its own, does not).
+void print_document(nlohmann::json j);
+
+/// A value a document may lack: "" (a distribution that owns nothing, a commit a dry
+/// run did not make) is null, so a script tells "none" from a value.
+inline nlohmann::json or_null(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
+/// A line (or other count from 1) that is not known: 0 is null.
+inline nlohmann::json or_null(int n) { return n > 0 ? nlohmann::json(n) : nlohmann::json(); }
 
 /// Opens the environment the global options name (its Python starts once).
 struct Env {

@@ -223,21 +223,22 @@ void print_break(const Output& out, const engine::ExplainedBreak& b, const engin
 }
 
 nlohmann::json frame_json(const PlacedFrame& p) {
-  nlohmann::json j = {{"file", p.frame.file}, {"line", p.frame.line}, {"function", p.frame.function},
-                      {"code", p.frame.code}, {"kind", explain::to_string(p.kind)}};
-  if (!p.module.empty()) j["module"] = p.module;
+  nlohmann::json j = {{"file", p.frame.file},     {"line", or_null(p.frame.line)},
+                      {"function", p.frame.function}, {"code", or_null(p.frame.code)},
+                      {"kind", explain::to_string(p.kind)}, {"module", or_null(p.module)}};
+  // The keys a library frame has and no other kind can: where it is here, whose it is.
   if (p.kind == FrameKind::library) {
     j["path"] = p.rel;
-    j["site_dir"] = p.site_dir;
+    j["site_dir"] = or_null(p.site_dir);
     j["mapped"] = p.mapped;
     j["stale"] = p.stale;
     if (p.mapped) {
-      j["qualified"] = p.qualified;
+      j["qualified"] = or_null(p.qualified);  // null at module level
       j["what"] = p.what;
-      j["def_line"] = p.def_line;
+      j["def_line"] = or_null(p.def_line);
     }
-    if (!p.dist.empty()) j["distribution"] = {{"name", p.dist}, {"version", p.version}};
-    if (!p.problem.empty()) j["problem"] = p.problem;
+    j["distribution"] = p.dist.empty() ? nlohmann::json() : nlohmann::json{{"name", p.dist}, {"version", p.version}};
+    j["problem"] = or_null(p.problem);
   }
   return j;
 }
@@ -266,7 +267,7 @@ nlohmann::json walk_json(const engine::BreakWalk& w) {
                         {"severity", audit::to_string(c.chain.rule.severity)}, {"state", state_name(c.state)},
                         {"steps", steps_json(c.chain)}};
     if (c.state == FollowUp::logged && !c.by.empty()) j["break"] = std::stoul(c.by);
-    else j["by"] = c.by;
+    else j["by"] = or_null(c.by);
     chains.push_back(j);
   }
   for (auto& u : w.graph.unresolved)
@@ -280,18 +281,20 @@ nlohmann::json break_json(const engine::ExplainedBreak& b) {
   for (auto& p : b.frames) frames.push_back(frame_json(p));
   nlohmann::json walks = nlohmann::json::array();
   for (auto& w : b.walks) walks.push_back(walk_json(w));
-  nlohmann::json j = {{"log", b.logged.log},       {"log_line", brk.log_line},
+  // A frame index is from 0, so "none" is -1 inside and null here.
+  auto index = [](int i) { return i >= 0 ? nlohmann::json(i) : nlohmann::json(); };
+  nlohmann::json j = {{"log", b.logged.log},       {"log_line", or_null(brk.log_line)},
                       {"format", explain::to_string(brk.format)},
-                      {"reason", brk.reason},      {"explanation", brk.explanation},
-                      {"operation", brk.operation}, {"means", b.means},
-                      {"through", b.through},      {"repeats", brk.repeats},
+                      {"reason", brk.reason},      {"explanation", or_null(brk.explanation)},
+                      {"operation", or_null(brk.operation)}, {"means", or_null(b.means)},
+                      {"through", or_null(b.through)}, {"repeats", brk.repeats},
                       {"in_library", b.in_library()}, {"stale", b.stale()},
-                      {"user_frame", b.user_frame}, {"entry_frame", b.entry},
+                      {"user_frame", index(b.user_frame)}, {"entry_frame", index(b.entry)},
                       {"frames", frames},          {"walks", walks}};
   j["rule"] = b.rule ? nlohmann::json(b.rule->id) : nlohmann::json(nullptr);
   j["fix"] = b.fix ? nlohmann::json(*b.fix) : nlohmann::json(nullptr);
-  if (!b.no_fix.empty()) j["no_fix"] = b.no_fix;
-  if (!b.unreached.empty()) j["unreached"] = b.unreached;
+  j["no_fix"] = or_null(b.no_fix);
+  j["unreached"] = or_null(b.unreached);
   return j;
 }
 
@@ -327,9 +330,11 @@ nlohmann::json explanation_json(const engine::Explanation& e) {
   for (auto& b : e.breaks) breaks.push_back(break_json(b));
   for (auto& f : e.fixes)
     fixes.push_back({{"module", f.module}, {"function", f.function}, {"action", f.action}, {"code", f.code},
-                     {"ensure_import", f.ensure_import}, {"hint", f.hint}, {"why", f.why}, {"cost", f.cost},
-                     {"distribution", {{"name", f.dist}, {"version", f.version}}}, {"breaks", f.breaks},
-                     {"ahead", f.ahead}});
+                     {"ensure_import", or_null(f.ensure_import)}, {"hint", or_null(f.hint)}, {"why", f.why},
+                     {"cost", f.cost},
+                     {"distribution", f.dist.empty() ? nlohmann::json()
+                                                     : nlohmann::json{{"name", f.dist}, {"version", f.version}}},
+                     {"breaks", f.breaks}, {"ahead", f.ahead}});
   nlohmann::json users = nlohmann::json::array();
   for (auto& w : e.user_walks) {
     nlohmann::json j = {{"file", w.frame.frame.file}, {"function", w.frame.frame.function}, {"breaks", w.breaks}};
@@ -365,8 +370,8 @@ nlohmann::json outside_json(const std::vector<engine::LoggedBreak>& breaks) {
   for (auto& lb : breaks) {
     nlohmann::json frames = nlohmann::json::array();
     for (auto& p : engine::place_by_path(lb.brk)) frames.push_back(frame_json(p));
-    out.push_back({{"log", lb.log}, {"log_line", lb.brk.log_line}, {"format", explain::to_string(lb.brk.format)},
-                   {"reason", lb.brk.reason}, {"operation", lb.brk.operation}, {"repeats", lb.brk.repeats},
+    out.push_back({{"log", lb.log}, {"log_line", or_null(lb.brk.log_line)}, {"format", explain::to_string(lb.brk.format)},
+                   {"reason", lb.brk.reason}, {"operation", or_null(lb.brk.operation)}, {"repeats", lb.brk.repeats},
                    {"in_library", false}, {"frames", frames}});
   }
   return out;

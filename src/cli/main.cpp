@@ -128,14 +128,37 @@ std::string global_options_text(const CLI::App& app) {
   return out;
 }
 
-int report(const GlobalOptions& g, const std::string& message, Exit code,
-           const nlohmann::json& extra = nullptr) {
-  std::cerr << "sitepatch: error: " << message << "\n";
-  if (g.json) {
-    nlohmann::json j = {{"ok", false}, {"error", message}, {"exit_code", int(code)}};
-    if (!extra.is_null()) j["diagnostics"] = extra;
-    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+// Whether the command line asks for JSON, read before CLI11 parses it: a command line
+// CLI11 refuses still gets its error as a document. --json is global, so it counts
+// before or after the command; audit's `--format json` is --json too.
+bool json_asked(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") return false;
+    if (a == "--json" || a == "--format=json" || (a == "--format" && i + 1 < argc && std::string(argv[i + 1]) == "json"))
+      return true;
   }
+  return false;
+}
+
+// What went wrong, for a script to branch on: the command line, a recipe, the run.
+const char* error_kind(Exit code) {
+  switch (code) {
+    case Exit::usage: return "usage";
+    case Exit::partial: return "partial";
+    default: return "failed";
+  }
+}
+
+// The message on stderr, as without --json (a person watching a script still reads
+// it there), and with --json the same as one document on stdout.
+int report(bool json, const std::string& kind, const std::string& message, Exit code,
+           const nlohmann::json& diagnostics = nullptr) {
+  std::cerr << "sitepatch: error: " << message << "\n";
+  if (json)
+    print_document({{"ok", false},
+                    {"exit_code", int(code)},
+                    {"error", {{"kind", kind}, {"message", message}, {"diagnostics", diagnostics}}}});
   return int(code);
 }
 
@@ -193,14 +216,14 @@ std::string help_as_flag(std::vector<std::string>& args) {
 }
 
 // An unknown command gets a suggestion, as ninja answers an unknown tool.
-bool known_command(const std::string& word) {
+bool known_command(const std::string& word, bool json) {
   std::vector<std::string> names;
   for (const auto& c : kCommands) names.push_back(c.name);
   if (std::find(names.begin(), names.end(), word) != names.end()) return true;
   auto near = util::nearest(word, names, 1);
-  std::cerr << "sitepatch: error: unknown command `" << word << "`"
-            << (near.empty() ? "" : "; did you mean `" + near[0] + "`?") << "\n"
-            << "Run 'sitepatch --help' for the commands.\n";
+  report(json, "usage",
+         "unknown command `" + word + "`" + (near.empty() ? "" : "; did you mean `" + near[0] + "`?"), Exit::usage);
+  std::cerr << "Run 'sitepatch --help' for the commands.\n";
   return false;
 }
 
@@ -224,7 +247,8 @@ int main(int argc, char** argv) {
   std::string word = command_word(app, argc, argv);
   std::vector<std::string> args(argv, argv + argc);
   if (word == "help") word = help_as_flag(args);
-  if (!word.empty() && !known_command(word)) return int(Exit::usage);
+  const bool json = json_asked(argc, argv);
+  if (!word.empty() && !known_command(word, json)) return int(Exit::usage);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 takes them last first
@@ -234,8 +258,8 @@ int main(int argc, char** argv) {
     const CLI::App* sub = nullptr;
     for (auto& [s, _] : runners)
       if (s->get_name() == word) sub = s;
-    std::cerr << "sitepatch: error: " << e.what() << suggest_option(e.what(), app, sub) << "\n"
-              << "Run 'sitepatch " << (sub ? "help " + word : std::string("--help")) << "' for usage.\n";
+    report(json, "usage", e.what() + suggest_option(e.what(), app, sub), Exit::usage);
+    std::cerr << "Run 'sitepatch " << (sub ? "help " + word : std::string("--help")) << "' for usage.\n";
     return int(Exit::usage);
   }
 
@@ -251,15 +275,17 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.get_subcommands().front();
     return runners.at(sub)();
   } catch (const recipe::RecipeError& e) {
+    // A problem of the file as a whole (it cannot be read) has no line: null, not 0.
+    auto known = [](int n) { return n > 0 ? nlohmann::json(n) : nlohmann::json(); };
     nlohmann::json diags = nlohmann::json::array();
     for (auto& d : e.diagnostics())
-      diags.push_back({{"file", d.file}, {"line", d.mark.line}, {"column", d.mark.column},
+      diags.push_back({{"file", d.file}, {"line", known(d.mark.line)}, {"column", known(d.mark.column)},
                        {"message", d.message}});
     std::string msg = std::string("invalid recipe\n") + e.what();
-    return report(g, msg, e.code(), diags);
+    return report(g.json || json, "recipe", msg, e.code(), diags);
   } catch (const Error& e) {
-    return report(g, e.what(), e.code());
+    return report(g.json || json, error_kind(e.code()), e.what(), e.code());
   } catch (const std::exception& e) {
-    return report(g, std::string("internal error: ") + e.what(), Exit::failed);
+    return report(g.json || json, "internal", std::string("internal error: ") + e.what(), Exit::failed);
   }
 }

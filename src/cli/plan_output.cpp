@@ -42,25 +42,25 @@ nlohmann::json plan_json(const engine::Plan& p) {
     edits.push_back({{"recipe", e.recipe_id},
                      {"target", e.where},
                      {"action", e.action},
-                     {"file", e.file},
-                     {"line", e.line},
+                     {"file", or_null(e.file)},
+                     {"line", or_null(e.line)},
                      {"state", engine::state_name(e.state)},
-                     {"message", e.message},
+                     {"message", or_null(e.message)},
                      {"recipe_file", e.recipe_path},
-                     {"recipe_line", e.recipe_line},
-                     {"recipe_column", e.recipe_column},
-                     {"module", e.module},
-                     {"followed", e.followed},
-                     {"upstream_changed", e.upstream},
-                     {"upstream_diff", e.upstream_diff},
+                     {"recipe_line", or_null(e.recipe_line)},
+                     {"recipe_column", or_null(e.recipe_column)},
+                     {"module", or_null(e.module)},
+                     {"followed", or_null(e.followed)},
+                     {"upstream_changed", or_null(e.upstream)},
+                     {"upstream_diff", or_null(e.upstream_diff)},
                      {"unbound", e.unbound},
-                     {"warning", e.warning}});
+                     {"warning", or_null(e.warning)}});
   for (const auto& f : p.files)
     files.push_back({{"path", f.rel},
                      {"site_dir", f.site_dir},
-                     {"distribution", f.dist},
-                     {"version", f.version},
-                     {"debian_package", f.debian_package.empty() ? nlohmann::json() : nlohmann::json(f.debian_package)},
+                     {"distribution", or_null(f.dist)},
+                     {"version", or_null(f.version)},
+                     {"debian_package", or_null(f.debian_package)},
                      {"diff", f.diff}});
   return {{"ok", p.ok()}, {"edits", edits}, {"files", files}, {"problems", p.problems}, {"notes", p.notes}, {"placement", p.placement}};
 }

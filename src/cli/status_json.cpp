@@ -7,17 +7,17 @@ nlohmann::json status_json(const engine::PatchStatus& s) {
   for (const auto& f : s.files)
     files.push_back({{"path", f.rel},
                      {"state", engine::state_name(f.state)},
-                     {"message", f.message},
-                     {"upgrade", f.upgrade},
+                     {"message", or_null(f.message)},
+                     {"upgrade", or_null(f.upgrade)},
                      {"uninstalled", f.uninstalled}});
   return {{"id", s.id},
-          {"description", s.description},
-          {"distribution", s.dist},
+          {"description", or_null(s.description)},
+          {"distribution", or_null(s.dist)},
           {"applied_at", s.applied_at},
-          {"recipe", s.recipe_path},
+          {"recipe", or_null(s.recipe_path)},
           {"state", engine::state_name(s.state)},
           {"history", s.history},
-          {"shared_by", s.shared_by.empty() ? nlohmann::json() : nlohmann::json(s.shared_by)},
+          {"shared_by", or_null(s.shared_by)},
           {"files", files}};
 }
 

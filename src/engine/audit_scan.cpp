@@ -50,9 +50,10 @@ std::vector<Source> walk_folder(host::Host& host, const std::string& root, const
   return out;
 }
 
-std::vector<Source> record_files(host::Host& host, const site::Distribution& d) {
+std::vector<Source> record_files(host::Host& host, const site::Distribution& d,
+                                 const std::vector<site::RecordEntry>& rows) {
   std::vector<Source> out;
-  for (auto& r : d.record) {
+  for (auto& r : rows) {
     std::string rel = site::normalize_record_path(r.path);
     if (!util::ends_with(rel, ".py") || util::starts_with(rel, "..") || site::unsafe_relative_path(rel)) continue;
     out.push_back({d.site_dir + "/" + rel, rel});
@@ -92,20 +93,20 @@ std::vector<Source> sources(host::Host& host, Session* s, ScanScope scope, const
       const site::Distribution* d = s->distributions().find(what);
       if (!d) {
         std::vector<std::string> names;
-        for (auto& x : s->distributions().all()) names.push_back(x.name);
+        for (auto* x : s->distributions().all()) names.push_back(x->name);
         auto near = util::nearest(what, names);
         throw Error("distribution `" + what + "` is not installed in " + s->env.prefix +
                         (near.empty() ? "" : "; did you mean " + util::join(near, ", ") + "?"),
                     Exit::failed);
       }
       root = d->name + " " + d->version;
-      return record_files(host, *d);
+      return record_files(host, *d, s->distributions().files(*d));
     }
     case ScanScope::all: {
       root = s->env.prefix;
       std::set<std::string> seen;
-      for (auto& d : s->distributions().all())
-        for (auto& f : record_files(host, d))
+      for (auto* d : s->distributions().all())
+        for (auto& f : record_files(host, *d, d->record))
           if (seen.insert(f.path).second) files.push_back(f);
       return files;
     }

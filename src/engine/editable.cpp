@@ -39,18 +39,28 @@ std::string path_of_file_url(const std::string& url) {
 std::vector<Checkout> checkouts(Session& s) {
   std::vector<std::string> paths;
   std::vector<std::string> labels;
-  for (auto& d : s.distributions().all()) {
-    if (!util::ends_with(d.dist_info, ".dist-info")) continue;
-    paths.push_back(d.site_dir + "/" + d.dist_info + "/direct_url.json");
-    labels.push_back(d.name + "==" + d.version);
+  // Only the dist-infos whose direct_url.json says editable, asked where they are.
+  host::EntryQuery q;
+  q.dirs = s.env.site_dirs;
+  q.patterns = {"*.dist-info"};
+  q.lists = {"direct_url.json"};
+  q.needles = {"editable"};
+  q.heads = {"METADATA"};
+  host::EntryQuery links;  // setuptools' older way: NAME.egg-link holds the folder
+  links.dirs = s.env.site_dirs;
+  links.patterns = {"*.egg-link"};
+  auto hits = s.host.search({q, links});  // one round trip
+  for (auto& h : hits[0]) {
+    auto [name, version] = site::parse_metadata(h.heads[0].content);
+    paths.push_back(q.dirs[h.dir] + "/" + h.name + "/direct_url.json");
+    labels.push_back(name + "==" + version);
   }
   size_t direct = paths.size();
-  for (auto& dir : s.env.site_dirs)
-    for (auto& e : s.host.list(dir))
-      if (!e.is_dir && util::ends_with(e.name, ".egg-link")) {
-        paths.push_back(dir + "/" + e.name);
-        labels.push_back(e.name.substr(0, e.name.size() - 9));
-      }
+  for (auto& e : hits[1])
+    if (!e.is_dir) {
+      paths.push_back(links.dirs[e.dir] + "/" + e.name);
+      labels.push_back(e.name.substr(0, e.name.size() - 9));
+    }
   std::vector<Checkout> out;
   auto files = s.host.read(paths);
   for (size_t i = 0; i < files.size(); ++i) {

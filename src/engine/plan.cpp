@@ -55,7 +55,7 @@ std::string defined_elsewhere(Session& s, const Located& where, const recipe::Ed
   if (!d) return "";
   std::string leaf = e.target.substr(e.target.rfind('.') + 1);
   std::vector<std::string> paths, rels;
-  for (auto& row : d->record) {
+  for (auto& row : s.distributions().files(*d)) {
     if (!util::ends_with(row.path, ".py") || row.path == where.rel ||
         util::starts_with(row.path, "..") || row.path[0] == '/')
       continue;

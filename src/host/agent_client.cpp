@@ -9,7 +9,7 @@
 namespace sitepatch::host {
 namespace {
 
-constexpr int kProtocol = 3;
+constexpr int kProtocol = 4;
 
 using nlohmann::json;
 
@@ -164,9 +164,39 @@ std::vector<FileData> AgentClient::read_lines(const std::vector<std::string>& pa
   return files_of(call({{"op", "read_lines"}, {"paths", paths}, {"needles", needles}}));
 }
 
-std::vector<FileData> AgentClient::files_of(const nlohmann::json& r) {
+std::vector<std::vector<EntryHit>> AgentClient::search(const std::vector<EntryQuery>& queries) {
+  json qs = json::array();
+  for (auto& q : queries)
+    qs.push_back({{"dirs", q.dirs}, {"patterns", q.patterns}, {"lists", q.lists}, {"needles", q.needles},
+                  {"heads", q.heads}, {"wholes", q.wholes}});
+  json r = call({{"op", "search"}, {"queries", qs}});
+  std::vector<std::vector<EntryHit>> out;
+  for (auto& answer : r.at("answers")) {
+    if (out.size() == queries.size()) break;
+    const EntryQuery& q = queries[out.size()];
+    out.emplace_back();
+    for (auto& x : answer) {
+      EntryHit h;
+      h.dir = x.value("dir", size_t(0));
+      h.name = str_or_empty(x, "name");
+      h.is_dir = x.value("is_dir", false);
+      h.lists = files_of(x, "lists");
+      h.heads = files_of(x, "heads");
+      h.wholes = files_of(x, "wholes");
+      // A reply that does not fit the question would misplace rows: refuse it.
+      if (h.dir >= q.dirs.size() || h.lists.size() != q.lists.size() || h.heads.size() != q.heads.size() ||
+          h.wholes.size() != q.wholes.size())
+        throw Error(who_ + ": the sitepatch agent answered a search with a reply that does not fit it");
+      out.back().push_back(std::move(h));
+    }
+  }
+  if (out.size() != queries.size()) throw Error(who_ + ": the sitepatch agent lost search answers");
+  return out;
+}
+
+std::vector<FileData> AgentClient::files_of(const nlohmann::json& r, const char* key) {
   std::vector<FileData> out;
-  for (auto& x : r.at("files")) {
+  for (auto& x : r.at(key)) {
     FileData f;
     f.path = str_or_empty(x, "path");
     f.exists = x.value("exists", false);

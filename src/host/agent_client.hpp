@@ -39,6 +39,8 @@ class AgentClient {
   /// Host::read_lines, filtered on the far side.
   std::vector<FileData> read_lines(const std::vector<std::string>& paths, const std::vector<std::string>& needles);
   std::vector<DirEntry> list(const std::string& dir);
+  /// Host::search, answered on the far side.
+  std::vector<std::vector<EntryHit>> search(const std::vector<EntryQuery>& queries);
   std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs);
   std::optional<std::map<std::string, std::string>> snapshot(const std::string& dir,
                                                              const std::vector<std::string>& skip,
@@ -62,7 +64,7 @@ class AgentClient {
   int round_trips() const { return round_trips_; }
 
  private:
-  static std::vector<FileData> files_of(const nlohmann::json& reply);
+  static std::vector<FileData> files_of(const nlohmann::json& reply, const char* key = "files");
   [[noreturn]] void died(const std::string& what);
   std::unique_ptr<util::Process> proc_;
   std::string who_;

@@ -1,12 +1,12 @@
 // The distribution index, read per question. A GPU server's venv has 200 dist-infos and
 // torch's RECORD alone is 1.25 MB: reading and parsing them all cost every command
-// about 10x `python -c pass` (issue 11), and over ssh shipped them all. A question
-// about a file reads only the RECORD rows that can name it; the metadata of
-// the one distribution that claims it; a question about a name, the dist-infos whose
-// folder name encodes it.
+// about 10x `python -c pass` (issue 11), and over ssh shipped them all. Each question is
+// one Host::search, answered where the files are: a file's owner comes back as the
+// RECORD rows that can name it and the headers of the dist-infos holding them; a name
+// as the dist-infos whose folder name encodes it. Only `all` reads everything.
 #include <algorithm>
-#include <deque>
 #include <mutex>
+#include <set>
 #include <tuple>
 
 #include "sitepatch/host/host.hpp"
@@ -43,105 +43,66 @@ Kind kind_of(const std::string& dist_info, bool is_dir) {
   return k;
 }
 
-std::string base_of(const Distribution& d) { return d.site_dir + "/" + d.dist_info; }
+// What every search for distributions asks of an entry, by position: its file lists
+// (a dist-info's RECORD; an egg-info's installed-files.txt, else SOURCES.txt), its
+// headers (METADATA; PKG-INFO; a bare PKG-INFO file is the entry itself), top_level.txt.
+const std::vector<std::string> kPatterns = {"*.dist-info", "*.egg-info"};
+const std::vector<std::string> kLists = {"RECORD", "installed-files.txt", "SOURCES.txt"};
+const std::vector<std::string> kHeads = {"METADATA", "PKG-INFO", ""};
+const std::vector<std::string> kWholes = {"top_level.txt"};
 
-// The files one distribution's metadata is read from, in the order `fill` expects.
-std::vector<std::string> files_of(const Distribution& d, Kind k) {
-  std::string base = base_of(d);
-  if (!k.egg) return {base + "/METADATA", base + "/RECORD"};
-  if (k.egg_file) return {base};
-  return {base + "/PKG-INFO", base + "/installed-files.txt", base + "/SOURCES.txt", base + "/top_level.txt"};
+host::EntryQuery dist_query(const std::string& dir, std::vector<std::string> patterns = kPatterns) {
+  host::EntryQuery q;
+  q.dirs = {dir};
+  q.patterns = std::move(patterns);
+  q.lists = kLists;
+  q.heads = kHeads;
+  q.wholes = kWholes;
+  return q;
 }
 
-// The lists that name a distribution's files (none for a bare PKG-INFO).
-std::vector<std::string> lists_of(const Distribution& d, Kind k) {
-  if (!k.egg) return {base_of(d) + "/RECORD"};
+// A hit that is a distribution: a *.dist-info must be a folder.
+bool is_distribution(const host::EntryHit& h) {
+  return util::ends_with(h.name, ".egg-info") || (h.is_dir && util::ends_with(h.name, ".dist-info"));
+}
+
+// The rows of a hit's lists (maybe only some lines), importlib.metadata's way: what pip
+// installed, else the sources an egg was built from.
+std::vector<RecordEntry> rows_of(const host::EntryHit& h) {
+  Kind k = kind_of(h.name, h.is_dir);
+  if (!k.egg) return usable(h.lists[0]) ? parse_record(h.lists[0].content) : std::vector<RecordEntry>{};
   if (k.egg_file) return {};
-  return {base_of(d) + "/installed-files.txt", base_of(d) + "/SOURCES.txt"};
-}
-
-// The rows of `lists` (what lists_of asked for, maybe only some lines) as paths.
-std::vector<RecordEntry> rows_of(const Distribution& d, Kind k, const host::FileData* lists) {
-  if (!k.egg) return usable(lists[0]) ? parse_record(lists[0].content) : std::vector<RecordEntry>{};
-  // importlib.metadata's order: what pip installed, else the sources it was built from.
-  if (usable(lists[0])) return parse_installed_files(lists[0].content, d.dist_info);
-  if (usable(lists[1])) return parse_record(lists[1].content);
+  if (usable(h.lists[1])) return parse_installed_files(h.lists[1].content, h.name);
+  if (usable(h.lists[2])) return parse_record(h.lists[2].content);
   return {};
 }
 
-void fill(Distribution& d, Kind k, const host::FileData* files) {
-  const host::FileData& metadata = files[0];
+// Name, version and (an egg-info) the top-level names it owns whole.
+Distribution describe(const std::string& dir, const host::EntryHit& h) {
+  Kind k = kind_of(h.name, h.is_dir);
+  Distribution d;
+  d.site_dir = dir;
+  d.dist_info = h.name;
+  const host::FileData& metadata = !k.egg ? h.heads[0] : k.egg_file ? h.heads[2] : h.heads[1];
   if (usable(metadata)) std::tie(d.name, d.version) = parse_metadata(metadata.content);
   auto fallback = from_folder_name(d.dist_info);
   if (d.name.empty()) d.name = fallback.first;
   if (d.version.empty()) d.version = fallback.second;
-  if (k.egg_file) {
-    // Nothing lists its files: its import name is most often its own.
-  } else {
-    d.record = rows_of(d, k, files + 1);
-    if (!k.egg) return;
-    if (usable(files[3])) d.top_level = parse_top_level(files[3].content);
-    if (!d.record.empty() || !d.top_level.empty()) return;
-  }
+  if (!k.egg) return d;
+  bool lists_files = !k.egg_file && (usable(h.lists[1]) || usable(h.lists[2]));
+  if (!k.egg_file && usable(h.wholes[0])) d.top_level = parse_top_level(h.wholes[0].content);
+  if (lists_files || !d.top_level.empty()) return d;
+  // Nothing lists its files: its import name is most often its own.
   std::string guess = normalize_name(d.name);
   std::replace(guess.begin(), guess.end(), '-', '_');
   if (!guess.empty()) d.top_level.push_back(guess);
+  return d;
 }
 
 bool lists_path(const std::vector<RecordEntry>& rows, const std::string& path, const std::string& base) {
   for (auto& e : rows)
     if (util::ends_with(e.path, base) && normalize_record_path(e.path) == path) return true;
   return false;
-}
-
-}  // namespace
-
-struct DistributionIndex::Lazy {
-  host::Host* host = nullptr;  // nullptr: every distribution was add()ed, known in full
-  std::vector<Kind> kinds;
-  std::vector<bool> loaded;
-  std::map<std::string, std::vector<size_t>> by_dir;  // site dir -> its distributions, in order
-  // (site dir, path) -> per distribution of that dir: its rows that may name that path
-  std::map<std::pair<std::string, std::string>, std::vector<std::vector<RecordEntry>>> rows;
-  std::map<std::pair<std::string, std::string>, const Distribution*> owners;  // answers so far
-  // A conda environment: conda-meta's records, and per (site dir, path) the one naming it
-  std::string conda_prefix;
-  std::vector<std::string> conda_records;
-  std::map<std::pair<std::string, std::string>, size_t> conda_named;
-  std::map<size_t, Distribution> conda_dists;  // by record; a map keeps pointers stable
-  std::mutex mu;
-
-  const Distribution* conda_owner(const std::string& dir, const std::string& path);
-  const Distribution* conda_named_as(const std::string& normalized);
-  const Distribution* conda_record(size_t r, const std::string& dir);
-
-  void load(std::vector<Distribution>& dists, const std::vector<size_t>& which);
-  void fetch_rows(std::vector<Distribution>& dists, const std::string& dir, const std::vector<std::string>& paths);
-};
-
-void DistributionIndex::Lazy::load(std::vector<Distribution>& dists, const std::vector<size_t>& which) {
-  std::vector<size_t> unread, first;
-  std::vector<std::string> paths;
-  for (size_t i : which) {
-    if (loaded[i]) continue;
-    unread.push_back(i);
-    first.push_back(paths.size());
-    for (auto& p : files_of(dists[i], kinds[i])) paths.push_back(p);
-  }
-  if (unread.empty()) return;
-  auto files = host->read(paths);
-  for (size_t n = 0; n < unread.size(); ++n) {
-    fill(dists[unread[n]], kinds[unread[n]], files.data() + first[n]);
-    loaded[unread[n]] = true;
-  }
-}
-
-namespace {
-
-// "lib/python3.11/site-packages/" for a site dir inside the conda prefix, else "".
-std::string conda_below(const std::string& prefix, const std::string& dir) {
-  if (prefix.empty() || !util::starts_with(dir, prefix + "/")) return "";
-  return dir.substr(prefix.size() + 1) + "/";
 }
 
 // A row names the file by its path as written, or by one that is not normalized ("./",
@@ -156,87 +117,336 @@ std::vector<std::string> needles_for(const std::string& path) {
   return needles;
 }
 
+// "lib/python3.11/site-packages/" for a site dir inside the conda prefix, else "".
+std::string conda_below(const std::string& prefix, const std::string& dir) {
+  if (prefix.empty() || !util::starts_with(dir, prefix + "/")) return "";
+  return dir.substr(prefix.size() + 1) + "/";
+}
+
+// Folder names pip and setuptools give a distribution: the name with each run of
+// "-_." as one of them, any case ("Flask_Login-0.6.dist-info" for flask-login).
+std::vector<std::string> patterns_for(const std::string& normalized) {
+  std::string stem;
+  for (char c : normalized) {
+    if (c == '[' || c == ']' || c == '*' || c == '?' || c == '\\') return {};  // no such name
+    stem += c == '-' ? std::string("[-_.]") : std::string(1, c);
+  }
+  return {stem + "-*.dist-info", stem + "-*.egg-info", stem + ".dist-info", stem + ".egg-info"};
+}
+
 }  // namespace
 
-void DistributionIndex::Lazy::fetch_rows(std::vector<Distribution>& dists, const std::string& dir,
-                                         const std::vector<std::string>& wanted) {
-  std::vector<std::string> unread, needles;
-  for (auto& path : wanted)
-    if (!rows.count({dir, path}) && std::find(unread.begin(), unread.end(), path) == unread.end()) {
-      unread.push_back(path);
-      for (auto& n : needles_for(path)) needles.push_back(n);
+struct DistributionIndex::Lazy {
+  host::Host* host = nullptr;  // nullptr: every distribution was add()ed, known in full
+  std::vector<std::string> dirs;
+  std::string conda_prefix;
+  std::map<std::pair<std::string, std::string>, Distribution*> by_entry;  // (site dir, dist_info)
+  // (site dir, path) -> the distributions whose lists hold a row naming it, folder order
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<Distribution*, std::vector<RecordEntry>>>> rows;
+  std::map<std::pair<std::string, std::string>, std::string> conda_named;  // -> the record naming it
+  std::map<std::string, std::vector<Distribution*>> eggs;  // site dir -> its egg-infos, once asked
+  std::map<std::pair<std::string, std::string>, const Distribution*> owners;  // answers so far
+  std::map<std::string, const Distribution*> names;                           // find()'s answers
+  std::set<const Distribution*> full;  // record read in full
+  bool all_read = false;
+  std::mutex mu;
+
+  Distribution* keep(std::deque<Distribution>& known, Distribution d);
+  Distribution* conda_dist(std::deque<Distribution>& known, const std::string& record, const std::string& dir);
+  void ask_rows(std::deque<Distribution>& known, const std::map<std::string, std::vector<std::string>>& wanted);
+  void ask_eggs(std::deque<Distribution>& known, const std::string& dir);
+};
+
+Distribution* DistributionIndex::Lazy::keep(std::deque<Distribution>& known, Distribution d) {
+  // A conda record is one package whichever question found it first.
+  auto key = d.conda_meta.empty() ? std::make_pair(d.site_dir, d.dist_info) : std::make_pair(std::string(), d.conda_meta);
+  if (auto it = by_entry.find(key); it != by_entry.end()) {
+    if (it->second->site_dir.empty()) it->second->site_dir = d.site_dir;
+    return it->second;
+  }
+  known.push_back(std::move(d));
+  by_entry.emplace(key, &known.back());
+  return &known.back();
+}
+
+Distribution* DistributionIndex::Lazy::conda_dist(std::deque<Distribution>& known, const std::string& record,
+                                                   const std::string& dir) {
+  Distribution d;
+  std::tie(d.name, d.version) = parse_conda_record_name(record);
+  d.site_dir = dir;
+  d.conda_meta = "conda-meta/" + record;
+  return keep(known, std::move(d));
+}
+
+void DistributionIndex::Lazy::ask_rows(std::deque<Distribution>& known,
+                                       const std::map<std::string, std::vector<std::string>>& wanted) {
+  // One search for every folder's questions: a query per folder, and one per folder
+  // for conda's records, which name a file by its path in the prefix, quoted.
+  std::vector<host::EntryQuery> queries;
+  std::vector<std::pair<std::string, std::vector<std::string>>> asked;  // per dist query
+  std::vector<int> conda_query;                                         // its index, or -1
+  for (auto& [dir, paths] : wanted) {
+    std::vector<std::string> unread;
+    for (auto& p : paths)
+      if (!rows.count({dir, p}) && std::find(unread.begin(), unread.end(), p) == unread.end()) unread.push_back(p);
+    if (unread.empty()) continue;
+    host::EntryQuery q = dist_query(dir);
+    for (auto& p : unread)
+      for (auto& n : needles_for(p)) q.needles.push_back(n);
+    queries.push_back(std::move(q));
+    asked.emplace_back(dir, unread);
+    std::string below = conda_below(conda_prefix, dir);
+    if (below.empty()) {
+      conda_query.push_back(-1);
+      continue;
     }
-  if (unread.empty()) return;
-  const std::vector<size_t>& in_dir = by_dir[dir];
-  std::vector<std::string> paths;
-  std::vector<size_t> first;
-  for (size_t i : in_dir) {
-    first.push_back(paths.size());
-    if (!loaded[i])
-      for (auto& p : lists_of(dists[i], kinds[i])) paths.push_back(p);
+    host::EntryQuery c;
+    c.dirs = {conda_prefix + "/conda-meta"};
+    c.patterns = {"*.json"};
+    c.lists = {""};
+    for (auto& p : unread) c.needles.push_back("\"" + below + p + "\"");
+    conda_query.push_back(int(queries.size()));
+    queries.push_back(std::move(c));
   }
-  // conda's records name a file by its path in the prefix, quoted.
-  size_t conda_first = paths.size();
-  std::string below = conda_below(conda_prefix, dir);
-  if (!below.empty() && !conda_records.empty()) {
-    for (auto& r : conda_records) paths.push_back(conda_prefix + "/conda-meta/" + r);
-    for (auto& path : unread) needles.push_back("\"" + below + path + "\"");
-  }
-  // Only the rows that can name one of the files cross over, in one read.
-  auto files = paths.empty() ? std::vector<host::FileData>{} : host->read_lines(paths, needles);
-  if (!below.empty())
+  if (queries.empty()) return;
+  auto answers = host->search(queries);
+  size_t qi = 0;
+  for (size_t a = 0; a < asked.size(); ++a, ++qi) {
+    auto& [dir, unread] = asked[a];
+    std::vector<std::pair<Distribution*, std::vector<RecordEntry>>> found;  // each hit, all its rows
+    for (auto& h : answers[qi])
+      if (is_distribution(h)) found.emplace_back(keep(known, describe(dir, h)), rows_of(h));
+    for (auto& path : unread) {
+      std::string base = path.substr(path.rfind('/') + 1);
+      auto& mine = rows[{dir, path}];
+      for (auto& [d, all_rows] : found) {
+        std::vector<RecordEntry> kept;
+        for (auto& r : all_rows)
+          if (util::ends_with(r.path, base)) kept.push_back(r);
+        if (!kept.empty()) mine.emplace_back(d, std::move(kept));
+      }
+    }
+    if (conda_query[a] < 0) continue;
+    ++qi;
+    std::string below = conda_below(conda_prefix, dir);
     for (auto& path : unread)
-      for (size_t r = 0; conda_first + r < files.size(); ++r)
-        if (!host::lines_holding(files[conda_first + r].content, {"\"" + below + path + "\""}).empty()) {
-          conda_named.emplace(std::make_pair(dir, path), r);
+      for (auto& h : answers[qi])
+        if (!host::lines_holding(h.lists[0].content, {"\"" + below + path + "\""}).empty()) {
+          conda_named.emplace(std::make_pair(dir, path), h.name);
           break;
         }
-  for (auto& path : unread) {
-    std::string base = path.substr(path.rfind('/') + 1);
-    auto mine = needles_for(path);
-    std::vector<std::vector<RecordEntry>> out(in_dir.size());
-    for (size_t n = 0; n < in_dir.size(); ++n) {
-      size_t i = in_dir[n];
-      if (loaded[i]) {
-        for (auto& e : dists[i].record)
-          if (util::ends_with(e.path, base)) out[n].push_back(e);
-        continue;
-      }
-      size_t count = lists_of(dists[i], kinds[i]).size();
-      if (count == 0) continue;
-      std::vector<host::FileData> lists(files.begin() + first[n], files.begin() + first[n] + count);
-      for (auto& f : lists) f.content = host::lines_holding(f.content, mine);
-      out[n] = rows_of(dists[i], kinds[i], lists.data());
-    }
-    rows.emplace(std::make_pair(dir, path), std::move(out));
   }
 }
 
-const Distribution* DistributionIndex::Lazy::conda_record(size_t r, const std::string& dir) {
-  auto made = conda_dists.find(r);
-  if (made == conda_dists.end()) {
-    Distribution d;
-    std::tie(d.name, d.version) = parse_conda_record_name(conda_records[r]);
-    d.site_dir = dir;
-    d.conda_meta = "conda-meta/" + conda_records[r];
-    made = conda_dists.emplace(r, std::move(d)).first;
-  }
-  if (made->second.site_dir.empty()) made->second.site_dir = dir;  // first made by a name lookup
-  return &made->second;
+void DistributionIndex::Lazy::ask_eggs(std::deque<Distribution>& known, const std::string& dir) {
+  if (eggs.count(dir)) return;
+  // Only an egg-info can own a package whole (top_level.txt, or its name): every one of
+  // them, its files only looked up.
+  auto q = dist_query(dir, {"*.egg-info"});
+  auto& mine = eggs[dir];
+  auto answers = host->search({q});
+  for (auto& h : answers[0])
+    if (is_distribution(h)) mine.push_back(keep(known, describe(dir, h)));
 }
 
-const Distribution* DistributionIndex::Lazy::conda_owner(const std::string& dir, const std::string& path) {
-  auto it = conda_named.find({dir, path});
-  return it == conda_named.end() ? nullptr : conda_record(it->second, dir);
+DistributionIndex::DistributionIndex() : lazy_(std::make_unique<Lazy>()) {}
+DistributionIndex::~DistributionIndex() = default;
+DistributionIndex::DistributionIndex(DistributionIndex&&) noexcept = default;
+DistributionIndex& DistributionIndex::operator=(DistributionIndex&&) noexcept = default;
+
+void DistributionIndex::add(Distribution d) {
+  d.site_dir = strip_slashes(d.site_dir);
+  known_.push_back(std::move(d));
+  lazy_->full.insert(&known_.back());
+  all_.push_back(&known_.back());
+  lazy_->owners.clear();
+  lazy_->names.clear();
 }
 
-// A conda package with no dist-info is still installed, at conda's version: `requires:`
-// sees it, and an upgrade of it is one.
-const Distribution* DistributionIndex::Lazy::conda_named_as(const std::string& normalized) {
-  for (size_t r = 0; r < conda_records.size(); ++r)
-    if (normalize_name(parse_conda_record_name(conda_records[r]).first) == normalized)
-      return conda_record(r, conda_dists.count(r) ? conda_dists.at(r).site_dir : "");
+namespace {
+
+// The owner among distributions known in full (add()ed): the first claimant wins.
+const Distribution* owner_among(const std::deque<Distribution>& known, const std::string& dir,
+                                const std::string& path) {
+  std::string base = path.substr(path.rfind('/') + 1);
+  for (auto& d : known)
+    if (d.site_dir == dir && lists_path(d.record, path, base)) return &d;
+  std::string top = path.substr(0, path.find('/'));
+  if (top == path && util::ends_with(top, ".py")) top.resize(top.size() - 3);
+  for (auto& d : known)
+    if (d.site_dir == dir && std::find(d.top_level.begin(), d.top_level.end(), top) != d.top_level.end()) return &d;
   return nullptr;
+}
+
+}  // namespace
+
+const Distribution* DistributionIndex::owner(const std::string& site_dir, const std::string& rel) const {
+  std::string dir = strip_slashes(site_dir), path = normalize_record_path(rel);
+  std::lock_guard<std::mutex> hold(lazy_->mu);
+  auto key = std::make_pair(dir, path);
+  if (auto it = lazy_->owners.find(key); it != lazy_->owners.end()) return it->second;
+  auto& known = const_cast<std::deque<Distribution>&>(known_);
+  if (!lazy_->host) return lazy_->owners[key] = owner_among(known, dir, path);
+  const Distribution* found = nullptr;
+  // The first distribution to claim a file keeps it (hits come sorted).
+  lazy_->ask_rows(known, {{dir, {path}}});
+  std::string base = path.substr(path.rfind('/') + 1);
+  for (auto& [d, rows] : lazy_->rows.at(key))
+    if (lists_path(rows, path, base)) {
+      found = d;
+      break;
+    }
+  if (!found)
+    if (auto c = lazy_->conda_named.find(key); c != lazy_->conda_named.end())
+      found = lazy_->conda_dist(known, c->second, dir);
+  if (!found) {
+    lazy_->ask_eggs(known, dir);
+    std::string top = path.substr(0, path.find('/'));
+    if (top == path && util::ends_with(top, ".py")) top.resize(top.size() - 3);
+    for (Distribution* d : lazy_->eggs[dir])
+      if (std::find(d->top_level.begin(), d->top_level.end(), top) != d->top_level.end()) {
+        found = d;
+        break;
+      }
+  }
+  lazy_->owners.emplace(key, found);
+  return found;
+}
+
+void DistributionIndex::prefetch(const std::vector<std::pair<std::string, std::string>>& files) const {
+  if (!lazy_->host) return;
+  std::map<std::string, std::vector<std::string>> by_dir;
+  for (auto& [dir, rel] : files) by_dir[strip_slashes(dir)].push_back(normalize_record_path(rel));
+  std::lock_guard<std::mutex> hold(lazy_->mu);
+  lazy_->ask_rows(const_cast<std::deque<Distribution>&>(known_), by_dir);
+}
+
+const Distribution* DistributionIndex::find(std::string_view name) const {
+  std::string want = normalize_name(name);
+  std::lock_guard<std::mutex> hold(lazy_->mu);
+  if (auto it = lazy_->names.find(want); it != lazy_->names.end()) return it->second;
+  auto& known = const_cast<std::deque<Distribution>&>(known_);
+  const Distribution* found = nullptr;
+  auto named = [&](const Distribution& d) { return d.conda_meta.empty() && normalize_name(d.name) == want; };
+  if (!lazy_->host) {
+    for (auto& d : known)
+      if (named(d)) return lazy_->names[want] = &d;
+    return lazy_->names[want] = nullptr;
+  }
+  // pip names the folder after the distribution: ask for those, and conda's records of
+  // that name, in one search; everything else only if none of them is it.
+  auto patterns = patterns_for(want);
+  std::vector<host::EntryQuery> queries;
+  bool conda = !lazy_->conda_prefix.empty() && !patterns.empty();
+  if (!patterns.empty()) {
+    for (auto& dir : lazy_->dirs) queries.push_back(dist_query(dir, patterns));
+    if (conda) {
+      host::EntryQuery c;
+      c.dirs = {lazy_->conda_prefix + "/conda-meta"};
+      c.patterns = {patterns[0].substr(0, patterns[0].size() - std::string("-*.dist-info").size()) + "-*.json"};
+      queries.push_back(std::move(c));
+    }
+  }
+  auto answers = queries.empty() ? std::vector<std::vector<host::EntryHit>>{} : lazy_->host->search(queries);
+  for (size_t k = 0; k < lazy_->dirs.size() && k < answers.size() && !found; ++k)
+    for (auto& h : answers[k])
+      if (is_distribution(h)) {
+        Distribution* d = lazy_->keep(known, describe(lazy_->dirs[k], h));
+        if (named(*d)) {
+          found = d;
+          break;
+        }
+      }
+  if (!found) found = named_anywhere(want);
+  // A conda package with no dist-info is still installed, at conda's version: `requires:`
+  // sees it, and an upgrade of it is one.
+  if (!found && conda)
+    for (auto& h : answers.back())
+      if (normalize_name(parse_conda_record_name(h.name).first) == want) {
+        found = lazy_->conda_dist(known, h.name, "");
+        break;
+      }
+  return lazy_->names[want] = found;
+}
+
+const Distribution* DistributionIndex::named_anywhere(const std::string& want) const {
+  // A folder not named after its distribution (rare): every one's Name line, then the
+  // headers of the one that has it.
+  auto& known = const_cast<std::deque<Distribution>&>(known_);
+  std::vector<host::EntryQuery> queries;
+  for (auto& dir : lazy_->dirs) {
+    host::EntryQuery q;
+    q.dirs = {dir};
+    q.patterns = kPatterns;
+    q.lists = {"METADATA", "PKG-INFO", ""};
+    q.needles = {"Name:"};
+    queries.push_back(std::move(q));
+  }
+  auto answers = lazy_->host->search(queries);
+  for (size_t k = 0; k < answers.size(); ++k)
+    for (auto& h : answers[k]) {
+      if (!is_distribution(h)) continue;
+      std::string text = h.lists[0].content + h.lists[1].content + h.lists[2].content;
+      if (normalize_name(parse_metadata(text).first) != want) continue;
+      // The entry by its exact name ('[' cannot start a glob class in a name pip wrote).
+      std::string exact;
+      for (char c : h.name) exact += (c == '[' || c == '*' || c == '?') ? std::string("?") : std::string(1, c);
+      auto one = lazy_->host->search({dist_query(lazy_->dirs[k], {exact})});
+      for (auto& full : one[0])
+        if (full.name == h.name && is_distribution(full)) return lazy_->keep(known, describe(lazy_->dirs[k], full));
+    }
+  return nullptr;
+}
+
+const std::vector<RecordEntry>& DistributionIndex::files(const Distribution& d) const {
+  std::lock_guard<std::mutex> hold(lazy_->mu);
+  if (!lazy_->host || lazy_->full.count(&d) || !d.conda_meta.empty()) return d.record;
+  std::string base = d.site_dir + "/" + d.dist_info;
+  // In kLists' order; a bare PKG-INFO file has none of them, and reads as none.
+  host::EntryHit h{0, d.dist_info, true, lazy_->host->read({base + "/RECORD", base + "/installed-files.txt",
+                                                            base + "/SOURCES.txt"}), {}, {}};
+  const_cast<Distribution&>(d).record = rows_of(h);
+  lazy_->full.insert(&d);
+  return d.record;
+}
+
+void DistributionIndex::read_all() const {
+  if (lazy_->all_read || !lazy_->host) return;
+  auto& known = const_cast<std::deque<Distribution>&>(known_);
+  // Per folder, two questions in one search: every entry (headers, lists looked up),
+  // and the lists of those that have them, whole.
+  std::vector<host::EntryQuery> queries;
+  for (auto& dir : lazy_->dirs) {
+    queries.push_back(dist_query(dir));
+    auto q = dist_query(dir);
+    q.needles = {""};
+    q.heads.clear();
+    q.wholes.clear();
+    queries.push_back(std::move(q));
+  }
+  auto answers = lazy_->host->search(queries);
+  auto& every = const_cast<std::vector<const Distribution*>&>(all_);
+  for (size_t k = 0; k < lazy_->dirs.size(); ++k) {
+    std::map<std::string, const host::EntryHit*> listed;
+    for (auto& h : answers[2 * k + 1]) listed[h.name] = &h;
+    for (auto& h : answers[2 * k]) {
+      if (!is_distribution(h)) continue;
+      Distribution* d = lazy_->keep(known, describe(lazy_->dirs[k], h));
+      if (!lazy_->full.count(d)) {
+        auto it = listed.find(h.name);
+        if (it != listed.end()) d->record = rows_of(*it->second);
+        lazy_->full.insert(d);
+      }
+      every.push_back(d);
+    }
+  }
+  lazy_->all_read = true;
+}
+
+const std::vector<const Distribution*>& DistributionIndex::all() const {
+  std::lock_guard<std::mutex> hold(lazy_->mu);
+  read_all();
+  return all_;
 }
 
 std::pair<std::string, std::string> parse_conda_record_name(std::string_view file) {
@@ -248,122 +458,12 @@ std::pair<std::string, std::string> parse_conda_record_name(std::string_view fil
   return {stem.substr(0, version), stem.substr(version + 1, build - version - 1)};
 }
 
-DistributionIndex::DistributionIndex() : lazy_(std::make_unique<Lazy>()) {}
-DistributionIndex::~DistributionIndex() = default;
-DistributionIndex::DistributionIndex(DistributionIndex&&) noexcept = default;
-DistributionIndex& DistributionIndex::operator=(DistributionIndex&&) noexcept = default;
-
-void DistributionIndex::add(Distribution d) {
-  d.site_dir = strip_slashes(d.site_dir);
-  lazy_->by_dir[d.site_dir].push_back(dists_.size());
-  lazy_->kinds.push_back(kind_of(d.dist_info, true));
-  lazy_->loaded.push_back(true);
-  lazy_->rows.clear();
-  lazy_->owners.clear();
-  dists_.push_back(std::move(d));
-}
-
-const Distribution* DistributionIndex::owner(const std::string& site_dir, const std::string& rel) const {
-  std::string dir = strip_slashes(site_dir), path = normalize_record_path(rel);
-  std::lock_guard<std::mutex> hold(lazy_->mu);
-  auto key = std::make_pair(dir, path);
-  if (auto it = lazy_->owners.find(key); it != lazy_->owners.end()) return it->second;
-  auto& dists = const_cast<std::vector<Distribution>&>(dists_);
-  const std::vector<size_t>& in_dir = lazy_->by_dir[dir];
-  std::string base = path.substr(path.rfind('/') + 1);
-  const Distribution* found = nullptr;
-  // The first distribution to claim a file keeps it (dist-infos come sorted).
-  lazy_->fetch_rows(dists, dir, {path});
-  const auto& rows = lazy_->rows.at(key);
-  for (size_t n = 0; n < in_dir.size() && !found; ++n)
-    if (lists_path(rows[n], path, base)) {
-      lazy_->load(dists, {in_dir[n]});
-      found = &dists[in_dir[n]];
-    }
-  if (!found) found = lazy_->conda_owner(dir, path);
-  if (!found) {
-    // A distribution that lists no files owns its top-level packages whole: only an
-    // egg-info can (top_level.txt, or its name), so only those are read in full.
-    std::vector<size_t> eggs;
-    for (size_t i : in_dir)
-      if (lazy_->kinds[i].egg) eggs.push_back(i);
-    lazy_->load(dists, eggs);
-    std::string top = path.substr(0, path.find('/'));
-    if (top == path && util::ends_with(top, ".py")) top.resize(top.size() - 3);
-    for (size_t i : in_dir)
-      if (std::find(dists[i].top_level.begin(), dists[i].top_level.end(), top) != dists[i].top_level.end()) {
-        found = &dists[i];
-        break;
-      }
-  }
-  lazy_->owners.emplace(key, found);
-  return found;
-}
-
-void DistributionIndex::prefetch(const std::vector<std::pair<std::string, std::string>>& files) const {
-  std::map<std::string, std::vector<std::string>> by_dir;
-  for (auto& [dir, rel] : files) by_dir[strip_slashes(dir)].push_back(normalize_record_path(rel));
-  std::lock_guard<std::mutex> hold(lazy_->mu);
-  for (auto& [dir, paths] : by_dir)
-    lazy_->fetch_rows(const_cast<std::vector<Distribution>&>(dists_), dir, paths);
-}
-
-const Distribution* DistributionIndex::find(std::string_view name) const {
-  std::string want = normalize_name(name);
-  std::lock_guard<std::mutex> hold(lazy_->mu);
-  auto& dists = const_cast<std::vector<Distribution>&>(dists_);
-  // pip names the folder after the distribution: read those first, the rest only if
-  // none of them is it.
-  std::vector<size_t> named;
-  for (size_t i = 0; i < dists.size(); ++i)
-    if (lazy_->loaded[i] ? normalize_name(dists[i].name) == want
-                         : normalize_name(from_folder_name(dists[i].dist_info).first) == want)
-      named.push_back(i);
-  lazy_->load(dists, named);
-  for (size_t i : named)
-    if (normalize_name(dists[i].name) == want) return &dists[i];
-  std::vector<size_t> every(dists.size());
-  for (size_t i = 0; i < every.size(); ++i) every[i] = i;
-  lazy_->load(dists, every);
-  for (auto& d : dists)
-    if (normalize_name(d.name) == want) return &d;
-  return lazy_->conda_named_as(want);
-}
-
-const std::vector<Distribution>& DistributionIndex::all() const {
-  std::lock_guard<std::mutex> hold(lazy_->mu);
-  std::vector<size_t> every(dists_.size());
-  for (size_t i = 0; i < every.size(); ++i) every[i] = i;
-  lazy_->load(const_cast<std::vector<Distribution>&>(dists_), every);
-  return dists_;
-}
-
 DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs,
                                      const std::string& prefix) {
   DistributionIndex index;
   index.lazy_->host = &host;
-  std::vector<std::string> dirs;
-  for (auto& d : site_dirs) dirs.push_back(strip_slashes(d));
-  std::vector<std::string> listed = dirs;
-  if (!prefix.empty()) listed.push_back(strip_slashes(prefix) + "/conda-meta");
-  auto listings = host.list_many(listed);  // one round trip; nothing is read until asked
-  if (!prefix.empty()) {
-    for (auto& entry : listings.back())
-      if (!entry.is_dir && util::ends_with(entry.name, ".json")) index.lazy_->conda_records.push_back(entry.name);
-    if (!index.lazy_->conda_records.empty()) index.lazy_->conda_prefix = strip_slashes(prefix);
-  }
-  for (size_t k = 0; k < dirs.size(); ++k)
-    for (auto& entry : listings[k]) {
-      bool dist_info = entry.is_dir && util::ends_with(entry.name, ".dist-info");
-      if (!dist_info && !util::ends_with(entry.name, ".egg-info")) continue;
-      Distribution d;
-      d.site_dir = dirs[k];
-      d.dist_info = entry.name;
-      index.lazy_->by_dir[d.site_dir].push_back(index.dists_.size());
-      index.lazy_->kinds.push_back(kind_of(entry.name, entry.is_dir));
-      index.lazy_->loaded.push_back(false);
-      index.dists_.push_back(std::move(d));
-    }
+  for (auto& d : site_dirs) index.lazy_->dirs.push_back(strip_slashes(d));
+  if (!prefix.empty()) index.lazy_->conda_prefix = strip_slashes(prefix);
   return index;
 }
 

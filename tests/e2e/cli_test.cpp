@@ -62,14 +62,16 @@ TEST_CASE("with --json an error is a JSON document too", "[e2e][cli]") {
   auto j = nlohmann::json::parse(r.out);
   CHECK(j["ok"] == false);
   CHECK(j["exit_code"] == 2);
-  REQUIRE(j["diagnostics"].size() == 1);
-  CHECK(j["diagnostics"][0]["line"] == 2);
-  CHECK(j["diagnostics"][0]["file"] == bad);
+  CHECK(j["error"]["kind"] == "recipe");
+  REQUIRE(j["error"]["diagnostics"].size() == 1);
+  CHECK(j["error"]["diagnostics"][0]["line"] == 2);
+  CHECK(j["error"]["diagnostics"][0]["file"] == bad);
 
   auto missing = env.sp({"--json", "show", "nope"});
   CHECK(missing.status == 1);
   auto m = nlohmann::json::parse(missing.out);
-  CHECK(m["error"] == "no applied patch `nope` (nothing is applied)");
+  CHECK(m["error"]["message"] == "no applied patch `nope` (nothing is applied)");
+  CHECK(m["error"]["kind"] == "failed");
 }
 
 TEST_CASE("apply --dry-run prints the diff and writes nothing", "[e2e][cli]") {

@@ -307,7 +307,7 @@ TEST_CASE("explain --hints adds a user's replacement", "[e2e][explain]") {
   auto list = testsupport::run_sitepatch({"explain", "--list-hints", "--hints", hints});
   CHECK(list.status == 0);
   CHECK(list.out.find("ID                       KIND   MATCH    ") == 0);
-  CHECK(list.out.find("\nthread-allocate-lock     means  _thread.allocate_lock            builtin:dynamo.yaml:17\n") !=
+  CHECK(list.out.find("\nthread-allocate-lock     means  _thread.allocate_lock            builtin:dynamo.yaml:18\n") !=
         std::string::npos);
   CHECK(list.out.find("\nno-aot-module            fix    os.path.exists [fakeinfer, .so]  " + hints + ":2\n") !=
         std::string::npos);

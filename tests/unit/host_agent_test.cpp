@@ -240,3 +240,69 @@ TEST_CASE("agent: runs from a per-user copy whose bytecode Python keeps, never f
   start();
   CHECK_FALSE(pyc());
 }
+
+namespace {
+
+// What a search answered, as text both hosts must agree on.
+std::string shown(const std::vector<std::vector<host::EntryHit>>& answers) {
+  std::string out;
+  auto files = [](const std::vector<host::FileData>& fs) {
+    std::string s;
+    for (auto& f : fs) s += "[" + std::string(f.exists ? "+" : "-") + (f.is_dir ? "d" : "") + f.content + "]";
+    return s;
+  };
+  for (size_t q = 0; q < answers.size(); ++q)
+    for (auto& h : answers[q])
+      out += std::to_string(q) + ":" + std::to_string(h.dir) + ":" + h.name + (h.is_dir ? "/" : "") + " lists" +
+             files(h.lists) + " heads" + files(h.heads) + " wholes" + files(h.wholes) + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("agent: search answers what the local host answers, and only the hits", "[host]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+  agent.hello();
+  std::string site = tmp.path + "/site", other = tmp.path + "/other";
+  spit(site + "/a-1.0.dist-info/RECORD", "pkg/x.py,sha256=1,1\npkg/y.py,sha256=2,2\n");
+  spit(site + "/a-1.0.dist-info/METADATA", "Name: a\nVersion: 1.0\n\nbody Name: not a header\n");
+  spit(site + "/B_Two-2.0.dist-info/RECORD", "two/z.py,,\n");
+  spit(site + "/B_Two-2.0.dist-info/METADATA", "Name: b-two\r\nVersion: 2.0\r\n\r\nbody\r\n");
+  spit(site + "/c-1.0.egg-info", "Name: c\nVersion: 1.0\n");  // a bare PKG-INFO
+  spit(site + "/d.egg-info/installed-files.txt", "../pkg/x.py\n");
+  spit(site + "/d.egg-info/top_level.txt", "pkg\n");
+  spit(site + "/e-1.0.dist-info", "a file, not a folder\n");
+  spit(site + "/notes.txt", "pkg/x.py\n");
+  spit(other + "/f-3.dist-info/RECORD", "pkg/x.py,,\n");
+  host::EntryQuery owners;
+  owners.dirs = {site, tmp.path + "/nope", other};
+  owners.patterns = {"*.dist-info", "*.egg-info"};
+  owners.lists = {"RECORD", "installed-files.txt", ""};
+  owners.needles = {"x.py"};
+  owners.heads = {"METADATA", ""};
+  owners.wholes = {"top_level.txt"};
+  host::EntryQuery named;  // by name, any case, no needles: every match, lists looked up
+  named.dirs = {site};
+  named.patterns = {"b[-_.]two-*.dist-info"};
+  named.lists = {"RECORD", "SOURCES.txt"};
+  named.heads = {"METADATA"};
+  host::EntryQuery every = owners;  // an empty needle holds every line
+  every.dirs = {site};
+  every.needles = {""};
+  every.heads.clear();
+  auto remote = agent.search({owners, named, every});
+  auto local = host::make_local_host()->search({owners, named, every});
+  CHECK(shown(remote) == shown(local));
+  CHECK(shown(remote) ==
+        "0:0:a-1.0.dist-info/ lists[+pkg/x.py,sha256=1,1\n][-][+d] heads[+Name: a\nVersion: 1.0\n\n][+d] wholes[-]\n"
+        "0:0:d.egg-info/ lists[-][+../pkg/x.py\n][+d] heads[-][+d] wholes[+pkg\n]\n"
+        "0:2:f-3.dist-info/ lists[+pkg/x.py,,\n][-][+d] heads[-][+d] wholes[-]\n"
+        "1:0:B_Two-2.0.dist-info/ lists[+][-] heads[+Name: b-two\r\nVersion: 2.0\r\n\r\n] wholes\n"
+        "2:0:B_Two-2.0.dist-info/ lists[+two/z.py,,\n][-][+d] heads wholes[-]\n"
+        "2:0:a-1.0.dist-info/ lists[+pkg/x.py,sha256=1,1\npkg/y.py,sha256=2,2\n][-][+d] heads wholes[-]\n"
+        "2:0:c-1.0.egg-info lists[-][-][+Name: c\nVersion: 1.0\n] heads wholes[-]\n"
+        "2:0:d.egg-info/ lists[-][+../pkg/x.py\n][+d] heads wholes[+pkg\n]\n"
+        "2:0:e-1.0.dist-info lists[-][-][+a file, not a folder\n] heads wholes[-]\n");
+}

@@ -80,7 +80,7 @@ TEST_CASE("load_distributions reads an installed wheel's dist-info from a real v
 
   DistributionIndex index = load_distributions(*host, env.site_dirs);
   REQUIRE(index.all().size() == 1);
-  const Distribution& d = index.all()[0];
+  const Distribution& d = *index.all()[0];
   CHECK(d.name == "Demo_Pkg");
   CHECK(d.version == "1.2.3");
   CHECK(d.site_dir == venv.site_packages);

@@ -105,7 +105,7 @@ class ActionModule(ActionBase):
             changed=bool(files) if check else written,
             files=[f['path'] for f in files],
             written=written,
-            commit=doc.get('commit', ''),
+            commit=doc.get('commit') or '',  # sitepatch says null when nothing was committed
             pyc_removed=doc.get('pyc_removed', []),
             notes=doc.get('notes', []),
         )

@@ -134,8 +134,9 @@ def globals_for(host, ssh_words, venv, state_dir=None, lock_timeout=None):
 def failure(rc, document, stderr):
     """The result of a sitepatch that did not succeed: its own message and exit code."""
     lines = []
-    if document and document.get('error'):
-        lines.append(document['error'])
+    error = (document or {}).get('error')
+    if isinstance(error, dict) and error.get('message'):  # {"kind", "message", "diagnostics"}
+        lines.append(error['message'])
     for edit in (document or {}).get('edits', []):
         if edit.get('state') == 'fails':
             lines.append('%s:%s:%s: %s  %s  %s: %s' % (

@@ -62,6 +62,34 @@ struct CompileResult {
   std::string reason;   // Python's own message alone: "'(' was never closed" ("" if not a SyntaxError)
 };
 
+/// A question about the entries of folders, answered where the files are, so that what
+/// crosses a connection grows with the answer, not with the folder: a GPU server's
+/// site-packages has 200 dist-infos, and the one that owns a file is what is asked.
+struct EntryQuery {
+  std::vector<std::string> dirs;
+  std::vector<std::string> patterns;  // entry names, fnmatch-style, case-insensitive
+  /// Files of each entry ("NAME" inside it; "" is the entry itself) searched for
+  /// `needles`: an entry is a hit when one of them holds a line with a needle, and
+  /// only those lines come back. An empty needle holds every line. No needles at all:
+  /// every matching entry is a hit and its lists are only looked up, not read.
+  std::vector<std::string> lists;
+  std::vector<std::string> needles;
+  std::vector<std::string> heads;   // files of each hit read up to their first empty line
+  std::vector<std::string> wholes;  // files of each hit read whole
+};
+
+struct EntryHit {
+  size_t dir = 0;        // index into EntryQuery::dirs
+  std::string name;      // the entry's name
+  bool is_dir = false;
+  std::vector<FileData> lists, heads, wholes;  // one per EntryQuery field, in its order
+};
+
+/// fnmatch(3) with FNM_CASEFOLD, the same on every host: `*`, `?`, `[...]`.
+bool name_matches(std::string_view pattern, std::string_view name);
+/// `text` up to (and with) its first empty line: an email-style file's headers.
+std::string_view head_of(std::string_view text);
+
 /// Held while a writer works; released by the destructor (and by the OS if we die).
 /// The lines of `text` (each ending in '\n', the last one given one) that hold one of
 /// `needles`, in order; what `Host::read_lines` keeps of a file.
@@ -108,6 +136,10 @@ class Host {
     for (auto& d : dirs) out.push_back(list(d));
     return out;
   }
+
+  /// The hits of each query (in one round trip), folder by folder in `dirs` order,
+  /// entries by name.
+  virtual std::vector<std::vector<EntryHit>> search(const std::vector<EntryQuery>& queries);
 
   /// Every regular file under `dir` by relative path (except `skip`), in one go;
   /// nullopt when `dir` does not exist. `have` is what the caller already holds (a copy

@@ -3,6 +3,7 @@
 // .dist-info (METADATA, RECORD) or a .egg-info (PKG-INFO; its installed-files.txt, else
 // SOURCES.txt, else top_level.txt: Debian's python3-* packages ship only that). Parsing
 // is pure; `load_distributions` reads through a Host.
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +26,8 @@ struct Distribution {
   std::string version;
   std::string site_dir;    // absolute
   std::string dist_info;   // folder (or file) name: foo-1.0.dist-info, foo-1.0.egg-info
+  /// Every file it lists: filled by `DistributionIndex::files` and `all`, not by `owner`
+  /// and `find` (torch's RECORD is 1.25 MB; a question about one file need not read it).
   std::vector<RecordEntry> record;
   /// Top-level packages and modules it owns whole, when it lists no files (an egg-info
   /// with only top_level.txt, or a bare PKG-INFO file).
@@ -50,10 +53,11 @@ std::vector<RecordEntry> parse_installed_files(std::string_view text, std::strin
 std::vector<std::string> parse_top_level(std::string_view text);
 
 /// Which distribution owns which file, across an environment's site dirs. Built by
-/// `load_distributions`, it reads lazily, per question: `owner` reads only the file-list
-/// rows naming the file's base name and the metadata of the one distribution that
-/// claims it; `find` only the dist-infos whose folder name encodes the name asked;
-/// `all` everything. Safe to ask from several threads.
+/// `load_distributions`, it asks the host per question (Host::search, answered where
+/// the files are): `owner` gets only the file-list rows naming the file and the
+/// metadata of the distributions holding them; `find` only the dist-infos whose folder
+/// name encodes the name asked; `all` everything. What crosses a connection grows with
+/// the answers, not with the number of distributions. Safe to ask from several threads.
 class DistributionIndex {
  public:
   DistributionIndex();
@@ -65,27 +69,32 @@ class DistributionIndex {
   /// The distribution whose RECORD lists `rel` in `site_dir` (the first in folder order
   /// when several do), else one that owns its top-level package whole; nullptr if none.
   const Distribution* owner(const std::string& site_dir, const std::string& rel) const;
-  /// Reads, in one round trip per site dir, the rows `owner` needs for these (site dir,
-  /// rel) files: many owner questions, one read.
+  /// Asks, in one round trip, what `owner` needs for these (site dir, rel) files: many
+  /// owner questions, one search.
   void prefetch(const std::vector<std::pair<std::string, std::string>>& files) const;
   /// By normalized name (PEP 503).
   const Distribution* find(std::string_view name) const;
-  /// Every distribution, read in full.
-  const std::vector<Distribution>& all() const;
+  /// Every file `d` (from this index) lists, read on first use.
+  const std::vector<RecordEntry>& files(const Distribution& d) const;
+  /// Every distribution, read in full, in folder order (the same objects `owner` and
+  /// `find` answer with).
+  const std::vector<const Distribution*>& all() const;
 
   struct Lazy;  // the host and what was read so far
 
  private:
-  std::vector<Distribution> dists_;
+  std::deque<Distribution> known_;  // what questions found; pointers handed out stay valid
+  std::vector<const Distribution*> all_;
   std::unique_ptr<Lazy> lazy_;
+  void read_all() const;  // under lazy_'s lock
+  const Distribution* named_anywhere(const std::string& normalized) const;  // ditto
   friend DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs,
                                               const std::string& prefix);
 };
 
-/// Lists every *.dist-info and *.egg-info in `site_dirs` (one round trip); the index reads
-/// their metadata and file lists through `host` when asked, so `host` must outlive it.
-/// With `prefix`, a conda environment's `conda-meta/*.json` (listed in the same round
-/// trip) names the owner of a file no dist-info or egg-info lists.
+/// The distributions of `site_dirs`, read through `host` when asked (nothing is read
+/// here), so `host` must outlive the index. With `prefix`, a conda environment's
+/// `conda-meta/*.json` names the owner of a file no dist-info or egg-info lists.
 DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs,
                                      const std::string& prefix = "");
 
