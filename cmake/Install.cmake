@@ -33,6 +33,10 @@ install(FILES ${CMAKE_SOURCE_DIR}/completions/sitepatch.fish
 # copy and start from: share/sitepatch/recipes/{*.yaml,rules/,hints/}, as in the tree.
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/recipes/ DESTINATION ${CMAKE_INSTALL_DATADIR}/sitepatch/recipes
         FILES_MATCHING PATTERN "*.yaml")
+# Each names its JSON Schema relative to itself (../docs/schema/...): the schemas go
+# beside them as in the tree, so an editor opening an installed copy finds its schema.
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/schema/ DESTINATION ${CMAKE_INSTALL_DATADIR}/sitepatch/docs/schema
+        FILES_MATCHING PATTERN "*.json")
 
 # cpack -G DEB → sitepatch_<version>_<arch>.deb. Libraries come from dpkg-shlibdeps
 # (dpkg-dev); python3 is a dependency because local commands run an environment's

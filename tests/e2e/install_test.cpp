@@ -37,6 +37,8 @@ std::map<std::string, std::string> expected_files() {
   };
   for (auto& [rel, _] : e2e::read_tree(kSource + "/recipes"))
     if (fs::path(rel).extension() == ".yaml") out["share/sitepatch/recipes/" + rel] = kSource + "/recipes/" + rel;
+  for (auto& [rel, _] : e2e::read_tree(kSource + "/docs/schema"))
+    if (fs::path(rel).extension() == ".json") out["share/sitepatch/docs/schema/" + rel] = kSource + "/docs/schema/" + rel;
   return out;
 }
 
@@ -96,6 +98,14 @@ TEST_CASE("cmake --install puts the binary, man page, completions and recipes un
   std::string man = std::regex_replace(testsupport::slurp(kSource + "/docs/man/sitepatch.1"),
                                        std::regex("@PROJECT_VERSION@"), version());
   CHECK(installed["share/man/man1/sitepatch.1"] == man);
+  // A shipped file's `# yaml-language-server: $schema=../...` finds its schema installed.
+  static const std::regex schema_line("# yaml-language-server: \\$schema=([^\n]+)");
+  for (auto& [rel, text] : installed) {
+    std::smatch m;
+    if (fs::path(rel).extension() != ".yaml" || !std::regex_search(text, m, schema_line)) continue;
+    INFO(rel << " names " << m[1]);
+    CHECK(fs::is_regular_file(fs::path(prefix) / fs::path(rel).parent_path() / m[1].str()));
+  }
   auto man_w = run({"man", "-M", prefix + "/share/man", "-w", "sitepatch"});
   CHECK(man_w.out == prefix + "/share/man/man1/sitepatch.1\n");
 
