@@ -158,7 +158,7 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
                  "Patch an environment on another machine, [user@]host[:port], over ssh")
       ->type_name("[USER@]HOST[:PORT]");
   app.add_option("--ssh-command", g.ssh_command,
-                 "The ssh client and its options, e.g. \"ssh -i key\" (default: $SITEPATCH_SSH, else ssh)")
+                 "The ssh client and its options, run by /bin/sh -c as git runs GIT_SSH_COMMAND, e.g. \"ssh -i $HOME/.ssh/k\" (default: $SITEPATCH_SSH, else ssh)")
       ->type_name("CMD");
   app.add_option("--state-dir", g.state_dir,
                  "Where the history lives (default: <prefix>/.sitepatch)")

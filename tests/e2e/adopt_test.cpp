@@ -54,8 +54,9 @@ TEST_CASE("adopt: a hand-edited patched file becomes the applied state, rollback
                     " adopt --dry-run flashinfer-dynamo\n") != std::string::npos);
   auto v = env.sp({"verify"});
   CHECK(v.status == 3);
-  CHECK(v.out.find("  " + rel + "  modified  (" + rel + " was changed by someone else; the edit is still in it)\n"
-                   "to keep flashinfer-dynamo's files as they are now: " + sp +
+  CHECK(v.out.find("  " + rel + "  modified  (" + rel + " was changed by someone else; the edit is still in it)\n") !=
+        std::string::npos);
+  CHECK(v.out.find("\nto keep flashinfer-dynamo's files as they are now: " + sp +
                    " adopt flashinfer-dynamo (its --dry-run shows their change first)\n") != std::string::npos);
 
   // --dry-run prints their change and writes nothing.
@@ -90,8 +91,9 @@ TEST_CASE("adopt: a hand-edited patched file becomes the applied state, rollback
   CHECK(again.status == 0);
   CHECK(again.err == "nothing to adopt: flashinfer-dynamo's files are as sitepatch left them\n");
 
-  // JSON names the files and the commit.
-  testsupport::spit(env.site(rel), theirs + "# and another\n");
+  // JSON names the files and the commit. (A second change away from the first: one
+  // touching the adopted lines would read as a rewrite of the edit.)
+  testsupport::spit(env.site(rel), "# and another\n" + theirs);
   auto j = env.sp({"--json", "adopt", "flashinfer-dynamo"});
   REQUIRE(j.status == 0);
   auto doc = nlohmann::json::parse(j.out);
