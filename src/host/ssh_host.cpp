@@ -53,9 +53,8 @@ class SshHost : public Host {
     if (!target_.user.empty()) argv.insert(argv.end(), {"-l", target_.user});
     argv.insert(argv.end(), {"--", target_.host, remote_command()});
     spdlog::debug("ssh: connecting to {}", target_.str());
-    agent_ = std::make_unique<AgentClient>(argv, target_.str(),
-                                           venv + "\n" + agent_boot_payload());
-    agent_->explain([this](int status, const std::string& err) { return explain(status, err); });
+    agent_ = std::make_unique<AgentClient>(argv, target_.str(), venv + "\n" + agent_boot_payload(),
+                                           [this](int status, const std::string& err) { return explain(status, err); });
     auto env = agent_->hello();
     spdlog::debug("ssh: agent started by {} and probed", env.python);
     return env;
@@ -96,11 +95,12 @@ class SshHost : public Host {
   // What ssh's exit status and last words mean to a user.
   std::string explain(int status, const std::string& err) const {
     std::string last = util::trim(err);
+    int trips = agent_ ? agent_->round_trips() : 0;  // none while the client is being made
     // The shell could not run the command (not found, not executable): ssh never started.
-    if ((status == 127 || status == 126) && agent_->round_trips() == 0 &&
+    if ((status == 127 || status == 126) && trips == 0 &&
         util::starts_with(last, std::string(kShellName) + ":"))
       return "cannot run the ssh command `" + command_ + "` (from --ssh-command or SITEPATCH_SSH): " + last;
-    if (status == 255 && agent_->round_trips() == 0)
+    if (status == 255 && trips == 0)
       return "cannot reach " + target_.str() + " over ssh: " + (last.empty() ? "ssh failed" : last);
     if (status == 255 || status >= 128)
       return "the connection to " + target_.str() + " was lost (exit status " + std::to_string(status) +
