@@ -112,8 +112,12 @@ std::string suggest_option(const std::string& what, const CLI::App& app, const C
       meant = there[0];
       owners.push_back(other->get_name());
     }
-    if (!owners.empty())
-      out += "; `" + meant + "` is an option of " + util::join(owners, " and ") + (sub ? ", not of " + sub->get_name() : "");
+    if (!owners.empty()) {
+      std::string last = owners.back();
+      owners.pop_back();
+      std::string names = owners.empty() ? last : util::join(owners, ", ") + " and " + last;
+      out += "; `" + meant + "` is an option of " + names + (sub ? ", not of " + sub->get_name() : "");
+    }
   }
   return out;
 }
