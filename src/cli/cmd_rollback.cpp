@@ -40,6 +40,7 @@ Runner register_rollback(CLI::App& app, const GlobalOptions& g) {
                     {"pyc_removed", r.pyc_removed}});
       return int(Exit::ok);
     }
+    if (!out.quiet() && !r.files.empty()) out.page();
     if (!out.quiet())
       for (auto& f : r.files) out.diff(f.diff);
     for (auto& n : r.notes) out.err(n);

@@ -61,7 +61,11 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
       std::string command, note;
       if (a == engine::Advice::reapply) command = reapply_command(cmd, s, note);
       if (a == engine::Advice::drop) command = cmd + " rollback " + s.id;
-      if (a == engine::Advice::review) command = cmd + " verify " + s.id;
+      if (a == engine::Advice::review) {
+        // Their change may be a hotfix to keep, or a mistake to undo: look before adopting.
+        command = cmd + " adopt " + s.id;
+        note = "see their change first: " + cmd + " adopt --dry-run " + s.id;
+      }
       if (a != engine::Advice::none) ++needing;
       auto j = status_json(s);
       j["advice"] = advice_name(a);

@@ -30,6 +30,11 @@ Runner register_verify(CLI::App& app, const GlobalOptions& g) {
           o.out(line);
         }
       }
+      // "changed by others" has a remedy: keep the files as they are now.
+      for (auto& s : statuses)
+        if (engine::advice_for(s) == engine::Advice::review)
+          o.out("to keep " + s.id + "'s files as they are now: " + env.session->invocation + " adopt " + s.id +
+                " (its --dry-run shows their change first)");
     }
     return int(intact ? Exit::ok : Exit::not_intact);
   };

@@ -19,6 +19,7 @@ Runner register_verify(CLI::App& app, const GlobalOptions& g);
 Runner register_rollback(CLI::App& app, const GlobalOptions& g);
 Runner register_log(CLI::App& app, const GlobalOptions& g);
 Runner register_show(CLI::App& app, const GlobalOptions& g);
+Runner register_adopt(CLI::App& app, const GlobalOptions& g);
 Runner register_status(CLI::App& app, const GlobalOptions& g);
 Runner register_audit(CLI::App& app, const GlobalOptions& g);
 Runner register_rules(CLI::App& app, const GlobalOptions& g);
@@ -31,5 +32,10 @@ audit::RuleSet load_rules(const std::vector<std::string>& files, bool builtin);
 /// Shared by plan and apply: the diff, then one line per edit.
 void print_plan(const Output& o, const engine::Plan& p);
 nlohmann::json plan_json(const engine::Plan& p);
+
+/// Shared by log -p and show COMMIT: one entry as git prints it, then its diff.
+void print_entry(const Output& o, const store::LogEntry& e);
+/// An entry of log's and show's JSON; "diff" only when `diff`.
+nlohmann::json entry_json(const store::LogEntry& e, bool diff);
 
 }  // namespace sitepatch::cli

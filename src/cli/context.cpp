@@ -1,6 +1,7 @@
 #include "context.hpp"
 
 #include "env_choice.hpp"
+#include "pager.hpp"
 
 #include <unistd.h>
 
@@ -19,7 +20,6 @@
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/strings.hpp"
-#include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
 namespace {
@@ -33,7 +33,7 @@ bool no_color_asked() {
 
 }  // namespace
 
-Output::Output(const GlobalOptions& g) : json_(g.json), quiet_(g.quiet) {
+Output::Output(const GlobalOptions& g) : g_(g), json_(g.json), quiet_(g.quiet) {
   if (g.color == "always") color_ = true;
   else if (g.color == "never") color_ = false;
   else color_ = ::isatty(STDOUT_FILENO) && !no_color_asked();
@@ -74,6 +74,8 @@ void Output::diff(const std::string& text) const {
     std::cout << paint(line, p) << "\n";
   }
 }
+
+void Output::page() const { start_pager(g_); }
 
 void Output::out(const std::string& line) const { std::cout << line << "\n"; }
 void Output::err(const std::string& line) const { std::cerr << line << "\n"; }

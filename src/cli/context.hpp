@@ -18,6 +18,7 @@ struct GlobalOptions {
   std::string color = "auto";
   int verbose = 0;
   bool quiet = false;
+  bool no_pager = false;  // --no-pager
   double lock_timeout = 30;  // seconds
   std::string host;         // --host [user@]host[:port]; empty: this machine
   std::string ssh_command;  // --ssh-command, else $SITEPATCH_SSH, else "ssh"
@@ -32,6 +33,8 @@ class Output {
   bool json() const { return json_; }
   bool quiet() const { return quiet_; }
   std::string paint(const std::string& text, Paint p) const;
+  /// Diffs follow: on a terminal they go through the pager (pager.hpp) from here on.
+  void page() const;
   /// A unified diff on stdout, coloured line by line.
   void diff(const std::string& text) const;
   /// A line on stdout / on stderr.
@@ -41,6 +44,7 @@ class Output {
   void document(const nlohmann::json& j) const;
 
  private:
+  const GlobalOptions& g_;
   bool json_;
   bool color_;
   bool quiet_;

@@ -10,6 +10,7 @@
 #include <tree_sitter/api.h>
 
 #include "commands.hpp"
+#include "pager.hpp"
 #include "sitepatch_build_info.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/error.hpp"
@@ -40,8 +41,10 @@ const Command kCommands[] = {
      register_verify},
     {"rollback", "Undo applied patches, keeping other recipes' edits in shared files",
      register_rollback},
-    {"log", "Show the history of applies and rollbacks", register_log},
-    {"show", "Print an applied patch as a unified diff (git apply -R reverses it)",
+    {"adopt", "Record a patch's files as others changed them as its applied state (status green again)",
+     register_adopt},
+    {"log", "Show the history of applies and rollbacks (-p: with each one's diff)", register_log},
+    {"show", "Print an applied patch as a unified diff (git apply -R reverses it), or a history commit",
      register_show},
     {"audit", "Find the functions that reach operations dynamo cannot trace (rules decide which)",
      register_audit},
@@ -109,8 +112,12 @@ std::string suggest_option(const std::string& what, const CLI::App& app, const C
       meant = there[0];
       owners.push_back(other->get_name());
     }
-    if (!owners.empty())
-      out += "; `" + meant + "` is an option of " + util::join(owners, " and ") + (sub ? ", not of " + sub->get_name() : "");
+    if (!owners.empty()) {
+      std::string last = owners.back();
+      owners.pop_back();
+      std::string names = owners.empty() ? last : util::join(owners, ", ") + " and " + last;
+      out += "; `" + meant + "` is an option of " + names + (sub ? ", not of " + sub->get_name() : "");
+    }
   }
   return out;
 }
@@ -178,12 +185,14 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
                  "Patch an environment on another machine, [user@]host[:port], over ssh")
       ->type_name("[USER@]HOST[:PORT]");
   app.add_option("--ssh-command", g.ssh_command,
-                 "The ssh client and its options, e.g. \"ssh -i key\" (default: $SITEPATCH_SSH, else ssh)")
+                 "The ssh client and its options, run by /bin/sh -c as git runs GIT_SSH_COMMAND, e.g. \"ssh -i $HOME/.ssh/k\" (default: $SITEPATCH_SSH, else ssh)")
       ->type_name("CMD");
   app.add_option("--state-dir", g.state_dir,
                  "Where the history lives (default: <prefix>/.sitepatch)")
       ->type_name("DIR");
   app.add_flag("--json", g.json, "Print the result as one JSON document on stdout");
+  app.add_flag("--no-pager", g.no_pager,
+               "Print diffs directly (default on a terminal: through $SITEPATCH_PAGER, else $PAGER, else less -FRX; an empty value or cat means none)");
   app.add_option("--color,--colour", g.color,
                  "Colour: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
@@ -271,6 +280,10 @@ int main(int argc, char** argv) {
                     : g.verbose  ? spdlog::level::info
                                  : spdlog::level::warn);
 
+  // After the last message (an error included): the user reads the pager to the end.
+  struct PagerEnd {
+    ~PagerEnd() { end_pager(); }
+  } pager_end;
   try {
     CLI::App* sub = app.get_subcommands().front();
     return runners.at(sub)();

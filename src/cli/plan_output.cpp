@@ -6,6 +6,8 @@
 namespace sitepatch::cli {
 
 void print_plan(const Output& o, const engine::Plan& p) {
+  // Before the notes, so they keep their place above the diff in the pager.
+  if (!o.quiet() && !p.files.empty()) o.page();
   for (const auto& note : p.notes) o.err(o.paint("upgrade", Paint::warn) + "  " + note);
   for (const auto& note : p.placement) o.err(o.paint("where", Paint::warn) + "  " + note);
   if (!o.quiet())

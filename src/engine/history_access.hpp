@@ -38,6 +38,7 @@ class HistoryAccess {
   std::vector<store::PatchRecord> patches() const;
   std::optional<std::string> site_file(const std::string& rel) const { return h_->site_file(rel); }
   std::vector<store::LogEntry> log() const { return h_->log(); }
+  std::string diff_of(const std::string& oid) const { return h_->diff_of(oid); }
   /// Commits; on a remote environment the commit is there when this returns.
   std::string commit(const store::Transaction& tx);
 

@@ -1,6 +1,7 @@
 #pragma once
 // Pieces the engine's commands share; not part of the public API.
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,6 +107,13 @@ std::unique_ptr<host::Lock> read_lock(Session& s);
 /// lists what is applied.
 std::vector<store::PatchRecord> select(const std::vector<store::PatchRecord>& all,
                                        const std::vector<std::string>& ids);
+
+/// `records` (some of `all`, the history's applied patches) against their files as they
+/// are now, read in one batch into `now` (path -> file): what verify reports.
+std::vector<PatchStatus> statuses_of(Session& s, const HistoryAccess& history,
+                                     const std::vector<store::PatchRecord>& all,
+                                     const std::vector<store::PatchRecord>& records,
+                                     std::map<std::string, host::FileData>& now);
 
 /// "<invocation> <command>": a command the user can paste to reach this environment.
 std::string fix_command(const Session& s, const std::string& command);

@@ -97,24 +97,34 @@ PatchStatus status_of(Session& s, const detail::HistoryAccess& history, const st
   return ps;
 }
 
-/// The records of one history against the files as they are now.
-std::vector<PatchStatus> verify_in(Opened& o, const std::vector<std::string>& ids) {
-  Session& s = *o.s;
-  std::vector<store::PatchRecord> records;
-  for (auto& r : o.all)
-    if (ids.empty() || std::find(ids.begin(), ids.end(), r.id) != ids.end()) records.push_back(r);
+}  // namespace
+
+std::vector<PatchStatus> detail::statuses_of(Session& s, const HistoryAccess& history,
+                                             const std::vector<store::PatchRecord>& all,
+                                             const std::vector<store::PatchRecord>& records,
+                                             std::map<std::string, host::FileData>& now) {
   std::vector<std::string> paths;
   for (auto& r : records)
     for (auto& f : r.files) paths.push_back(f.site_dir + "/" + f.rel);
-  std::map<std::string, host::FileData> now;
   for (auto& f : s.host.read(paths)) now.emplace(f.path, std::move(f));
   std::map<std::string, python::Module> parsed;  // each file parsed once, for every record on it
   std::map<std::string, int> writers;             // records that patched each file
-  for (auto& r : o.all)
+  for (auto& r : all)
     for (auto& f : r.files) ++writers[f.site_dir + "/" + f.rel];
   std::vector<PatchStatus> out;
-  for (auto& r : records) out.push_back(status_of(s, *o.history, r, now, writers, parsed));
+  for (auto& r : records) out.push_back(status_of(s, history, r, now, writers, parsed));
   return out;
+}
+
+namespace {
+
+/// The records of one history against the files as they are now.
+std::vector<PatchStatus> verify_in(Opened& o, const std::vector<std::string>& ids) {
+  std::vector<store::PatchRecord> records;
+  for (auto& r : o.all)
+    if (ids.empty() || std::find(ids.begin(), ids.end(), r.id) != ids.end()) records.push_back(r);
+  std::map<std::string, host::FileData> now;
+  return detail::statuses_of(*o.s, *o.history, o.all, records, now);
 }
 
 }  // namespace

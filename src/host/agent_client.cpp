@@ -57,8 +57,9 @@ AgentClient::AgentClient(const std::vector<std::string>& argv, std::string who)
     : proc_(std::make_unique<util::Process>(argv)), who_(std::move(who)) {}
 
 AgentClient::AgentClient(const std::vector<std::string>& argv, std::string who,
-                         const std::string& preamble)
+                         const std::string& preamble, Explain explain)
     : AgentClient(argv, std::move(who)) {
+  explain_ = std::move(explain);
   try {
     proc_->write(preamble);
   } catch (const Error&) {

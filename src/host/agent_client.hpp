@@ -25,9 +25,14 @@ class AgentClient {
   /// Starts `argv` (it must run the agent). `who` names it in messages
   /// ("/venv/bin/python3"). Throws sitepatch::Error if it cannot be started.
   AgentClient(const std::vector<std::string>& argv, std::string who);
+  /// What the agent's end means to a user: `fn(exit status, its stderr)`, "" for the
+  /// generic message.
+  using Explain = std::function<std::string(int, const std::string&)>;
   /// The same, then writes `preamble` to its stdin first (a remote bootstrap reads
-  /// the venv path and the agent's source from there).
-  AgentClient(const std::vector<std::string>& argv, std::string who, const std::string& preamble);
+  /// the venv path and the agent's source from there); `explain` already answers for
+  /// a child that dies before reading it (an ssh command that cannot run).
+  AgentClient(const std::vector<std::string>& argv, std::string who, const std::string& preamble,
+              Explain explain = {});
   ~AgentClient();
   AgentClient(const AgentClient&) = delete;
   AgentClient& operator=(const AgentClient&) = delete;

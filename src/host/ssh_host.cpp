@@ -13,6 +13,9 @@
 namespace sitepatch::host {
 namespace {
 
+// $0 of the local shell that runs --ssh-command: its own errors start with it.
+constexpr const char* kShellName = "sitepatch-ssh";
+
 // The one command the remote shell sees. It is constant: the venv path and the
 // agent's source arrive on stdin, so nothing the user typed is ever parsed by a
 // remote shell. `read -r` takes the path line; Python then reads exactly the
@@ -30,7 +33,8 @@ std::string remote_command() {
 
 class SshHost : public Host {
  public:
-  SshHost(SshTarget target, std::vector<std::string> ssh) : target_(std::move(target)), ssh_(std::move(ssh)) {}
+  SshHost(SshTarget target, std::vector<std::string> ssh, std::string command)
+      : target_(std::move(target)), ssh_(std::move(ssh)), command_(std::move(command)) {}
 
   ~SshHost() override {
     if (agent_)
@@ -49,9 +53,8 @@ class SshHost : public Host {
     if (!target_.user.empty()) argv.insert(argv.end(), {"-l", target_.user});
     argv.insert(argv.end(), {"--", target_.host, remote_command()});
     spdlog::debug("ssh: connecting to {}", target_.str());
-    agent_ = std::make_unique<AgentClient>(argv, target_.str(),
-                                           venv + "\n" + agent_boot_payload());
-    agent_->explain([this](int status, const std::string& err) { return explain(status, err); });
+    agent_ = std::make_unique<AgentClient>(argv, target_.str(), venv + "\n" + agent_boot_payload(),
+                                           [this](int status, const std::string& err) { return explain(status, err); });
     auto env = agent_->hello();
     spdlog::debug("ssh: agent started by {} and probed", env.python);
     return env;
@@ -93,7 +96,12 @@ class SshHost : public Host {
   // What ssh's exit status and last words mean to a user.
   std::string explain(int status, const std::string& err) const {
     std::string last = util::trim(err);
-    if (status == 255 && agent_->round_trips() == 0)
+    int trips = agent_ ? agent_->round_trips() : 0;  // none while the client is being made
+    // The shell could not run the command (not found, not executable): ssh never started.
+    if ((status == 127 || status == 126) && trips == 0 &&
+        util::starts_with(last, std::string(kShellName) + ":"))
+      return "cannot run the ssh command `" + command_ + "` (from --ssh-command or SITEPATCH_SSH): " + last;
+    if (status == 255 && trips == 0)
       return "cannot reach " + target_.str() + " over ssh: " + (last.empty() ? "ssh failed" : last);
     if (status == 255 || status >= 128)
       return "the connection to " + target_.str() + " was lost (exit status " + std::to_string(status) +
@@ -105,20 +113,20 @@ class SshHost : public Host {
 
   SshTarget target_;
   std::vector<std::string> ssh_;
+  std::string command_;  // as the user wrote it
   std::unique_ptr<AgentClient> agent_;
 };
 
 }  // namespace
 
 std::unique_ptr<Host> make_ssh_host(const SshTarget& target, const std::string& ssh_command) {
-  std::vector<std::string> ssh;
-  try {
-    ssh = util::shell_split(ssh_command.empty() ? "ssh" : ssh_command);
-  } catch (const std::invalid_argument& e) {
-    throw Error("--ssh-command `" + ssh_command + "`: " + e.what(), Exit::usage);
-  }
-  if (ssh.empty()) throw Error("--ssh-command is empty", Exit::usage);
-  return std::make_unique<SshHost>(target, std::move(ssh));
+  std::string cmd = util::trim(ssh_command.empty() ? "ssh" : ssh_command);
+  if (cmd.empty()) throw Error("--ssh-command is empty", Exit::usage);
+  // As git runs GIT_SSH_COMMAND: a local shell expands what the user wrote ($HOME,
+  // quotes) and ssh's own arguments follow as "$@", untouched. The remote side still
+  // gets one constant command.
+  std::vector<std::string> ssh{"/bin/sh", "-c", cmd + " \"$@\"", kShellName};
+  return std::make_unique<SshHost>(target, std::move(ssh), cmd);
 }
 
 }  // namespace sitepatch::host

@@ -96,6 +96,8 @@ std::vector<LogEntry> History::log() const {
     e.summary = summary ? summary : "";
     const char* message = git_commit_message(commit.get());
     e.message = message ? message : "";
+    if (const git_signature* a = git_commit_author(commit.get()))
+      e.author = std::string(a->name ? a->name : "") + " <" + (a->email ? a->email : "") + ">";
     out.push_back(std::move(e));
   }
   if (rc != GIT_ITEROVER) fail("cannot walk the history", impl_->path);

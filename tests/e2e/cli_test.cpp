@@ -33,7 +33,7 @@ TEST_CASE("bad options exit 2 naming the option", "[e2e][cli]") {
 TEST_CASE("cli: --help lists every command and the exit codes", "[e2e][cli]") {
   auto r = testsupport::run_sitepatch({"--help"});
   CHECK(r.status == 0);
-  for (const char* c : {"plan", "apply", "list", "status", "verify", "rollback", "log", "show", "audit", "rules", "explain"})
+  for (const char* c : {"plan", "apply", "list", "status", "verify", "rollback", "adopt", "log", "show", "audit", "rules", "explain"})
     CHECK(r.out.find(std::string("  ") + c + " ") != std::string::npos);
   CHECK(r.out.find("Exit codes: 0 done; 1 failed, nothing changed; 2 bad usage or invalid recipe;") !=
         std::string::npos);
@@ -95,7 +95,7 @@ TEST_CASE("cli: a mistyped option gets the nearest, or the commands that have it
   CHECK(elsewhere.status == 2);
   CHECK(elsewhere.err ==
         "sitepatch: error: The following argument was not expected: --dryrun; `--dry-run` is an option of "
-        "apply and rollback, not of plan\n"
+        "apply, rollback and adopt, not of plan\n"
         "Run 'sitepatch help plan' for usage.\n");
   // An option the pre-scan does not know is CLI11's to name, not a command `never`.
   auto colour = testsupport::run_sitepatch({"--colur", "never", "list"});

@@ -403,3 +403,58 @@ TEST_CASE("remote: a history file named outside the history is refused before th
   for (auto& e : std::filesystem::recursive_directory_iterator(env.tmp.path, ec))
     CHECK(e.path().filename() != "escaped");
 }
+
+TEST_CASE("remote: --ssh-command runs through sh -c as git runs GIT_SSH_COMMAND: $VARS expand, quotes hold",
+          "[e2e][remote]") {
+  RemoteDemo env;
+  // The key in a folder with a space, named through a variable of this machine.
+  std::string keys = env.tmp.path + "/my keys";
+  std::filesystem::create_directories(keys);
+  std::filesystem::copy_file(env.sshd.client_key(), keys + "/k");
+  std::filesystem::permissions(keys + "/k", std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  std::string cmd = "ssh -i \"$SP_TEST_KEYS/k\" -o 'ServerAliveInterval 30' " + env.sshd.ssh_options();
+  auto base = [&](const std::vector<std::string>& rest) {
+    std::vector<std::string> args{"--host", env.sshd.target(), "--venv", "/srv/venv"};
+    args.insert(args.end(), rest.begin(), rest.end());
+    return args;
+  };
+  auto r = testsupport::run_sitepatch(base({"--ssh-command", cmd, "apply", e2e::bundled("flashinfer-dynamo.yaml")}),
+                                      {{"SP_TEST_KEYS", keys}});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(env.read("flashinfer/jit/cpp_ext.py").find("return Version(torch.version.cuda)") != std::string::npos);
+  // SITEPATCH_SSH is read the same way.
+  auto v = testsupport::run_sitepatch(base({"verify"}), {{"SP_TEST_KEYS", keys}, {"SITEPATCH_SSH", cmd}});
+  CHECK(v.status == 0);
+  // Unset, the variable expands to nothing and ssh names the key it cannot read.
+  auto unset = testsupport::run_sitepatch(base({"--ssh-command", cmd, "list"}), {{"SP_TEST_KEYS", ""}});
+  CHECK(unset.status == 1);
+  CHECK(unset.err.find("sitepatch: error: cannot reach " + env.sshd.target() + " over ssh: ") == 0);
+
+  // A remote adopt: someone's hotfix there becomes the applied state.
+  std::string rel = "flashinfer/jit/cpp_ext.py";
+  testsupport::spit(env.venv.site_packages + "/" + rel, env.read(rel) + "# hotfix\n");
+  CHECK(env.sp({"status"}).status == 3);
+  auto ad = env.sp({"adopt", "flashinfer-dynamo"});
+  INFO(ad.err);
+  CHECK(ad.status == 0);
+  CHECK(env.sp({"status"}).status == 0);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(env.pristine());
+}
+
+TEST_CASE("remote: an --ssh-command whose program does not exist says so", "[e2e][remote]") {
+  // No machine is needed: the local shell fails before any connection.
+  for (auto how : {std::map<std::string, std::string>{}, std::map<std::string, std::string>{{"SITEPATCH_SSH", "no-such-ssh -x"}}}) {
+    std::vector<std::string> args{"--host", "root@192.0.2.1", "--venv", "/srv/venv"};
+    if (how.empty()) args.insert(args.end(), {"--ssh-command", "no-such-ssh -x"});
+    args.push_back("list");
+    auto r = testsupport::run_sitepatch(args, how);
+    CHECK(r.status == 1);
+    CHECK(r.err == "sitepatch: error: cannot run the ssh command `no-such-ssh -x` (from --ssh-command or "
+                   "SITEPATCH_SSH): sitepatch-ssh: 1: no-such-ssh: not found\n");
+  }
+  auto blank = testsupport::run_sitepatch({"--host", "root@192.0.2.1", "--venv", "/srv", "--ssh-command", "  ", "list"});
+  CHECK(blank.status == 2);
+  CHECK(blank.err == "sitepatch: error: --ssh-command is empty\n");
+}

@@ -167,12 +167,37 @@ struct RollbackResult {
 /// keeps other recipes' edits in a shared file. Throws when it cannot undo cleanly.
 RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run);
 
-/// The history, newest first (empty when nothing was ever applied).
-std::vector<store::LogEntry> log(Session& s);
+struct AdoptResult {
+  std::string id;
+  std::vector<FileChange> files;  // old_text = as sitepatch left it, new_text = as it is now
+  bool written = false;
+  std::string commit;
+  std::vector<std::string> notes;
+};
 
-/// The unified diff of an applied patch (before -> after of each file), which
-/// `git apply -R` inside site-packages reverses.
-std::string show(Session& s, const std::string& id);
+/// Records the files of applied patch `id` as they are now (changed by someone else
+/// around its edits, which are all still there) as its applied state: pip's RECORD rows,
+/// then one commit; rollback still restores pip's originals. Refuses (nothing written)
+/// a patch that needs reapplying or whose distribution is gone, a missing file, an
+/// interrupted apply of it. Nothing to adopt: `files` empty.
+AdoptResult adopt(Session& s, const std::string& id, bool dry_run);
+
+/// The history, newest first (empty when nothing was ever applied); with `diffs`, each
+/// entry's `diff` filled; at most `max` entries (0: all).
+std::vector<store::LogEntry> log(Session& s, bool diffs = false, size_t max = 0);
+
+/// What `show WHAT` names: an applied patch, else a commit of the history.
+struct Shown {
+  std::string id;                         // the applied patch's id; "" for a commit
+  std::optional<store::LogEntry> commit;  // the commit, its diff filled; nullopt for a patch
+  std::string diff;                       // the patch's diff, or the commit's
+};
+
+/// The applied patch `what`, whose unified diff (before -> after of each file)
+/// `git apply -R` inside site-packages reverses; else the commit whose hex id starts
+/// with `what` (4 characters or more). A patch id wins over a commit prefix. Throws
+/// naming the candidates for an ambiguous prefix, and both possibilities for neither.
+Shown show(Session& s, const std::string& what);
 
 /// The recipe of an applied patch, as it was applied (kept in the history).
 std::string show_recipe(Session& s, const std::string& id);

@@ -189,7 +189,8 @@ struct SshTarget {
 
 /// A machine reached with the system OpenSSH client, one connection for the whole
 /// command: the agent runs there under the environment's own Python.
-/// `ssh_command` replaces "ssh" (split like a shell would, without running one).
+/// `ssh_command` replaces "ssh"; it is run as git runs GIT_SSH_COMMAND, by
+/// `/bin/sh -c '<ssh_command> "$@"'`, so $VARS and quotes mean what they mean in a shell.
 std::unique_ptr<Host> make_ssh_host(const SshTarget& target, const std::string& ssh_command);
 
 }  // namespace sitepatch::host

@@ -72,6 +72,8 @@ struct LogEntry {
   int64_t time = 0;
   std::string summary;    // first line
   std::string message;    // whole message
+  std::string author;     // "name <email>"
+  std::string diff;       // what it did to the files (History::diff_of), when asked
 };
 
 class History {
@@ -97,6 +99,11 @@ class History {
 
   /// Commits on HEAD, newest first.
   std::vector<LogEntry> log() const;
+
+  /// What commit `oid` did to the files the history tracks (site/ against its parent's),
+  /// as a unified diff with paths relative to the site folder; a rollback's files are
+  /// shown going back to their originals. "" when it changed no file.
+  std::string diff_of(const std::string& oid) const;
 
   /// The repository folder (for `git --git-dir`).
   const std::string& path() const;
