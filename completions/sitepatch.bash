@@ -3,10 +3,10 @@
 # tests/e2e/install_test.cpp runs it against what `sitepatch COMMAND --help` prints:
 # a command or option added there and not here fails it.
 
-_sitepatch_commands="plan apply list status verify rollback log show audit rules explain help"
+_sitepatch_commands="plan apply list status verify rollback adopt log show audit rules explain help"
 # The options every command takes (before or after the command name).
 _sitepatch_global_options="-h --help --version --venv --host --ssh-command --state-dir --json
-  --color --colour --lock-timeout -v --verbose -q --quiet"
+  --no-pager --color --colour --lock-timeout -v --verbose -q --quiet"
 # The global options that take a value, so the value is not read as the command.
 _sitepatch_global_valued="--venv --host --ssh-command --state-dir --color --colour --lock-timeout"
 
@@ -15,6 +15,8 @@ _sitepatch_command_options() {
   case $1 in
     apply) echo "-n --dry-run --force --system" ;;
     rollback) echo "--all -n --dry-run --missing-ok" ;;
+    adopt) echo "-n --dry-run" ;;
+    log) echo "-p --patch -n --max-count" ;;
     show) echo "--recipe" ;;
     audit) echo "--depth --package --module --all --path --rules --no-default-rules --suggest
       --fail-on --strict --ignore --format" ;;

@@ -44,13 +44,14 @@ complete -c sitepatch -n __sitepatch_needs_command -a list -d "List the applied 
 complete -c sitepatch -n __sitepatch_needs_command -a status -d "After an upgrade: which patches need reapplying"
 complete -c sitepatch -n __sitepatch_needs_command -a verify -d "Check each patched file against the history"
 complete -c sitepatch -n __sitepatch_needs_command -a rollback -d "Undo applied patches"
+complete -c sitepatch -n __sitepatch_needs_command -a adopt -d "Record files others changed as the patch's applied state"
 complete -c sitepatch -n __sitepatch_needs_command -a log -d "Show the history of applies and rollbacks"
 complete -c sitepatch -n __sitepatch_needs_command -a show -d "Print an applied patch as a unified diff"
 complete -c sitepatch -n __sitepatch_needs_command -a audit -d "Find functions that reach operations dynamo cannot trace"
 complete -c sitepatch -n __sitepatch_needs_command -a rules -d "List the rules audit uses"
 complete -c sitepatch -n __sitepatch_needs_command -a explain -d "Read a dynamo log: each graph break and a recipe fixing it"
 complete -c sitepatch -n __sitepatch_needs_command -a help -d "Show a command's options"
-complete -c sitepatch -n "__sitepatch_using help" -a "plan apply list status verify rollback log show audit rules explain"
+complete -c sitepatch -n "__sitepatch_using help" -a "plan apply list status verify rollback adopt log show audit rules explain"
 
 # The global options, before or after the command.
 complete -c sitepatch -s h -l help -d "Print the help and exit"
@@ -60,6 +61,7 @@ complete -c sitepatch -l host -x -a "(__fish_print_hostnames)" -d "Patch an envi
 complete -c sitepatch -l ssh-command -x -d "The ssh client and its options"
 complete -c sitepatch -l state-dir -x -a "(__fish_complete_directories)" -d "Where the history lives"
 complete -c sitepatch -l json -d "Print the result as one JSON document"
+complete -c sitepatch -l no-pager -d "Print diffs directly, not through a pager"
 complete -c sitepatch -l color -l colour -x -a "auto always never" -d "When to use colour"
 complete -c sitepatch -l lock-timeout -x -d "Seconds to wait for another writer"
 complete -c sitepatch -s v -l verbose -d "Say more; -vv adds debug output"
@@ -75,6 +77,13 @@ complete -c sitepatch -n "__sitepatch_using apply" -l system -d "Also write into
 complete -c sitepatch -n "__sitepatch_using rollback" -l all -d "Roll back every applied patch"
 complete -c sitepatch -n "__sitepatch_using rollback" -s n -l dry-run -d "Print the diff rollback would make; write nothing"
 complete -c sitepatch -n "__sitepatch_using rollback" -l missing-ok -d "Skip ids that are not applied"
+
+# adopt
+complete -c sitepatch -n "__sitepatch_using adopt" -s n -l dry-run -d "Print the changes adopt would record; write nothing"
+
+# log
+complete -c sitepatch -n "__sitepatch_using log" -s p -l patch -d "Follow each entry with its diff"
+complete -c sitepatch -n "__sitepatch_using log" -s n -l max-count -x -d "Show only the newest N entries"
 
 # show
 complete -c sitepatch -n "__sitepatch_using show" -l recipe -d "Print the recipe as it was applied"

@@ -26,7 +26,7 @@ Runner register_adopt(CLI::App& app, const GlobalOptions& g) {
                     {"notes", r.notes},
                     {"written", r.written},
                     {"dry_run", o->dry_run},
-                    {"commit", r.commit}});
+                    {"commit", or_null(r.commit)}});
       return int(Exit::ok);
     }
     if (!out.quiet() && !r.files.empty()) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e_support.hpp"
+#include "record_check.hpp"
 
 namespace fs = std::filesystem;
 
@@ -186,17 +187,7 @@ TEST_CASE("an editable install's checkout is never patched, even with --system",
 
 namespace {
 
-// What importlib.metadata users and security scanners do: every RECORD row with a hash
-// against the file's bytes. Prints the rows that disagree, then "checked N".
-const char* kCheckRecord =
-    "import base64, hashlib, importlib.metadata as m\n"
-    "bad, n = [], 0\n"
-    "for f in m.distribution('flashinfer-python').files:\n"
-    "    if not f.hash: continue\n"
-    "    data = f.locate().read_bytes(); n += 1\n"
-    "    digest = base64.urlsafe_b64encode(hashlib.new(f.hash.mode, data).digest()).rstrip(b'=').decode()\n"
-    "    if digest != f.hash.value or f.size != len(data): bad.append(str(f))\n"
-    "print(' '.join(bad), 'checked', n)\n";
+using e2e::kCheckRecord;
 
 }  // namespace
 

@@ -141,6 +141,15 @@ TEST_CASE("json schema: plan, apply, list, verify, status, log, show and rollbac
 
   auto log = document(env.sp({"--json", "log"}), "log", 0);
   CHECK(log["entries"][0]["commit"] == applied["commit"]);
+  CHECK_FALSE(log["entries"][0].contains("diff"));  // only with -p
+  auto patch = document(env.sp({"--json", "log", "-p", "-n", "1"}), "log", 0);
+  REQUIRE(patch["entries"].size() == 1);
+  CHECK(patch["entries"][0]["diff"].get<std::string>().find("+    return Version(torch.version.cuda)") !=
+        std::string::npos);
+  std::string oid = applied["commit"].get<std::string>();
+  auto commit = document(env.sp({"--json", "show", oid.substr(0, 10)}), "show", 0);
+  CHECK(commit["commit"]["commit"] == oid);
+  CHECK(commit["commit"]["diff"] == patch["entries"][0]["diff"]);
   auto show = document(env.sp({"--json", "show", "flashinfer-dynamo"}), "show", 0);
   CHECK(show["diff"].get<std::string>().find("+    return Version(torch.version.cuda)") != std::string::npos);
   auto shown = document(env.sp({"--json", "show", "--recipe", "flashinfer-dynamo"}), "show", 0);
@@ -156,7 +165,15 @@ TEST_CASE("json schema: plan, apply, list, verify, status, log, show and rollbac
   CHECK(drift["patches"][0]["files"][0]["message"].is_string());
   CHECK(document(env.sp({"--json", "verify"}), "verify", 3)["ok"] == false);
   document(env.sp({"--json", "list"}), "list", 0);
-  testsupport::spit(env.site("flashinfer/jit/cpp_ext.py"), patched);
+  // adopt: a dry run records nothing, then the file as it is now becomes the applied state.
+  auto would = document(env.sp({"--json", "adopt", "--dry-run", "flashinfer-dynamo"}), "adopt", 0);
+  CHECK(would["commit"].is_null());
+  CHECK(would["written"] == false);
+  REQUIRE(would["files"].size() == 1);
+  CHECK(would["files"][0]["path"] == "flashinfer/jit/cpp_ext.py");
+  auto adopted = document(env.sp({"--json", "adopt", "flashinfer-dynamo"}), "adopt", 0);
+  CHECK(adopted["commit"].get<std::string>().size() == 40);
+  CHECK(document(env.sp({"--json", "status"}), "status", 0)["patches"][0]["advice"] == "ok");
 
   auto preview = document(env.sp({"--json", "rollback", "--dry-run", "flashinfer-dynamo"}), "rollback", 0);
   CHECK(preview["commit"].is_null());
@@ -167,7 +184,7 @@ TEST_CASE("json schema: plan, apply, list, verify, status, log, show and rollbac
   document(env.sp({"--json", "rollback", "--missing-ok", "flashinfer-dynamo"}), "rollback", 0);
   CHECK(document(env.sp({"--json", "list"}), "list", 0)["patches"].empty());
   auto after = document(env.sp({"--json", "log"}), "log", 0);
-  CHECK(after["entries"].size() == log["entries"].size() + 1);
+  CHECK(after["entries"].size() == log["entries"].size() + 2);  // adopt, rollback
   CHECK(after["entries"][0]["commit"] == rolled["commit"]);
 }
 
@@ -234,7 +251,7 @@ TEST_CASE("json schema: with --json every error is one document on stdout, the c
                     std::vector<std::string>{"plan", "--dryrun", recipe, "--json"}}) {
     auto option = error_document(env.sp(args), "usage", 2);
     CHECK(option["error"]["message"] ==
-          "The following argument was not expected: --dryrun; `--dry-run` is an option of apply and rollback, not of plan");
+          "The following argument was not expected: --dryrun; `--dry-run` is an option of apply, rollback and adopt, not of plan");
   }
   auto missing = error_document(testsupport::run_sitepatch({"apply", "--json"}), "usage", 2);
   CHECK(missing["error"]["message"] == "recipes is required");
