@@ -141,13 +141,8 @@ std::optional<Fix> propose(const ExplainedBreak& b, const std::map<std::string, 
       return f;
     }
   }
-  f.module = entry.module;
-  f.function = entry.qualified;
-  f.action = "add-decorator";
-  f.code = "torch.compiler.disable";
-  f.ensure_import = "import torch";
+  f = detail::disable_fix(entry.module, entry.qualified);
   f.why = "keeps dynamo out of " + entry.qualified + " and everything it calls";
-  f.cost = detail::disable_cost(entry.qualified);
   f.dist = entry.dist;
   f.version = entry.version;
   return f;
@@ -174,6 +169,17 @@ void sort_chains(ExplainedBreak& b, const std::vector<Fix>& fixes) {
 }  // namespace
 
 std::string detail::disable_cost(const std::string& fn) { return replace_all(kDisableCost, "{fn}", fn); }
+
+Fix detail::disable_fix(const std::string& module, const std::string& qualified) {
+  Fix f;
+  f.module = module;
+  f.function = qualified;
+  f.action = "add-decorator";
+  f.code = "torch.compiler.disable";
+  f.ensure_import = "import torch";
+  f.cost = disable_cost(qualified);
+  return f;
+}
 
 FollowUp::State detail::left_by(const audit::Chain& c, const std::vector<Fix>& fixes, std::string& by) {
   // A replaced body takes the chain away; a disabled function only hides it.

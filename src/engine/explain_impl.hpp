@@ -39,6 +39,9 @@ void fix_ahead(Session& s, Explanation& e);
 /// What torch.compiler.disable on `fn` costs, in words.
 std::string disable_cost(const std::string& fn);
 
+/// `@torch.compiler.disable` on `qualified` in `module`, its cost said; `why` is the caller's.
+Fix disable_fix(const std::string& module, const std::string& qualified);
+
 /// Marks every chain of every walk by what `e.fixes` leave of it.
 void mark_user_chains(Explanation& e);
 

@@ -133,15 +133,9 @@ void fix_ahead(Session& s, Explanation& e) {
         same->ahead.push_back(what);
         continue;
       }
-      Fix f;
-      f.module = entry.module;
-      f.function = entry.qualified;
-      f.action = "add-decorator";
-      f.code = "torch.compiler.disable";
-      f.ensure_import = "import torch";
+      Fix f = disable_fix(entry.module, entry.qualified);
       f.why = "keeps dynamo out of " + entry.qualified + ", which the walk from " + w.frame.name() +
               " finds reaching " + what + " (the log does not show it yet: dynamo stopped before)";
-      f.cost = disable_cost(entry.qualified);
       if (const site::Distribution* d = s.distributions().owner(entry.root, entry.file)) {
         f.dist = d->name;
         f.version = d->version;

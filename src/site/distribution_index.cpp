@@ -402,9 +402,13 @@ const std::vector<RecordEntry>& DistributionIndex::files(const Distribution& d) 
   std::lock_guard<std::mutex> hold(lazy_->mu);
   if (!lazy_->host || lazy_->full.count(&d) || !d.conda_meta.empty()) return d.record;
   std::string base = d.site_dir + "/" + d.dist_info;
-  // In kLists' order; a bare PKG-INFO file has none of them, and reads as none.
-  host::EntryHit h{0, d.dist_info, true, lazy_->host->read({base + "/RECORD", base + "/installed-files.txt",
-                                                            base + "/SOURCES.txt"}), {}, {}};
+  // In kLists' order, only the ones its kind has; a bare PKG-INFO file reads as none.
+  host::EntryHit h{0, d.dist_info, true, std::vector<host::FileData>(kLists.size()), {}, {}};
+  bool egg = kind_of(d.dist_info, true).egg;
+  std::vector<std::string> paths;
+  for (size_t i = egg ? 1 : 0; i < (egg ? kLists.size() : 1); ++i) paths.push_back(base + "/" + kLists[i]);
+  auto read = lazy_->host->read(paths);
+  std::move(read.begin(), read.end(), h.lists.begin() + (egg ? 1 : 0));
   const_cast<Distribution&>(d).record = rows_of(h);
   lazy_->full.insert(&d);
   return d.record;
