@@ -202,7 +202,7 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
       ->check(CLI::NonNegativeNumber)
       ->type_name("SECONDS");
   CLI::Option* verbose = app.add_flag(
-      "-v,--verbose", g.verbose, "Say more; -vv adds debug output, each line with the milliseconds since the one before");
+      "-v,--verbose", g.verbose, "Say more; -vv adds debug output, each line with the milliseconds since the one before; -vvv each remote round trip");
   app.add_flag("-q,--quiet", g.quiet, "Print only results and errors")->excludes(verbose);
   app.footer(
       "Exit codes: 0 done; 1 failed, nothing changed; 2 bad usage or invalid recipe;\n"
@@ -276,7 +276,8 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   // -vv adds the milliseconds since the previous line, to see where the time goes.
   spdlog::set_pattern(g.verbose >= 2 ? "sitepatch: [+%o ms] %v" : "sitepatch: %v");
-  spdlog::set_level(g.verbose >= 2 ? spdlog::level::debug
+  spdlog::set_level(g.verbose >= 3   ? spdlog::level::trace
+                    : g.verbose >= 2 ? spdlog::level::debug
                     : g.verbose  ? spdlog::level::info
                                  : spdlog::level::warn);
 

@@ -1,5 +1,9 @@
 #include "host/agent_client.hpp"
 
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/process.hpp"
@@ -85,9 +89,11 @@ void AgentClient::died(const std::string& what) {
 }
 
 json AgentClient::call(const json& request) {
+  auto started = std::chrono::steady_clock::now();
+  // replace: a stray non-UTF-8 byte in a path must not abort the whole request.
+  std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
   try {
-    // replace: a stray non-UTF-8 byte in a path must not abort the whole request.
-    proc_->write(request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+    proc_->write(text);
   } catch (const Error&) {
     died("stopped reading requests");
   }
@@ -100,6 +106,10 @@ json AgentClient::call(const json& request) {
     stray_ += line + "\n";
   }
   ++round_trips_;
+  if (spdlog::should_log(spdlog::level::trace))
+    spdlog::trace("agent: {} took {:.1f} ms, sent {} B, received {} B", request.value("op", std::string("?")),
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count(),
+                  text.size(), line.size() + 1);
   json reply = json::parse(line, nullptr, false);
   if (reply.is_discarded() || !reply.is_object())
     throw Error(who_ + ": the sitepatch agent answered with something that is not JSON: " +

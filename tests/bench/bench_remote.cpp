@@ -174,12 +174,18 @@ int run_bench(int argc, char** argv) {
   };
   // `--trace`: one -v apply and rollback first, to show where a remote command's time goes.
   if (argc > 2 && std::string(argv[2]) == "--trace") {
-    for (auto args : {with(sp, {"-vv", "apply", two}), with(sp, {"-vv", "rollback", "--all"}), with(sp, {"-vv", "apply", two}), with(sp, {"-vv", "rollback", "--all"})}) {
+    for (auto args : {with(sp, {"-vvv", "apply", two}), with(sp, {"-vvv", "rollback", "--all"}), with(sp, {"-vvv", "apply", two}), with(sp, {"-vvv", "rollback", "--all"}), with(sp, {"-vvv", "list"})}) {
       auto r = testsupport::run_sitepatch({args.begin() + 1, args.end()});
       std::printf("%s", r.err.c_str());
     }
     // The fixed cost of a command: the handshake, then the agent's start and probe.
-    for (auto args : {bare, with(sp, {"list"}), with(sp, {"verify"})}) {
+    // What any Python agent pays beyond the handshake: the interpreter's start, and its
+    // start with the modules ours imports.
+    auto py = bare;
+    py.back() = "/srv/venv/bin/python3 -c pass";
+    auto py_imports = bare;
+    py_imports.back() = "/srv/venv/bin/python3 -c 'import binascii, json, os, site, stat, sysconfig, time'";
+    for (auto args : {bare, py, py_imports, with(sp, {"list"}), with(sp, {"verify"})}) {
       std::vector<double> s;
       for (int i = 0; i < 5; ++i) {
         auto t0 = std::chrono::steady_clock::now();
@@ -187,7 +193,7 @@ int run_bench(int argc, char** argv) {
         else sitepatch::util::run(args);
         s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
-      std::printf("%-40s median %.3f s\n", (args[0] + " ... " + args.back()).c_str(), median(s));
+      std::printf("%-40.40s median %.3f s\n", (args[0] + " ... " + args.back()).c_str(), median(s));
     }
   }
   for (int i = 0; i < rounds; ++i) {
@@ -214,6 +220,7 @@ int run_bench(int argc, char** argv) {
     expect(false, "ansible rollback (50)");
   }
 
+  if (rounds == 0) return 0;  // `0 --trace`: the trace alone
   double floor = median(t["ssh host true"].seconds);
   std::printf("remote benchmark: sshd in a network namespace, %d rounds; medians\n", rounds);
   std::printf("%-32s %9s %12s %12s %12s\n", "command", "median s", "x ssh true", "conns/run", "ansible/us");

@@ -281,28 +281,11 @@ TEST_CASE("conda-meta names the owner of a file no dist-info lists, and a conda 
   CHECK(st.out.find("fastjit 0.3.1 -> 0.4.0") != std::string::npos);
 }
 
-namespace {
-
-// The oldest and newest Pythons sitepatch supports, as pyenv installs them here.
-std::string pyenv_python(const std::string& minor) {
-  const char* root = std::getenv("PYENV_ROOT");
-  std::string versions = std::string(root ? root : std::string(std::getenv("HOME")) + "/.pyenv") + "/versions";
-  if (fs::is_directory(versions))
-    for (auto& entry : fs::directory_iterator(versions)) {
-      std::string name = entry.path().filename().string();
-      if (name.rfind(minor + ".", 0) == 0 && fs::exists(entry.path() / "bin/python3")) return (entry.path() / "bin/python3").string();
-    }
-  FAIL("no Python " + minor + " under " + versions + " (pyenv install " + minor + ")");
-  return "";
-}
-
-}  // namespace
-
 TEST_CASE("Python 3.8 and 3.13 venvs without pip (as uv makes them): plan, apply, verify, rollback", "[e2e]") {
   for (std::string minor : {"3.8", "3.13"}) {
     DYNAMIC_SECTION("Python " << minor) {
       testsupport::TempDir tmp;
-      auto venv = testsupport::venv_from(pyenv_python(minor), tmp.path + "/.venv", false);
+      auto venv = testsupport::venv_from(testsupport::pyenv_python(minor), tmp.path + "/.venv", false);
       REQUIRE(!fs::exists(venv.root + "/bin/pip"));
       // uv writes its own installer name and its version into pyvenv.cfg.
       testsupport::spit(venv.root + "/pyvenv.cfg",

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -95,6 +96,21 @@ const std::string& outer_python() {
 }
 
 Venv Venv::create(const std::string& dir) { return venv_from(outer_python(), dir, false); }
+
+std::string pyenv_python(const std::string& minor) {
+  namespace fs = std::filesystem;
+  const char* root = std::getenv("PYENV_ROOT");
+  std::string versions = std::string(root ? root : std::string(std::getenv("HOME")) + "/.pyenv") + "/versions";
+  std::string found;
+  if (fs::is_directory(versions))
+    for (auto& entry : fs::directory_iterator(versions)) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind(minor + ".", 0) == 0 && fs::exists(entry.path() / "bin/python3"))
+        found = std::max(found, (entry.path() / "bin/python3").string());
+    }
+  if (found.empty()) throw std::runtime_error("no Python " + minor + " under " + versions + " (pyenv install " + minor + ")");
+  return found;
+}
 
 Venv venv_from(const std::string& python, const std::string& dir, bool system_site) {
   std::vector<std::string> argv = {python, "-m", "venv", "--without-pip"};

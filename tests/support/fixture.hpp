@@ -73,6 +73,10 @@ Venv base_interpreter(const std::string& dir);
 /// `system_site`).
 Venv venv_from(const std::string& python, const std::string& dir, bool system_site);
 
+/// The interpreter of the newest pyenv Python `minor` ("3.8") installed here; throws
+/// naming the pyenv folder when there is none.
+std::string pyenv_python(const std::string& minor);
+
 /// Runs the built binary (SITEPATCH_BIN) with `args`; stdin is empty, NO_COLOR=1.
 /// `env` sets variables for the child; an empty value removes the variable.
 sitepatch::util::RunResult run_sitepatch(const std::vector<std::string>& args,

@@ -106,7 +106,7 @@ TEST_CASE("agent: EOF on stdin ends it with status 0", "[host]") {
   auto venv = testsupport::Venv::create(tmp.path + "/venv");
   auto r = util::run(host::agent_argv(venv.python), "{\"op\":\"hello\",\"protocol\":1}\n");
   CHECK(r.status == 0);
-  CHECK(r.out.find("\"ok\": true") != std::string::npos);
+  CHECK(r.out.find("\"ok\":true") != std::string::npos);
   CHECK(r.err.empty());
 }
 
@@ -305,4 +305,69 @@ TEST_CASE("agent: search answers what the local host answers, and only the hits"
         "2:0:c-1.0.egg-info lists[-][-][+Name: c\nVersion: 1.0\n] heads wholes[-]\n"
         "2:0:d.egg-info/ lists[-][+../pkg/x.py\n][+d] heads wholes[+pkg\n]\n"
         "2:0:e-1.0.dist-info lists[-][-][+a file, not a folder\n] heads wholes[-]\n");
+}
+
+// The agent does without json, base64, fnmatch and hashlib to start faster (agent.py's
+// imports): its own codec, matcher and hash must agree with those modules on the oldest
+// and the newest Python it supports, and its start must not import `re`.
+TEST_CASE("agent: its JSON, base64, sha256 and name patterns agree with the standard library on 3.8 and 3.13",
+          "[host]") {
+  TempDir tmp;
+  spit(tmp.path + "/sitepatch_agent.py", slurp(std::string(SITEPATCH_SOURCE_DIR) + "/src/host/agent.py"));
+  const std::string check = R"PY(
+import sys
+sys.path.insert(0, sys.argv[1])
+import sitepatch_agent as a
+assert "re" not in sys.modules and "json" not in sys.modules and "hashlib" not in sys.modules, "slow imports"
+assert a._scan is not None and a._encode is not None, "no _json accelerator"
+import base64, fnmatch, hashlib, json, random
+rnd = random.Random(7)
+def value(depth):
+    k = rnd.randrange(8 if depth < 3 else 5)
+    if k == 0: return None
+    if k == 1: return rnd.random() < 0.5
+    if k == 2: return rnd.randint(-2**40, 2**40)
+    if k == 3: return rnd.uniform(-1e6, 1e6)
+    if k == 4: return "".join(rnd.choice('ab"\\\n\t\u00e9\u20ac\U0001F600\udcff/') for _ in range(rnd.randrange(6)))
+    if k == 5: return [value(depth + 1) for _ in range(rnd.randrange(4))]
+    return {value(4) if False else str(rnd.randrange(99)): value(depth + 1) for _ in range(rnd.randrange(4))}
+for _ in range(3000):
+    v = value(0)
+    text = a.dumps(v)
+    assert text == json.dumps(v, separators=(",", ":")), (v, text)
+    assert a.loads(text) == v and a.loads(" %s\n" % json.dumps(v, indent=1)) == v, v
+for bad in ["", "{", '{"a":1} x', "[1,]", "nul", '"\\x"']:
+    try:
+        a.loads(bad)
+    except ValueError:
+        continue
+    raise AssertionError("accepted %r" % bad)
+for _ in range(300):
+    data = bytes(rnd.randrange(256) for _ in range(rnd.randrange(200)))
+    assert a.b64(data) == base64.b64encode(data).decode() and a.unb64(a.b64(data)) == data
+    assert a.sha256_hex(data) == hashlib.sha256(data).hexdigest()
+checked = 0
+for p in ["*.dist-info", "torch-*.dist-info", "foo[-_.]bar-*.dist-info", "*-*.json", "*.egg-link", "[!a]*", "x[", "[]]", "[a-]"]:
+    for n in ["foo_bar-1.0.dist-info", "foo-bar-1.dist-info", "foo.bar-x.dist-info", "foobar-1.dist-info",
+              "torch-2.9.0.dist-info", "torch.pth", "numpy-1.26-py311.json", "x.egg-link", "abc", "x[", "]", "-", "a"]:
+        assert a.glob_match(n, a.glob_tokens(p)) == fnmatch.fnmatchcase(n, p), (p, n)
+for _ in range(20000):
+    p = "".join(rnd.choice("ab*?[]!-.") for _ in range(rnd.randrange(7)))
+    n = "".join(rnd.choice("ab-]![.") for _ in range(rnd.randrange(7)))
+    try:
+        want = fnmatch.fnmatchcase(n, p)
+    except Exception:  # 3.8's fnmatch rejects a reversed range; newer ones match nothing
+        continue
+    checked += 1
+    assert a.glob_match(n, a.glob_tokens(p)) == want, (p, n)
+print("agreed", checked)
+)PY";
+  for (std::string minor : {"3.8", "3.13"}) {
+    DYNAMIC_SECTION("Python " << minor) {
+      auto r = util::run({testsupport::pyenv_python(minor), "-c", check, tmp.path});
+      INFO(r.err);
+      CHECK(r.status == 0);
+      CHECK(r.out.rfind("agreed ", 0) == 0);
+    }
+  }
 }
