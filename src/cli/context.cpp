@@ -18,6 +18,7 @@
 
 #include "sitepatch/python/check.hpp"
 #include "sitepatch/recipe/recipe.hpp"
+#include "sitepatch/store/warm_up.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -89,6 +90,7 @@ void print_document(nlohmann::json j) {
 void Output::document(const nlohmann::json& j) const { print_document(j); }
 
 Env open_env(const GlobalOptions& g) {
+  store::warm_up();  // while the environment is probed
   std::string venv = g.venv;
   Env e;
   if (!g.host.empty()) {

@@ -120,7 +120,7 @@ std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create, bool
     if (!s.mirror->existed && !create) return nullptr;
     dir = s.mirror->dir;
   }
-  auto h = store::History::open(dir, create);
+  auto h = store::History::open(dir, create, !s.host.local());
   if (!h) return nullptr;
   std::unique_ptr<HistoryAccess> access(new HistoryAccess(s, std::move(h)));
   access->recorded_prefix_ = bind_history(s, writer || create);

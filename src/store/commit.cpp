@@ -156,6 +156,7 @@ std::string History::commit(const Transaction& tx) {
   TreePtr tree(raw_tree);
   SignaturePtr sig = who(impl.repo.get(), impl.path);
 
+  impl.unpacked = impl.memory != nullptr;
   CommitPtr parent = impl.head_commit();
   const git_commit* parents[] = {parent.get()};
   git_oid oid;

@@ -3,15 +3,32 @@
 
 #include <cerrno>
 #include <cstring>
+#include <future>
+#include <mutex>
 
+#include "sitepatch/store/warm_up.hpp"
 #include "sitepatch/util/error.hpp"
 
 namespace sitepatch::store::detail {
 
+namespace {
+
+std::once_flag started;
+std::shared_future<int> initialized;
+
+}  // namespace
+
+void start_libgit2() {
+  std::call_once(started, [] {
+    // std::launch::async: the shared state's last future, a static, waits for the thread
+    // at exit, so libgit2 is never torn down under it.
+    initialized = std::async(std::launch::async, [] { return git_libgit2_init(); }).share();
+  });
+}
+
 void init_libgit2() {
-  // A function-local static runs once, thread-safely.
-  static const int once = git_libgit2_init();
-  (void)once;
+  start_libgit2();
+  initialized.wait();
 }
 
 void fail(const std::string& what, const std::string& repo) {
@@ -38,3 +55,9 @@ std::string oid_hex(const git_oid& oid) {
 }
 
 }  // namespace sitepatch::store::detail
+
+namespace sitepatch::store {
+
+void warm_up() { detail::start_libgit2(); }
+
+}  // namespace sitepatch::store

@@ -7,7 +7,11 @@
 
 namespace sitepatch::store::detail {
 
-/// Calls git_libgit2_init once per process (libgit2 counts its users; we never shut down).
+/// Calls git_libgit2_init once per process (libgit2 counts its users; we never shut down),
+/// on a thread of its own (warm_up.hpp).
+void start_libgit2();
+
+/// start_libgit2(), then waits until libgit2 is ready.
 void init_libgit2();
 
 /// Throws sitepatch::Error: "<what> (<repo>): <libgit2's last message>".

@@ -1,6 +1,9 @@
 // Opening the history repository, HEAD helpers, and the log.
 #include "store/history_impl.hpp"
 
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
+
 #include "sitepatch/util/error.hpp"
 
 namespace sitepatch::store {
@@ -10,7 +13,7 @@ using namespace detail;
 History::History(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 History::~History() = default;
 
-std::unique_ptr<History> History::open(const std::string& dir, bool create) {
+std::unique_ptr<History> History::open(const std::string& dir, bool create, bool travels) {
   init_libgit2();
   git_repository* raw = nullptr;
   int rc = git_repository_open_bare(&raw, dir.c_str());
@@ -29,6 +32,17 @@ std::unique_ptr<History> History::open(const std::string& dir, bool create) {
   auto impl = std::make_unique<Impl>();
   impl->repo.reset(raw);
   impl->path = dir;
+  if (travels) {
+    // Above the folder's own backends (1 and 2), so every write lands here; reads fall
+    // through to the packs.
+    git_odb* odb = nullptr;
+    check(git_repository_odb(&odb, raw), "cannot open the object store", dir);
+    detail::Owned<git_odb, git_odb_free> owned(odb);
+    check(git_mempack_new(&impl->memory), "cannot make an in-memory object store", dir);
+    int rc = git_odb_add_backend(odb, impl->memory, 999);
+    if (rc < 0) impl->memory->free(impl->memory);
+    check(rc, "cannot make an in-memory object store", dir);
+  }
   return std::unique_ptr<History>(new History(std::move(impl)));
 }
 

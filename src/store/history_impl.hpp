@@ -28,6 +28,12 @@ struct Repo {
 
 }  // namespace detail
 
-struct History::Impl : detail::Repo {};
+struct History::Impl : detail::Repo {
+  /// A travelling history's in-memory object store (libgit2's mempack), owned by the
+  /// repository's odb; null otherwise.
+  git_odb_backend* memory = nullptr;
+  /// Objects are in `memory` that pack() has not written yet.
+  bool unpacked = false;
+};
 
 }  // namespace sitepatch::store

@@ -1,9 +1,12 @@
-// Packing: the loose objects of the last commits go into one new pack file, so a
-// history that must travel (to a remote machine) is a few files; once there are many
-// packs, everything reachable from HEAD is packed again into one. Each commit thus
-// packs only what it added, however long the history.
+// Packing: the objects of the last commits (kept in memory by a travelling history,
+// else loose) go into one new pack file, so a history that must travel (to a remote
+// machine) is a few files; once there are many packs, everything reachable from HEAD is
+// packed again into one. Each commit thus packs only what it added, however long the
+// history.
 #include <filesystem>
 #include <set>
+
+#include <git2/sys/mempack.h>
 
 #include "store/history_impl.hpp"
 
@@ -22,12 +25,37 @@ void refresh(git_repository* repo) {
   }
 }
 
+/// The objects in the in-memory store, as one pack indexed into objects/pack; then the
+/// store is emptied (its objects are read from the pack from now on).
+void write_memory(git_repository* repo, const std::string& where, git_odb_backend* memory) {
+  git_buf pack = GIT_BUF_INIT;
+  detail::check(git_mempack_dump(&pack, repo, memory), "cannot pack the new objects", where);
+  detail::Owned<git_buf, git_buf_dispose> owned_pack(&pack);
+  git_odb* odb = nullptr;
+  detail::check(git_repository_odb(&odb, repo), "cannot open the object store", where);
+  detail::Owned<git_odb, git_odb_free> owned_odb(odb);
+  git_indexer* raw = nullptr;
+  git_indexer_options opts = GIT_INDEXER_OPTIONS_INIT;
+  detail::check(git_indexer_new(&raw, (where + "/objects/pack").c_str(), 0, odb, &opts),
+                "cannot write a pack", where);
+  detail::Owned<git_indexer, git_indexer_free> indexer(raw);
+  git_indexer_progress progress{};
+  detail::check(git_indexer_append(raw, pack.ptr, pack.size, &progress), "cannot write a pack", where);
+  detail::check(git_indexer_commit(raw, &progress), "cannot write a pack", where);
+  detail::check(git_mempack_reset(memory), "cannot empty the in-memory object store", where);
+}
+
 }  // namespace
 
 void History::pack() {
   git_repository* repo = impl_->repo.get();
   const std::string& where = impl_->path;
   if (!impl_->head_commit()) return;
+  if (impl_->unpacked) {
+    write_memory(repo, where, impl_->memory);
+    impl_->unpacked = false;
+    refresh(repo);
+  }
   std::string objects = where + "/objects";
   std::error_code ec;
   std::vector<std::pair<fs::path, git_oid>> loose;
@@ -47,7 +75,7 @@ void History::pack() {
   }
   size_t pack_files = 0;
   for (auto& p : packs) pack_files += fs::path(p).extension() == ".pack";
-  bool full = pack_files + 1 > kMaxPacks;
+  bool full = pack_files + (loose.empty() ? 0 : 1) > kMaxPacks;  // counting the pack about to be written
   if (loose.empty() && !full) return;
 
   git_packbuilder* pb = nullptr;

@@ -307,29 +307,40 @@ TEST_CASE("pack leaves one pack that libgit2 and plain git both read", "[store]"
 
 TEST_CASE("pack adds one small pack per commit, and packs everything into one past sixteen", "[store]") {
   using namespace sitepatch;
-  testsupport::TempDir tmp;
-  std::string dir = tmp.path + "/h.git";
-  auto h = store::History::open(dir, true);
-  auto count = [&] {
-    std::pair<size_t, size_t> n{0, 0};  // packs, loose objects
-    for (auto& e : std::filesystem::recursive_directory_iterator(dir + "/objects")) {
-      if (!e.is_regular_file()) continue;
-      if (e.path().extension() == ".pack") ++n.first;
-      else if (e.path().extension() != ".idx" && e.path().parent_path().filename() != "info") ++n.second;
+  for (bool travels : {false, true}) {
+    DYNAMIC_SECTION((travels ? "a travelling history: its commits keep new objects in memory" : "a local history")) {
+      testsupport::TempDir tmp;
+      std::string dir = tmp.path + "/h.git";
+      auto h = store::History::open(dir, true, travels);
+      auto count = [&] {
+        std::pair<size_t, size_t> n{0, 0};  // packs, loose objects
+        for (auto& e : std::filesystem::recursive_directory_iterator(dir + "/objects")) {
+          if (!e.is_regular_file()) continue;
+          if (e.path().extension() == ".pack") ++n.first;
+          else if (e.path().extension() != ".idx" && e.path().parent_path().filename() != "info") ++n.second;
+        }
+        return n;
+      };
+      for (int i = 0; i < 17; ++i) {
+        store::Transaction tx;
+        tx.message = "commit " + std::to_string(i);
+        tx.site["a/b.py"] = "x = " + std::to_string(i) + "\n";
+        h->commit(tx);
+        // Before the pack: the new commit reads back either way, from memory or loose files.
+        CHECK(h->site_file("a/b.py") == std::optional<std::string>("x = " + std::to_string(i) + "\n"));
+        CHECK((count().second == 0) == travels);
+        h->pack();
+        // A seventeenth pack would pass the limit: everything goes into one instead.
+        size_t packs = i < 16 ? size_t(i + 1) : 1;
+        INFO("commit " << i << ": " << count().first << " packs, " << count().second << " loose");
+        CHECK(count() == std::pair<size_t, size_t>{packs, 0});
+      }
+      CHECK(sitepatch::util::run({"git", "--git-dir", dir, "fsck", "--strict"}).status == 0);
+      CHECK(sitepatch::util::run({"git", "--git-dir", dir, "show", "HEAD~16:site/a/b.py"}).out == "x = 0\n");
+      CHECK(h->site_file("a/b.py") == std::optional<std::string>("x = 16\n"));
+      // Reopened as a folder only: everything is on disk.
+      auto again = store::History::open(dir, false);
+      CHECK(again->log().size() == 17);
     }
-    return n;
-  };
-  for (int i = 0; i < 17; ++i) {
-    store::Transaction tx;
-    tx.message = "commit " + std::to_string(i);
-    tx.site["a/b.py"] = "x = " + std::to_string(i) + "\n";
-    h->commit(tx);
-    h->pack();
-    // A seventeenth pack would pass the limit: everything goes into one instead.
-    size_t packs = i < 16 ? size_t(i + 1) : 1;
-    CHECK(count() == std::pair<size_t, size_t>{packs, 0});
   }
-  CHECK(sitepatch::util::run({"git", "--git-dir", dir, "fsck", "--strict"}).status == 0);
-  CHECK(sitepatch::util::run({"git", "--git-dir", dir, "show", "HEAD~16:site/a/b.py"}).out == "x = 0\n");
-  CHECK(h->site_file("a/b.py") == std::optional<std::string>("x = 16\n"));
 }

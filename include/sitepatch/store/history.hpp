@@ -79,8 +79,10 @@ struct LogEntry {
 class History {
  public:
   /// Opens the repository in `dir` (bare), creating it when `create` is set;
-  /// nullopt when it does not exist and `create` is false.
-  static std::unique_ptr<History> open(const std::string& dir, bool create);
+  /// nullopt when it does not exist and `create` is false. A history that `travels`
+  /// (a copy sent to another machine) keeps the objects its commits write in memory
+  /// until pack() writes them as one pack: no loose object file is made and removed.
+  static std::unique_ptr<History> open(const std::string& dir, bool create, bool travels = false);
   ~History();
 
   /// Patches applied as of HEAD, in id order, with file bodies.
@@ -93,8 +95,9 @@ class History {
   /// Writes one commit on HEAD (main); returns its oid.
   std::string commit(const Transaction& tx);
 
-  /// Puts every object reachable from HEAD into one pack and removes loose objects
-  /// and older packs: a history that travels between machines stays a few files.
+  /// Puts the objects written since the last pack (in memory, or loose) into one new
+  /// pack; once there are many packs, everything reachable from HEAD into one and the
+  /// older packs go: a history that travels between machines stays a few files.
   void pack();
 
   /// Commits on HEAD, newest first.
