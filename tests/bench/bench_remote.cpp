@@ -5,7 +5,9 @@
 // each of 50 modules); apply and rollback each. Connections are counted from sshd's
 // log. Prints medians; asserts nothing.
 //
-// usage: sitepatch_bench_remote [ROUNDS [--trace]]  (--trace: -v output of one apply and rollback first)
+// usage: sitepatch_bench_remote [ROUNDS [--trace] [--no-ansible]]
+//   --trace: -vvv output of two applies and rollbacks and a list first, and what a bare
+//            Python costs over the same ssh; --no-ansible: sitepatch and ssh rows only.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -48,6 +50,13 @@ int main(int argc, char** argv) {
 
 int run_bench(int argc, char** argv) {
   int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
+  bool trace = false, ansible = true;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--trace") trace = true;
+    else if (a == "--no-ansible") ansible = false;
+    else throw std::runtime_error("unknown option " + a);
+  }
   testsupport::TestSshd sshd;
   testsupport::TempDir tmp;
   auto venv = testsupport::Venv::create(sshd.local("/srv/venv"));
@@ -173,10 +182,12 @@ int run_bench(int argc, char** argv) {
     if (!ok) throw std::runtime_error("after " + after + " the files are not as expected:\n" + now);
   };
   // `--trace`: one -v apply and rollback first, to show where a remote command's time goes.
-  if (argc > 2 && std::string(argv[2]) == "--trace") {
+  if (trace) {
     for (auto args : {with(sp, {"-vvv", "apply", two}), with(sp, {"-vvv", "rollback", "--all"}), with(sp, {"-vvv", "apply", two}), with(sp, {"-vvv", "rollback", "--all"}), with(sp, {"-vvv", "list"})}) {
+      auto t0 = std::chrono::steady_clock::now();
       auto r = testsupport::run_sitepatch({args.begin() + 1, args.end()});
-      std::printf("%s", r.err.c_str());
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("%s(wall %.0f ms)\n", r.err.c_str(), ms);
     }
     // The fixed cost of a command: the handshake, then the agent's start and probe.
     // What any Python agent pays beyond the handshake: the interpreter's start, and its
@@ -206,44 +217,57 @@ int run_bench(int argc, char** argv) {
     expect(true, "sitepatch apply (warm)");
     measure("sitepatch rollback, 2 edits, warm", with(sp_warm, {"rollback", "-q", "--all"}));
     expect(false, "sitepatch rollback (warm)");
-    measure("ansible apply, 2 edits", play("two.yml"), ans_env);
-    expect(true, "ansible apply");
-    measure("ansible rollback, 2 edits", play("two_back.yml"), ans_env);
-    expect(false, "ansible rollback");
+    if (ansible) {
+      measure("ansible apply, 2 edits", play("two.yml"), ans_env);
+      expect(true, "ansible apply");
+      measure("ansible rollback, 2 edits", play("two_back.yml"), ans_env);
+      expect(false, "ansible rollback");
+    }
     measure("sitepatch apply, 50 edits", with(sp, {"apply", "-q", tmp.path + "/fifty.yaml"}));
     expect(true, "sitepatch apply (50)");
     measure("sitepatch rollback, 50 edits", with(sp, {"rollback", "-q", "--all"}));
     expect(false, "sitepatch rollback (50)");
-    measure("ansible apply, 50 edits", play("fifty.yml"), ans_env);
-    expect(true, "ansible apply (50)");
-    measure("ansible rollback, 50 edits", play("fifty_back.yml"), ans_env);
-    expect(false, "ansible rollback (50)");
+    if (ansible) {
+      measure("ansible apply, 50 edits", play("fifty.yml"), ans_env);
+      expect(true, "ansible apply (50)");
+      measure("ansible rollback, 50 edits", play("fifty_back.yml"), ans_env);
+      expect(false, "ansible rollback (50)");
+    }
   }
 
   if (rounds == 0) return 0;  // `0 --trace`: the trace alone
   double floor = median(t["ssh host true"].seconds);
+  auto conns = [&](const std::string& label) {
+    auto& c = t[label].connections;
+    return *std::max_element(c.begin(), c.end());
+  };
+  // "-" where the peer did not run (--no-ansible).
+  auto ratio = [&](const std::string& theirs, double ours) {
+    char buf[32];
+    if (t[theirs].seconds.empty()) return std::string("-");
+    std::snprintf(buf, sizeof buf, "%.1f", median(t[theirs].seconds) / ours);
+    return std::string(buf);
+  };
   std::printf("remote benchmark: sshd in a network namespace, %d rounds; medians\n", rounds);
   std::printf("%-32s %9s %12s %12s %12s\n", "command", "median s", "x ssh true", "conns/run", "ansible/us");
   for (const char* edits : {"2 edits", "50 edits"}) {
     for (const char* verb : {"apply", "rollback"}) {
       std::string ours = std::string("sitepatch ") + verb + ", " + edits;
       std::string theirs = std::string("ansible ") + verb + ", " + edits;
-      double mo = median(t[ours].seconds), mt = median(t[theirs].seconds);
-      std::printf("%-32s %9.3f %12.2f %12d %12.1f\n", ours.c_str(), mo, mo / floor,
-                  *std::max_element(t[ours].connections.begin(), t[ours].connections.end()), mt / mo);
-      std::printf("%-32s %9.3f %12.2f %12d %12s\n", theirs.c_str(), mt, mt / floor,
-                  *std::max_element(t[theirs].connections.begin(), t[theirs].connections.end()), "");
+      double mo = median(t[ours].seconds);
+      std::printf("%-32s %9.3f %12.2f %12d %12s\n", ours.c_str(), mo, mo / floor, conns(ours),
+                  ratio(theirs, mo).c_str());
+      if (t[theirs].seconds.empty()) continue;
+      double mt = median(t[theirs].seconds);
+      std::printf("%-32s %9.3f %12.2f %12d %12s\n", theirs.c_str(), mt, mt / floor, conns(theirs), "");
     }
   }
   for (const char* verb : {"apply", "rollback"}) {
     std::string warm = std::string("sitepatch ") + verb + ", 2 edits, warm";
-    std::string theirs = std::string("ansible ") + verb + ", 2 edits";
     double mw = median(t[warm].seconds);
-    std::printf("%-32s %9.3f %12.2f %12d %12.1f\n", warm.c_str(), mw, mw / floor,
-                *std::max_element(t[warm].connections.begin(), t[warm].connections.end()),
-                median(t[theirs].seconds) / mw);
+    std::printf("%-32s %9.3f %12.2f %12d %12s\n", warm.c_str(), mw, mw / floor, conns(warm),
+                ratio(std::string("ansible ") + verb + ", 2 edits", mw).c_str());
   }
-  std::printf("%-32s %9.3f %12.2f %12d\n", "ssh host true", floor, 1.0,
-              *std::max_element(t["ssh host true"].connections.begin(), t["ssh host true"].connections.end()));
+  std::printf("%-32s %9.3f %12.2f %12d\n", "ssh host true", floor, 1.0, conns("ssh host true"));
   return 0;
 }
