@@ -42,6 +42,7 @@ std::unique_ptr<History> History::open(const std::string& dir, bool create, bool
     int rc = git_odb_add_backend(odb, impl->memory, 999);
     if (rc < 0) impl->memory->free(impl->memory);
     check(rc, "cannot make an in-memory object store", dir);
+    if (auto head = impl->head_commit()) impl->packed = *git_commit_id(head.get());
   }
   return std::unique_ptr<History>(new History(std::move(impl)));
 }

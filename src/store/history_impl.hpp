@@ -34,6 +34,9 @@ struct History::Impl : detail::Repo {
   git_odb_backend* memory = nullptr;
   /// Objects are in `memory` that pack() has not written yet.
   bool unpacked = false;
+  /// The commit whose objects are all on disk (HEAD at open, then at each pack()); what
+  /// pack() writes is what the commits after it added.
+  std::optional<git_oid> packed;
 };
 
 }  // namespace sitepatch::store

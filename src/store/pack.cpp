@@ -7,6 +7,7 @@
 #include <set>
 
 #include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 
 #include "store/history_impl.hpp"
 
@@ -25,23 +26,53 @@ void refresh(git_repository* repo) {
   }
 }
 
-/// The objects in the in-memory store, as one pack indexed into objects/pack; then the
-/// store is emptied (its objects are read from the pack from now on).
-void write_memory(git_repository* repo, const std::string& where, git_odb_backend* memory) {
-  git_buf pack = GIT_BUF_INIT;
-  detail::check(git_mempack_dump(&pack, repo, memory), "cannot pack the new objects", where);
-  detail::Owned<git_buf, git_buf_dispose> owned_pack(&pack);
-  git_odb* odb = nullptr;
-  detail::check(git_repository_odb(&odb, repo), "cannot open the object store", where);
-  detail::Owned<git_odb, git_odb_free> owned_odb(odb);
-  git_indexer* raw = nullptr;
-  git_indexer_options opts = GIT_INDEXER_OPTIONS_INIT;
-  detail::check(git_indexer_new(&raw, (where + "/objects/pack").c_str(), 0, odb, &opts),
-                "cannot write a pack", where);
-  detail::Owned<git_indexer, git_indexer_free> indexer(raw);
-  git_indexer_progress progress{};
-  detail::check(git_indexer_append(raw, pack.ptr, pack.size, &progress), "cannot write a pack", where);
-  detail::check(git_indexer_commit(raw, &progress), "cannot write a pack", where);
+/// `tree` and what it holds, where the in-memory store has them. A tree already on disk
+/// holds nothing new: objects are written leaves first.
+void insert_new(git_packbuilder* pb, git_repository* repo, git_odb_backend* memory, const git_oid& tree,
+                const std::string& where) {
+  if (!memory->exists(memory, &tree)) return;
+  detail::check(git_packbuilder_insert(pb, &tree, nullptr), "cannot pack the new objects", where);
+  git_tree* raw = nullptr;
+  detail::check(git_tree_lookup(&raw, repo, &tree), "cannot read a new tree", where);
+  detail::TreePtr owned(raw);
+  for (size_t i = 0, n = git_tree_entrycount(raw); i < n; ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(raw, i);
+    const git_oid* id = git_tree_entry_id(e);
+    if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
+      insert_new(pb, repo, memory, *id, where);
+    else if (memory->exists(memory, id))
+      detail::check(git_packbuilder_insert(pb, id, nullptr), "cannot pack the new objects", where);
+  }
+}
+
+/// The objects the commits since `packed` (every commit when null) wrote, as one pack in
+/// objects/pack; then the in-memory store is emptied (they are read from the pack from
+/// now on). Only what is in memory goes in: not git_mempack_dump, which packs each
+/// commit's whole tree, nor a walk, which packs again what an older commit had (a
+/// rollback's originals).
+void write_memory(git_repository* repo, const std::string& where, git_odb_backend* memory,
+                  const git_oid* packed) {
+  git_packbuilder* pb = nullptr;
+  detail::check(git_packbuilder_new(&pb, repo), "cannot start a pack", where);
+  detail::Owned<git_packbuilder, git_packbuilder_free> owned_pb(pb);
+  git_revwalk* walk = nullptr;
+  detail::check(git_revwalk_new(&walk, repo), "cannot walk the history", where);
+  detail::Owned<git_revwalk, git_revwalk_free> owned_walk(walk);
+  detail::check(git_revwalk_push_head(walk), "cannot walk the history", where);
+  if (packed) detail::check(git_revwalk_hide(walk, packed), "cannot walk the history", where);
+  git_oid oid;
+  int rc;
+  while ((rc = git_revwalk_next(&oid, walk)) == 0) {
+    if (!memory->exists(memory, &oid)) continue;
+    detail::check(git_packbuilder_insert(pb, &oid, nullptr), "cannot pack the new objects", where);
+    detail::CommitPtr commit;
+    git_commit* raw = nullptr;
+    detail::check(git_commit_lookup(&raw, repo, &oid), "cannot read a new commit", where);
+    commit.reset(raw);
+    insert_new(pb, repo, memory, *git_commit_tree_id(raw), where);
+  }
+  if (rc != GIT_ITEROVER) detail::check(rc, "cannot walk the history", where);
+  detail::check(git_packbuilder_write(pb, nullptr, 0, nullptr, nullptr), "cannot write a pack", where);
   detail::check(git_mempack_reset(memory), "cannot empty the in-memory object store", where);
 }
 
@@ -52,8 +83,9 @@ void History::pack() {
   const std::string& where = impl_->path;
   if (!impl_->head_commit()) return;
   if (impl_->unpacked) {
-    write_memory(repo, where, impl_->memory);
+    write_memory(repo, where, impl_->memory, impl_->packed ? &*impl_->packed : nullptr);
     impl_->unpacked = false;
+    impl_->packed = *git_commit_id(impl_->head_commit().get());
     refresh(repo);
   }
   std::string objects = where + "/objects";

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 
 #include "sitepatch/store/history.hpp"
 #include "sitepatch/util/error.hpp"
@@ -343,4 +344,64 @@ TEST_CASE("pack adds one small pack per commit, and packs everything into one pa
       CHECK(again->log().size() == 17);
     }
   }
+}
+
+TEST_CASE("a travelling history packs only the objects its commits wrote, not again what is on disk", "[store]") {
+  using namespace sitepatch;
+  testsupport::TempDir tmp;
+  std::string dir = tmp.path + "/h.git";
+  auto objects_in = [&](const std::string& pack_idx) {
+    auto r = util::run({"git", "--git-dir", dir, "verify-pack", "-v", pack_idx});
+    REQUIRE(r.status == 0);
+    std::set<std::string> ids;
+    for (auto& line : util::split(r.out, '\n'))
+      if (line.size() > 40 && line[40] == ' ') ids.insert(line.substr(0, 40));
+    return ids;
+  };
+  auto packs = [&] {
+    std::set<std::string> out;
+    for (auto& e : std::filesystem::directory_iterator(dir + "/objects/pack"))
+      if (e.path().extension() == ".idx") out.insert(e.path().string());
+    return out;
+  };
+  auto blob = [&](const std::string& rev) {
+    return util::trim(util::run({"git", "--git-dir", dir, "rev-parse", rev}).out);
+  };
+  {
+    auto h = store::History::open(dir, true, true);
+    store::Transaction tx;
+    tx.message = "first";
+    tx.site["big/c.py"] = std::string(20000, 'c') + "\n";
+    tx.site["a/b.py"] = "x = 0\n";
+    h->commit(tx);
+    h->pack();
+  }
+  std::string big = blob("HEAD:site/big/c.py"), zero = blob("HEAD:site/a/b.py");
+  auto h = store::History::open(dir, false, true);  // opened again, as the next command does
+  int n = 0;
+  for (std::string text : {"x = 1\n", "x = 0\n"}) {  // the second goes back: its blob is on disk
+    auto before = packs();
+    store::Transaction tx;
+    tx.message = "b.py is " + text;
+    tx.site["a/b.py"] = text;
+    tx.site["a/n.py"] = "n = " + std::to_string(++n) + "\n";  // so that a/'s tree is new each time
+    h->commit(tx);
+    h->pack();
+    auto after = packs();
+    REQUIRE(after.size() == before.size() + 1);
+    std::string added;
+    for (auto& p : after)
+      if (!before.count(p)) added = p;
+    auto ids = objects_in(added);
+    // The commit, its root tree and site/ and site/a/ trees; a blob only when new.
+    CHECK(ids.count(blob("HEAD")) == 1);
+    CHECK(ids.count(blob("HEAD:site/a")) == 1);
+    CHECK(ids.count(blob("HEAD:site/a/n.py")) == 1);
+    CHECK(ids.count(big) == 0);
+    CHECK(ids.count(blob("HEAD:site/big")) == 0);
+    CHECK(ids.count(zero) == 0);
+    CHECK(ids.count(blob("HEAD:site/a/b.py")) == (text == "x = 1\n" ? 1u : 0u));
+  }
+  CHECK(util::run({"git", "--git-dir", dir, "fsck", "--strict"}).status == 0);
+  CHECK(h->site_file("a/b.py") == std::optional<std::string>("x = 0\n"));
 }
