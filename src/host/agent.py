@@ -88,15 +88,20 @@ def dumps(value):
     return "".join(_encode(value, 0))
 
 
+_sha256_impl = []  # found on first use: a failed import searches sys.path every time
+
+
 def sha256_hex(data):
-    try:
-        from _sha2 import sha256  # 3.12 and newer
-    except ImportError:
+    if not _sha256_impl:
         try:
-            from _sha256 import sha256
-        except ImportError:  # built without its own hashes (a FIPS build, say)
-            from hashlib import sha256
-    return sha256(data).hexdigest()
+            from _sha2 import sha256  # 3.12 and newer
+        except ImportError:
+            try:
+                from _sha256 import sha256
+            except ImportError:  # built without its own hashes (a FIPS build, say)
+                from hashlib import sha256
+        _sha256_impl.append(sha256)
+    return _sha256_impl[0](data).hexdigest()
 
 
 def glob_tokens(pattern):
