@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dynamo_log_fixtures.hpp"
 #include "e2e_support.hpp"
 
 namespace {
@@ -326,15 +327,7 @@ TEST_CASE("explain --hints adds a user's replacement", "[e2e][explain]") {
 TEST_CASE("explain: a log with no break inside a library says so, exit 0, no environment needed", "[e2e][explain][cli]") {
   testsupport::TempDir tmp;
   std::string log = tmp.path + "/probe.txt";
-  testsupport::spit(log,
-                    "torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped\n"
-                    "  Developer debug context: module: _thread, qualname: allocate_lock, skip reason: <missing reason>\n"
-                    "\n"
-                    "from user code:\n"
-                    "   File \"/home/ml/serve/probe.py\", line 7, in forward\n"
-                    "    out = subprocess.check_output([\"nvidia-smi\"], text=True)\n"
-                    "  File \"/usr/lib/python3.12/subprocess.py\", line 828, in __init__\n"
-                    "    self._waitpid_lock = threading.Lock()\n");
+  testsupport::spit(log, e2e::kUserCodeBreakLog);
   // No --venv, no $VIRTUAL_ENV: the answer comes from the log alone.
   std::map<std::string, std::string> noenv = {{"VIRTUAL_ENV", ""}, {"CONDA_PREFIX", ""}};
   auto r = testsupport::run_sitepatch({"explain", log}, noenv);

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dynamo_log_fixtures.hpp"
 #include "e2e_support.hpp"
 
 namespace {
@@ -226,15 +227,7 @@ TEST_CASE("json schema: audit, rules and explain documents", "[e2e][json]") {
   std::string clean = env.recipe("clean.txt", "loss 0.25\n");
   auto none = document(env.sp({"--json", "explain", clean}), "explain", 0);
   CHECK(none["breaks"].empty());
-  std::string user = env.recipe("user.txt",
-                                "torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped\n"
-                                "  Developer debug context: module: _thread, qualname: allocate_lock, skip reason: <missing reason>\n"
-                                "\n"
-                                "from user code:\n"
-                                "   File \"/home/ml/serve/probe.py\", line 7, in forward\n"
-                                "    out = subprocess.check_output([\"nvidia-smi\"], text=True)\n"
-                                "  File \"/usr/lib/python3.12/subprocess.py\", line 828, in __init__\n"
-                                "    self._waitpid_lock = threading.Lock()\n");
+  std::string user = env.recipe("user.txt", e2e::kUserCodeBreakLog);
   auto outside = document(env.sp({"--json", "explain", user}), "explain", 0);
   CHECK(outside["breaks"][0]["in_library"] == false);
 }
