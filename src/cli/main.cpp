@@ -13,6 +13,7 @@
 #include "pager.hpp"
 #include "sitepatch_build_info.hpp"
 #include "sitepatch/recipe/recipe.hpp"
+#include "sitepatch/store/warm_up.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -285,6 +286,10 @@ int main(int argc, char** argv) {
   struct PagerEnd {
     ~PagerEnd() { end_pager(); }
   } pager_end;
+  // Before exit's handlers run (store/warm_up.hpp).
+  struct Settle {
+    ~Settle() { store::settle(); }
+  } settle;
   try {
     CLI::App* sub = app.get_subcommands().front();
     return runners.at(sub)();

@@ -11,17 +11,13 @@
 
 namespace sitepatch::store::detail {
 
-namespace {
-
-std::once_flag started;
-std::shared_future<int> initialized;
-
-}  // namespace
+static std::once_flag started;
+static std::shared_future<int> initialized;  // valid once start_libgit2 ran
 
 void start_libgit2() {
   std::call_once(started, [] {
-    // std::launch::async: the shared state's last future, a static, waits for the thread
-    // at exit, so libgit2 is never torn down under it.
+    // std::launch::async: a thread now, not at the first wait. main settles it before
+    // returning (warm_up.hpp).
     initialized = std::async(std::launch::async, [] { return git_libgit2_init(); }).share();
   });
 }
@@ -59,5 +55,9 @@ std::string oid_hex(const git_oid& oid) {
 namespace sitepatch::store {
 
 void warm_up() { detail::start_libgit2(); }
+
+void settle() {
+  if (detail::initialized.valid()) detail::initialized.wait();
+}
 
 }  // namespace sitepatch::store

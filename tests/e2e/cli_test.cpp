@@ -189,3 +189,16 @@ TEST_CASE("cli: --version names the commit and what it was built against", "[e2e
   auto head = sitepatch::util::run({"git", "-C", SITEPATCH_SOURCE_DIR, "rev-parse", "--short=12", "HEAD"});
   if (head.status == 0) CHECK(r.out.find("(commit " + sitepatch::util::trim(head.out)) != std::string::npos);
 }
+
+// open_env starts libgit2 on a thread of its own (store/warm_up.hpp). A command that fails
+// right after, before any history is read, used to return from main while that thread was
+// still in git_libgit2_init, and exit's handlers crashed it (SIGSEGV or abort, a few runs
+// in a hundred here).
+TEST_CASE("cli: a command that fails before it reads the history exits with its own status, every time",
+          "[e2e][cli]") {
+  std::string log = std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-logs/fullgraph.txt";
+  std::map<std::string, std::string> noenv = {{"VIRTUAL_ENV", ""}, {"CONDA_PREFIX", ""}};
+  std::map<int, int> statuses;
+  for (int i = 0; i < 150; ++i) ++statuses[testsupport::run_sitepatch({"explain", log}, noenv).status];
+  CHECK(statuses == std::map<int, int>{{2, 150}});
+}

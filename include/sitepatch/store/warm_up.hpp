@@ -8,4 +8,10 @@ namespace sitepatch::store {
 /// it. The first use of the history waits for it to end.
 void warm_up();
 
+/// Waits for warm_up's thread when one was started. main calls it before it returns:
+/// exit runs the libraries' atexit handlers (OpenSSL's cleanup among them) while a
+/// thread still inside git_libgit2_init would use what they free, a crash seen on a
+/// command that fails before it reads the history.
+void settle();
+
 }  // namespace sitepatch::store
