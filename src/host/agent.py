@@ -186,11 +186,35 @@ class Partial(Exception):
         self.changed = changed
 
 
+def install_paths():
+    # sysconfig.get_paths() first loads the build's whole configuration (_sysconfigdata:
+    # about 5 ms of every command's start); the paths of the default install scheme
+    # expand from what sys says, as sysconfig expands them. A scheme naming anything else
+    # gets sysconfig's own answer.
+    try:
+        scheme = getattr(sysconfig, "get_default_scheme", None) or sysconfig._get_default_scheme
+        templates = sysconfig._INSTALL_SCHEMES[scheme()]
+        flags = getattr(sys, "abiflags", "")
+        names = {
+            "base": sys.prefix, "platbase": sys.exec_prefix, "installed_base": sys.base_prefix,
+            "installed_platbase": sys.base_exec_prefix,
+            "py_version_short": "%d.%d" % sys.version_info[:2],
+            "py_version_nodot": "%d%d" % sys.version_info[:2],
+            "platlibdir": getattr(sys, "platlibdir", "lib"), "abiflags": flags,
+            "implementation_lower": getattr(sysconfig, "_get_implementation", lambda: "Python")().lower(),
+            "abi_thread": "t" if "t" in flags else "",
+        }
+        return dict((k, os.path.normpath(templates[k].format(**names)))
+                    for k in ("purelib", "platlib", "stdlib", "platstdlib"))
+    except Exception:
+        return sysconfig.get_paths()
+
+
 def site_folders():
     # Where `import` looks for third-party code, in its order: sys.path without the
     # standard library, so a module resolves to the file Python would load. Folders a
     # .pth file added are told apart: they belong to whatever that file points at.
-    paths = sysconfig.get_paths()
+    paths = install_paths()
     listed = [paths.get("purelib"), paths.get("platlib")]
     listed += list(getattr(site, "getsitepackages", list)())  # old virtualenv's site lacks it
     user = getattr(site, "ENABLE_USER_SITE", False) and getattr(site, "USER_SITE", None)
@@ -636,7 +660,12 @@ def op_write(req):
                     os.unlink(s.backup, dir_fd=s.dfd)
                 except OSError:
                     pass
+        synced = set()  # a folder holding several of the files is fsync'd once
         for s in staged:
+            folder = os.path.dirname(s.path)
+            if folder in synced:
+                continue
+            synced.add(folder)
             try:
                 os.fsync(s.dfd)
             except OSError:

@@ -371,3 +371,39 @@ print("agreed", checked)
     }
   }
 }
+
+// The agent expands the install scheme's paths itself (agent.py's install_paths) rather
+// than have sysconfig load the build's configuration at every start: they must be the
+// paths sysconfig gives, for every Python here, bare and in a venv, Debian's included.
+TEST_CASE("agent: its install paths are sysconfig's, without loading the build's configuration, on 3.8 to 3.13",
+          "[host]") {
+  TempDir tmp;
+  spit(tmp.path + "/sitepatch_agent.py", slurp(std::string(SITEPATCH_SOURCE_DIR) + "/src/host/agent.py"));
+  const std::string check = R"PY(
+import sys
+sys.path.insert(0, sys.argv[1])
+import sitepatch_agent as a
+before = set(m for m in sys.modules if m.startswith("_sysconfigdata"))
+mine = a.install_paths()
+assert set(m for m in sys.modules if m.startswith("_sysconfigdata")) == before, "loaded the configuration"
+import sysconfig
+real = sysconfig.get_paths()
+for k in ("purelib", "platlib", "stdlib", "platstdlib"):
+    assert mine[k] == real[k], (k, mine[k], real[k])
+print("same", mine["purelib"])
+)PY";
+  std::vector<std::string> pythons = {"/usr/bin/python3"};
+  for (std::string minor : {"3.8", "3.9", "3.10", "3.11", "3.12", "3.13"}) pythons.push_back(testsupport::pyenv_python(minor));
+  for (size_t i = 0; i < pythons.size(); ++i) {
+    DYNAMIC_SECTION(pythons[i]) {
+      std::string venv = tmp.path + "/venv" + std::to_string(i);
+      REQUIRE(util::run({pythons[i], "-m", "venv", "--without-pip", venv}).status == 0);
+      for (const std::string& python : {pythons[i], venv + "/bin/python3"}) {
+        auto r = util::run({python, "-c", check, tmp.path});
+        INFO(python << "\n" << r.err);
+        CHECK(r.status == 0);
+        CHECK(r.out.rfind("same ", 0) == 0);
+      }
+    }
+  }
+}
