@@ -1,6 +1,11 @@
 // Another machine through the system OpenSSH client: one connection per command,
 // the agent run there by the environment's own Python, nothing installed.
+#include <unistd.h>
+
+#include <cctype>
 #include <cstdlib>
+#include <optional>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
@@ -78,6 +83,9 @@ class SshHost : public Host {
   std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths) override {
     return a().realpath(paths);
   }
+  void finish() override {
+    if (agent_) agent_->finish();
+  }
   void write(const std::vector<WriteRequest>& files) override { a().write(files); }
   void remove(const std::vector<std::string>& paths) override { a().remove(paths); }
   std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources) override {
@@ -117,11 +125,44 @@ class SshHost : public Host {
   std::unique_ptr<AgentClient> agent_;
 };
 
+// The words of `cmd` when /bin/sh would read them exactly so: nothing but plain
+// characters and '...' quotes (no $, `, \, ~, globs, redirections, assignments), and a
+// first word that names an executable here. Anything else, and a command that is not
+// found, goes through the shell, which expands it and words the error.
+std::optional<std::vector<std::string>> plain_words(const std::string& cmd) {
+  bool quoted = false;
+  for (char c : cmd) {
+    if (c == '\'') quoted = !quoted;
+    else if (!quoted && !std::isalnum(static_cast<unsigned char>(c)) &&
+             std::string_view(" @%+=:,./_-").find(c) == std::string_view::npos)
+      return std::nullopt;
+  }
+  if (quoted) return std::nullopt;
+  auto words = util::shell_split(cmd);
+  if (words.empty() || words[0].find('=') != std::string::npos) return std::nullopt;
+  if (words[0].find('/') != std::string::npos) {
+    if (::access(words[0].c_str(), X_OK) != 0) return std::nullopt;
+  } else {
+    const char* path = std::getenv("PATH");
+    bool found = false;
+    for (auto& dir : util::split(path ? path : "", ':'))
+      if (!dir.empty() && ::access((dir + "/" + words[0]).c_str(), X_OK) == 0) {
+        found = true;
+        break;
+      }
+    if (!found) return std::nullopt;
+  }
+  return words;
+}
+
 }  // namespace
 
 std::unique_ptr<Host> make_ssh_host(const SshTarget& target, const std::string& ssh_command) {
   std::string cmd = util::trim(ssh_command.empty() ? "ssh" : ssh_command);
   if (cmd.empty()) throw Error("--ssh-command is empty", Exit::usage);
+  // Words a shell would pass through unchanged run without one (a shell's start is a
+  // few ms of every command).
+  if (auto words = plain_words(cmd)) return std::make_unique<SshHost>(target, std::move(*words), cmd);
   // As git runs GIT_SSH_COMMAND: a local shell expands what the user wrote ($HOME,
   // quotes) and ssh's own arguments follow as "$@", untouched. The remote side still
   // gets one constant command.

@@ -458,3 +458,22 @@ TEST_CASE("remote: an --ssh-command whose program does not exist says so", "[e2e
   CHECK(blank.status == 2);
   CHECK(blank.err == "sitepatch: error: --ssh-command is empty\n");
 }
+
+TEST_CASE("remote: an --ssh-command of plain words runs without a shell, one with expansions through sh",
+          "[e2e][remote]") {
+  RemoteDemo env;
+  // A stand-in ssh that notes which process started it, then is the real one.
+  std::string wrap = env.tmp.path + "/ssh-wrap", seen = env.tmp.path + "/parent";
+  testsupport::spit(wrap, "#!/bin/sh\ncat /proc/$PPID/comm > " + seen + "\nexec ssh \"$@\"\n");
+  std::filesystem::permissions(wrap, std::filesystem::perms::owner_all);
+  auto list_with = [&](const std::string& cmd) {
+    auto r = testsupport::run_sitepatch({"--host", env.sshd.target(), "--venv", "/srv/venv", "--ssh-command", cmd, "list"},
+                                        {{"SP_WRAP", wrap}});
+    INFO(cmd << "\n" << r.err);
+    CHECK(r.status == 0);
+    return testsupport::slurp(seen);
+  };
+  std::string rest = " -i " + env.sshd.client_key() + " " + env.sshd.ssh_options();
+  CHECK(list_with(wrap + " -o 'ServerAliveInterval 30'" + rest) == "sitepatch\n");
+  CHECK(list_with("$SP_WRAP" + rest) == "sh\n");
+}
