@@ -89,6 +89,11 @@ void print_document(nlohmann::json j) {
 
 void Output::document(const nlohmann::json& j) const { print_document(j); }
 
+Env::~Env() {
+  if (host) host->finish();
+  session.reset();
+}
+
 Env open_env(const GlobalOptions& g) {
   store::warm_up();  // while the environment is probed
   std::string venv = g.venv;

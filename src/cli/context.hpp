@@ -68,6 +68,12 @@ inline nlohmann::json or_null(int n) { return n > 0 ? nlohmann::json(n) : nlohma
 struct Env {
   std::unique_ptr<host::Host> host;
   std::unique_ptr<engine::Session> session;
+  Env() = default;
+  Env(Env&&) = default;
+  Env& operator=(Env&&) = default;
+  /// The connection starts closing before the session tidies up (a remote history's
+  /// local copy is removed), so the two overlap.
+  ~Env();
 };
 Env open_env(const GlobalOptions& g);
 

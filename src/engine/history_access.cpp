@@ -1,10 +1,14 @@
 #include "history_access.hpp"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -45,8 +49,9 @@ std::map<std::string, std::string> read_cache(const std::string& dir) {
        it.increment(ec)) {
     if (!it->is_regular_file() || it->is_symlink() || util::is_leftover_temp(it->path().filename().string()))
       continue;
-    auto bytes = util::read_file(it->path().string());
-    if (bytes) out[fs::relative(it->path(), dir).string()] = std::move(*bytes);
+    std::string path = it->path().string();
+    auto bytes = util::read_file(path);
+    if (bytes) out[path.substr(dir.size() + 1)] = std::move(*bytes);
   }
   return out;
 }
@@ -68,13 +73,28 @@ void write_cache(const std::string& dir, const std::map<std::string, std::string
       fs::create_directories(p.parent_path());
       util::AtomicFile f(p.string(), 0600);
       f.write(bytes);
-      f.commit(false);
+      f.commit_unsynced();  // a copy: the remote's files decide what is true
     }
     for (auto& [rel, _] : had)
       if (!now.count(rel)) fs::remove(fs::path(dir) / rel, ec);
   } catch (const std::exception& e) {
     spdlog::debug("history: cannot keep a copy in {}: {}", dir, e.what());
   }
+}
+
+// In the command's private temp folder: a name already there is an error, not a file to follow.
+void write_new(const std::string& path, std::string_view bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0;
+  while (ok && !bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) bytes.remove_prefix(size_t(n));
+  }
+  int e = errno;
+  if (fd >= 0 && ::close(fd) != 0 && ok) ok = false, e = errno;
+  if (!ok) throw Error("cannot write " + path + " (a local copy of the history): " + std::strerror(e));
 }
 
 std::shared_ptr<Mirror> fetch(Session& s) {
@@ -87,14 +107,18 @@ std::shared_ptr<Mirror> fetch(Session& s) {
   auto snap = s.host.snapshot(s.state_dir, {"sitepatch.lock"}, had);
   m->existed = snap.has_value();
   if (snap) {
+    std::set<std::string> folders;
     for (auto& [rel, bytes] : *snap) {
       if (auto why = site::unsafe_relative_path(rel))
         throw Error(s.host.name() + ": unexpected file in " + s.state_dir + ": " + rel);
-      fs::path p = fs::path(m->dir) / rel;
-      fs::create_directories(p.parent_path());
-      std::ofstream out(p, std::ios::binary);
-      out << bytes;
-      if (!out) throw Error("cannot write " + p.string() + " (a local copy of the history)");
+      std::string p = m->dir + "/" + rel, folder = p.substr(0, p.rfind('/'));
+      if (folders.insert(folder).second) fs::create_directories(folder);
+      // The copy kept between commands is replaced by rename, never rewritten, and
+      // libgit2 writes new files only: a link stands in for the bytes.
+      auto kept = had.find(rel);
+      if (kept != had.end() && kept->second == bytes && ::link((m->cache + "/" + rel).c_str(), p.c_str()) == 0)
+        continue;
+      write_new(p, bytes);
     }
     m->remote = std::move(*snap);
   }
@@ -162,7 +186,7 @@ void HistoryAccess::publish() {
   std::map<std::string, std::string> now;
   for (auto& e : fs::recursive_directory_iterator(m.dir)) {
     if (!e.is_regular_file()) continue;
-    std::string rel = fs::relative(e.path(), m.dir).string();
+    std::string rel = e.path().string().substr(m.dir.size() + 1);
     auto bytes = util::read_file(e.path().string());
     if (!bytes) throw Error(bytes.error());
     auto old = m.remote.find(rel);

@@ -73,6 +73,8 @@ AgentClient::AgentClient(const std::vector<std::string>& argv, std::string who,
 
 AgentClient::~AgentClient() = default;
 
+void AgentClient::finish() { proc_->close_input(); }
+
 void AgentClient::died(const std::string& what) {
   int status = proc_->wait();
   std::string msg = who_ + ": the sitepatch agent " + what + " (exit status " +

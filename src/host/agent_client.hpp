@@ -65,6 +65,9 @@ class AgentClient {
   /// read instead of the generic one ("" keeps the generic one).
   void explain(std::function<std::string(int, const std::string&)> fn) { explain_ = std::move(fn); }
 
+  /// EOF to the agent: it exits, and ssh closes, while this process goes on.
+  void finish();
+
   /// Requests answered so far.
   int round_trips() const { return round_trips_; }
 

@@ -148,4 +148,15 @@ void AtomicFile::commit(bool sync_folder) {
   if (sync_folder) ::fsync(dir_.fd());
 }
 
+void AtomicFile::commit_unsynced() {
+  if (fd_ >= 0) {
+    int rc = ::close(fd_);
+    fd_ = -1;
+    if (rc != 0) throw Error(path_ + ": cannot write (close): " + std::strerror(errno));
+  }
+  if (::renameat(dir_.fd(), tmp_.c_str(), dir_.fd(), base_.c_str()) != 0)
+    throw Error(path_ + ": cannot replace: " + std::strerror(errno));
+  committed_ = true;
+}
+
 }  // namespace sitepatch::util

@@ -12,7 +12,9 @@ namespace {
 std::string sha256_raw(std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr) != 1)
+  // Fetched once: OpenSSL 3 otherwise looks the algorithm up in its provider on every call.
+  static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  if (!sha256 || EVP_Digest(data.data(), data.size(), md, &len, sha256, nullptr) != 1)
     throw std::runtime_error("sha256 failed");
   return std::string(reinterpret_cast<char*>(md), len);
 }

@@ -171,6 +171,10 @@ class Host {
   /// folder that does not exist returns nullptr: there is nothing to wait for.
   virtual std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms,
                                      LockMode mode = LockMode::exclusive) = 0;
+
+  /// No request follows (every Lock is gone): a connection may start closing while
+  /// this process tidies up.
+  virtual void finish() {}
 };
 
 /// The machine this process runs on.

@@ -60,6 +60,8 @@ class AtomicFile {
   /// stage(), rename over the target, and (unless the caller does it once for many
   /// files) fsync the folder. Throws sitepatch::Error.
   void commit(bool sync_folder = true);
+  /// Renames over the target without any fsync: for copies that can be fetched again.
+  void commit_unsynced();
   /// The folder the temp lives in (opened once).
   const Dir& dir() const { return dir_; }
   const std::string& tmp_name() const { return tmp_; }
