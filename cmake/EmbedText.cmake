@@ -9,4 +9,6 @@ if(NOT NAME)
   set(NAME agent_source)
 endif()
 set(delim "SITEPATCH_EMBED")
-file(WRITE ${OUTPUT} "#pragma once\n// Generated from ${INPUT}; do not edit.\nnamespace ${NAMESPACE} {\ninline constexpr const char ${NAME}[] = R\"${delim}(${content})${delim}\";\n}\n")
+# Its sha256 too: hashing it at run time (OpenSSL's first use) came before every ssh start.
+file(SHA256 ${INPUT} digest)
+file(WRITE ${OUTPUT} "#pragma once\n// Generated from ${INPUT}; do not edit.\nnamespace ${NAMESPACE} {\ninline constexpr const char ${NAME}[] = R\"${delim}(${content})${delim}\";\ninline constexpr const char ${NAME}_sha256[] = \"${digest}\";\n}\n")

@@ -1,6 +1,5 @@
 #include "host/agent_boot.hpp"
 
-#include "sitepatch/util/hash.hpp"
 #include "sitepatch_agent_source.hpp"
 
 namespace sitepatch::host {
@@ -60,7 +59,8 @@ std::string agent_boot_code() {
 std::string agent_boot_payload() {
   static const std::string payload = [] {
     std::string source = embedded::agent_source;
-    return std::string(kBoot) + util::sha256_hex(source).substr(0, 32) + " " + std::to_string(source.size()) +
+    return std::string(kBoot) + std::string(embedded::agent_source_sha256).substr(0, 32) + " " +
+           std::to_string(source.size()) +
            "\n" + source;
   }();
   return payload;

@@ -407,3 +407,17 @@ print("same", mine["purelib"])
     }
   }
 }
+
+// The boot payload names the agent by its sha256 (the remote keeps a copy under that
+// name); the digest is computed by the build, and must be the digest of what is sent.
+TEST_CASE("agent: the boot payload names the agent's source by its own sha256", "[host]") {
+  std::string source = slurp(std::string(SITEPATCH_SOURCE_DIR) + "/src/host/agent.py");
+  std::string payload = host::agent_boot_payload();
+  REQUIRE(payload.size() > source.size());
+  CHECK(payload.compare(payload.size() - source.size(), source.size(), source) == 0);
+  std::string head = payload.substr(0, payload.size() - source.size());
+  REQUIRE(head.size() > 1);
+  head.pop_back();  // its '\n'
+  head = head.substr(head.rfind('\n') + 1);
+  CHECK(head == util::sha256_hex(source).substr(0, 32) + " " + std::to_string(source.size()));
+}
