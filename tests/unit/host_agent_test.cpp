@@ -307,17 +307,23 @@ TEST_CASE("agent: search answers what the local host answers, and only the hits"
         "2:0:e-1.0.dist-info lists[-][-][+a file, not a folder\n] heads wholes[-]\n");
 }
 
+namespace {
+// agent.py as an importable module in `tmp`, and the lines that import it as `a` from the
+// folder given as argv[1]: for checks run by a chosen interpreter.
+constexpr const char* kImportAgent = "import sys\nsys.path.insert(0, sys.argv[1])\nimport sitepatch_agent as a\n";
+void put_agent_module(const TempDir& tmp) {
+  spit(tmp.path + "/sitepatch_agent.py", slurp(std::string(SITEPATCH_SOURCE_DIR) + "/src/host/agent.py"));
+}
+}  // namespace
+
 // The agent does without json, base64, fnmatch and hashlib to start faster (agent.py's
 // imports): its own codec, matcher and hash must agree with those modules on the oldest
 // and the newest Python it supports, and its start must not import `re`.
 TEST_CASE("agent: its JSON, base64, sha256 and name patterns agree with the standard library on 3.8 and 3.13",
           "[host]") {
   TempDir tmp;
-  spit(tmp.path + "/sitepatch_agent.py", slurp(std::string(SITEPATCH_SOURCE_DIR) + "/src/host/agent.py"));
-  const std::string check = R"PY(
-import sys
-sys.path.insert(0, sys.argv[1])
-import sitepatch_agent as a
+  put_agent_module(tmp);
+  const std::string check = std::string(kImportAgent) + R"PY(
 assert "re" not in sys.modules and "json" not in sys.modules and "hashlib" not in sys.modules, "slow imports"
 assert a._scan is not None and a._encode is not None, "no _json accelerator"
 import base64, fnmatch, hashlib, json, random
@@ -378,11 +384,8 @@ print("agreed", checked)
 TEST_CASE("agent: its install paths are sysconfig's, without loading the build's configuration, on 3.8 to 3.13",
           "[host]") {
   TempDir tmp;
-  spit(tmp.path + "/sitepatch_agent.py", slurp(std::string(SITEPATCH_SOURCE_DIR) + "/src/host/agent.py"));
-  const std::string check = R"PY(
-import sys
-sys.path.insert(0, sys.argv[1])
-import sitepatch_agent as a
+  put_agent_module(tmp);
+  const std::string check = std::string(kImportAgent) + R"PY(
 before = set(m for m in sys.modules if m.startswith("_sysconfigdata"))
 mine = a.install_paths()
 assert set(m for m in sys.modules if m.startswith("_sysconfigdata")) == before, "loaded the configuration"
