@@ -188,7 +188,7 @@ class Partial(Exception):
 
 def install_paths():
     # sysconfig.get_paths() first loads the build's whole configuration (_sysconfigdata:
-    # about 5 ms of every command's start); the paths of the default install scheme
+    # about 6 ms of every command's start); the paths of the default install scheme
     # expand from what sys says, as sysconfig expands them. A scheme naming anything else
     # gets sysconfig's own answer.
     try:

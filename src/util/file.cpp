@@ -130,33 +130,31 @@ void AtomicFile::write(std::string_view data) {
   }
 }
 
-void AtomicFile::stage() {
+void AtomicFile::close_temp(bool sync) {
   if (fd_ < 0) return;
-  if (::fsync(fd_) != 0) throw Error(path_ + ": cannot write (fsync): " + std::strerror(errno));
-  if (::close(fd_) != 0) {
-    fd_ = -1;
-    throw Error(path_ + ": cannot write (close): " + std::strerror(errno));
-  }
+  if (sync && ::fsync(fd_) != 0) throw Error(path_ + ": cannot write (fsync): " + std::strerror(errno));
+  int rc = ::close(fd_);
   fd_ = -1;
+  if (rc != 0) throw Error(path_ + ": cannot write (close): " + std::strerror(errno));
 }
 
-void AtomicFile::commit(bool sync_folder) {
-  stage();
+void AtomicFile::replace() {
   if (::renameat(dir_.fd(), tmp_.c_str(), dir_.fd(), base_.c_str()) != 0)
     throw Error(path_ + ": cannot replace: " + std::strerror(errno));
   committed_ = true;
+}
+
+void AtomicFile::stage() { close_temp(true); }
+
+void AtomicFile::commit(bool sync_folder) {
+  stage();
+  replace();
   if (sync_folder) ::fsync(dir_.fd());
 }
 
 void AtomicFile::commit_unsynced() {
-  if (fd_ >= 0) {
-    int rc = ::close(fd_);
-    fd_ = -1;
-    if (rc != 0) throw Error(path_ + ": cannot write (close): " + std::strerror(errno));
-  }
-  if (::renameat(dir_.fd(), tmp_.c_str(), dir_.fd(), base_.c_str()) != 0)
-    throw Error(path_ + ": cannot replace: " + std::strerror(errno));
-  committed_ = true;
+  close_temp(false);
+  replace();
 }
 
 }  // namespace sitepatch::util

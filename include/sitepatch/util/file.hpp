@@ -67,6 +67,8 @@ class AtomicFile {
   const std::string& tmp_name() const { return tmp_; }
 
  private:
+  void close_temp(bool sync);
+  void replace();
   std::string path_;
   std::string base_;
   Dir dir_;
