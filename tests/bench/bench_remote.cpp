@@ -3,14 +3,20 @@
 // over the same SSH to the same throwaway sshd, and against a bare `ssh host true`.
 // Recipes of 2 edits (the bundled flashinfer-dynamo) and of 50 edits (one function in
 // each of 50 modules); apply and rollback each. Connections are counted from sshd's
-// log. Prints medians; asserts nothing.
+// log. Every row but the warm ones starts with no ssh master: Ansible's own (its default
+// ControlPersist) is closed first, as sitepatch's cold run has none. The warm rows reuse a
+// master on both sides: sitepatch's through ControlPersist in --ssh-command, Ansible's the
+// one its previous run left. Prints medians; asserts nothing.
 //
-// usage: sitepatch_bench_remote [ROUNDS [--trace] [--no-ansible]]
+// usage: sitepatch_bench_remote [ROUNDS [--trace] [--no-ansible] [--delay MS]]
 //   --trace: -vvv output of two applies and rollbacks and a list first, and what a bare
-//            Python costs over the same ssh; --no-ansible: sitepatch and ssh rows only.
+//            Python costs over the same ssh; --no-ansible: sitepatch and ssh rows only;
+//   --delay MS: every tool's ssh goes through delay_relay.py, MS ms each way (a round
+//            trip of 2*MS), as to a server far away.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -51,10 +57,12 @@ int main(int argc, char** argv) {
 int run_bench(int argc, char** argv) {
   int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
   bool trace = false, ansible = true;
+  std::string delay_ms;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--trace") trace = true;
     else if (a == "--no-ansible") ansible = false;
+    else if (a == "--delay" && i + 1 < argc) delay_ms = argv[++i];
     else throw std::runtime_error("unknown option " + a);
   }
   testsupport::TestSshd sshd;
@@ -122,12 +130,25 @@ int run_bench(int argc, char** argv) {
   spit(tmp.path + "/fifty_back.yml", ans_fifty_back);
   std::string ssh = sshd.ssh_command();
   std::string key = sshd.client_key(), common = sshd.ssh_options();
+  if (!delay_ms.empty()) {  // the same added latency for every tool: it is in their ssh
+    std::string relay = "-o \"ProxyCommand=python3 " SITEPATCH_SOURCE_DIR "/tests/bench/delay_relay.py %h %p " +
+                        delay_ms + "\"";
+    ssh += " " + relay;
+    common += " " + relay;
+  }
   spit(tmp.path + "/inventory",
        "remote ansible_host=" + sshd.address() + " ansible_user=root ansible_ssh_private_key_file=" + key +
            " ansible_python_interpreter=/usr/bin/python3 ansible_ssh_common_args=" + sq(common) + "\n");
+  // Ansible's default ssh_args keep a master per host (ControlPersist=60s): the folder is
+  // ours so the benchmark can close them, for a cold run against a cold run.
   spit(tmp.path + "/ansible.cfg", "[defaults]\nhost_key_checking = False\nstdout_callback = minimal\n"
-                                  "[ssh_connection]\npipelining = True\n");
+                                  "[ssh_connection]\npipelining = True\ncontrol_path_dir = " + tmp.path + "/cp\n");
 
+  auto close_masters = [&] {
+    std::error_code ec;
+    for (auto& e : std::filesystem::directory_iterator(tmp.path + "/cp", ec))
+      sitepatch::util::run({"ssh", "-F", "/dev/null", "-o", "ControlPath=" + e.path().string(), "-O", "exit", "x"});
+  };
   std::map<std::string, Sample> t;
   auto measure = [&](const std::string& label, const std::vector<std::string>& argv,
                      const std::map<std::string, std::string>& env = {}) {
@@ -218,8 +239,15 @@ int run_bench(int argc, char** argv) {
     measure("sitepatch rollback, 2 edits, warm", with(sp_warm, {"rollback", "-q", "--all"}));
     expect(false, "sitepatch rollback (warm)");
     if (ansible) {
+      // Cold: no master, as sitepatch's cold rows. Warm: the master the run before left.
+      close_masters();
       measure("ansible apply, 2 edits", play("two.yml"), ans_env);
       expect(true, "ansible apply");
+      measure("ansible rollback, 2 edits, warm", play("two_back.yml"), ans_env);
+      expect(false, "ansible rollback (warm)");
+      measure("ansible apply, 2 edits, warm", play("two.yml"), ans_env);
+      expect(true, "ansible apply (warm)");
+      close_masters();
       measure("ansible rollback, 2 edits", play("two_back.yml"), ans_env);
       expect(false, "ansible rollback");
     }
@@ -228,8 +256,10 @@ int run_bench(int argc, char** argv) {
     measure("sitepatch rollback, 50 edits", with(sp, {"rollback", "-q", "--all"}));
     expect(false, "sitepatch rollback (50)");
     if (ansible) {
+      close_masters();
       measure("ansible apply, 50 edits", play("fifty.yml"), ans_env);
       expect(true, "ansible apply (50)");
+      close_masters();
       measure("ansible rollback, 50 edits", play("fifty_back.yml"), ans_env);
       expect(false, "ansible rollback (50)");
     }
@@ -248,7 +278,8 @@ int run_bench(int argc, char** argv) {
     std::snprintf(buf, sizeof buf, "%.1f", median(t[theirs].seconds) / ours);
     return std::string(buf);
   };
-  std::printf("remote benchmark: sshd in a network namespace, %d rounds; medians\n", rounds);
+  std::printf("remote benchmark: sshd in a network namespace, %d rounds%s%s; medians\n", rounds,
+              delay_ms.empty() ? "" : ", ms added each way: ", delay_ms.c_str());
   std::printf("%-32s %9s %12s %12s %12s\n", "command", "median s", "x ssh true", "conns/run", "ansible/us");
   for (const char* edits : {"2 edits", "50 edits"}) {
     for (const char* verb : {"apply", "rollback"}) {
@@ -264,9 +295,13 @@ int run_bench(int argc, char** argv) {
   }
   for (const char* verb : {"apply", "rollback"}) {
     std::string warm = std::string("sitepatch ") + verb + ", 2 edits, warm";
+    std::string theirs = std::string("ansible ") + verb + ", 2 edits, warm";
     double mw = median(t[warm].seconds);
     std::printf("%-32s %9.3f %12.2f %12d %12s\n", warm.c_str(), mw, mw / floor, conns(warm),
-                ratio(std::string("ansible ") + verb + ", 2 edits", mw).c_str());
+                ratio(theirs, mw).c_str());
+    if (t[theirs].seconds.empty()) continue;
+    double mt = median(t[theirs].seconds);
+    std::printf("%-32s %9.3f %12.2f %12d %12s\n", theirs.c_str(), mt, mt / floor, conns(theirs), "");
   }
   std::printf("%-32s %9.3f %12.2f %12d\n", "ssh host true", floor, 1.0, conns("ssh host true"));
   return 0;
