@@ -1,5 +1,6 @@
 #include "host/agent_client.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <spdlog/spdlog.h>
@@ -27,7 +28,7 @@ class AgentLock : public Lock {
   AgentLock(AgentClient& client, std::string path) : client_(client), path_(std::move(path)) {}
   ~AgentLock() override {
     try {
-      client_.call({{"op", "unlock"}, {"path", path_}});
+      client_.post({{"op", "unlock"}, {"path", path_}}, false);
     } catch (...) {
       // The agent is gone; its exit released the lock.
     }
@@ -90,8 +91,7 @@ void AgentClient::died(const std::string& what) {
   throw Error(msg);
 }
 
-json AgentClient::call(const json& request) {
-  auto started = std::chrono::steady_clock::now();
+size_t AgentClient::send(const json& request) {
   // replace: a stray non-UTF-8 byte in a path must not abort the whole request.
   std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
   try {
@@ -99,6 +99,10 @@ json AgentClient::call(const json& request) {
   } catch (const Error&) {
     died("stopped reading requests");
   }
+  return text.size();
+}
+
+json AgentClient::receive(const Posted& p) {
   std::string line;
   for (;;) {
     if (!proc_->read_line(line)) died("stopped answering");
@@ -107,11 +111,10 @@ json AgentClient::call(const json& request) {
     if (!line.empty() && line[0] == '{') break;
     stray_ += line + "\n";
   }
-  ++round_trips_;
   if (spdlog::should_log(spdlog::level::trace))
-    spdlog::trace("agent: {} took {:.1f} ms, sent {} B, received {} B", request.value("op", std::string("?")),
-                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count(),
-                  text.size(), line.size() + 1);
+    spdlog::trace("agent: {} took {:.1f} ms, sent {} B, received {} B", p.op,
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - p.sent).count(),
+                  p.sent_bytes, line.size() + 1);
   json reply = json::parse(line, nullptr, false);
   if (reply.is_discarded() || !reply.is_object())
     throw Error(who_ + ": the sitepatch agent answered with something that is not JSON: " +
@@ -126,6 +129,48 @@ json AgentClient::call(const json& request) {
     }
     throw Error(error);
   }
+  return reply;
+}
+
+void AgentClient::drain() {
+  while (!posted_.empty()) {
+    Posted p = posted_.front();
+    posted_.pop_front();
+    try {
+      receive(p);
+    } catch (const Error&) {
+      if (p.checked && !failed_) failed_ = std::current_exception();
+    }
+  }
+}
+
+void AgentClient::post(const json& request, bool checked) {
+  auto sent = std::chrono::steady_clock::now();
+  size_t n = send(request);
+  posted_.push_back({request.value("op", std::string("?")), checked, n, sent});
+}
+
+json AgentClient::call(const json& request) {
+  if (failed_) std::rethrow_exception(failed_);
+  Posted p{request.value("op", std::string("?")), true, 0, std::chrono::steady_clock::now()};
+  // What changes files goes out only once the lock it needs is known to be held.
+  bool checked_pending = std::any_of(posted_.begin(), posted_.end(), [](const Posted& q) { return q.checked; });
+  if (checked_pending && (p.op == "write" || p.op == "remove")) {
+    drain();
+    ++round_trips_;
+    if (failed_) std::rethrow_exception(failed_);
+  }
+  p.sent_bytes = send(request);
+  drain();
+  json reply;
+  try {
+    reply = receive(p);
+  } catch (const Error&) {
+    if (failed_) std::rethrow_exception(failed_);  // the lock's refusal explains the rest
+    throw;
+  }
+  ++round_trips_;  // counted once answered: none yet means ssh never got in (SshHost::explain)
+  if (failed_) std::rethrow_exception(failed_);
   return reply;
 }
 
@@ -284,9 +329,9 @@ void AgentClient::remove(const std::vector<std::string>& paths) {
 }
 
 std::unique_ptr<Lock> AgentClient::lock(const std::string& path, int timeout_ms, LockMode mode) {
-  json r = call({{"op", "lock"}, {"path", path}, {"timeout_ms", timeout_ms},
-                 {"shared", mode == LockMode::shared}});
-  if (r.value("none", false)) return nullptr;
+  // Posted: the requests after it (the history's snapshot) go in the same wait. With no
+  // state folder the agent holds nothing ("none"), and the unlock is a no-op there.
+  post({{"op", "lock"}, {"path", path}, {"timeout_ms", timeout_ms}, {"shared", mode == LockMode::shared}}, true);
   return std::make_unique<AgentLock>(*this, path);
 }
 

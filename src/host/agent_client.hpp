@@ -2,6 +2,9 @@
 // The C++ side of the agent protocol (src/host/agent.py): one child process that runs
 // the agent, one JSON line per request and per reply. LocalHost uses it for probe and
 // compile; a remote host can run the same agent through ssh and use every operation.
+#include <chrono>
+#include <deque>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -54,12 +57,20 @@ class AgentClient {
   void write(const std::vector<WriteRequest>& files);
   void remove(const std::vector<std::string>& paths);
   /// The agent holds the lock until the returned Lock is destroyed (or the agent
-  /// exits). The Lock must not outlive this client.
+  /// exits). The Lock must not outlive this client. The request is posted, not waited
+  /// for: a lock that could not be taken is thrown by the next call, and by every call
+  /// after it, and a write or remove is never sent before the lock is confirmed.
   std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms, LockMode mode);
 
   /// One round trip. Throws sitepatch::Error with the agent's message when the reply
-  /// says ok=false, and with the child's stderr when it stopped answering.
+  /// says ok=false, and with the child's stderr when it stopped answering. The replies
+  /// of posted requests are read first, in the same wait.
   nlohmann::json call(const nlohmann::json& request);
+
+  /// Sends `request` without waiting for its reply (the agent answers in order; the
+  /// next call reads it). `checked`: its failure fails every later call (a lock);
+  /// otherwise the failure is dropped (an unlock: the agent's exit releases it anyway).
+  void post(const nlohmann::json& request, bool checked);
 
   /// When the agent stops, `fn(exit status, its stderr)` may give the message users
   /// read instead of the generic one ("" keeps the generic one).
@@ -72,8 +83,20 @@ class AgentClient {
   int round_trips() const { return round_trips_; }
 
  private:
+  struct Posted {
+    std::string op;
+    bool checked;
+    size_t sent_bytes;
+    std::chrono::steady_clock::time_point sent;
+  };
   static std::vector<FileData> files_of(const nlohmann::json& reply, const char* key = "files");
   [[noreturn]] void died(const std::string& what);
+  size_t send(const nlohmann::json& request);
+  nlohmann::json receive(const Posted& p);
+  /// Reads every posted reply; a checked one's failure becomes failed_.
+  void drain();
+  std::deque<Posted> posted_;
+  std::exception_ptr failed_;  // a posted lock that was refused
   std::unique_ptr<util::Process> proc_;
   std::string who_;
   std::string stray_;  // lines printed before the first reply (e.g. by a .pth file)

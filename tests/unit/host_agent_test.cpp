@@ -95,10 +95,64 @@ TEST_CASE("agent: its lock excludes a local lock, and is released on request", "
   std::string held = "another sitepatch is working on this environment (lock " + path + " held); try again later";
 
   auto lock = agent.lock(path, 1000, host::LockMode::exclusive);
+  agent.list(tmp.path);  // the lock is posted: the next request's answer confirms it
   REQUIRE_THROWS_WITH(local->lock(path, 100), held);
-  lock.reset();
+  lock.reset();  // posted as well; answered before the next request's answer
+  agent.list(tmp.path);
   auto mine = local->lock(path, 100);
-  REQUIRE_THROWS_WITH(agent.lock(path, 100, host::LockMode::exclusive), held);
+  auto refused = agent.lock(path, 100, host::LockMode::exclusive);
+  REQUIRE_THROWS_WITH(agent.list(tmp.path), held);
+}
+
+TEST_CASE("agent: a lock is answered with the next request, and refused it fails every later one and nothing is written",
+          "[host]") {
+  TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  auto local = host::make_local_host();
+  std::string path = tmp.path + "/state/sitepatch.lock", file = tmp.path + "/state/file";
+  std::string held = "another sitepatch is working on this environment (lock " + path + " held); try again later";
+
+  SECTION("held: one wait for the lock and the request after it") {
+    host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+    agent.hello();
+    int before = agent.round_trips();
+    auto lock = agent.lock(path, 1000, host::LockMode::exclusive);
+    CHECK(agent.round_trips() == before);
+    CHECK(agent.list(tmp.path + "/state").size() == 1);
+    CHECK(agent.round_trips() == before + 1);
+    agent.write({{file, "mine\n", "", tmp.path + "/state"}});
+    CHECK(slurp(file) == "mine\n");
+  }
+  SECTION("refused: a write right after it is not even sent") {
+    auto theirs = local->lock(path, 100);
+    host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+    auto lock = agent.lock(path, 100, host::LockMode::exclusive);
+    REQUIRE(lock != nullptr);
+    REQUIRE_THROWS_WITH(agent.write({{file, "mine\n", "", tmp.path + "/state"}}), held);
+    CHECK_FALSE(std::filesystem::exists(file));
+    REQUIRE_THROWS_WITH(agent.remove({path}), held);
+    CHECK(std::filesystem::exists(path));
+    REQUIRE_THROWS_WITH(agent.list(tmp.path), held);
+  }
+  SECTION("refused: the read after it throws the refusal, and so does every request after that") {
+    auto theirs = local->lock(path, 100);
+    host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+    auto lock = agent.lock(path, 100, host::LockMode::exclusive);
+    REQUIRE_THROWS_WITH(agent.read({path}), held);
+    REQUIRE_THROWS_WITH(agent.write({{file, "mine\n", "", tmp.path + "/state"}}), held);
+    CHECK_FALSE(std::filesystem::exists(file));
+  }
+  SECTION("released: the unlock is not waited for, and the agent's exit releases it as well") {
+    host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+    auto lock = agent.lock(path, 1000, host::LockMode::exclusive);
+    agent.list(tmp.path);
+    int before = agent.round_trips();
+    lock.reset();
+    CHECK(agent.round_trips() == before);
+    agent.finish();
+    auto mine = local->lock(path, 2000);  // waits for the agent to read its last requests
+    CHECK(mine != nullptr);
+  }
 }
 
 TEST_CASE("agent: EOF on stdin ends it with status 0", "[host]") {
@@ -153,18 +207,21 @@ TEST_CASE("agent: a symlinked lock is refused, readers share the lock", "[host]"
   spit(victim, "precious\n");
   std::filesystem::create_directory(tmp.path + "/state");
   std::filesystem::create_symlink(victim, tmp.path + "/state/sitepatch.lock");
-  REQUIRE_THROWS_WITH(agent.lock(tmp.path + "/state/sitepatch.lock", 100, host::LockMode::exclusive),
-                      tmp.path + "/state/sitepatch.lock is a symbolic link (to " + victim +
-                          "); sitepatch never opens its lock through a link: remove it");
+  auto refused = agent.lock(tmp.path + "/state/sitepatch.lock", 100, host::LockMode::exclusive);
+  REQUIRE_THROWS_WITH(agent.list(tmp.path), tmp.path + "/state/sitepatch.lock is a symbolic link (to " + victim +
+                                                "); sitepatch never opens its lock through a link: remove it");
   CHECK(slurp(victim) == "precious\n");
 
-  CHECK(agent.lock(tmp.path + "/none/sitepatch.lock", 100, host::LockMode::shared) == nullptr);
+  // A refused lock fails the client for good: the rest on a new one.
+  host::AgentClient reader_agent(host::agent_argv(venv.python), venv.python);
+  auto none = reader_agent.lock(tmp.path + "/none/sitepatch.lock", 100, host::LockMode::shared);
+  CHECK(reader_agent.list(tmp.path).size() == 3);  // holds nothing, made nothing: no /none
   std::string path = tmp.path + "/ok/sitepatch.lock";
   std::filesystem::create_directory(tmp.path + "/ok");
   auto local = host::make_local_host();
   auto reader = local->lock(path, 100, host::LockMode::shared);
-  auto shared = agent.lock(path, 100, host::LockMode::shared);
-  CHECK(shared != nullptr);
+  auto shared = reader_agent.lock(path, 100, host::LockMode::shared);
+  reader_agent.list(tmp.path);
   REQUIRE_THROWS_WITH(local->lock(path, 100), "another sitepatch is working on this environment (lock " + path +
                                                   " held); try again later");
 }

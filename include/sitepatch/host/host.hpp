@@ -168,7 +168,10 @@ class Host {
   /// Takes a lock on `path` (a writer creates it and its folder; never through a
   /// symlink, and the folder must be a real one the caller owns, not writable by
   /// others); waits up to `timeout_ms`, then throws naming the path. A shared lock on a
-  /// folder that does not exist returns nullptr: there is nothing to wait for.
+  /// folder that does not exist holds nothing (nullptr here, or a Lock that releases
+  /// nothing): there is nothing to wait for. A remote host does not wait for the
+  /// answer: a refusal is thrown by the next request (every one after it too), which
+  /// goes in the same round trip, and nothing is written before the lock is confirmed.
   virtual std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms,
                                      LockMode mode = LockMode::exclusive) = 0;
 
