@@ -151,6 +151,30 @@ std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create, bool
   return access;
 }
 
+std::vector<std::vector<host::DirEntry>> HistoryAccess::listing(Session& s, const std::vector<std::string>& dirs) {
+  if (!s.mirror) s.mirror = fetch(s);
+  std::vector<std::vector<host::DirEntry>> out(dirs.size());
+  for (auto& [rel, _] : s.mirror->remote) {
+    std::string path = s.state_dir + "/" + rel;
+    size_t slash = path.rfind('/');
+    for (size_t i = 0; i < dirs.size(); ++i)
+      if (path.compare(0, slash, dirs[i]) == 0 && dirs[i].size() == slash)
+        out[i].push_back({path.substr(slash + 1), false});
+  }
+  return out;
+}
+
+void HistoryAccess::forget(Session& s, const std::vector<std::string>& paths) {
+  if (!s.mirror) return;
+  std::error_code ec;
+  for (auto& p : paths) {
+    if (!util::starts_with(p, s.state_dir + "/")) continue;
+    std::string rel = p.substr(s.state_dir.size() + 1);
+    s.mirror->remote.erase(rel);
+    fs::remove(s.mirror->dir + "/" + rel, ec);
+  }
+}
+
 std::vector<store::PatchRecord> HistoryAccess::patches() const {
   auto out = h_->patches();
   for (auto& r : out)

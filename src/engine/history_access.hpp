@@ -34,6 +34,13 @@ class HistoryAccess {
   /// exclusive lock) records which environment the history describes.
   static std::unique_ptr<HistoryAccess> open(Session& s, bool create, bool writer = false);
 
+  /// A remote history's files in each of `dirs` (absolute, inside s.state_dir), from the
+  /// copy fetched for this command (fetching it now if need be): what list_many would
+  /// answer for its files, without a request of its own.
+  static std::vector<std::vector<host::DirEntry>> listing(Session& s, const std::vector<std::string>& dirs);
+  /// Files removed from a remote history (absolute): gone from the copy as well.
+  static void forget(Session& s, const std::vector<std::string>& paths);
+
   /// Applied patches, each file's site folder absolute in this environment.
   std::vector<store::PatchRecord> patches() const;
   std::optional<std::string> site_file(const std::string& rel) const { return h_->site_file(rel); }

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "history_access.hpp"
 #include "internal.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -15,7 +16,9 @@ std::vector<std::string> clean_history_locks(Session& s) {
   // libgit2 takes `<file>.lock` beside what it updates: the config, HEAD, refs, packs.
   std::vector<std::string> dirs = {s.state_dir, s.state_dir + "/refs", s.state_dir + "/refs/heads",
                                    s.state_dir + "/objects/pack"};
-  auto listings = s.host.list_many(dirs);
+  // A remote history is fetched whole under this same lock: its copy lists these folders
+  // (files only, as is all this looks at) without a round trip of its own.
+  auto listings = s.host.local() ? s.host.list_many(dirs) : HistoryAccess::listing(s, dirs);
   std::vector<std::string> doomed;
   for (size_t i = 0; i < dirs.size(); ++i)
     for (auto& e : listings[i]) {
@@ -25,6 +28,7 @@ std::vector<std::string> clean_history_locks(Session& s) {
     }
   if (doomed.empty()) return {};
   s.host.remove(doomed);
+  if (!s.host.local()) HistoryAccess::forget(s, doomed);
   std::vector<std::string> names;
   for (auto& d : doomed) names.push_back(d.substr(s.state_dir.size() + 1));
   spdlog::info("history: removed {}", util::join(names, ", "));

@@ -12,6 +12,7 @@
 #include "sitepatch/engine/engine.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "support/forwarding_host.hpp"
+#include "sitepatch/host/host.hpp"
 #include "support/sshd.hpp"
 
 namespace {
@@ -203,6 +204,44 @@ TEST_CASE("remote: two applies at once are serialized by the remote lock", "[e2e
   CHECK(j["patches"].size() == 2);
   REQUIRE(env.sp({"rollback", "--all"}).status == 0);
   CHECK(env.pristine());
+}
+
+TEST_CASE("remote: a held lock refuses apply with its message and nothing written, stale git locks are removed",
+          "[e2e][remote]") {
+  RemoteDemo env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  REQUIRE(env.sp({"apply", recipe}).status == 0);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  std::string state = env.sshd.local("/srv/venv/.sitepatch");
+  auto log = [&] { return sitepatch::util::run({"git", "--git-dir", state, "log", "--format=%H"}).out; };
+  std::string before = log();
+  {
+    // The lock request is not waited for: the refusal comes with the next answer, and
+    // the write that would follow is never sent.
+    auto theirs = sitepatch::host::make_local_host()->lock(state + "/sitepatch.lock", 100);
+    auto r = env.sp({"--lock-timeout", "0.2", "apply", recipe});
+    CHECK(r.status == 1);
+    CHECK(r.err == "sitepatch: error: another sitepatch is working on this environment (lock "
+                   "/srv/venv/.sitepatch/sitepatch.lock held); try again later\n");
+    CHECK(env.pristine());
+    CHECK(log() == before);
+  }
+  // What a SIGKILL during a ref update leaves: seen in the fetched copy, no listing of its own.
+  testsupport::spit(state + "/refs/heads/main.lock", "");
+  testsupport::spit(state + "/config.lock", "");
+  auto r = env.sp({"-vvv", "apply", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("removed 2 lock file(s) an interrupted sitepatch left in /srv/venv/.sitepatch: config.lock, "
+                   "refs/heads/main.lock") != std::string::npos);
+  // The history's snapshot is the first request after the lock: no listing of its folders before it.
+  CHECK(r.err.find("agent: snapshot took") < r.err.find("agent: list_many took"));
+  CHECK_FALSE(std::filesystem::exists(state + "/config.lock"));
+  CHECK_FALSE(std::filesystem::exists(state + "/refs/heads/main.lock"));
+  CHECK(env.read("flashinfer/jit/cpp_ext.py").find("return Version(torch.version.cuda)") != std::string::npos);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(env.pristine());
+  CHECK(sitepatch::util::run({"git", "--git-dir", state, "fsck", "--no-dangling"}).status == 0);
 }
 
 namespace {
