@@ -189,10 +189,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   for (auto& fc : res.plan.files) writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
   // pip's RECORD rows and the note beside the files go in the same all-or-nothing
   // batch, after the files.
-  auto rows = detail::record_updates(s, res.plan.files);
-  writes.insert(writes.end(), rows.begin(), rows.end());
-  auto marks = detail::markers_for(s, after_commit(existing, saved));
-  writes.insert(writes.end(), marks.write.begin(), marks.write.end());
+  auto stale_notes = detail::add_sidecars(s, res.plan.files, after_commit(existing, saved), writes);
   try {
     s.host.write(writes);
   } catch (const Error& e) {
@@ -203,7 +200,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
     history->commit(undo_of(saved, existing, ids));
     throw;
   }
-  if (!marks.remove.empty()) s.host.remove(marks.remove);
+  if (!stale_notes.empty()) s.host.remove(stale_notes);
   spdlog::info("apply: {} file(s) written ({:.0f} ms)", writes.size(), ms());
 
   // 3. Bytecode of the old text must not outlive it.
@@ -284,12 +281,9 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history) {
     finals.push_back(std::move(fc));
   }
   size_t files_written = writes.size();
-  auto rows = record_updates(s, finals);
-  writes.insert(writes.end(), rows.begin(), rows.end());
   std::vector<store::PatchRecord> all = history.patches();
   for (auto& r : all) r.state = "applied";
-  auto marks = markers_for(s, all);
-  writes.insert(writes.end(), marks.write.begin(), marks.write.end());
+  add_sidecars(s, finals, all, writes);
   s.host.write(writes);
   remove_bytecode(s.host, paths);
   store::Transaction done;

@@ -31,6 +31,11 @@ struct MarkerChange {
   std::vector<std::string> remove;
 };
 MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& after);
+/// The same from the notes already read, `now` in marker_paths' order.
+MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& after,
+                         const std::vector<host::FileData>& now);
+/// The notes markers_for reads.
+std::vector<std::string> marker_paths(const Session& s, const std::vector<store::PatchRecord>& after);
 
 /// When there is no history but a note says files were patched: the message that says
 /// so and how to get pip's files back.
@@ -75,6 +80,17 @@ std::optional<Session> home_of_recipes(Session& s, const Plan& p);
 /// The RECORD rewrites that keep pip's rows of the changed files true to their new
 /// text (record_sync.cpp); none for a file no .dist-info lists.
 std::vector<host::WriteRequest> record_updates(Session& s, const std::vector<FileChange>& changes);
+/// The same from the RECORDs already read (record_paths' files, in any order).
+std::vector<host::WriteRequest> record_updates(Session& s, const std::vector<FileChange>& changes,
+                                               const std::vector<host::FileData>& records);
+/// The RECORDs record_updates reads.
+std::vector<std::string> record_paths(Session& s, const std::vector<FileChange>& changes);
+/// A write's sidecars, after its files in `writes`: pip's RECORD rows for `changes`
+/// (record_updates), then the notes for `after` (markers_for), both read in one round
+/// trip. Returns the notes to remove once the write is done.
+std::vector<std::string> add_sidecars(Session& s, const std::vector<FileChange>& changes,
+                                      const std::vector<store::PatchRecord>& after,
+                                      std::vector<host::WriteRequest>& writes);
 
 /// Folder and name of the lock every writer takes.
 std::string lock_path(const Session& s);

@@ -47,9 +47,10 @@ std::string history_of(const host::FileData& note) {
   return h != doc.end() && h->is_string() ? h->get<std::string>() : "";
 }
 
-}  // namespace
-
-MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& after) {
+// Each site folder (the environment's, and every one `after` names) with the records
+// that have files there.
+std::map<std::string, std::vector<const store::PatchRecord*>> by_site_of(const Session& s,
+                                                                         const std::vector<store::PatchRecord>& after) {
   std::map<std::string, std::vector<const store::PatchRecord*>> by_site;
   for (auto& d : s.env.site_dirs) by_site[d];
   for (auto& r : after)
@@ -57,9 +58,24 @@ MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& afte
       auto& list = by_site[f.site_dir];
       if (list.empty() || list.back() != &r) list.push_back(&r);
     }
+  return by_site;
+}
+
+}  // namespace
+
+std::vector<std::string> marker_paths(const Session& s, const std::vector<store::PatchRecord>& after) {
   std::vector<std::string> paths;
-  for (auto& [site, _] : by_site) paths.push_back(site + "/" + kMarker);
-  auto now = s.host.read(paths);
+  for (auto& [site, _] : by_site_of(s, after)) paths.push_back(site + "/" + kMarker);
+  return paths;
+}
+
+MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& after) {
+  return markers_for(s, after, s.host.read(marker_paths(s, after)));
+}
+
+MarkerChange markers_for(Session& s, const std::vector<store::PatchRecord>& after,
+                         const std::vector<host::FileData>& now) {
+  auto by_site = by_site_of(s, after);
   MarkerChange out;
   size_t i = 0;
   for (auto& [site, records] : by_site) {

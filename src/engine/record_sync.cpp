@@ -60,9 +60,13 @@ std::string rewritten(const std::string& text, const std::map<std::string, const
 
 }  // namespace
 
-std::vector<host::WriteRequest> record_updates(Session& s, const std::vector<FileChange>& changes) {
-  // RECORD path -> (its site folder, the changed files it lists)
-  std::map<std::string, std::pair<std::string, std::map<std::string, const std::string*>>> by_record;
+namespace {
+
+// RECORD path -> (its site folder, the changed files it lists)
+using ByRecord = std::map<std::string, std::pair<std::string, std::map<std::string, const std::string*>>>;
+
+ByRecord by_record_of(Session& s, const std::vector<FileChange>& changes) {
+  ByRecord by_record;
   std::vector<std::pair<std::string, std::string>> files;
   for (auto& fc : changes) files.emplace_back(fc.site_dir, fc.rel);
   s.distributions().prefetch(files);  // every owner in one round trip
@@ -73,17 +77,51 @@ std::vector<host::WriteRequest> record_updates(Session& s, const std::vector<Fil
     entry.first = d->site_dir;
     entry.second[site::normalize_record_path(fc.rel)] = &fc.new_text;
   }
-  if (by_record.empty()) return {};
+  return by_record;
+}
+
+}  // namespace
+
+std::vector<std::string> record_paths(Session& s, const std::vector<FileChange>& changes) {
   std::vector<std::string> paths;
-  for (auto& [path, _] : by_record) paths.push_back(path);
+  for (auto& [path, _] : by_record_of(s, changes)) paths.push_back(path);
+  return paths;
+}
+
+std::vector<host::WriteRequest> record_updates(Session& s, const std::vector<FileChange>& changes,
+                                               const std::vector<host::FileData>& records) {
+  auto by_record = by_record_of(s, changes);
   std::vector<host::WriteRequest> out;
-  for (auto& f : s.host.read(paths)) {
-    if (!f.exists || f.is_dir) continue;
-    auto& [site, now] = by_record[f.path];
+  for (auto& f : records) {
+    auto it = by_record.find(f.path);
+    if (!f.exists || f.is_dir || it == by_record.end()) continue;
+    auto& [site, now] = it->second;
     std::string text = rewritten(f.content, now);
     if (text != f.content) out.push_back({f.path, text, util::sha256_hex(f.content), site});
   }
   return out;
+}
+
+std::vector<host::WriteRequest> record_updates(Session& s, const std::vector<FileChange>& changes) {
+  auto paths = record_paths(s, changes);
+  if (paths.empty()) return {};
+  return record_updates(s, changes, s.host.read(paths));
+}
+
+std::vector<std::string> add_sidecars(Session& s, const std::vector<FileChange>& changes,
+                                      const std::vector<store::PatchRecord>& after,
+                                      std::vector<host::WriteRequest>& writes) {
+  auto records = record_paths(s, changes), notes = marker_paths(s, after);
+  std::vector<std::string> paths = records;
+  paths.insert(paths.end(), notes.begin(), notes.end());
+  auto read = s.host.read(paths);  // one round trip for both
+  std::vector<host::FileData> read_notes(read.begin() + long(records.size()), read.end());
+  read.resize(records.size());
+  auto rows = record_updates(s, changes, read);
+  writes.insert(writes.end(), rows.begin(), rows.end());
+  auto marks = markers_for(s, after, read_notes);
+  writes.insert(writes.end(), marks.write.begin(), marks.write.end());
+  return marks.remove;
 }
 
 }  // namespace sitepatch::engine::detail

@@ -143,10 +143,8 @@ void write_back(Session& s, RollbackResult& res, const Undone& u, const std::str
     writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
     written.push_back(fc.path);
   }
-  auto rows = detail::record_updates(s, res.files);  // pip's own rows, from pip's own bytes
-  writes.insert(writes.end(), rows.begin(), rows.end());
-  auto marks = detail::markers_for(s, u.kept);
-  writes.insert(writes.end(), marks.write.begin(), marks.write.end());
+  // pip's own rows, from pip's own bytes
+  auto stale_notes = detail::add_sidecars(s, res.files, u.kept, writes);
   try {
     s.host.write(writes);
   } catch (const host::PartialWriteError& e) {
@@ -154,7 +152,7 @@ void write_back(Session& s, RollbackResult& res, const Undone& u, const std::str
                     " stopped half-way; the history still has every original: run it again (" + again + ")",
                 Exit::partial);
   }
-  if (!marks.remove.empty()) s.host.remove(marks.remove);
+  if (!stale_notes.empty()) s.host.remove(stale_notes);
   res.pyc_removed = detail::remove_bytecode(s.host, written);
 }
 

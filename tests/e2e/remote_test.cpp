@@ -3,6 +3,7 @@
 // on this side.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <future>
 
@@ -13,6 +14,7 @@
 #include "sitepatch/recipe/recipe.hpp"
 #include "support/forwarding_host.hpp"
 #include "sitepatch/host/host.hpp"
+#include "sitepatch/util/strings.hpp"
 #include "support/sshd.hpp"
 
 namespace {
@@ -265,6 +267,57 @@ class CutHost : public testsupport::ForwardingHost {
 };
 
 }  // namespace
+
+namespace {
+
+// The real ssh host, noting the paths of each read.
+class ReadLog : public testsupport::ForwardingHost {
+ public:
+  using ForwardingHost::ForwardingHost;
+  std::vector<std::vector<std::string>> reads;
+  std::vector<sitepatch::host::FileData> read(const std::vector<std::string>& paths) override {
+    reads.push_back(paths);
+    return ForwardingHost::read(paths);
+  }
+  // A read that asked for pip's RECORD of flashinfer and the note beside the files at once.
+  bool read_together() const {
+    for (auto& r : reads) {
+      auto has = [&](const std::string& tail) {
+        return std::any_of(r.begin(), r.end(), [&](const std::string& p) { return sitepatch::util::ends_with(p, tail); });
+      };
+      if (has("flashinfer_python-0.5.3.dist-info/RECORD") && has("/.sitepatch-patched.json")) return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("remote: apply and rollback read pip's RECORD and the note beside the files in one request",
+          "[e2e][remote]") {
+  using namespace sitepatch;
+  RemoteDemo env;
+  std::string recipe_path = e2e::bundled("flashinfer-dynamo.yaml");
+  auto recipe = recipe::parse(testsupport::slurp(recipe_path), recipe_path);
+  std::string record = env.venv.site_packages + "/flashinfer_python-0.5.3.dist-info/RECORD";
+  std::string pip_record = testsupport::slurp(record);
+  for (bool applying : {true, false}) {
+    ReadLog log(host::make_ssh_host(host::SshTarget::parse(env.sshd.target()), env.sshd.ssh_command()));
+    auto s = engine::Session::open(log, "/srv/venv", "");
+    if (applying) {
+      REQUIRE(engine::apply(s, {recipe}, false).written);
+      CHECK(testsupport::slurp(record) != pip_record);
+      CHECK(std::filesystem::exists(env.venv.site_packages + "/.sitepatch-patched.json"));
+    } else {
+      REQUIRE(engine::rollback(s, {"flashinfer-dynamo"}, false, false).written);
+    }
+    INFO((applying ? "apply" : "rollback"));
+    CHECK(log.read_together());
+  }
+  CHECK(env.pristine());
+  CHECK(testsupport::slurp(record) == pip_record);
+  CHECK_FALSE(std::filesystem::exists(env.venv.site_packages + "/.sitepatch-patched.json"));
+}
 
 TEST_CASE("remote: a connection killed mid-apply is finished by the next command", "[e2e][remote]") {
   using namespace sitepatch;
