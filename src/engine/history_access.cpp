@@ -140,7 +140,9 @@ std::shared_ptr<Mirror> fetch(Session& s) {
 std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create, bool writer) {
   std::string dir = s.state_dir;
   if (!s.host.local()) {
+    // A copy fetched under an earlier lock: the fetch would have confirmed this one.
     if (!s.mirror) s.mirror = fetch(s);
+    else s.host.confirm();
     if (!s.mirror->existed && !create) return nullptr;
     dir = s.mirror->dir;
   }
@@ -152,7 +154,8 @@ std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create, bool
 }
 
 std::vector<std::vector<host::DirEntry>> HistoryAccess::listing(Session& s, const std::vector<std::string>& dirs) {
-  if (!s.mirror) s.mirror = fetch(s);
+  if (s.mirror) return s.host.list_many(dirs);  // fetched under an earlier lock: not what is there now
+  s.mirror = fetch(s);
   std::vector<std::vector<host::DirEntry>> out(dirs.size());
   for (auto& [rel, _] : s.mirror->remote) {
     std::string path = s.state_dir + "/" + rel;
@@ -172,6 +175,8 @@ void HistoryAccess::forget(Session& s, const std::vector<std::string>& paths) {
     std::string rel = p.substr(s.state_dir.size() + 1);
     s.mirror->remote.erase(rel);
     fs::remove(s.mirror->dir + "/" + rel, ec);
+    // Nor kept between commands: a leftover temp's name is one read_cache never lists.
+    if (s.mirror->cached.erase(rel) && !s.mirror->cache.empty()) fs::remove(s.mirror->cache + "/" + rel, ec);
   }
 }
 

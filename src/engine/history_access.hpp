@@ -35,8 +35,9 @@ class HistoryAccess {
   static std::unique_ptr<HistoryAccess> open(Session& s, bool create, bool writer = false);
 
   /// A remote history's files in each of `dirs` (absolute, inside s.state_dir), from the
-  /// copy fetched for this command (fetching it now if need be): what list_many would
-  /// answer for its files, without a request of its own.
+  /// copy fetched now, under the caller's lock: what list_many would answer for its
+  /// files, without a request of its own. A copy fetched before (under an earlier lock)
+  /// is not believed: then it is list_many.
   static std::vector<std::vector<host::DirEntry>> listing(Session& s, const std::vector<std::string>& dirs);
   /// Files removed from a remote history (absolute): gone from the copy as well.
   static void forget(Session& s, const std::vector<std::string>& paths);

@@ -16,8 +16,8 @@ std::vector<std::string> clean_history_locks(Session& s) {
   // libgit2 takes `<file>.lock` beside what it updates: the config, HEAD, refs, packs.
   std::vector<std::string> dirs = {s.state_dir, s.state_dir + "/refs", s.state_dir + "/refs/heads",
                                    s.state_dir + "/objects/pack"};
-  // A remote history is fetched whole under this same lock: its copy lists these folders
-  // (files only, as is all this looks at) without a round trip of its own.
+  // A remote history is fetched whole under this lock anyway: its copy lists these
+  // folders (files only, as is all this looks at) without a round trip of its own.
   auto listings = s.host.local() ? s.host.list_many(dirs) : HistoryAccess::listing(s, dirs);
   std::vector<std::string> doomed;
   for (size_t i = 0; i < dirs.size(); ++i)

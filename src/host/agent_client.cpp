@@ -150,16 +150,20 @@ void AgentClient::post(const json& request, bool checked) {
   posted_.push_back({request.value("op", std::string("?")), checked, n, sent});
 }
 
+void AgentClient::confirm() {
+  if (!posted_.empty()) {
+    drain();
+    ++round_trips_;
+  }
+  if (failed_) std::rethrow_exception(failed_);
+}
+
 json AgentClient::call(const json& request) {
   if (failed_) std::rethrow_exception(failed_);
   Posted p{request.value("op", std::string("?")), true, 0, std::chrono::steady_clock::now()};
   // What changes files goes out only once the lock it needs is known to be held.
   bool checked_pending = std::any_of(posted_.begin(), posted_.end(), [](const Posted& q) { return q.checked; });
-  if (checked_pending && (p.op == "write" || p.op == "remove")) {
-    drain();
-    ++round_trips_;
-    if (failed_) std::rethrow_exception(failed_);
-  }
+  if (checked_pending && (p.op == "write" || p.op == "remove")) confirm();
   p.sent_bytes = send(request);
   drain();
   json reply;

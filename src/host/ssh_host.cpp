@@ -86,6 +86,9 @@ class SshHost : public Host {
   void finish() override {
     if (agent_) agent_->finish();
   }
+  void confirm() override {
+    if (agent_) agent_->confirm();
+  }
   void write(const std::vector<WriteRequest>& files) override { a().write(files); }
   void remove(const std::vector<std::string>& paths) override { a().remove(paths); }
   std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources) override {

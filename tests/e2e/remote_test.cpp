@@ -218,8 +218,8 @@ TEST_CASE("remote: a held lock refuses apply with its message and nothing writte
   auto log = [&] { return sitepatch::util::run({"git", "--git-dir", state, "log", "--format=%H"}).out; };
   std::string before = log();
   {
-    // The lock request is not waited for: the refusal comes with the next answer, and
-    // the write that would follow is never sent.
+    // The lock request is not waited for: the refusal comes with the next answer (the
+    // history's snapshot), before anything is written.
     auto theirs = sitepatch::host::make_local_host()->lock(state + "/sitepatch.lock", 100);
     auto r = env.sp({"--lock-timeout", "0.2", "apply", recipe});
     CHECK(r.status == 1);

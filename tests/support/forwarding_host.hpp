@@ -42,6 +42,8 @@ class ForwardingHost : public sitepatch::host::Host {
                                               sitepatch::host::LockMode mode) override {
     return real_->lock(p, timeout_ms, mode);
   }
+  void confirm() override { real_->confirm(); }
+  void finish() override { real_->finish(); }
 
  protected:
   sitepatch::host::Host& real() { return *real_; }

@@ -142,6 +142,21 @@ TEST_CASE("agent: a lock is answered with the next request, and refused it fails
     REQUIRE_THROWS_WITH(agent.write({{file, "mine\n", "", tmp.path + "/state"}}), held);
     CHECK_FALSE(std::filesystem::exists(file));
   }
+  SECTION("confirm: waits for the lock's answer when no request follows it") {
+    host::AgentClient free_agent(host::agent_argv(venv.python), venv.python);
+    free_agent.hello();
+    int before = free_agent.round_trips();
+    auto mine = free_agent.lock(path, 1000, host::LockMode::shared);
+    free_agent.confirm();
+    CHECK(free_agent.round_trips() == before + 1);
+    free_agent.confirm();  // nothing left to wait for
+    CHECK(free_agent.round_trips() == before + 1);
+    auto theirs = local->lock(tmp.path + "/state/other.lock", 100);
+    host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+    auto refused = agent.lock(tmp.path + "/state/other.lock", 100, host::LockMode::shared);
+    REQUIRE_THROWS_WITH(agent.confirm(), "another sitepatch is working on this environment (lock " + tmp.path +
+                                             "/state/other.lock held); try again later");
+  }
   SECTION("released: the unlock is not waited for, and the agent's exit releases it as well") {
     host::AgentClient agent(host::agent_argv(venv.python), venv.python);
     auto lock = agent.lock(path, 1000, host::LockMode::exclusive);

@@ -175,6 +175,10 @@ class Host {
   virtual std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms,
                                      LockMode mode = LockMode::exclusive) = 0;
 
+  /// Waits for the answers to requests sent without waiting (a remote lock) and throws
+  /// what they refused; for a caller that would otherwise send nothing after a lock.
+  virtual void confirm() {}
+
   /// No request follows (every Lock is gone): a connection may start closing while
   /// this process tidies up.
   virtual void finish() {}
