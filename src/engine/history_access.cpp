@@ -140,7 +140,8 @@ std::shared_ptr<Mirror> fetch(Session& s) {
 std::unique_ptr<HistoryAccess> HistoryAccess::open(Session& s, bool create, bool writer) {
   std::string dir = s.state_dir;
   if (!s.host.local()) {
-    // A copy fetched under an earlier lock: the fetch would have confirmed this one.
+    // Reusing a copy fetched before: no request may follow a lock taken since, so its
+    // answer is waited for here (the fetch would have brought it).
     if (!s.mirror) s.mirror = fetch(s);
     else s.host.confirm();
     if (!s.mirror->existed && !create) return nullptr;

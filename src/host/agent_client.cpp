@@ -151,7 +151,8 @@ void AgentClient::post(const json& request, bool checked) {
 }
 
 void AgentClient::confirm() {
-  if (!posted_.empty()) {
+  // Only a lock's answer is worth a wait; an unlock's is read with the next request's.
+  if (std::any_of(posted_.begin(), posted_.end(), [](const Posted& q) { return q.checked; })) {
     drain();
     ++round_trips_;
   }
@@ -162,8 +163,7 @@ json AgentClient::call(const json& request) {
   if (failed_) std::rethrow_exception(failed_);
   Posted p{request.value("op", std::string("?")), true, 0, std::chrono::steady_clock::now()};
   // What changes files goes out only once the lock it needs is known to be held.
-  bool checked_pending = std::any_of(posted_.begin(), posted_.end(), [](const Posted& q) { return q.checked; });
-  if (checked_pending && (p.op == "write" || p.op == "remove")) confirm();
+  if (p.op == "write" || p.op == "remove") confirm();
   p.sent_bytes = send(request);
   drain();
   json reply;

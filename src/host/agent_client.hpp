@@ -71,7 +71,8 @@ class AgentClient {
   /// next call reads it). `checked`: its failure fails every later call (a lock);
   /// otherwise the failure is dropped (an unlock: the agent's exit releases it anyway).
   void post(const nlohmann::json& request, bool checked);
-  /// Reads every posted request's answer now (one wait if any) and throws a refusal.
+  /// Reads the posted answers now if a lock's is among them (one wait) and throws a
+  /// refusal; a pending unlock alone costs nothing.
   void confirm();
 
   /// When the agent stops, `fn(exit status, its stderr)` may give the message users
