@@ -58,10 +58,6 @@ std::string rewritten(const std::string& text, const std::map<std::string, const
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // RECORD path -> (its site folder, the changed files it lists)
 using ByRecord = std::map<std::string, std::pair<std::string, std::map<std::string, const std::string*>>>;
 
