@@ -10,6 +10,7 @@
 
 #include "history_access.hpp"
 #include "internal.hpp"
+#include "locate.hpp"
 #include "records.hpp"
 #include "unbound.hpp"
 #include "sitepatch/util/hash.hpp"
@@ -85,6 +86,28 @@ std::vector<store::PatchRecord> after_commit(const std::vector<store::PatchRecor
   return out;
 }
 
+/// Said right after the lock, so a remote host's answers share the history's wait: the
+/// files the plan locates its edits in, and the folders the cleaning lists. Every edit of
+/// every recipe; the plan skips the ones already applied, and what it does not read
+/// costs bytes, not a wait.
+void read_ahead_of_plan(Session& s, const std::vector<recipe::Recipe>& recipes) {
+  std::vector<const recipe::Edit*> edits;
+  for (auto& r : recipes)
+    for (auto& e : r.edits) edits.push_back(&e);
+  s.host.prefetch(detail::candidate_paths(s, edits), detail::own_site_dirs(s));
+}
+
+/// Said before the originals are committed, so their wait also brings what the write
+/// and the bytecode removal read next: pip's RECORDs, the notes, the __pycache__ folders.
+/// None of them is in the history, whose write would make them stale.
+void read_ahead_of_write(Session& s, const std::vector<FileChange>& files,
+                         const std::vector<store::PatchRecord>& after, const std::vector<std::string>& written) {
+  auto paths = detail::record_paths(s, files);
+  auto notes = detail::marker_paths(s, after);
+  paths.insert(paths.end(), notes.begin(), notes.end());
+  s.host.prefetch(paths, detail::bytecode_dirs(written));
+}
+
 /// Under the writer's lock: the history opened after what a killed command left is
 /// cleaned up and an unfinished apply finished; `existing` gets the records.
 std::unique_ptr<detail::HistoryAccess> open_cleaned(Session& s, std::vector<store::PatchRecord>& existing,
@@ -154,6 +177,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   }
   if (auto at_home = apply_at_home(s, recipes)) return std::move(*at_home);
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
+  read_ahead_of_plan(s, recipes);
   std::vector<store::PatchRecord> existing;
   auto history = open_cleaned(s, existing, res.recovered);
   res.plan = detail::plan_against(s, std::move(recipes), existing);
@@ -181,6 +205,10 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   auto ms = [&t0] {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
+  auto after = after_commit(existing, saved);
+  std::vector<std::string> written;
+  for (auto& fc : res.plan.files) written.push_back(fc.path);
+  read_ahead_of_write(s, res.plan.files, after, written);
   history->commit(saved);
   spdlog::info("apply: originals of {} file(s) committed ({:.0f} ms)", res.plan.files.size(), ms());
 
@@ -189,7 +217,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   for (auto& fc : res.plan.files) writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
   // pip's RECORD rows and the note beside the files go in the same all-or-nothing
   // batch, after the files.
-  auto stale_notes = detail::add_sidecars(s, res.plan.files, after_commit(existing, saved), writes);
+  auto stale_notes = detail::add_sidecars(s, res.plan.files, after, writes);
   try {
     s.host.write(writes);
   } catch (const Error& e) {
@@ -204,8 +232,6 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   spdlog::info("apply: {} file(s) written ({:.0f} ms)", writes.size(), ms());
 
   // 3. Bytecode of the old text must not outlive it.
-  std::vector<std::string> written;
-  for (auto& fc : res.plan.files) written.push_back(fc.path);
   res.pyc_removed = detail::remove_bytecode(s.host, written);
 
   // 4. The apply itself, one commit.

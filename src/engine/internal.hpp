@@ -99,6 +99,8 @@ std::string lock_path(const Session& s);
 /// or written within the same second, would otherwise hide the edit). Returns the
 /// removed paths.
 std::vector<std::string> remove_bytecode(host::Host& host, const std::vector<std::string>& sources);
+/// The __pycache__ folders remove_bytecode lists for `sources`.
+std::vector<std::string> bytecode_dirs(const std::vector<std::string>& sources);
 
 /// Finishes an apply that an earlier command began but did not finish (its records
 /// are still "pending"): writes what is missing, commits. Returns what it did.
@@ -110,6 +112,9 @@ bool any_pending(const std::vector<store::PatchRecord>& records);
 /// Under the writer's lock: removes the lock files libgit2 and the temps sitepatch
 /// leave in the history when killed. Returns a note for the user when it removed any.
 std::vector<std::string> clean_history_locks(Session& s);
+
+/// The site folders clean_temps always looks in: the environment's own.
+std::vector<std::string> own_site_dirs(const Session& s);
 
 /// Under the writer's lock: removes sitepatch's temps beside the files of `records`
 /// (an interrupted write leaves whole copies there). Returns a note when it removed any.

@@ -36,12 +36,19 @@ std::vector<std::string> clean_history_locks(Session& s) {
           s.state_dir + ": " + util::join(names, ", ")};
 }
 
-std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records) {
-  // The notes' temps in the environment's own site folders; a shared folder only where
-  // this history's files are (another environment's writer may be at work elsewhere in it).
-  std::set<std::string> folders;
+std::vector<std::string> own_site_dirs(const Session& s) {
+  // A shared folder only where this history's files are (another environment's writer
+  // may be at work elsewhere in it).
+  std::vector<std::string> out;
   for (auto& d : s.env.site_dirs)
-    if (site::shared_owner(s.env, d).empty()) folders.insert(d);
+    if (site::shared_owner(s.env, d).empty()) out.push_back(d);
+  return out;
+}
+
+std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records) {
+  // The notes' temps in the environment's own site folders, and beside this history's files.
+  std::set<std::string> folders;
+  for (auto& d : own_site_dirs(s)) folders.insert(d);
   std::vector<std::pair<std::string, std::string>> files;
   for (auto& r : records)
     for (auto& f : r.files) files.emplace_back(f.site_dir, f.rel);

@@ -50,17 +50,23 @@ std::string module_hint(Session& s, const recipe::Edit& e) {
 
 }  // namespace
 
+std::vector<std::string> candidate_paths(const Session& s, const std::vector<const recipe::Edit*>& edits) {
+  std::vector<std::string> paths;
+  std::set<std::string> seen;
+  for (auto* e : edits) {
+    std::string error;
+    for (auto& dir : s.env.site_dirs)
+      for (auto& c : candidates_for(*e, error))
+        if (seen.insert(dir + "/" + c).second) paths.push_back(dir + "/" + c);
+  }
+  return paths;
+}
+
 std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& edits) {
   std::vector<Located> out(edits.size());
   std::vector<std::vector<std::string>> cands(edits.size());
-  std::vector<std::string> paths;
-  std::set<std::string> seen;
-  for (size_t i = 0; i < edits.size(); ++i) {
-    cands[i] = candidates_for(*edits[i], out[i].error);
-    for (auto& dir : s.env.site_dirs)
-      for (auto& c : cands[i])
-        if (seen.insert(dir + "/" + c).second) paths.push_back(dir + "/" + c);
-  }
+  for (size_t i = 0; i < edits.size(); ++i) cands[i] = candidates_for(*edits[i], out[i].error);
+  auto paths = candidate_paths(s, edits);
   std::map<std::string, host::FileData> files;
   for (auto& f : s.host.read(paths)) files.emplace(f.path, std::move(f));
   // One copy of each file, however many edits it has.

@@ -18,6 +18,9 @@ struct Located {
   std::shared_ptr<const std::string> content;  // shared by every edit of the file
 };
 
+/// Every file `locate` reads for `edits`: each candidate in each site folder, in order.
+std::vector<std::string> candidate_paths(const Session& s, const std::vector<const recipe::Edit*>& edits);
+
 /// One answer per edit, in order. All candidate files are read in one batch.
 std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& edits);
 

@@ -73,13 +73,21 @@ std::string dist_label(const std::string& dist, const std::string& version) {
   return dist + "==" + version;
 }
 
-std::vector<std::string> remove_bytecode(host::Host& host, const std::vector<std::string>& sources) {
-  std::vector<std::string> doomed, caches, stems;
+std::vector<std::string> bytecode_dirs(const std::vector<std::string>& sources) {
+  std::vector<std::string> caches;
   for (auto& src : sources) {
     auto [dir, base] = split_path(src);
-    if (!util::ends_with(base, ".py")) continue;
-    caches.push_back(dir + "/__pycache__");
-    stems.push_back(base.substr(0, base.size() - 3));
+    if (util::ends_with(base, ".py")) caches.push_back(dir + "/__pycache__");
+  }
+  return caches;
+}
+
+std::vector<std::string> remove_bytecode(host::Host& host, const std::vector<std::string>& sources) {
+  std::vector<std::string> doomed, stems;
+  auto caches = bytecode_dirs(sources);
+  for (auto& src : sources) {
+    auto base = split_path(src).second;
+    if (util::ends_with(base, ".py")) stems.push_back(base.substr(0, base.size() - 3));
   }
   auto listings = host.list_many(caches);  // one round trip however many folders
   for (size_t i = 0; i < caches.size(); ++i)

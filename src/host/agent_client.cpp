@@ -112,7 +112,8 @@ json AgentClient::receive(const Posted& p) {
     stray_ += line + "\n";
   }
   if (spdlog::should_log(spdlog::level::trace))
-    spdlog::trace("agent: {} took {:.1f} ms, sent {} B, received {} B", p.op,
+    spdlog::trace("agent: {}{} took {:.1f} ms, sent {} B, received {} B", p.op,
+                  p.ahead == Ahead::none ? "" : " (read ahead)",
                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - p.sent).count(),
                   p.sent_bytes, line.size() + 1);
   json reply = json::parse(line, nullptr, false);
@@ -134,20 +135,99 @@ json AgentClient::receive(const Posted& p) {
 
 void AgentClient::drain() {
   while (!posted_.empty()) {
-    Posted p = posted_.front();
+    Posted p = std::move(posted_.front());
     posted_.pop_front();
     try {
-      receive(p);
+      keep(p, receive(p));
     } catch (const Error&) {
+      // A read ahead that failed is asked again when it is needed, and fails there.
       if (p.checked && !failed_) failed_ = std::current_exception();
     }
+    for (auto& k : p.keys) (p.ahead == Ahead::read ? reading_ahead_ : listing_ahead_).erase(k);
+  }
+}
+
+void AgentClient::keep(const Posted& p, const json& reply) {
+  if (p.ahead == Ahead::read) {
+    auto files = files_of(reply);
+    if (files.size() != p.keys.size()) return;
+    for (size_t i = 0; i < files.size(); ++i) read_ahead_[p.keys[i]] = std::move(files[i]);
+  } else if (p.ahead == Ahead::list) {
+    auto lists = reply.find("lists");
+    if (lists == reply.end() || !lists->is_array() || lists->size() != p.keys.size()) return;
+    for (size_t i = 0; i < p.keys.size(); ++i) {
+      auto& entries = listed_ahead_[p.keys[i]];
+      entries.clear();
+      for (auto& x : (*lists)[i]) entries.push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
+    }
+  }
+}
+
+void AgentClient::prefetch(const std::vector<std::string>& files, const std::vector<std::string>& dirs) {
+  if (failed_) return;
+  auto fresh = [](const std::vector<std::string>& keys, const auto& kept, std::set<std::string>& pending) {
+    std::vector<std::string> out;
+    for (auto& k : keys)
+      if (!kept.count(k) && pending.insert(k).second) out.push_back(k);
+    return out;
+  };
+  auto f = fresh(files, read_ahead_, reading_ahead_);
+  if (!f.empty()) {
+    post({{"op", "read"}, {"paths", f}}, false);
+    posted_.back().ahead = Ahead::read;
+    posted_.back().keys = std::move(f);
+  }
+  auto d = fresh(dirs, listed_ahead_, listing_ahead_);
+  if (!d.empty()) {
+    post({{"op", "list_many"}, {"dirs", d}}, false);
+    posted_.back().ahead = Ahead::list;
+    posted_.back().keys = std::move(d);
+  }
+}
+
+template <class T>
+std::vector<T> AgentClient::ahead_or_ask(const std::vector<std::string>& keys, std::map<std::string, T>& kept,
+                                         std::set<std::string>& pending,
+                                         const std::function<std::vector<T>(const std::vector<std::string>&)>& ask) {
+  std::map<std::string, T> got;
+  auto fetch = [&](bool skip_pending) {
+    std::vector<std::string> missing;
+    std::set<std::string> once;
+    for (auto& k : keys)
+      if (!kept.count(k) && !got.count(k) && !(skip_pending && pending.count(k)) && once.insert(k).second)
+        missing.push_back(k);
+    if (missing.empty()) return false;
+    auto answers = ask(missing);  // the answers read ahead come in this same wait
+    for (size_t i = 0; i < missing.size() && i < answers.size(); ++i) got[missing[i]] = std::move(answers[i]);
+    return true;
+  };
+  if (!fetch(true) && std::any_of(keys.begin(), keys.end(), [&](auto& k) { return pending.count(k) > 0; })) {
+    drain();
+    ++round_trips_;
+    if (failed_) std::rethrow_exception(failed_);
+  }
+  fetch(false);  // what a failed read ahead did not answer
+  std::vector<T> out;
+  for (auto& k : keys) {
+    auto it = kept.find(k);
+    out.push_back(it != kept.end() ? it->second : got.at(k));
+  }
+  for (auto& k : keys) kept.erase(k);
+  return out;
+}
+
+void AgentClient::drop_ahead(const std::vector<std::string>& paths) {
+  for (auto& p : paths) {
+    read_ahead_.erase(p);
+    auto slash = p.rfind('/');
+    if (slash != std::string::npos) listed_ahead_.erase(slash == 0 ? "/" : p.substr(0, slash));
   }
 }
 
 void AgentClient::post(const json& request, bool checked) {
   auto sent = std::chrono::steady_clock::now();
   size_t n = send(request);
-  posted_.push_back({request.value("op", std::string("?")), checked, n, sent});
+  posted_.push_back({request.value("op", std::string("?")), checked, n, sent, Ahead::none, {}});
 }
 
 void AgentClient::confirm() {
@@ -161,7 +241,7 @@ void AgentClient::confirm() {
 
 json AgentClient::call(const json& request) {
   if (failed_) std::rethrow_exception(failed_);
-  Posted p{request.value("op", std::string("?")), true, 0, std::chrono::steady_clock::now()};
+  Posted p{request.value("op", std::string("?")), true, 0, std::chrono::steady_clock::now(), Ahead::none, {}};
   // What changes files goes out only once the lock it needs is known to be held.
   if (p.op == "write" || p.op == "remove") confirm();
   p.sent_bytes = send(request);
@@ -218,7 +298,14 @@ std::vector<CompileResult> AgentClient::compile(const std::vector<CompileRequest
 }
 
 std::vector<FileData> AgentClient::read(const std::vector<std::string>& paths) {
-  return files_of(call({{"op", "read"}, {"paths", paths}}));
+  return ahead_or_ask<FileData>(paths, read_ahead_, reading_ahead_,
+                                [this](const std::vector<std::string>& p) { return ask_read(p); });
+}
+
+std::vector<FileData> AgentClient::ask_read(const std::vector<std::string>& paths) {
+  auto files = files_of(call({{"op", "read"}, {"paths", paths}}));
+  if (files.size() != paths.size()) throw Error(who_ + ": the sitepatch agent lost files it was asked to read");
+  return files;
 }
 
 std::vector<FileData> AgentClient::read_lines(const std::vector<std::string>& paths,
@@ -279,12 +366,18 @@ std::vector<DirEntry> AgentClient::list(const std::string& dir) {
 }
 
 std::vector<std::vector<DirEntry>> AgentClient::list_many(const std::vector<std::string>& dirs) {
+  return ahead_or_ask<std::vector<DirEntry>>(dirs, listed_ahead_, listing_ahead_,
+                                             [this](const std::vector<std::string>& d) { return ask_list_many(d); });
+}
+
+std::vector<std::vector<DirEntry>> AgentClient::ask_list_many(const std::vector<std::string>& dirs) {
   json r = call({{"op", "list_many"}, {"dirs", dirs}});
   std::vector<std::vector<DirEntry>> out;
   for (auto& entries : r.at("lists")) {
     out.emplace_back();
     for (auto& x : entries) out.back().push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
   }
+  if (out.size() != dirs.size()) throw Error(who_ + ": the sitepatch agent lost folders it was asked to list");
   return out;
 }
 
@@ -325,11 +418,25 @@ void AgentClient::write(const std::vector<WriteRequest>& files) {
                     {"content_b64", util::base64_encode(f.content)},
                     {"expected_sha256", f.expected_sha256},
                     {"within", f.within}});
-  call({{"op", "write"}, {"files", list}});
+  std::vector<std::string> paths;
+  for (auto& f : files) paths.push_back(f.path);
+  try {
+    call({{"op", "write"}, {"files", list}});
+  } catch (...) {
+    drop_ahead(paths);  // some may have been written
+    throw;
+  }
+  drop_ahead(paths);
 }
 
 void AgentClient::remove(const std::vector<std::string>& paths) {
-  call({{"op", "remove"}, {"paths", paths}});
+  try {
+    call({{"op", "remove"}, {"paths", paths}});
+  } catch (...) {
+    drop_ahead(paths);
+    throw;
+  }
+  drop_ahead(paths);
 }
 
 std::unique_ptr<Lock> AgentClient::lock(const std::string& path, int timeout_ms, LockMode mode) {

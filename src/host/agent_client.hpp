@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,10 @@ class AgentClient {
   /// next call reads it). `checked`: its failure fails every later call (a lock);
   /// otherwise the failure is dropped (an unlock: the agent's exit releases it anyway).
   void post(const nlohmann::json& request, bool checked);
+  /// Host::prefetch: a read of `files` and a list_many of `dirs` posted now; their
+  /// answers are kept when they come, for the next read or list_many of each (once).
+  void prefetch(const std::vector<std::string>& files, const std::vector<std::string>& dirs);
+
   /// Reads the posted answers now if a lock's is among them (one wait) and throws a
   /// refusal; a pending unlock alone costs nothing.
   void confirm();
@@ -86,12 +91,30 @@ class AgentClient {
   int round_trips() const { return round_trips_; }
 
  private:
+  // A posted read or list_many is kept for later (prefetch); `keys` are its paths.
+  enum class Ahead { none, read, list };
   struct Posted {
     std::string op;
     bool checked;
     size_t sent_bytes;
     std::chrono::steady_clock::time_point sent;
+    Ahead ahead = Ahead::none;
+    std::vector<std::string> keys;
   };
+  void keep(const Posted& p, const nlohmann::json& reply);
+  /// Answers `keys` from what was read ahead, asking for the rest in one request.
+  template <class T>
+  std::vector<T> ahead_or_ask(const std::vector<std::string>& keys, std::map<std::string, T>& kept,
+                              std::set<std::string>& pending,
+                              const std::function<std::vector<T>(const std::vector<std::string>&)>& ask);
+  /// A write or remove of `paths` makes what was read ahead of them, and the listings
+  /// of their folders, stale.
+  void drop_ahead(const std::vector<std::string>& paths);
+  std::vector<FileData> ask_read(const std::vector<std::string>& paths);
+  std::vector<std::vector<DirEntry>> ask_list_many(const std::vector<std::string>& dirs);
+  std::map<std::string, FileData> read_ahead_;
+  std::map<std::string, std::vector<DirEntry>> listed_ahead_;
+  std::set<std::string> reading_ahead_, listing_ahead_;  // posted, not answered yet
   static std::vector<FileData> files_of(const nlohmann::json& reply, const char* key = "files");
   [[noreturn]] void died(const std::string& what);
   size_t send(const nlohmann::json& request);

@@ -8,9 +8,10 @@
 // master on both sides: sitepatch's through ControlPersist in --ssh-command, Ansible's the
 // one its previous run left. Prints medians; asserts nothing.
 //
-// usage: sitepatch_bench_remote [ROUNDS [--trace] [--no-ansible] [--delay MS]]
+// usage: sitepatch_bench_remote [ROUNDS [--trace] [--no-ansible] [--hold] [--delay MS]]
 //   --trace: -vvv output of two applies and rollbacks and a list first, and what a bare
 //            Python costs over the same ssh; --no-ansible: sitepatch and ssh rows only;
+//   --hold: set up, print the ssh command and target as shell assignments, wait for Enter;
 //   --delay MS: every tool's ssh goes through delay_relay.py, MS ms each way (a round
 //            trip of 2*MS), as to a server far away.
 #include <algorithm>
@@ -56,13 +57,14 @@ int main(int argc, char** argv) {
 
 int run_bench(int argc, char** argv) {
   int rounds = argc > 1 ? std::atoi(argv[1]) : 5;
-  bool trace = false, ansible = true;
+  bool trace = false, ansible = true, hold = false;
   std::string delay_ms;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--trace") trace = true;
     else if (a == "--no-ansible") ansible = false;
     else if (a == "--delay" && i + 1 < argc) delay_ms = argv[++i];
+    else if (a == "--hold") hold = true;
     else throw std::runtime_error("unknown option " + a);
   }
   testsupport::TestSshd sshd;
@@ -186,6 +188,14 @@ int run_bench(int argc, char** argv) {
   };
   auto bare = sitepatch::util::shell_split(ssh);
   bare.insert(bare.end(), {"-o", "BatchMode=yes", sshd.target(), "true"});
+  if (hold) {  // for A/B runs of two builds from outside: the set-up stays until Enter
+    std::printf("SSH=%s\nTARGET=%s\nTWO=%s\nFIFTY=%s\nPLAY=%s\nANSIBLE_CONFIG=%s\n", sq(ssh).c_str(),
+                sshd.target().c_str(), two.c_str(), (tmp.path + "/fifty.yaml").c_str(), tmp.path.c_str(),
+                (tmp.path + "/ansible.cfg").c_str());
+    std::fflush(stdout);
+    std::getchar();
+    return 0;
+  }
 
   // Both tools must really make the edits, and really undo them.
   std::string local_site = sshd.local(site.substr(0, site.size() - 1)) + "/";

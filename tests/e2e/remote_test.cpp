@@ -236,7 +236,9 @@ TEST_CASE("remote: a held lock refuses apply with its message and nothing writte
   REQUIRE(r.status == 0);
   CHECK(r.err.find("removed 2 lock file(s) an interrupted sitepatch left in /srv/venv/.sitepatch: config.lock, "
                    "refs/heads/main.lock") != std::string::npos);
-  // The history's snapshot is the first request after the lock: no listing of its folders before it.
+  // The history's snapshot is the first request after the lock that is waited for: no
+  // listing of its folders before it, only what the plan and the cleaning read ahead.
+  CHECK(r.err.find("agent: list_many (read ahead) took") < r.err.find("agent: snapshot took"));
   CHECK(r.err.find("agent: snapshot took") < r.err.find("agent: list_many took"));
   CHECK_FALSE(std::filesystem::exists(state + "/config.lock"));
   CHECK_FALSE(std::filesystem::exists(state + "/refs/heads/main.lock"));

@@ -42,6 +42,9 @@ class ForwardingHost : public sitepatch::host::Host {
                                               sitepatch::host::LockMode mode) override {
     return real_->lock(p, timeout_ms, mode);
   }
+  void prefetch(const std::vector<std::string>& files, const std::vector<std::string>& dirs) override {
+    real_->prefetch(files, dirs);
+  }
   void confirm() override { real_->confirm(); }
   void finish() override { real_->finish(); }
 

@@ -170,6 +170,76 @@ TEST_CASE("agent: a lock is answered with the next request, and refused it fails
   }
 }
 
+TEST_CASE("agent: what is read ahead comes in the next wait, answers once, and a write makes it stale",
+          "[host]") {
+  TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  std::string d = tmp.path + "/d", a = d + "/a.py", b = d + "/b.py", c = tmp.path + "/c.py";
+  spit(a, "a1\n");
+  spit(b, "b1\n");
+  spit(c, "c1\n");
+  host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+  agent.hello();
+
+  SECTION("read ahead: the next request's wait brings it, and the read itself costs none") {
+    int before = agent.round_trips();
+    agent.prefetch({a, b}, {d});
+    CHECK(agent.round_trips() == before);
+    auto r = agent.read({c});
+    CHECK(r[0].content == "c1\n");
+    CHECK(agent.round_trips() == before + 1);
+    spit(a, "a2\n");  // after the wait: the answer is what was there when it was read
+    auto ab = agent.read({b, a, b});
+    REQUIRE(ab.size() == 3);
+    CHECK(ab[0].content == "b1\n");
+    CHECK(ab[1].content == "a1\n");
+    CHECK(ab[2].content == "b1\n");
+    auto listed = agent.list_many({d});
+    REQUIRE(listed[0].size() == 2);
+    CHECK(agent.round_trips() == before + 1);
+    // Once: the next read asks again, and sees the change.
+    CHECK(agent.read({a})[0].content == "a2\n");
+    CHECK(agent.round_trips() == before + 2);
+  }
+  SECTION("a read of what is read ahead and more: one wait for both") {
+    agent.prefetch({a}, {});
+    int before = agent.round_trips();
+    auto r = agent.read({a, c});
+    CHECK(r[0].content == "a1\n");
+    CHECK(r[1].content == "c1\n");
+    CHECK(agent.round_trips() == before + 1);
+  }
+  SECTION("nothing else asked: the read waits for its own answer") {
+    agent.prefetch({a}, {d});
+    int before = agent.round_trips();
+    CHECK(agent.read({a})[0].content == "a1\n");
+    CHECK(agent.round_trips() == before + 1);
+    CHECK(agent.list_many({d})[0].size() == 2);
+    CHECK(agent.round_trips() == before + 1);
+  }
+  SECTION("a write or remove drops what was read ahead of the file and of its folder") {
+    agent.prefetch({a, b, c}, {d, tmp.path});
+    agent.write({{a, "a3\n", util::sha256_hex("a1\n"), ""}});
+    spit(b, "b2\n");
+    CHECK(agent.read({a})[0].content == "a3\n");
+    CHECK(agent.read({b})[0].content == "b1\n");  // not written: the answer read ahead
+    spit(d + "/new.py", "");
+    CHECK(agent.list_many({d})[0].size() == 3);
+    agent.remove({c});
+    CHECK_FALSE(agent.read({c})[0].exists);
+    CHECK(agent.list_many({tmp.path}).size() == 1);
+  }
+  SECTION("a read ahead that fails is asked again, and fails with its own message") {
+    // Reading a process's own memory at offset 0 fails with EIO, even for root.
+    std::string bad = "/proc/self/mem";
+    agent.prefetch({a, bad}, {});
+    int before = agent.round_trips();
+    CHECK(agent.read({a})[0].content == "a1\n");  // the batch failed: a is asked again
+    CHECK(agent.round_trips() == before + 2);       // the failed answer's wait, then a's
+    REQUIRE_THROWS_WITH(agent.read({bad}), Catch::StartsWith("/proc/self/mem: "));
+  }
+}
+
 TEST_CASE("agent: EOF on stdin ends it with status 0", "[host]") {
   TempDir tmp;
   auto venv = testsupport::Venv::create(tmp.path + "/venv");

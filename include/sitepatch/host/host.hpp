@@ -175,6 +175,13 @@ class Host {
   virtual std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms,
                                      LockMode mode = LockMode::exclusive) = 0;
 
+  /// What the command reads next, said early: a remote host asks for these files and
+  /// folder listings now, without waiting, so their answers come in the wait of the next
+  /// request; the next read or list_many of each is answered from that reply, once. A
+  /// write or remove of a file drops what was read ahead of it and of its folder. A
+  /// local host reads when asked, as before.
+  virtual void prefetch(const std::vector<std::string>& /*files*/, const std::vector<std::string>& /*dirs*/) {}
+
   /// Waits for the answers to requests sent without waiting (a remote lock) and throws
   /// what they refused; for a caller that would otherwise send nothing after a lock.
   virtual void confirm() {}
