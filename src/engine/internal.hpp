@@ -116,6 +116,9 @@ std::vector<std::string> clean_history_locks(Session& s);
 /// The site folders clean_temps always looks in: the environment's own.
 std::vector<std::string> own_site_dirs(const Session& s);
 
+/// The folders clean_temps lists for `records` (their owners found, in one round trip).
+std::vector<std::string> temp_folders(Session& s, const std::vector<store::PatchRecord>& records);
+
 /// Under the writer's lock: removes sitepatch's temps beside the files of `records`
 /// (an interrupted write leaves whole copies there). Returns a note when it removed any.
 std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records);

@@ -45,7 +45,7 @@ std::vector<std::string> own_site_dirs(const Session& s) {
   return out;
 }
 
-std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records) {
+std::vector<std::string> temp_folders(Session& s, const std::vector<store::PatchRecord>& records) {
   // The notes' temps in the environment's own site folders, and beside this history's files.
   std::set<std::string> folders;
   for (auto& d : own_site_dirs(s)) folders.insert(d);
@@ -60,7 +60,11 @@ std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchR
       if (const site::Distribution* d = s.distributions().owner(f.site_dir, f.rel); d && !d->dist_info.empty())
         folders.insert(d->site_dir + "/" + d->dist_info);
     }
-  std::vector<std::string> dirs(folders.begin(), folders.end());
+  return {folders.begin(), folders.end()};
+}
+
+std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records) {
+  auto dirs = temp_folders(s, records);
   auto listings = s.host.list_many(dirs);
   std::vector<std::string> doomed, shown;
   for (size_t i = 0; i < dirs.size(); ++i)

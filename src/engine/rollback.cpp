@@ -180,6 +180,31 @@ store::Transaction rollback_commit(const RollbackResult& res, const Undone& u,
 
 namespace {
 
+/// Said once the records are known, so that a remote host's answers come in the waits
+/// the rollback has anyway (the owners' search, the installed versions'): the files to
+/// undo, the folders the cleaning and the bytecode removal list, pip's RECORDs and the
+/// notes. A superset of what the rollback reads: what it does not read costs bytes only.
+void read_ahead_of_undo(Session& s, const std::vector<store::PatchRecord>& records,
+                        const std::vector<store::PatchRecord>& chosen) {
+  std::vector<std::string> paths;
+  std::vector<FileChange> changes;
+  for (auto& r : chosen)
+    for (auto& f : r.files) {
+      paths.push_back(f.site_dir + "/" + f.rel);
+      FileChange fc;
+      fc.path = paths.back();
+      fc.site_dir = f.site_dir;
+      fc.rel = f.rel;
+      changes.push_back(std::move(fc));
+    }
+  s.host.prefetch(paths, detail::bytecode_dirs(paths));
+  auto dirs = detail::temp_folders(s, records);  // waits for the owners, and for the above
+  auto sidecars = detail::record_paths(s, changes);
+  auto notes = detail::marker_paths(s, records);
+  sidecars.insert(sidecars.end(), notes.begin(), notes.end());
+  s.host.prefetch(sidecars, dirs);
+}
+
 /// Rollback within one history (the environment's own, or a shared folder's).
 RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run) {
   RollbackResult res;
@@ -205,6 +230,7 @@ RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool
     if (wanted.empty()) return res;
   }
   auto chosen = detail::select(records, all ? std::vector<std::string>{} : wanted);
+  if (!dry_run) read_ahead_of_undo(s, records, chosen);
   if (!dry_run) {
     auto cleaned = detail::clean_temps(s, records);
     res.notes.insert(res.notes.end(), cleaned.begin(), cleaned.end());
