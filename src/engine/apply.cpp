@@ -87,14 +87,19 @@ std::vector<store::PatchRecord> after_commit(const std::vector<store::PatchRecor
 }
 
 /// Said right after the lock, so a remote host's answers share the history's wait: the
-/// files the plan locates its edits in, and the folders the cleaning lists. Every edit of
+/// files the plan locates its edits in (and their real paths), and the folders the
+/// cleaning lists. Every edit of
 /// every recipe; the plan skips the ones already applied, and what it does not read
 /// costs bytes, not a wait.
 void read_ahead_of_plan(Session& s, const std::vector<recipe::Recipe>& recipes) {
   std::vector<const recipe::Edit*> edits;
   for (auto& r : recipes)
     for (auto& e : r.edits) edits.push_back(&e);
-  s.host.prefetch(detail::candidate_paths(s, edits), detail::own_site_dirs(s));
+  // locate's realpath: the files it finds among the candidates, and the site folders
+  auto candidates = detail::candidate_paths(s, edits);
+  auto real = candidates;
+  real.insert(real.end(), s.env.site_dirs.begin(), s.env.site_dirs.end());
+  s.host.prefetch({candidates, detail::own_site_dirs(s), real});
 }
 
 /// Said before the originals are committed, so their wait also brings what the write
@@ -105,7 +110,7 @@ void read_ahead_of_write(Session& s, const std::vector<FileChange>& files,
   auto paths = detail::record_paths(s, files);
   auto notes = detail::marker_paths(s, after);
   paths.insert(paths.end(), notes.begin(), notes.end());
-  s.host.prefetch(paths, detail::bytecode_dirs(written));
+  s.host.prefetch({paths, detail::bytecode_dirs(written), {}});
 }
 
 /// Under the writer's lock: the history opened after what a killed command left is

@@ -197,12 +197,12 @@ void read_ahead_of_undo(Session& s, const std::vector<store::PatchRecord>& recor
       fc.rel = f.rel;
       changes.push_back(std::move(fc));
     }
-  s.host.prefetch(paths, detail::bytecode_dirs(paths));
+  s.host.prefetch({paths, detail::bytecode_dirs(paths), {}});
   auto dirs = detail::temp_folders(s, records);  // waits for the owners, and for the above
   auto sidecars = detail::record_paths(s, changes);
   auto notes = detail::marker_paths(s, records);
   sidecars.insert(sidecars.end(), notes.begin(), notes.end());
-  s.host.prefetch(sidecars, dirs);
+  s.host.prefetch({sidecars, dirs, {}});
 }
 
 /// Rollback within one history (the environment's own, or a shared folder's).

@@ -143,8 +143,13 @@ void AgentClient::drain() {
       // A read ahead that failed is asked again when it is needed, and fails there.
       if (p.checked && !failed_) failed_ = std::current_exception();
     }
-    for (auto& k : p.keys) (p.ahead == Ahead::read ? reading_ahead_ : listing_ahead_).erase(k);
+    if (p.ahead != Ahead::none)
+      for (auto& k : p.keys) pending_of(p.ahead).erase(k);
   }
+}
+
+std::set<std::string>& AgentClient::pending_of(Ahead kind) {
+  return kind == Ahead::read ? reading_ahead_ : kind == Ahead::list ? listing_ahead_ : resolving_ahead_;
 }
 
 void AgentClient::keep(const Posted& p, const json& reply) {
@@ -160,10 +165,16 @@ void AgentClient::keep(const Posted& p, const json& reply) {
       entries.clear();
       for (auto& x : (*lists)[i]) entries.push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
     }
+  } else if (p.ahead == Ahead::real) {
+    auto paths = reply.find("paths");
+    if (paths == reply.end() || !paths->is_array() || paths->size() != p.keys.size()) return;
+    for (size_t i = 0; i < p.keys.size(); ++i)
+      resolved_ahead_[p.keys[i]] =
+          (*paths)[i].is_string() ? std::optional<std::string>((*paths)[i].get<std::string>()) : std::nullopt;
   }
 }
 
-void AgentClient::prefetch(const std::vector<std::string>& files, const std::vector<std::string>& dirs) {
+void AgentClient::prefetch(const ReadAhead& what) {
   if (failed_) return;
   auto fresh = [](const std::vector<std::string>& keys, const auto& kept, std::set<std::string>& pending) {
     std::vector<std::string> out;
@@ -171,18 +182,15 @@ void AgentClient::prefetch(const std::vector<std::string>& files, const std::vec
       if (!kept.count(k) && pending.insert(k).second) out.push_back(k);
     return out;
   };
-  auto f = fresh(files, read_ahead_, reading_ahead_);
-  if (!f.empty()) {
-    post({{"op", "read"}, {"paths", f}}, false);
-    posted_.back().ahead = Ahead::read;
-    posted_.back().keys = std::move(f);
-  }
-  auto d = fresh(dirs, listed_ahead_, listing_ahead_);
-  if (!d.empty()) {
-    post({{"op", "list_many"}, {"dirs", d}}, false);
-    posted_.back().ahead = Ahead::list;
-    posted_.back().keys = std::move(d);
-  }
+  auto ask = [this](Ahead kind, const char* op, const char* key, std::vector<std::string> keys) {
+    if (keys.empty()) return;
+    post({{"op", op}, {key, keys}}, false);
+    posted_.back().ahead = kind;
+    posted_.back().keys = std::move(keys);
+  };
+  ask(Ahead::read, "read", "paths", fresh(what.files, read_ahead_, reading_ahead_));
+  ask(Ahead::list, "list_many", "dirs", fresh(what.dirs, listed_ahead_, listing_ahead_));
+  ask(Ahead::real, "realpath", "paths", fresh(what.realpaths, resolved_ahead_, resolving_ahead_));
 }
 
 template <class T>
@@ -221,6 +229,9 @@ void AgentClient::drop_ahead(const std::vector<std::string>& paths) {
     read_ahead_.erase(p);
     auto slash = p.rfind('/');
     if (slash != std::string::npos) listed_ahead_.erase(slash == 0 ? "/" : p.substr(0, slash));
+    // A write may make the file and its folders: their real paths may now exist.
+    for (auto it = resolved_ahead_.begin(); it != resolved_ahead_.end();)
+      it = p == it->first || util::starts_with(p, it->first + "/") ? resolved_ahead_.erase(it) : std::next(it);
   }
 }
 
@@ -400,6 +411,12 @@ std::optional<std::map<std::string, std::string>> AgentClient::snapshot(
 }
 
 std::vector<std::optional<std::string>> AgentClient::realpath(const std::vector<std::string>& paths) {
+  return ahead_or_ask<std::optional<std::string>>(
+      paths, resolved_ahead_, resolving_ahead_,
+      [this](const std::vector<std::string>& p) { return ask_realpath(p); });
+}
+
+std::vector<std::optional<std::string>> AgentClient::ask_realpath(const std::vector<std::string>& paths) {
   json r = call({{"op", "realpath"}, {"paths", paths}});
   std::vector<std::optional<std::string>> out;
   for (auto& x : r.at("paths")) {
@@ -408,6 +425,7 @@ std::vector<std::optional<std::string>> AgentClient::realpath(const std::vector<
     else
       out.push_back(std::nullopt);
   }
+  if (out.size() != paths.size()) throw Error(who_ + ": the sitepatch agent lost paths it was asked to resolve");
   return out;
 }
 

@@ -72,9 +72,9 @@ class AgentClient {
   /// next call reads it). `checked`: its failure fails every later call (a lock);
   /// otherwise the failure is dropped (an unlock: the agent's exit releases it anyway).
   void post(const nlohmann::json& request, bool checked);
-  /// Host::prefetch: a read of `files` and a list_many of `dirs` posted now; their
-  /// answers are kept when they come, for the next read or list_many of each (once).
-  void prefetch(const std::vector<std::string>& files, const std::vector<std::string>& dirs);
+  /// Host::prefetch: a read, a list_many and a realpath posted now; their answers are
+  /// kept when they come, for the next read, list_many or realpath of each (once).
+  void prefetch(const ReadAhead& what);
 
   /// Reads the posted answers now if a lock's is among them (one wait) and throws a
   /// refusal; a pending unlock alone costs nothing.
@@ -92,7 +92,7 @@ class AgentClient {
 
  private:
   // A posted read or list_many is kept for later (prefetch); `keys` are its paths.
-  enum class Ahead { none, read, list };
+  enum class Ahead { none, read, list, real };
   struct Posted {
     std::string op;
     bool checked;
@@ -112,9 +112,12 @@ class AgentClient {
   void drop_ahead(const std::vector<std::string>& paths);
   std::vector<FileData> ask_read(const std::vector<std::string>& paths);
   std::vector<std::vector<DirEntry>> ask_list_many(const std::vector<std::string>& dirs);
+  std::vector<std::optional<std::string>> ask_realpath(const std::vector<std::string>& paths);
+  std::set<std::string>& pending_of(Ahead kind);
   std::map<std::string, FileData> read_ahead_;
   std::map<std::string, std::vector<DirEntry>> listed_ahead_;
-  std::set<std::string> reading_ahead_, listing_ahead_;  // posted, not answered yet
+  std::map<std::string, std::optional<std::string>> resolved_ahead_;
+  std::set<std::string> reading_ahead_, listing_ahead_, resolving_ahead_;  // posted, not answered yet
   static std::vector<FileData> files_of(const nlohmann::json& reply, const char* key = "files");
   [[noreturn]] void died(const std::string& what);
   size_t send(const nlohmann::json& request);

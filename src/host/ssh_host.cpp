@@ -86,8 +86,8 @@ class SshHost : public Host {
   void finish() override {
     if (agent_) agent_->finish();
   }
-  void prefetch(const std::vector<std::string>& files, const std::vector<std::string>& dirs) override {
-    if (agent_) agent_->prefetch(files, dirs);
+  void prefetch(const ReadAhead& what) override {
+    if (agent_) agent_->prefetch(what);
   }
   void confirm() override {
     if (agent_) agent_->confirm();

@@ -42,9 +42,7 @@ class ForwardingHost : public sitepatch::host::Host {
                                               sitepatch::host::LockMode mode) override {
     return real_->lock(p, timeout_ms, mode);
   }
-  void prefetch(const std::vector<std::string>& files, const std::vector<std::string>& dirs) override {
-    real_->prefetch(files, dirs);
-  }
+  void prefetch(const sitepatch::host::ReadAhead& what) override { real_->prefetch(what); }
   void confirm() override { real_->confirm(); }
   void finish() override { real_->finish(); }
 

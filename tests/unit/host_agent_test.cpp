@@ -183,7 +183,7 @@ TEST_CASE("agent: what is read ahead comes in the next wait, answers once, and a
 
   SECTION("read ahead: the next request's wait brings it, and the read itself costs none") {
     int before = agent.round_trips();
-    agent.prefetch({a, b}, {d});
+    agent.prefetch({{a, b}, {d}, {}});
     CHECK(agent.round_trips() == before);
     auto r = agent.read({c});
     CHECK(r[0].content == "c1\n");
@@ -197,12 +197,17 @@ TEST_CASE("agent: what is read ahead comes in the next wait, answers once, and a
     auto listed = agent.list_many({d});
     REQUIRE(listed[0].size() == 2);
     CHECK(agent.round_trips() == before + 1);
+    agent.prefetch({{}, {}, {a, tmp.path + "/nope"}});
+    auto real = agent.realpath({tmp.path + "/nope", a});
+    CHECK_FALSE(real[0]);
+    CHECK(real[1].value() == a);
+    CHECK(agent.round_trips() == before + 2);  // nothing else asked: its own wait
     // Once: the next read asks again, and sees the change.
     CHECK(agent.read({a})[0].content == "a2\n");
-    CHECK(agent.round_trips() == before + 2);
+    CHECK(agent.round_trips() == before + 3);
   }
   SECTION("a read of what is read ahead and more: one wait for both") {
-    agent.prefetch({a}, {});
+    agent.prefetch({{a}, {}, {}});
     int before = agent.round_trips();
     auto r = agent.read({a, c});
     CHECK(r[0].content == "a1\n");
@@ -210,7 +215,7 @@ TEST_CASE("agent: what is read ahead comes in the next wait, answers once, and a
     CHECK(agent.round_trips() == before + 1);
   }
   SECTION("nothing else asked: the read waits for its own answer") {
-    agent.prefetch({a}, {d});
+    agent.prefetch({{a}, {d}, {}});
     int before = agent.round_trips();
     CHECK(agent.read({a})[0].content == "a1\n");
     CHECK(agent.round_trips() == before + 1);
@@ -218,13 +223,18 @@ TEST_CASE("agent: what is read ahead comes in the next wait, answers once, and a
     CHECK(agent.round_trips() == before + 1);
   }
   SECTION("a write or remove drops what was read ahead of the file and of its folder") {
-    agent.prefetch({a, b, c}, {d, tmp.path});
+    agent.prefetch({{a, b, c}, {d, tmp.path}, {d + "/new.py", d}});
     agent.write({{a, "a3\n", util::sha256_hex("a1\n"), ""}});
     spit(b, "b2\n");
     CHECK(agent.read({a})[0].content == "a3\n");
     CHECK(agent.read({b})[0].content == "b1\n");  // not written: the answer read ahead
-    spit(d + "/new.py", "");
+    agent.write({{d + "/new.py", "", "", ""}});
     CHECK(agent.list_many({d})[0].size() == 3);
+    int before = agent.round_trips();
+    auto real = agent.realpath({d + "/new.py", d});
+    CHECK(real[0].value() == d + "/new.py");  // asked again: it did not exist when read ahead
+    CHECK(real[1].value() == d);
+    CHECK(agent.round_trips() == before + 1);
     agent.remove({c});
     CHECK_FALSE(agent.read({c})[0].exists);
     CHECK(agent.list_many({tmp.path}).size() == 1);
@@ -232,7 +242,7 @@ TEST_CASE("agent: what is read ahead comes in the next wait, answers once, and a
   SECTION("a read ahead that fails is asked again, and fails with its own message") {
     // Reading a process's own memory at offset 0 fails with EIO, even for root.
     std::string bad = "/proc/self/mem";
-    agent.prefetch({a, bad}, {});
+    agent.prefetch({{a, bad}, {}, {}});
     int before = agent.round_trips();
     CHECK(agent.read({a})[0].content == "a1\n");  // the batch failed: a is asked again
     CHECK(agent.round_trips() == before + 2);       // the failed answer's wait, then a's

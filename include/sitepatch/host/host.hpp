@@ -46,6 +46,13 @@ class PartialWriteError : public Error {
   std::vector<std::string> changed_;
 };
 
+/// Host::prefetch: what a command will read (paths as it will ask for them).
+struct ReadAhead {
+  std::vector<std::string> files;      // read
+  std::vector<std::string> dirs;       // list_many
+  std::vector<std::string> realpaths;  // realpath
+};
+
 /// Readers share the lock; writers hold it alone.
 enum class LockMode { exclusive, shared };
 
@@ -175,12 +182,13 @@ class Host {
   virtual std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms,
                                      LockMode mode = LockMode::exclusive) = 0;
 
-  /// What the command reads next, said early: a remote host asks for these files and
-  /// folder listings now, without waiting, so their answers come in the wait of the next
-  /// request; the next read or list_many of each is answered from that reply, once. A
-  /// write or remove of a file drops what was read ahead of it and of its folder. A
-  /// local host reads when asked, as before.
-  virtual void prefetch(const std::vector<std::string>& /*files*/, const std::vector<std::string>& /*dirs*/) {}
+  /// What the command reads next, said early: a remote host asks for these files,
+  /// folder listings and real paths now, without waiting, so their answers come in the
+  /// wait of the next request; the next read, list_many or realpath of each is answered
+  /// from that reply, once. A write or remove of a file drops what was read ahead of it,
+  /// of its folder, and the real paths of it and its folders. A local host reads when
+  /// asked, as before.
+  virtual void prefetch(const ReadAhead& /*what*/) {}
 
   /// Waits for the answers to requests sent without waiting (a remote lock) and throws
   /// what they refused; for a caller that would otherwise send nothing after a lock.
