@@ -126,7 +126,7 @@ TEST_CASE("remote: round trips do not grow with the number of files", "[e2e][rem
   // What is read ahead comes in the waits the command has anyway (the files to patch
   // with the history's, pip's RECORD with the originals' commit, the undone files with
   // their owners'); a change that adds a wait shows here.
-  CHECK(trips(small.err) == 10);
+  CHECK(trips(small.err) == 9);
   CHECK(trips(small_rb.err) == 8);
   CHECK(env.sshd.connections() == connections + 4);
 }
