@@ -14,6 +14,8 @@
 //   --hold: set up, print the ssh command and target as shell assignments, wait for Enter;
 //   --delay MS: every tool's ssh goes through delay_relay.py, MS ms each way (a round
 //            trip of 2*MS), as to a server far away.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -154,6 +156,9 @@ int run_bench(int argc, char** argv) {
   std::map<std::string, Sample> t;
   auto measure = [&](const std::string& label, const std::vector<std::string>& argv,
                      const std::map<std::string, std::string>& env = {}) {
+    // Each row starts with nothing left to write back: on ext4 a command's first fsync
+    // also writes what the row before left dirty (Ansible's 50-edit runs leave most).
+    ::sync();
     int before = sshd.connections();
     auto t0 = std::chrono::steady_clock::now();
     sitepatch::util::RunResult r;
