@@ -153,24 +153,16 @@ std::set<std::string>& AgentClient::pending_of(Ahead kind) {
 }
 
 void AgentClient::keep(const Posted& p, const json& reply) {
-  if (p.ahead == Ahead::read) {
-    auto files = files_of(reply);
-    if (files.size() != p.keys.size()) return;
-    for (size_t i = 0; i < files.size(); ++i) read_ahead_[p.keys[i]] = std::move(files[i]);
-  } else if (p.ahead == Ahead::list) {
-    auto lists = reply.find("lists");
-    if (lists == reply.end() || !lists->is_array() || lists->size() != p.keys.size()) return;
-    for (size_t i = 0; i < p.keys.size(); ++i) {
-      auto& entries = listed_ahead_[p.keys[i]];
-      entries.clear();
-      for (auto& x : (*lists)[i]) entries.push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
-    }
-  } else if (p.ahead == Ahead::real) {
-    auto paths = reply.find("paths");
-    if (paths == reply.end() || !paths->is_array() || paths->size() != p.keys.size()) return;
-    for (size_t i = 0; i < p.keys.size(); ++i)
-      resolved_ahead_[p.keys[i]] =
-          (*paths)[i].is_string() ? std::optional<std::string>((*paths)[i].get<std::string>()) : std::nullopt;
+  auto store = [&p](auto answers, auto& kept) {
+    if (answers.size() != p.keys.size()) return;  // not an answer to it: asked again when needed
+    for (size_t i = 0; i < answers.size(); ++i) kept[p.keys[i]] = std::move(answers[i]);
+  };
+  try {
+    if (p.ahead == Ahead::read) store(files_of(reply), read_ahead_);
+    else if (p.ahead == Ahead::list) store(lists_of(reply), listed_ahead_);
+    else if (p.ahead == Ahead::real) store(paths_of(reply), resolved_ahead_);
+  } catch (const json::exception&) {
+    // A reply of another shape is dropped the same way.
   }
 }
 
@@ -225,13 +217,17 @@ std::vector<T> AgentClient::ahead_or_ask(const std::vector<std::string>& keys, s
 }
 
 void AgentClient::drop_ahead(const std::vector<std::string>& paths) {
+  // A write may make the file and its folders: every folder above it may list a new
+  // entry, and the real paths of it and of them may now exist.
+  auto above = [](const std::string& p, const std::string& dir) {
+    return dir == "/" ? p.size() > 1 && p[0] == '/' : util::starts_with(p, dir + "/");
+  };
   for (auto& p : paths) {
     read_ahead_.erase(p);
-    auto slash = p.rfind('/');
-    if (slash != std::string::npos) listed_ahead_.erase(slash == 0 ? "/" : p.substr(0, slash));
-    // A write may make the file and its folders: their real paths may now exist.
+    for (auto it = listed_ahead_.begin(); it != listed_ahead_.end();)
+      it = above(p, it->first) ? listed_ahead_.erase(it) : std::next(it);
     for (auto it = resolved_ahead_.begin(); it != resolved_ahead_.end();)
-      it = p == it->first || util::starts_with(p, it->first + "/") ? resolved_ahead_.erase(it) : std::next(it);
+      it = p == it->first || above(p, it->first) ? resolved_ahead_.erase(it) : std::next(it);
   }
 }
 
@@ -354,6 +350,22 @@ std::vector<std::vector<EntryHit>> AgentClient::search(const std::vector<EntryQu
   return out;
 }
 
+std::vector<std::vector<DirEntry>> AgentClient::lists_of(const nlohmann::json& r) {
+  std::vector<std::vector<DirEntry>> out;
+  for (auto& entries : r.at("lists")) {
+    out.emplace_back();
+    for (auto& x : entries) out.back().push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
+  }
+  return out;
+}
+
+std::vector<std::optional<std::string>> AgentClient::paths_of(const nlohmann::json& r) {
+  std::vector<std::optional<std::string>> out;
+  for (auto& x : r.at("paths"))
+    out.push_back(x.is_string() ? std::optional<std::string>(x.get<std::string>()) : std::nullopt);
+  return out;
+}
+
 std::vector<FileData> AgentClient::files_of(const nlohmann::json& r, const char* key) {
   std::vector<FileData> out;
   for (auto& x : r.at(key)) {
@@ -382,12 +394,7 @@ std::vector<std::vector<DirEntry>> AgentClient::list_many(const std::vector<std:
 }
 
 std::vector<std::vector<DirEntry>> AgentClient::ask_list_many(const std::vector<std::string>& dirs) {
-  json r = call({{"op", "list_many"}, {"dirs", dirs}});
-  std::vector<std::vector<DirEntry>> out;
-  for (auto& entries : r.at("lists")) {
-    out.emplace_back();
-    for (auto& x : entries) out.back().push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
-  }
+  auto out = lists_of(call({{"op", "list_many"}, {"dirs", dirs}}));
   if (out.size() != dirs.size()) throw Error(who_ + ": the sitepatch agent lost folders it was asked to list");
   return out;
 }
@@ -417,14 +424,7 @@ std::vector<std::optional<std::string>> AgentClient::realpath(const std::vector<
 }
 
 std::vector<std::optional<std::string>> AgentClient::ask_realpath(const std::vector<std::string>& paths) {
-  json r = call({{"op", "realpath"}, {"paths", paths}});
-  std::vector<std::optional<std::string>> out;
-  for (auto& x : r.at("paths")) {
-    if (x.is_string())
-      out.push_back(x.get<std::string>());
-    else
-      out.push_back(std::nullopt);
-  }
+  auto out = paths_of(call({{"op", "realpath"}, {"paths", paths}}));
   if (out.size() != paths.size()) throw Error(who_ + ": the sitepatch agent lost paths it was asked to resolve");
   return out;
 }

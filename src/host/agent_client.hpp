@@ -119,6 +119,8 @@ class AgentClient {
   std::map<std::string, std::optional<std::string>> resolved_ahead_;
   std::set<std::string> reading_ahead_, listing_ahead_, resolving_ahead_;  // posted, not answered yet
   static std::vector<FileData> files_of(const nlohmann::json& reply, const char* key = "files");
+  static std::vector<std::vector<DirEntry>> lists_of(const nlohmann::json& reply);
+  static std::vector<std::optional<std::string>> paths_of(const nlohmann::json& reply);
   [[noreturn]] void died(const std::string& what);
   size_t send(const nlohmann::json& request);
   nlohmann::json receive(const Posted& p);

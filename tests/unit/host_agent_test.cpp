@@ -239,6 +239,13 @@ TEST_CASE("agent: what is read ahead comes in the next wait, answers once, and a
     CHECK_FALSE(agent.read({c})[0].exists);
     CHECK(agent.list_many({tmp.path}).size() == 1);
   }
+  SECTION("a write that makes a folder drops the listings of every folder above it") {
+    agent.prefetch({{}, {tmp.path, d}, {d + "/sub"}});
+    agent.write({{d + "/sub/x.py", "", "", ""}});
+    auto lists = agent.list_many({d, tmp.path});
+    CHECK(lists[0].size() == 3);  // a.py, b.py and the new sub
+    CHECK(agent.realpath({d + "/sub"})[0].value() == d + "/sub");
+  }
   SECTION("a read ahead that fails is asked again, and fails with its own message") {
     // Reading a process's own memory at offset 0 fails with EIO, even for root.
     std::string bad = "/proc/self/mem";
