@@ -11,7 +11,8 @@
 // usage: sitepatch_bench_remote [ROUNDS [--trace] [--no-ansible] [--hold] [--delay MS]]
 //   --trace: -vvv output of two applies and rollbacks and a list first, and what a bare
 //            Python costs over the same ssh; --no-ansible: sitepatch and ssh rows only;
-//   --hold: set up, print the ssh command and target as shell assignments, wait for Enter;
+//   --hold: set up, print the ssh command and target as shell assignments, wait for Enter
+//           (tests/bench/ab_remote.py runs builds side by side against that set-up);
 //   --delay MS: every tool's ssh goes through delay_relay.py, MS ms each way (a round
 //            trip of 2*MS), as to a server far away.
 #include <unistd.h>
