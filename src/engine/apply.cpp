@@ -113,6 +113,29 @@ void read_ahead_of_write(Session& s, const std::vector<FileChange>& files,
   s.host.prefetch({paths, detail::bytecode_dirs(written), {}});
 }
 
+/// The pending commit's records, now applied, with the files as written: the apply's
+/// own commit. Its failure leaves every file written: exit 4, and the next writer records it.
+std::string commit_applied(Session& s, detail::HistoryAccess& history, const store::Transaction& saved,
+                           const Plan& plan) {
+  store::Transaction done;
+  done.put = saved.put;
+  for (auto& r : done.put) r.state = "applied";
+  std::string ids = detail::ids_of(saved.put);
+  done.message = "apply " + ids;
+  done.trailers = saved.trailers;
+  done.drop = saved.drop;
+  done.site_drop = saved.site_drop;
+  for (auto& fc : plan.files) done.site[fc.rel] = fc.new_text;
+  try {
+    return history.commit(done);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + "\nevery file of " + ids +
+                    " was written, but the history could not record it; the next sitepatch command "
+                    "that writes on this environment records it (" + detail::fix_command(s, "verify") + " shows the files)",
+                Exit::partial);
+  }
+}
+
 /// Under the writer's lock: the history opened after what a killed command left is
 /// cleaned up and an unfinished apply finished; `existing` gets the records.
 std::unique_ptr<detail::HistoryAccess> open_cleaned(Session& s, std::vector<store::PatchRecord>& existing,
@@ -240,22 +263,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   res.pyc_removed = detail::remove_bytecode(s.host, written);
 
   // 4. The apply itself, one commit.
-  store::Transaction done;
-  done.put = saved.put;
-  for (auto& r : done.put) r.state = "applied";
-  done.message = "apply " + ids;
-  done.trailers = saved.trailers;
-  done.drop = saved.drop;
-  done.site_drop = saved.site_drop;
-  for (auto& fc : res.plan.files) done.site[fc.rel] = fc.new_text;
-  try {
-    res.commit = history->commit(done);
-  } catch (const Error& e) {
-    throw Error(std::string(e.what()) + "\nevery file of " + ids +
-                    " was written, but the history could not record it; the next sitepatch command "
-                    "that writes on this environment records it (" + detail::fix_command(s, "verify") + " shows the files)",
-                Exit::partial);
-  }
+  res.commit = commit_applied(s, *history, saved, res.plan);
   spdlog::info("apply: {} .pyc removed, committed {} ({:.0f} ms)", res.pyc_removed.size(),
                res.commit.substr(0, 10), ms());
   res.written = true;
