@@ -88,9 +88,8 @@ std::vector<store::PatchRecord> after_commit(const std::vector<store::PatchRecor
 
 /// Said right after the lock, so a remote host's answers share the history's wait: the
 /// files the plan locates its edits in (and their real paths), and the folders the
-/// cleaning lists. Every edit of
-/// every recipe; the plan skips the ones already applied, and what it does not read
-/// costs bytes, not a wait.
+/// cleaning lists. Every edit of every recipe; the plan skips the ones already applied,
+/// and what it does not read costs bytes, not a wait.
 void read_ahead_of_plan(Session& s, const std::vector<recipe::Recipe>& recipes) {
   std::vector<const recipe::Edit*> edits;
   for (auto& r : recipes)

@@ -37,8 +37,8 @@ std::vector<std::string> clean_history_locks(Session& s) {
 }
 
 std::vector<std::string> own_site_dirs(const Session& s) {
-  // A shared folder only where this history's files are (another environment's writer
-  // may be at work elsewhere in it).
+  // Not a shared folder: another environment's writer may be at work in it (temp_folders
+  // adds one only where this history's files are).
   std::vector<std::string> out;
   for (auto& d : s.env.site_dirs)
     if (site::shared_owner(s.env, d).empty()) out.push_back(d);

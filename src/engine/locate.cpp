@@ -50,23 +50,33 @@ std::string module_hint(Session& s, const recipe::Edit& e) {
 
 }  // namespace
 
-std::vector<std::string> candidate_paths(const Session& s, const std::vector<const recipe::Edit*>& edits) {
+namespace {
+
+// Each candidate in each site folder, once, in order.
+std::vector<std::string> paths_in_site_dirs(const Session& s, const std::vector<std::vector<std::string>>& cands) {
   std::vector<std::string> paths;
   std::set<std::string> seen;
-  for (auto* e : edits) {
-    std::string error;
+  for (auto& list : cands)
     for (auto& dir : s.env.site_dirs)
-      for (auto& c : candidates_for(*e, error))
+      for (auto& c : list)
         if (seen.insert(dir + "/" + c).second) paths.push_back(dir + "/" + c);
-  }
   return paths;
+}
+
+}  // namespace
+
+std::vector<std::string> candidate_paths(const Session& s, const std::vector<const recipe::Edit*>& edits) {
+  std::vector<std::vector<std::string>> cands;
+  std::string error;  // locate reports it
+  for (auto* e : edits) cands.push_back(candidates_for(*e, error));
+  return paths_in_site_dirs(s, cands);
 }
 
 std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& edits) {
   std::vector<Located> out(edits.size());
   std::vector<std::vector<std::string>> cands(edits.size());
   for (size_t i = 0; i < edits.size(); ++i) cands[i] = candidates_for(*edits[i], out[i].error);
-  auto paths = candidate_paths(s, edits);
+  auto paths = paths_in_site_dirs(s, cands);
   std::map<std::string, host::FileData> files;
   for (auto& f : s.host.read(paths)) files.emplace(f.path, std::move(f));
   // One copy of each file, however many edits it has.

@@ -230,8 +230,8 @@ RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool
     if (wanted.empty()) return res;
   }
   auto chosen = detail::select(records, all ? std::vector<std::string>{} : wanted);
-  if (!dry_run) read_ahead_of_undo(s, records, chosen);
   if (!dry_run) {
+    read_ahead_of_undo(s, records, chosen);
     auto cleaned = detail::clean_temps(s, records);
     res.notes.insert(res.notes.end(), cleaned.begin(), cleaned.end());
     if (detail::any_pending(records)) {
