@@ -9,9 +9,15 @@
 //     (xargs -P 0: all at once, and xargs -P 4).
 // forks = N for both playbooks; every ssh master is closed before each measured command,
 // so each run starts cold, as one run of a playbook does. Every run is checked to have
-// made (or undone) the edits on every host. Prints medians and ratios; asserts nothing.
+// made (or undone) the edits on every host. Prints medians of wall time and of the whole
+// machine's busy CPU (controller, sshd and remote side alike: on a machine the run fills,
+// the CPU ratio bounds the wall-time ratio) and the ratios; asserts nothing.
 //
-// usage: sitepatch_bench_fleet [ROUNDS [HOSTS...]]   (default: 3 rounds, 8 and 32 hosts)
+// usage: sitepatch_bench_fleet [ROUNDS [--hold] [HOSTS...]]   (default: 3 rounds, 8 and 32 hosts)
+//   --hold: set the first fleet up, print where its playbooks and command lists are
+//           (DIR=, with ANSIBLE_* assignments), wait for Enter; for trying Ansible settings
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -95,7 +101,13 @@ int main(int argc, char** argv) {
 int run_bench(int argc, char** argv) {
   int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
   std::vector<int> sizes;
-  for (int i = 2; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  bool hold = false;
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--hold")
+      hold = true;
+    else
+      sizes.push_back(std::atoi(argv[i]));
+  }
   if (sizes.empty()) sizes = {8, 32};
 
   testsupport::TempDir shared;
@@ -126,7 +138,7 @@ int run_bench(int argc, char** argv) {
 
   struct Row {
     int hosts;
-    std::map<std::string, std::vector<double>> t;
+    std::map<std::string, std::vector<double>> t, cpu;
   };
   std::vector<Row> rows;
   for (int n : sizes) {
@@ -206,12 +218,26 @@ int run_bench(int argc, char** argv) {
       return with_env({"ANSIBLE_CONFIG=" + t + "/ansible.cfg", "ansible-playbook", "-i", t + "/inventory", t + "/" + file});
     };
 
+    if (hold) {  // the set-up stays until Enter
+      std::printf("DIR=%s\n", t.c_str());
+      for (size_t i = 1; i < ansible_env.size(); ++i) std::printf("%s\n", ansible_env[i].c_str());
+      std::printf("ANSIBLE_CONFIG=%s/ansible.cfg\n", t.c_str());
+      std::fflush(stdout);
+      std::getchar();
+      return 0;
+    }
+
     Row row{n, {}};
     auto measure = [&](const std::string& label, const std::vector<std::string>& argv, bool patched) {
       f.close_masters();
+      // As in bench_remote: nothing the row before left dirty is written back in this one
+      // (every row writes on every host; ext4's first fsync flushes the rest).
+      ::sync();
+      double busy0 = benchsupport::machine_busy_seconds();
       auto t0 = std::chrono::steady_clock::now();
       must(label, argv);
       row.t[label].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      row.cpu[label].push_back(benchsupport::machine_busy_seconds() - busy0);
       f.expect(patched, label, pristine);
     };
     for (int r = 0; r < rounds; ++r) {
@@ -234,14 +260,17 @@ int run_bench(int argc, char** argv) {
   std::printf("fleet benchmark: flashinfer-dynamo (2 edits, 2 files) on every host, %d rounds, cold ssh; medians\n",
               rounds);
   for (auto& row : rows) {
-    std::printf("\n%d hosts\n%-30s %9s\n", row.hosts, "command", "median s");
-    for (auto& [label, s] : row.t) std::printf("%-30s %9.3f\n", label.c_str(), median(s));
+    std::printf("\n%d hosts\n%-30s %9s %9s\n", row.hosts, "command", "median s", "cpu s");
+    for (auto& [label, s] : row.t) std::printf("%-30s %9.3f %9.2f\n", label.c_str(), median(s), median(row.cpu[label]));
     for (const char* verb : {"apply", "rollback"}) {
       std::string v = verb;
       double ours = median(row.t["collection " + v]), native = median(row.t["native " + v]);
       double best = std::min(median(row.t["loop " + v + ", xargs -P 0"]), median(row.t["loop " + v + ", xargs -P 4"]));
       std::printf("%-9s native/collection %5.2fx (goal >= 3)   collection/best parallel loop %5.2fx (goal <= 1.5)\n",
                   verb, native / ours, ours / best);
+      std::printf("%-9s cpu: native/collection %5.2fx   collection/loop -P 0 %5.2fx\n", verb,
+                  median(row.cpu["native " + v]) / median(row.cpu["collection " + v]),
+                  median(row.cpu["collection " + v]) / median(row.cpu["loop " + v + ", xargs -P 0"]));
     }
   }
   return 0;

@@ -1,6 +1,9 @@
 #pragma once
 // What the benchmarks share: medians, and quoting for the Ansible files they write.
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,21 @@ inline std::string regex_escape(const std::string& s) {
     out += c;
   }
   return out;
+}
+
+// Seconds of CPU the whole machine has spent busy since boot (/proc/stat's first line,
+// less idle and iowait): the difference across a run counts the sshd, the remote shells
+// and the agents too, which the client's own rusage misses.
+inline double machine_busy_seconds() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  stat >> cpu;
+  long long total = 0, idle = 0, v = 0;
+  for (int i = 0; i < 8 && stat >> v; ++i) {
+    total += v;
+    if (i == 3 || i == 4) idle += v;
+  }
+  return double(total - idle) / double(::sysconf(_SC_CLK_TCK));
 }
 
 // YAML double-quoted scalar (a single-quoted one would fold its line breaks).
