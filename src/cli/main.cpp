@@ -170,6 +170,17 @@ int report(bool json, const std::string& kind, const std::string& message, Exit 
   return int(code);
 }
 
+// --version --json: the same facts as the text, one field each.
+nlohmann::json version_document() {
+  return {{"schema", 1},
+          {"ok", true},
+          {"version", SITEPATCH_VERSION},
+          {"commit", SITEPATCH_COMMIT},
+          {"libgit2", SITEPATCH_LIBGIT2},
+          {"tree_sitter_language_abi", TREE_SITTER_LANGUAGE_VERSION},
+          {"tree_sitter_python", SITEPATCH_GRAMMAR}};
+}
+
 // The options every command takes, and the top-level help's version and footer.
 void add_global_options(CLI::App& app, GlobalOptions& g) {
   // A bug report needs the commit and what it was built against, as `git version --build-options` says.
@@ -264,7 +275,14 @@ int main(int argc, char** argv) {
     std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 takes them last first
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
+    if (e.get_exit_code() == 0) {
+      // A script asking which build it talks to gets a document, as from every command.
+      if (json && dynamic_cast<const CLI::CallForVersion*>(&e)) {
+        std::cout << version_document().dump(2) << "\n";
+        return 0;
+      }
+      return app.exit(e);
+    }
     const CLI::App* sub = nullptr;
     for (auto& [s, _] : runners)
       if (s->get_name() == word) sub = s;

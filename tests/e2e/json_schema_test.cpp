@@ -232,6 +232,22 @@ TEST_CASE("json schema: audit, rules and explain documents", "[e2e][json]") {
   CHECK(outside["breaks"][0]["in_library"] == false);
 }
 
+TEST_CASE("json schema: --version --json says what the text says, field by field", "[e2e][json]") {
+  auto text = testsupport::run_sitepatch({"--version"});
+  REQUIRE(text.status == 0);
+  for (auto args : {std::vector<std::string>{"--version", "--json"}, std::vector<std::string>{"--json", "--version"}}) {
+    auto r = testsupport::run_sitepatch(args);
+    json j = document(r, "version", 0);
+    CHECK(j["ok"] == true);
+    CHECK(r.err == "");
+    std::string expected = "sitepatch " + j["version"].get<std::string>() + " (commit " + j["commit"].get<std::string>() +
+                           ")\nlibgit2 " + j["libgit2"].get<std::string>() + ", tree-sitter language ABI " +
+                           std::to_string(j["tree_sitter_language_abi"].get<int>()) + ", tree-sitter-python " +
+                           j["tree_sitter_python"].get<std::string>() + "\n";
+    CHECK(text.out == expected);
+  }
+}
+
 TEST_CASE("json schema: with --json every error is one document on stdout, the command line's too", "[e2e][json]") {
   e2e::DemoEnv env;
   std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
