@@ -184,10 +184,12 @@ nlohmann::json version_document() {
 // The options every command takes, and the top-level help's version and footer.
 void add_global_options(CLI::App& app, GlobalOptions& g) {
   // A bug report needs the commit and what it was built against, as `git version --build-options` says.
-  app.set_version_flag("--version", std::string("sitepatch ") + SITEPATCH_VERSION + " (commit " + SITEPATCH_COMMIT +
-                                        ")\nlibgit2 " + SITEPATCH_LIBGIT2 + ", tree-sitter language ABI " +
-                                        std::to_string(TREE_SITTER_LANGUAGE_VERSION) +
-                                        ", tree-sitter-python " + SITEPATCH_GRAMMAR);
+  const nlohmann::json v = version_document();  // one source for the text and --json
+  app.set_version_flag("--version", "sitepatch " + v["version"].get<std::string>() + " (commit " +
+                                        v["commit"].get<std::string>() + ")\nlibgit2 " +
+                                        v["libgit2"].get<std::string>() + ", tree-sitter language ABI " +
+                                        std::to_string(v["tree_sitter_language_abi"].get<int>()) +
+                                        ", tree-sitter-python " + v["tree_sitter_python"].get<std::string>());
   app.fallthrough();
   app.require_subcommand(1, 1);
   app.add_option("--venv", g.venv,
