@@ -85,6 +85,107 @@ struct Fleet {
   }
 };
 
+// The FlashInfer stand-in and what it imports, as wheels built from tests/data/packages.
+std::vector<std::string> stand_in_wheels(const std::string& out) {
+  auto wheel_of = [&](const std::string& name, const std::string& version) {
+    testsupport::WheelSpec spec{name, version, {}};
+    std::string dir = std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/packages/" + name + "-" + version;
+    for (auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file()) spec.files[fs::relative(e.path(), dir).string()] = slurp(e.path().string());
+    return testsupport::build_wheel(spec, out);
+  };
+  return {wheel_of("torch", "2.9.0"), wheel_of("packaging", "24.0"), wheel_of("flashinfer-python", "0.5.3")};
+}
+
+struct Row {
+  int hosts;
+  std::map<std::string, std::vector<double>> t, cpu;  // wall and machine-busy seconds per label
+};
+
+// The inventory, ansible.cfg and the playbooks: the collection's, the `debug`-only one, and
+// the recipe's edits as Ansible's own tasks.
+void write_ansible_files(const Fleet& f, const std::string& recipe) {
+  const std::string& t = f.tmp.path;
+  const int n = int(f.hosts.size());
+  // One inventory for both playbooks: the hosts' own ssh settings.
+  std::string inv = "[fleet]\n";
+  for (int i = 0; i < n; ++i)
+    inv += "h" + std::to_string(i) + " ansible_host=" + f.hosts[i]->address() +
+           " ansible_ssh_private_key_file=" + f.hosts[i]->client_key() +
+           " ansible_ssh_common_args=" + sq(f.hosts[i]->ssh_options()) + "\n";
+  inv += "[fleet:vars]\nansible_user=root\nansible_python_interpreter=/usr/bin/python3\n"
+         "sitepatch_venv=/srv/venv\nsitepatch_executable=" SITEPATCH_BIN "\n";
+  spit(t + "/inventory", inv);
+  spit(t + "/ansible.cfg", "[defaults]\nhost_key_checking = False\nstdout_callback = minimal\nforks = " +
+                               std::to_string(n) + "\n[ssh_connection]\npipelining = True\ncontrol_path_dir = " +
+                               t + "/cp\n");
+  std::string head = "- hosts: fleet\n  gather_facts: false\n  tasks:\n";
+  spit(t + "/debug.yml", head + "    - ansible.builtin.debug: {msg: nothing}\n");
+  spit(t + "/collection.yml", head + "    - sitepatch.fleet.sitepatch: {recipes: [" + recipe + "]}\n");
+  spit(t + "/collection_back.yml",
+       head + "    - sitepatch.fleet.sitepatch: {recipes: [" + recipe + "], state: absent}\n");
+
+  // The recipe's two edits the way an Ansible user writes them (as bench_remote does).
+  std::string cpp = f.site + "flashinfer/jit/cpp_ext.py", fp4 = f.site + "flashinfer/fp4_quantization.py";
+  std::string body =
+      "    nvcc = os.path.join(get_cuda_path(), \"bin\", \"nvcc\")\n"
+      "    txt = subprocess.check_output([nvcc, \"--version\"], text=True)\n"
+      "    matches = re.findall(r\"release (\\d+\\.\\d+),\", txt)\n"
+      "    if not matches:\n"
+      "        raise RuntimeError(f\"Could not parse CUDA version from nvcc --version output: {txt}\")\n"
+      "    return Version(matches[0])\n";
+  spit(t + "/native.yml",
+       head + "    - replace: {path: " + cpp + ", regexp: " + sq(regex_escape(body)) +
+           ", replace: " + sq("    return Version(torch.version.cuda)\n") + "}\n"
+           "    - replace: {path: " + fp4 + ", regexp: " + sq("^def fp4_quantize\\(") + ", replace: " +
+           sq("@torch.compiler.disable\ndef fp4_quantize(") + "}\n"
+           "    - blockinfile: {path: " + fp4 + ", insertafter: '^from .jit.cpp_ext import load_cuda_ops$', "
+           "block: 'import torch', marker: '# {mark} sitepatch-bench'}\n");
+  std::string body_back;  // a replacement template: backslashes doubled
+  for (char c : body) body_back += c == '\\' ? std::string("\\\\") : std::string(1, c);
+  spit(t + "/native_back.yml",
+       head + "    - replace: {path: " + cpp + ", regexp: " + sq("^    return Version\\(torch\\.version\\.cuda\\)\n") +
+           ", replace: " + sq(body_back) + "}\n"
+           "    - replace: {path: " + fp4 + ", regexp: " + sq("^@torch\\.compiler\\.disable\n") + ", replace: ''}\n"
+           "    - blockinfile: {path: " + fp4 + ", state: absent, marker: '# {mark} sitepatch-bench'}\n");
+
+}
+
+// The shell loops' command lists: one sitepatch --host per host.
+void write_loops(const Fleet& f, const std::string& recipe) {
+  const std::string& t = f.tmp.path;
+  const int n = int(f.hosts.size());
+  std::string cmds_apply, cmds_back;
+  for (int i = 0; i < n; ++i) {
+    std::string sp = sitepatch::util::shell_quote(SITEPATCH_BIN) + " -q --host " + f.hosts[i]->target() +
+                     " --ssh-command " + sitepatch::util::shell_quote(f.hosts[i]->ssh_command()) +
+                     " --venv /srv/venv ";
+    cmds_apply += sp + "apply " + sitepatch::util::shell_quote(recipe) + "\n";
+    cmds_back += sp + "rollback flashinfer-dynamo\n";
+  }
+  spit(t + "/apply.cmds", cmds_apply);
+  spit(t + "/back.cmds", cmds_back);
+}
+
+void print_report(const std::vector<Row>& rows, int rounds) {
+  std::printf("fleet benchmark: flashinfer-dynamo (2 edits, 2 files) on every host, %d rounds, cold ssh; medians\n",
+              rounds);
+  for (auto row : rows) {
+    std::printf("\n%d hosts\n%-30s %9s %9s\n", row.hosts, "command", "median s", "cpu s");
+    for (auto& [label, s] : row.t) std::printf("%-30s %9.3f %9.2f\n", label.c_str(), median(s), median(row.cpu[label]));
+    for (const char* verb : {"apply", "rollback"}) {
+      std::string v = verb;
+      double ours = median(row.t["collection " + v]), native = median(row.t["native " + v]);
+      double best = std::min(median(row.t["loop " + v + ", xargs -P 0"]), median(row.t["loop " + v + ", xargs -P 4"]));
+      std::printf("%-9s native/collection %5.2fx (goal >= 3)   collection/best parallel loop %5.2fx (goal <= 1.5)\n",
+                  verb, native / ours, ours / best);
+      std::printf("%-9s cpu: native/collection %5.2fx   collection/loop -P 0 %5.2fx\n", verb,
+                  median(row.cpu["native " + v]) / median(row.cpu["collection " + v]),
+                  median(row.cpu["collection " + v]) / median(row.cpu["loop " + v + ", xargs -P 0"]));
+    }
+  }
+}
+
 }  // namespace
 
 int run_bench(int argc, char** argv);
@@ -112,15 +213,7 @@ int run_bench(int argc, char** argv) {
 
   testsupport::TempDir shared;
   std::string src = std::string(SITEPATCH_SOURCE_DIR);
-  auto wheel_of = [&](const std::string& name, const std::string& version) {
-    testsupport::WheelSpec spec{name, version, {}};
-    std::string dir = src + "/tests/data/packages/" + name + "-" + version;
-    for (auto& e : fs::recursive_directory_iterator(dir))
-      if (e.is_regular_file()) spec.files[fs::relative(e.path(), dir).string()] = slurp(e.path().string());
-    return testsupport::build_wheel(spec, shared.path + "/wheels");
-  };
-  std::vector<std::string> wheels = {wheel_of("torch", "2.9.0"), wheel_of("packaging", "24.0"),
-                                     wheel_of("flashinfer-python", "0.5.3")};
+  std::vector<std::string> wheels = stand_in_wheels(shared.path + "/wheels");
   std::string recipe = src + "/recipes/flashinfer-dynamo.yaml";
   std::string collections = shared.path + "/collections", home = shared.path + "/ansible-home";
   std::vector<std::string> ansible_env = {"env", "ANSIBLE_HOME=" + home, "ANSIBLE_LOCAL_TEMP=" + home + "/tmp",
@@ -136,10 +229,6 @@ int run_bench(int argc, char** argv) {
        with_env({"ansible-galaxy", "collection", "install", "--offline", "-p", collections,
                  shared.path + "/sitepatch-fleet-1.0.0.tar.gz"}));
 
-  struct Row {
-    int hosts;
-    std::map<std::string, std::vector<double>> t, cpu;
-  };
   std::vector<Row> rows;
   for (int n : sizes) {
     std::unique_ptr<Fleet> fleet;
@@ -156,59 +245,8 @@ int run_bench(int argc, char** argv) {
       pristine.push_back(slurp(v.site_packages + "/flashinfer/jit/cpp_ext.py") +
                          slurp(v.site_packages + "/flashinfer/fp4_quantization.py"));
 
-    // One inventory for both playbooks: the hosts' own ssh settings.
-    std::string inv = "[fleet]\n";
-    for (int i = 0; i < n; ++i)
-      inv += "h" + std::to_string(i) + " ansible_host=" + f.hosts[i]->address() +
-             " ansible_ssh_private_key_file=" + f.hosts[i]->client_key() +
-             " ansible_ssh_common_args=" + sq(f.hosts[i]->ssh_options()) + "\n";
-    inv += "[fleet:vars]\nansible_user=root\nansible_python_interpreter=/usr/bin/python3\n"
-           "sitepatch_venv=/srv/venv\nsitepatch_executable=" SITEPATCH_BIN "\n";
-    spit(t + "/inventory", inv);
-    spit(t + "/ansible.cfg", "[defaults]\nhost_key_checking = False\nstdout_callback = minimal\nforks = " +
-                                 std::to_string(n) + "\n[ssh_connection]\npipelining = True\ncontrol_path_dir = " +
-                                 t + "/cp\n");
-    std::string head = "- hosts: fleet\n  gather_facts: false\n  tasks:\n";
-    spit(t + "/debug.yml", head + "    - ansible.builtin.debug: {msg: nothing}\n");
-    spit(t + "/collection.yml", head + "    - sitepatch.fleet.sitepatch: {recipes: [" + recipe + "]}\n");
-    spit(t + "/collection_back.yml",
-         head + "    - sitepatch.fleet.sitepatch: {recipes: [" + recipe + "], state: absent}\n");
-
-    // The recipe's two edits the way an Ansible user writes them (as bench_remote does).
-    std::string cpp = f.site + "flashinfer/jit/cpp_ext.py", fp4 = f.site + "flashinfer/fp4_quantization.py";
-    std::string body =
-        "    nvcc = os.path.join(get_cuda_path(), \"bin\", \"nvcc\")\n"
-        "    txt = subprocess.check_output([nvcc, \"--version\"], text=True)\n"
-        "    matches = re.findall(r\"release (\\d+\\.\\d+),\", txt)\n"
-        "    if not matches:\n"
-        "        raise RuntimeError(f\"Could not parse CUDA version from nvcc --version output: {txt}\")\n"
-        "    return Version(matches[0])\n";
-    spit(t + "/native.yml",
-         head + "    - replace: {path: " + cpp + ", regexp: " + sq(regex_escape(body)) +
-             ", replace: " + sq("    return Version(torch.version.cuda)\n") + "}\n"
-             "    - replace: {path: " + fp4 + ", regexp: " + sq("^def fp4_quantize\\(") + ", replace: " +
-             sq("@torch.compiler.disable\ndef fp4_quantize(") + "}\n"
-             "    - blockinfile: {path: " + fp4 + ", insertafter: '^from .jit.cpp_ext import load_cuda_ops$', "
-             "block: 'import torch', marker: '# {mark} sitepatch-bench'}\n");
-    std::string body_back;  // a replacement template: backslashes doubled
-    for (char c : body) body_back += c == '\\' ? std::string("\\\\") : std::string(1, c);
-    spit(t + "/native_back.yml",
-         head + "    - replace: {path: " + cpp + ", regexp: " + sq("^    return Version\\(torch\\.version\\.cuda\\)\n") +
-             ", replace: " + sq(body_back) + "}\n"
-             "    - replace: {path: " + fp4 + ", regexp: " + sq("^@torch\\.compiler\\.disable\n") + ", replace: ''}\n"
-             "    - blockinfile: {path: " + fp4 + ", state: absent, marker: '# {mark} sitepatch-bench'}\n");
-
-    // The shell loops: one sitepatch --host per host.
-    std::string cmds_apply, cmds_back;
-    for (int i = 0; i < n; ++i) {
-      std::string sp = sitepatch::util::shell_quote(SITEPATCH_BIN) + " -q --host " + f.hosts[i]->target() +
-                       " --ssh-command " + sitepatch::util::shell_quote(f.hosts[i]->ssh_command()) +
-                       " --venv /srv/venv ";
-      cmds_apply += sp + "apply " + sitepatch::util::shell_quote(recipe) + "\n";
-      cmds_back += sp + "rollback flashinfer-dynamo\n";
-    }
-    spit(t + "/apply.cmds", cmds_apply);
-    spit(t + "/back.cmds", cmds_back);
+    write_ansible_files(f, recipe);
+    write_loops(f, recipe);
     auto loop = [&](const std::string& cmds, const std::string& how) -> std::vector<std::string> {
       if (how == "sequential") return {"sh", "-e", cmds};
       // -P 0: every host at once.
@@ -257,21 +295,6 @@ int run_bench(int argc, char** argv) {
     rows.push_back(std::move(row));
   }
 
-  std::printf("fleet benchmark: flashinfer-dynamo (2 edits, 2 files) on every host, %d rounds, cold ssh; medians\n",
-              rounds);
-  for (auto& row : rows) {
-    std::printf("\n%d hosts\n%-30s %9s %9s\n", row.hosts, "command", "median s", "cpu s");
-    for (auto& [label, s] : row.t) std::printf("%-30s %9.3f %9.2f\n", label.c_str(), median(s), median(row.cpu[label]));
-    for (const char* verb : {"apply", "rollback"}) {
-      std::string v = verb;
-      double ours = median(row.t["collection " + v]), native = median(row.t["native " + v]);
-      double best = std::min(median(row.t["loop " + v + ", xargs -P 0"]), median(row.t["loop " + v + ", xargs -P 4"]));
-      std::printf("%-9s native/collection %5.2fx (goal >= 3)   collection/best parallel loop %5.2fx (goal <= 1.5)\n",
-                  verb, native / ours, ours / best);
-      std::printf("%-9s cpu: native/collection %5.2fx   collection/loop -P 0 %5.2fx\n", verb,
-                  median(row.cpu["native " + v]) / median(row.cpu["collection " + v]),
-                  median(row.cpu["collection " + v]) / median(row.cpu["loop " + v + ", xargs -P 0"]));
-    }
-  }
+  print_report(rows, rounds);
   return 0;
 }
