@@ -8,7 +8,7 @@ audit::RuleSet load_rules(const std::vector<std::string>& files, bool builtin) {
   audit::RuleSet rules;
   if (builtin) rules.add(audit::builtin_rules());
   for (auto& path : files) {
-    auto text = util::read_file(path);
+    auto text = util::read_named_file(path);
     if (!text) throw Error("cannot read rules file " + text.error(), Exit::usage);
     rules.add(audit::parse_rules(*text, path));
   }

@@ -33,10 +33,18 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
       j["commit"] = or_null(r.commit);
       j["pyc_removed"] = r.pyc_removed;
       j["recovered"] = r.recovered;
+      j["recovered_files"] = r.recovered_files;
       out.document(j);
     } else {
       for (auto& note : r.recovered) out.err(note);
       print_plan(out, p);
+    }
+    if (!p.ok() && !r.recovered_files.empty()) {
+      // Not "nothing was written": the earlier apply's files were (exit 4, as the contract says).
+      if (!out.json())
+        out.err("sitepatch: apply failed; nothing of it was written, but finishing the interrupted apply above wrote " +
+                std::to_string(r.recovered_files.size()) + " file(s), which stay as that apply planned them");
+      return int(Exit::partial);
     }
     if (!p.ok()) {
       if (!out.json()) out.err("sitepatch: apply failed; nothing was written");

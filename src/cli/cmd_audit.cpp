@@ -58,7 +58,7 @@ std::vector<audit::IgnoreEntry> load_ignores(const std::vector<std::string>& fil
   std::vector<audit::IgnoreEntry> all;
   std::vector<std::string> unknown;
   for (auto& path : files) {
-    auto text = util::read_file(path);
+    auto text = util::read_named_file(path);
     if (!text) throw Error("cannot read ignore file " + text.error(), Exit::usage);
     for (auto& e : audit::parse_ignore(*text, path)) {
       bool known = std::any_of(rules.all().begin(), rules.all().end(), [&](const audit::Rule& r) { return r.id == e.rule; });

@@ -28,7 +28,7 @@ explain::HintSet load_hints(const std::vector<std::string>& files) {
   explain::HintSet hints;
   hints.add(explain::builtin_hints());
   for (auto& path : files) {
-    auto text = util::read_file(path);
+    auto text = util::read_named_file(path);
     if (!text) throw Error("cannot read hints file " + text.error(), Exit::usage);
     hints.add(explain::parse_hints(*text, path));
   }
@@ -77,7 +77,7 @@ std::vector<engine::LoggedBreak> read_logs(const std::vector<std::string>& logs)
     if (path == "-") {
       text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     } else {
-      auto t = util::read_file(path);
+      auto t = util::read_named_file(path);
       if (!t) throw Error("cannot read log " + t.error(), Exit::usage);
       text = std::move(*t);
     }

@@ -151,7 +151,7 @@ std::vector<RecipeText> recipe_texts(const std::vector<std::string>& args, std::
     }
     std::error_code ec;
     if (!fs::is_directory(a, ec)) {
-      out.push_back({a, util::read_file(a)});
+      out.push_back({a, util::read_named_file(a)});
       continue;
     }
     std::vector<std::string> found;

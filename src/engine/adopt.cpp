@@ -56,7 +56,7 @@ AdoptResult adopt_in(Session& s, const std::string& id, bool dry_run) {
   }
   auto records = history->patches();
   if (!dry_run) {
-    auto cleaned = detail::clean_temps(s, records);
+    auto cleaned = detail::clean_temps(s, records, *lock);
     res.notes.insert(res.notes.end(), cleaned.begin(), cleaned.end());
   }
   store::PatchRecord r = detail::select(records, {id}).front();

@@ -137,16 +137,18 @@ std::string commit_applied(Session& s, detail::HistoryAccess& history, const sto
 
 /// Under the writer's lock: the history opened after what a killed command left is
 /// cleaned up and an unfinished apply finished; `existing` gets the records.
-std::unique_ptr<detail::HistoryAccess> open_cleaned(Session& s, std::vector<store::PatchRecord>& existing,
-                                                    std::vector<std::string>& notes) {
+std::unique_ptr<detail::HistoryAccess> open_cleaned(Session& s, host::Lock& lock,
+                                                    std::vector<store::PatchRecord>& existing,
+                                                    std::vector<std::string>& notes,
+                                                    std::vector<std::string>* recovered = nullptr) {
   notes = detail::clean_history_locks(s);
   auto history = detail::HistoryAccess::open(s, false, true);
   if (!history) return history;
   existing = history->patches();
-  auto cleaned = detail::clean_temps(s, existing);
+  auto cleaned = detail::clean_temps(s, existing, lock);
   notes.insert(notes.end(), cleaned.begin(), cleaned.end());
   if (detail::any_pending(existing)) {
-    auto finished = detail::recover(s, *history);
+    auto finished = detail::recover(s, *history, recovered);
     notes.insert(notes.end(), finished.begin(), finished.end());
     existing = history->patches();
   }
@@ -194,19 +196,16 @@ std::optional<ApplyResult> apply_at_home(Session& s, const std::vector<recipe::R
   return res;
 }
 
-}  // namespace
+/// What finishing an interrupted apply wrote, for a failure after it ("" when nothing).
+std::string recovered_note(const ApplyResult& res) {
+  if (res.recovered_files.empty()) return "";
+  return util::join(res.recovered, "\n") + ": those files stay as that apply planned them (sitepatch list shows "
+         "it; sitepatch rollback ID undoes it):\n  " + util::join(res.recovered_files, "\n  ");
+}
 
-ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run) {
-  ApplyResult res;
-  if (dry_run) {
-    res.plan = plan(s, std::move(recipes));
-    return res;
-  }
-  if (auto at_home = apply_at_home(s, recipes)) return std::move(*at_home);
-  auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
-  read_ahead_of_plan(s, recipes);
-  std::vector<store::PatchRecord> existing;
-  auto history = open_cleaned(s, existing, res.recovered);
+/// apply's steps once the history is clean: plan, save the originals, write, commit.
+ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, ApplyResult res,
+                          std::vector<store::PatchRecord>& existing, std::unique_ptr<detail::HistoryAccess> history) {
   res.plan = detail::plan_against(s, std::move(recipes), existing);
   if (!s.force) detail::refuse_unbound(res.plan);
   if (!res.plan.ok()) return res;
@@ -269,13 +268,48 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   return res;
 }
 
+}  // namespace
+
+ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run) {
+  ApplyResult res;
+  if (dry_run) {
+    res.plan = plan(s, std::move(recipes));
+    return res;
+  }
+  if (auto at_home = apply_at_home(s, recipes)) return std::move(*at_home);
+  auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
+  read_ahead_of_plan(s, recipes);
+  std::vector<store::PatchRecord> existing;
+  auto history = open_cleaned(s, *lock, existing, res.recovered, &res.recovered_files);
+  std::string finished = recovered_note(res);
+  try {
+    return apply_planned(s, std::move(recipes), std::move(res), existing, std::move(history));
+  } catch (const Error& e) {
+    // Finishing the interrupted apply wrote files: "nothing was changed" would be untrue.
+    if (finished.empty() || e.code() != Exit::failed) throw;
+    throw Error(std::string(e.what()) + "\n" + finished, Exit::partial);
+  }
+}
+
 namespace detail {
 
 bool any_pending(const std::vector<store::PatchRecord>& records) {
   return std::any_of(records.begin(), records.end(), [](auto& r) { return r.state == "pending"; });
 }
 
-std::vector<std::string> recover(Session& s, HistoryAccess& history) {
+/// What recipes sharing a file meant it to become: each one's step starts from the one
+/// before's result, so the last is the result no other step starts from. Records come
+/// sorted by id, not in the order they were applied.
+const std::string& last_step(const std::vector<const store::FileRecord*>& chain) {
+  for (auto* f : chain) {
+    bool continued = std::any_of(chain.begin(), chain.end(),
+                                 [&](auto* g) { return g != f && g->before == f->after && g->after != g->before; });
+    if (!continued) return f->after;
+  }
+  return chain.back()->after;
+}
+
+std::vector<std::string> recover(Session& s, HistoryAccess& history, std::vector<std::string>* written) {
   std::vector<store::PatchRecord> pending;
   for (auto& r : history.patches())
     if (r.state == "pending") pending.push_back(r);
@@ -285,16 +319,18 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history) {
   // what the interrupted apply meant to write. Finish that apply.
   std::map<std::string, std::pair<std::string, std::string>> want;  // path -> (found, final)
   std::map<std::string, std::string> rel_of, site_of;
+  std::map<std::string, std::vector<const store::FileRecord*>> steps;  // path -> each recipe's step
   for (auto& r : pending)
     for (auto& f : r.files) {
       std::string path = f.site_dir + "/" + f.rel;
       auto found = history.site_file(f.rel);
       auto& w = want[path];
       if (w.first.empty()) w.first = found ? *found : f.before;
-      w.second = f.after;  // records come in apply order; the last after wins
+      steps[path].push_back(&f);
       rel_of[path] = f.rel;
       site_of[path] = f.site_dir;
     }
+  for (auto& [path, chain] : steps) want[path].second = last_step(chain);
   std::vector<std::string> paths;
   for (auto& [p, _] : want) paths.push_back(p);
   auto now = s.host.read(paths);
@@ -323,6 +359,8 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history) {
   for (auto& r : all) r.state = "applied";
   add_sidecars(s, finals, all, writes);
   s.host.write(writes);
+  if (written)
+    for (size_t i = 0; i < files_written; ++i) written->push_back(writes[i].path);
   remove_bytecode(s.host, paths);
   store::Transaction done;
   done.put = pending;

@@ -29,13 +29,25 @@ struct Source {
 
 std::string module_name(const std::string& rel) { return site::module_for_file(rel); }
 
-// Every .py file under `root`, one listing round per folder depth.
+// Every .py file under `root`, one listing round per folder depth. Each real folder is
+// read once: a link to a folder above (`pkg/up -> ..`) would otherwise make the walk
+// endless, and a link to a sibling would report its files twice.
 std::vector<Source> walk_folder(host::Host& host, const std::string& root, const std::string& rel_prefix) {
   std::vector<Source> out;
   std::vector<std::string> level = {""};
+  std::set<std::string> seen;
   while (!level.empty()) {
     std::vector<std::string> dirs;
     for (auto& l : level) dirs.push_back(l.empty() ? root : root + "/" + l);
+    auto real = host.realpath(dirs);
+    std::vector<std::string> fresh;
+    for (size_t i = 0; i < level.size(); ++i)
+      if (real[i] && seen.insert(*real[i]).second) fresh.push_back(level[i]);
+    if (fresh.size() != level.size()) {
+      level = std::move(fresh);
+      dirs.clear();
+      for (auto& l : level) dirs.push_back(l.empty() ? root : root + "/" + l);
+    }
     auto listings = host.list_many(dirs);
     std::vector<std::string> next;
     for (size_t i = 0; i < level.size(); ++i)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -13,9 +14,11 @@
 #include <spdlog/spdlog.h>
 
 #include "internal.hpp"
+#include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/safe_path.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace fs = std::filesystem;
@@ -38,7 +41,14 @@ std::string cache_dir(Session& s) {
   const char* home = std::getenv("HOME");
   std::string base = xdg && *xdg ? xdg : home && *home ? std::string(home) + "/.cache" : "";
   if (base.empty()) return "";
-  return base + "/sitepatch/remote/" + util::sha256_hex(s.host.name() + "\n" + s.state_dir).substr(0, 24);
+  std::string dir = base + "/sitepatch/remote/" + util::sha256_hex(s.host.name() + "\n" + s.state_dir).substr(0, 24);
+  // Files in it are read as the history's and deleted when the remote lacks them: only
+  // in folders nobody else can swap for a link. Without it a command fetches more bytes.
+  if (auto why = util::make_safe_folder(dir)) {
+    spdlog::warn("not keeping a copy of the remote history in {}: {}", dir, *why);
+    return "";
+  }
+  return dir;
 }
 
 std::map<std::string, std::string> read_cache(const std::string& dir) {
@@ -181,10 +191,38 @@ void HistoryAccess::forget(Session& s, const std::vector<std::string>& paths) {
   }
 }
 
+namespace {
+
+/// Why a record's file is not one of this environment's: its site folder is not one of
+/// the folders it patches (a relative one may name a folder the prefix no longer has),
+/// or its name leads out of that folder. A history copied with a venv, or planted in one,
+/// must not steer a write or a read anywhere else.
+std::optional<std::string> foreign_file(const Session& s, const std::string& stored, const std::string& live,
+                                        const std::string& rel) {
+  if (auto why = site::unsafe_relative_path(rel)) return "the file " + util::printable(rel) + " (" + *why + ")";
+  if (std::find(s.env.site_dirs.begin(), s.env.site_dirs.end(), live) != s.env.site_dirs.end()) return std::nullopt;
+  if (!stored.empty() && stored[0] != '/' && !site::unsafe_relative_path(stored)) return std::nullopt;
+  return "a file in " + util::printable(stored) + ", which is none of this environment's site folders";
+}
+
+}  // namespace
+
 std::vector<store::PatchRecord> HistoryAccess::patches() const {
   auto out = h_->patches();
-  for (auto& r : out)
-    for (auto& f : r.files) f.site_dir = live_site_dir(s_, f.site_dir, recorded_prefix_);
+  for (auto& r : out) {
+    if (!recipe::valid_id(r.id))
+      throw Error("the history in " + s_.state_dir + " records a patch whose id " + util::printable(r.id) +
+                  " is no recipe id; inspect the history (git --git-dir " + s_.state_dir +
+                  " log -p) and remove it if it was not made here");
+    for (auto& f : r.files) {
+      std::string stored = f.site_dir;
+      f.site_dir = live_site_dir(s_, stored, recorded_prefix_);
+      if (auto why = foreign_file(s_, stored, f.site_dir, f.rel))
+        throw Error("the history in " + s_.state_dir + " records patch " + util::printable(r.id) + " with " + *why +
+                    "; sitepatch reads and writes only inside the environment's site folders: inspect the history "
+                    "(git --git-dir " + s_.state_dir + " log -p) and remove it if it was not made here");
+    }
+  }
   return out;
 }
 

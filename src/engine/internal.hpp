@@ -103,8 +103,9 @@ std::vector<std::string> remove_bytecode(host::Host& host, const std::vector<std
 std::vector<std::string> bytecode_dirs(const std::vector<std::string>& sources);
 
 /// Finishes an apply that an earlier command began but did not finish (its records
-/// are still "pending"): writes what is missing, commits. Returns what it did.
-std::vector<std::string> recover(Session& s, HistoryAccess& history);
+/// are still "pending"): writes what is missing, commits. Returns what it did; the
+/// files it wrote are added to `written` when given.
+std::vector<std::string> recover(Session& s, HistoryAccess& history, std::vector<std::string>* written = nullptr);
 
 /// Whether an earlier command left an apply unfinished (a record still "pending").
 bool any_pending(const std::vector<store::PatchRecord>& records);
@@ -119,9 +120,10 @@ std::vector<std::string> own_site_dirs(const Session& s);
 /// The folders clean_temps lists for `records` (their owners found, in one round trip).
 std::vector<std::string> temp_folders(Session& s, const std::vector<store::PatchRecord>& records);
 
-/// Under the writer's lock: removes sitepatch's temps beside the files of `records`
-/// (an interrupted write leaves whole copies there). Returns a note when it removed any.
-std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records);
+/// Under the writer's `lock`: removes the temps a killed writer of this history left
+/// beside the files of `records` (whole copies), only those its tag names (Lock) and
+/// only inside the site folders. Returns a note when it removed any.
+std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records, host::Lock& lock);
 
 /// A shared lock while a reader looks at the history and the files (nullptr when
 /// there is no history to look at): a reader never sees a write half done.

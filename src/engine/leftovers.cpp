@@ -63,18 +63,47 @@ std::vector<std::string> temp_folders(Session& s, const std::vector<store::Patch
   return {folders.begin(), folders.end()};
 }
 
-std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records) {
+namespace {
+
+/// For each path, whether its folder really lies in one of the environment's site
+/// folders (a symlinked package folder may lead anywhere).
+std::vector<bool> within_site(Session& s, const std::vector<std::string>& paths) {
+  std::vector<std::string> ask = s.env.site_dirs;
+  for (auto& p : paths) ask.push_back(split_path(p).first);
+  auto real = s.host.realpath(ask);
+  size_t n = s.env.site_dirs.size();
+  std::vector<bool> out;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    bool ok = false;
+    for (size_t k = 0; k < n && real[n + i]; ++k) ok = ok || (real[k] && util::inside(*real[n + i], *real[k]));
+    out.push_back(ok);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchRecord>& records, host::Lock& lock) {
   auto dirs = temp_folders(s, records);
   auto listings = s.host.list_many(dirs);
-  std::vector<std::string> doomed, shown;
+  // Only what a killed writer of this history made: a temp's name begins with its
+  // writer's tag, which the lock names until it is released. A user's own file that
+  // merely looks like one, or another history's, stays.
+  auto tags = lock.unfinished();
+  std::vector<std::string> doomed;
   for (size_t i = 0; i < dirs.size(); ++i)
     for (auto& e : listings[i])
-      if (!e.is_dir && util::is_leftover_temp(e.name)) doomed.push_back(dirs[i] + "/" + e.name);
+      if (!e.is_dir && host::left_by(e.name, tags)) doomed.push_back(dirs[i] + "/" + e.name);
   if (doomed.empty()) return {};
-  s.host.remove(doomed);
-  for (auto& d : doomed) shown.push_back(d);
-  return {"removed " + std::to_string(doomed.size()) + " temporary file(s) an interrupted sitepatch left: " +
-          util::join(shown, ", ")};
+  // Nor through a link that leads out of the site folder the files are in.
+  auto inside = within_site(s, doomed);
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < doomed.size(); ++i)
+    if (inside[i]) kept.push_back(doomed[i]);
+  if (kept.empty()) return {};
+  s.host.remove(kept);
+  return {"removed " + std::to_string(kept.size()) + " temporary file(s) an interrupted sitepatch left: " +
+          util::join(kept, ", ")};
 }
 
 }  // namespace sitepatch::engine::detail

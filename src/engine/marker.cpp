@@ -3,12 +3,14 @@
 // deleted, verify and rollback say so instead of reporting a clean environment, and
 // name the reinstalls that bring pip's files back.
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "internal.hpp"
+#include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -45,6 +47,22 @@ std::string history_of(const host::FileData& note) {
   if (!doc.is_object()) return "";
   auto h = doc.find("history");
   return h != doc.end() && h->is_string() ? h->get<std::string>() : "";
+}
+
+// `name==version` as marker_text writes it: a distribution name (PEP 508) and a version's
+// characters (PEP 440), nothing a shell would read as more than one word. A note is a
+// file anyone with a wheel can ship: what it says is printed only when it has this form.
+bool valid_pin(std::string_view s) {
+  size_t eq = s.find("==");
+  if (eq == std::string_view::npos || eq == 0 || eq + 2 >= s.size()) return false;
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  std::string_view name = s.substr(0, eq), version = s.substr(eq + 2);
+  if (!alnum(name.front()) || !alnum(name.back())) return false;
+  for (char c : name)
+    if (!alnum(c) && c != '.' && c != '_' && c != '-') return false;
+  for (char c : version)
+    if (!alnum(c) && c != '.' && c != '+' && c != '!' && c != '_' && c != '-') return false;
+  return true;
 }
 
 // Each site folder (the environment's, and every one `after` names) with the records
@@ -104,6 +122,7 @@ std::optional<std::string> lost_history(Session& s, const std::vector<std::strin
   }
   if (paths.empty()) return std::nullopt;  // no read when nothing could be lost
   std::vector<std::string> found, ids, reinstall, histories;
+  size_t unreadable = 0;  // entries no id or distribution can be: not printed
   auto notes = s.host.read(paths);
   for (size_t i = 0; i < notes.size(); ++i) {
     const auto& f = notes[i];
@@ -112,15 +131,18 @@ std::optional<std::string> lost_history(Session& s, const std::vector<std::strin
     if (std::find(known.begin(), known.end(), names) != known.end()) continue;
     found.push_back(f.path);
     // A note in our own folder is ours, whatever path it recorded (the venv may have moved).
-    std::string lost = shared[i] && !names.empty() ? names : s.state_dir;
+    std::string lost = shared[i] && !names.empty() ? util::printable(names) : s.state_dir;
     if (std::find(histories.begin(), histories.end(), lost) == histories.end()) histories.push_back(lost);
     auto doc = nlohmann::json::parse(f.content, nullptr, false);
     if (!doc.is_object()) continue;
     const auto patches = doc.value("patches", nlohmann::json::object());  // kept alive while iterated
-    for (auto& [id, _] : patches.items()) ids.push_back(id);
+    for (auto& [id, _] : patches.items())
+      if (recipe::valid_id(id)) ids.push_back(id);
+      else ++unreadable;
     const auto dists = doc.value("reinstall", nlohmann::json::array());
     for (auto& d : dists)
-      if (d.is_string()) reinstall.push_back(d.get<std::string>());
+      if (d.is_string() && valid_pin(d.get<std::string>())) reinstall.push_back(d.get<std::string>());
+      else ++unreadable;
   }
   if (found.empty()) return std::nullopt;
   std::string msg = util::join(found, ", ") + " says sitepatch patched files here (" +
@@ -129,6 +151,9 @@ std::optional<std::string> lost_history(Session& s, const std::vector<std::strin
                     " to tell what changed or undo it (was it deleted, or is --state-dir missing?)";
   if (!reinstall.empty())
     msg += "; pip's files come back with: pip install --force-reinstall --no-deps " + util::join(reinstall, " ");
+  if (unreadable)
+    msg += "; " + std::to_string(unreadable) + " entr" + (unreadable == 1 ? "y" : "ies") +
+           " of the note name no patch or distribution and are not shown";
   msg += "; then remove " + util::join(found, ", ");
   return msg;
 }

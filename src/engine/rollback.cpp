@@ -232,7 +232,7 @@ RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool
   auto chosen = detail::select(records, all ? std::vector<std::string>{} : wanted);
   if (!dry_run) {
     read_ahead_of_undo(s, records, chosen);
-    auto cleaned = detail::clean_temps(s, records);
+    auto cleaned = detail::clean_temps(s, records, *lock);
     res.notes.insert(res.notes.end(), cleaned.begin(), cleaned.end());
     if (detail::any_pending(records)) {
       finish_or_undo(s, *history, chosen, res.notes);

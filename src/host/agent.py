@@ -28,7 +28,7 @@ except ImportError:  # not POSIX: lock is unavailable
     fcntl = None
 
 PROTOCOL = 4
-LOCKS = {}  # path -> open file descriptor holding the flock
+LOCKS = {}  # path -> (open file descriptor holding the flock, whether a writer holds it)
 
 
 def b64(data):
@@ -253,6 +253,8 @@ def op_hello(req):
         "dpkg": os.path.isdir("/var/lib/dpkg/info"),
         # What a name free in new code may still resolve to (plan warns about the rest).
         "builtins": sorted(dir(builtins)),
+        # Why the bootstrap (src/host/agent_boot.cpp) ran without its cache, if it did.
+        "notes": list(globals().get("BOOT_NOTES", [])),
     }
 
 
@@ -308,6 +310,48 @@ def op_compile(req):
     return {"results": results}
 
 
+MAX_FILE_BYTES = 64 << 20  # util::kMaxFileBytes
+
+
+def _kind(mode):
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def read_bytes(path):
+    # util::read_file: only a regular file, of at most MAX_FILE_BYTES; opening a FIFO
+    # must not wait for a writer, and nothing is read before the type is known.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Refused("%s: not a regular file (%s); sitepatch reads only regular files"
+                          % (path, _kind(st.st_mode)))
+        if st.st_size > MAX_FILE_BYTES:
+            raise Refused("%s: %s" % (path, too_large(st.st_size)))
+        chunks, total = [], 0
+        while True:
+            b = os.read(fd, max(st.st_size - total, 0) + 65536)
+            if not b:
+                break
+            chunks.append(b)
+            total += len(b)
+            if total > MAX_FILE_BYTES:
+                raise Refused("%s: %s" % (path, too_large(total)))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def too_large(n):
+    mb = lambda b: "%d MB" % ((b + (1 << 20) - 1) >> 20)
+    return "too large (%s; sitepatch reads files of at most %s)" % (mb(n), mb(MAX_FILE_BYTES))
+
+
 def op_read(req):
     files = []
     for path in req["paths"]:
@@ -325,8 +369,7 @@ def op_read(req):
             item["is_dir"] = True
         else:
             try:
-                with open(path, "rb") as fh:
-                    item["content_b64"] = b64(fh.read())
+                item["content_b64"] = b64(read_bytes(path))
             except OSError as e:
                 raise Refused(oserr(e, path))
         files.append(item)
@@ -380,8 +423,7 @@ def read_file(path):
     try:
         if os.path.isdir(path):
             return {"path": path, "exists": True, "is_dir": True}
-        with open(path, "rb") as fh:
-            return {"path": path, "exists": True, "is_dir": False, "data": fh.read()}
+        return {"path": path, "exists": True, "is_dir": False, "data": read_bytes(path)}
     except (FileNotFoundError, NotADirectoryError):
         return {"path": path, "exists": False, "is_dir": False}
     except OSError as e:
@@ -446,8 +488,7 @@ def unchanged(rel, path, have):
         return False
     if rel.startswith("objects/") and not rel.startswith("objects/info/"):
         return True
-    with open(path, "rb") as fh:
-        return sha256_hex(fh.read()) == want
+    return sha256_hex(read_bytes(path)) == want
 
 
 def op_snapshot(req):
@@ -468,8 +509,7 @@ def op_snapshot(req):
                 if unchanged(rel, path, have):
                     files.append({"rel": rel, "same": True})
                     continue
-                with open(path, "rb") as fh:
-                    files.append({"rel": rel, "content_b64": b64(fh.read())})
+                files.append({"rel": rel, "content_b64": b64(read_bytes(path))})
             except OSError as e:
                 raise Refused(oserr(e, path))
     return {"exists": True, "files": files}
@@ -477,6 +517,96 @@ def op_snapshot(req):
 
 def op_realpath(req):
     return {"paths": [os.path.realpath(p) if os.path.exists(p) else None for p in req["paths"]]}
+
+
+def _mode_text(m):
+    return "%04o" % (m & 0o7777)
+
+
+def _others_write(st):
+    # The group's write bit counts unless the group is root's.
+    return bool(st.st_mode & 0o002) or bool(st.st_mode & 0o020 and st.st_gid != 0)
+
+
+def _write_problem(where, st):
+    who = "other users" if st.st_mode & 0o002 else "its group %d" % st.st_gid
+    return "%s is writable by %s (mode %s)" % (where, who, _mode_text(st.st_mode))
+
+
+_O_PATH = getattr(os, "O_PATH", os.O_RDONLY)  # a folder we may search but not list
+
+
+def unsafe_path(path, create=False):
+    # util::unsafe_path (src/util/safe_path.cpp), the same walk: why a user other than
+    # this one (and root) could change where `path` leads, or None. `create` makes the
+    # missing folders (0700) on the way, each judged once made.
+    me = os.geteuid()
+    trusted = (0, me)
+    todo = [c for c in os.path.abspath(path).split("/") if c][::-1]
+    seen = []
+    dfd = os.open("/", _O_PATH | os.O_DIRECTORY)
+    try:
+        cur = os.fstat(dfd)
+        if cur.st_uid not in trusted:
+            return "/ belongs to uid %d, another user" % cur.st_uid
+        links = 0
+        while todo:
+            name = todo.pop()
+            where = "/" + "/".join(seen)
+            if name == ".":
+                continue
+            if name == "..":
+                if seen:
+                    seen.pop()
+                nfd = os.open("/" + "/".join(seen), _O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW)
+                os.close(dfd)
+                dfd = nfd
+                cur = os.fstat(dfd)
+                continue
+            if _others_write(cur) and not cur.st_mode & stat.S_ISVTX:
+                return _write_problem(where, cur)
+            here = (where.rstrip("/")) + "/" + name
+            try:
+                st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+            except FileNotFoundError:
+                if not create:
+                    return None
+                try:
+                    os.mkdir(name, 0o700, dir_fd=dfd)
+                except FileExistsError:
+                    pass
+                st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+            if st.st_uid not in trusted:
+                return "%s belongs to uid %d, another user" % (here, st.st_uid)
+            if stat.S_ISLNK(st.st_mode):
+                links += 1
+                if links > 40:
+                    return "%s: too many levels of symbolic links" % here
+                target = os.readlink(name, dir_fd=dfd)
+                todo.extend([c for c in target.split("/") if c][::-1])
+                if target.startswith("/"):
+                    seen = []
+                    nfd = os.open("/", _O_PATH | os.O_DIRECTORY)
+                    os.close(dfd)
+                    dfd = nfd
+                    cur = os.fstat(dfd)
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                return "%s is not a folder" % here if todo else None
+            nfd = os.open(name, _O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dfd)
+            os.close(dfd)
+            dfd = nfd
+            cur = os.fstat(dfd)
+            if (cur.st_ino, cur.st_dev) != (st.st_ino, st.st_dev):
+                return "%s changed while it was checked" % here
+            seen.append(name)
+        if _others_write(cur):
+            return _write_problem("/" + "/".join(seen), cur)
+        return None
+    except OSError as e:
+        return oserr(e, path)
+    finally:
+        os.close(dfd)
 
 
 def random_name():
@@ -502,20 +632,30 @@ def outside_message(path, real, within):
 
 
 class Staged(object):
-    def __init__(self, path, dfd, tmp, existed, original, mode):
-        self.path, self.dfd, self.tmp = path, dfd, tmp
+    def __init__(self, path, dfd, tmp, existed, original, mode, tag):
+        self.path, self.dfd, self.tmp, self.tag = path, dfd, tmp, tag
         self.base = os.path.basename(path)
         self.existed, self.original, self.mode = existed, original, mode
         self.backup = None
         self.renamed = False
 
 
+def unsafe_write_message(path, why):
+    return ("refusing to write %s: %s, who could redirect the write; run sitepatch as that user "
+            "or make the folder writable only by you; nothing was written" % (path, why))
+
+
 def check_target(f):
     path = os.path.realpath(f["path"]) if os.path.islink(f["path"]) else f["path"]
+    for folder in sorted(set([os.path.dirname(f["path"]), os.path.dirname(path)])):
+        why = unsafe_path(folder or ".")
+        if why:
+            raise Refused(unsafe_write_message(f["path"], why))
     within = os.path.realpath(f["within"]) if f.get("within") else ""
+    if os.path.isdir(path):
+        raise Refused("%s is a folder; nothing was written" % f["path"])
     try:
-        with open(path, "rb") as fh:
-            original = fh.read()
+        original = read_bytes(path)
         found = sha256_hex(original)
     except FileNotFoundError:
         original, found = None, ""
@@ -545,7 +685,7 @@ def stage(f, path, within, original):
         # O_EXCL|O_NOFOLLOW at a random name: a planted link is refused, and nobody can
         # plant at a name they cannot guess.
         for attempt in range(9):
-            tmp = ".%s.sitepatch-%s.tmp" % (base, random_name())
+            tmp = ".%s.sitepatch-%s%s.tmp" % (base, f.get("tag", ""), random_name())
             try:
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
                              dir_fd=dfd)
@@ -569,7 +709,7 @@ def stage(f, path, within, original):
     except BaseException:
         os.close(dfd)
         raise
-    return Staged(path, dfd, tmp, st is not None, original, mode)
+    return Staged(path, dfd, tmp, st is not None, original, mode, f.get("tag", ""))
 
 
 def put_back(staged):
@@ -583,7 +723,7 @@ def put_back(staged):
             elif not s.existed:
                 os.unlink(s.base, dir_fd=s.dfd)
             else:  # no link could be made: the original bytes are rewritten
-                tmp = ".%s.sitepatch-%s.tmp" % (s.base, random_name())
+                tmp = ".%s.sitepatch-%s%s.tmp" % (s.base, s.tag, random_name())
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
                              dir_fd=s.dfd)
                 try:
@@ -602,6 +742,11 @@ def put_back(staged):
 def op_write(req):
     # All or nothing. 1. Compare first, for every file; write nothing when one changed.
     files = req["files"]
+    tag = req.get("tag", "")  # Lock in host.hpp: the writer's tag begins every temp's name
+    if not (len(tag) == 8 and tag.isalnum()):
+        tag = ""
+    for f in files:
+        f["tag"] = tag
     checked = [check_target(f) for f in files]
     # 2. Each file to a private temp beside it, fsync'd (on threads: fsync releases the
     #    GIL). A failure here leaves every file as it was.
@@ -629,7 +774,7 @@ def op_write(req):
         for i, s in enumerate(staged):
             if s.existed:
                 for _ in range(8):
-                    name = ".%s.sitepatch-%s.orig" % (s.base, random_name())
+                    name = ".%s.sitepatch-%s%s.orig" % (s.base, s.tag, random_name())
                     try:
                         os.link(s.base, name, src_dir_fd=s.dfd, dst_dir_fd=s.dfd,
                                 follow_symlinks=False)
@@ -685,6 +830,11 @@ def op_write(req):
 
 def op_remove(req):
     for path in req["paths"]:
+        why = unsafe_path(os.path.dirname(path) or ".")
+        if why:
+            raise Refused("refusing to remove %s: %s, who could redirect it; nothing was removed"
+                          % (path, why))
+    for path in req["paths"]:
         try:
             os.unlink(path)
         except FileNotFoundError:
@@ -694,9 +844,19 @@ def op_remove(req):
     return {}
 
 
+def unsafe_state_message(folder, why):
+    return ("refusing to keep the history in %s: %s, who could redirect what sitepatch writes "
+            "there; give --state-dir a folder only you can write, or run sitepatch as that user"
+            % (folder, why))
+
+
 def check_state_folder(folder, shared):
     # The lock's folder holds the history: a real folder, and for a writer one it owns
-    # that nobody else may write to, since the history's files are created there.
+    # that nobody else may write to, since the history's files are created there. Every
+    # folder above it too: whoever can rename one can swap the whole history for a link.
+    why = unsafe_path(folder)
+    if why:
+        raise Refused(unsafe_state_message(folder, why))
     try:
         st = os.lstat(folder)
     except FileNotFoundError:
@@ -707,6 +867,9 @@ def check_state_folder(folder, shared):
             os.mkdir(folder, 0o755)
         except FileExistsError:
             pass
+        why = unsafe_path(folder)
+        if why:
+            raise Refused(unsafe_state_message(folder, why))
         st = os.lstat(folder)
     if stat.S_ISLNK(st.st_mode):
         raise Refused("%s is a symbolic link (to %s); sitepatch keeps its history and lock only "
@@ -764,17 +927,42 @@ def op_lock(req):
                 raise Refused("another sitepatch is working on this environment "
                               "(lock %s held); try again later" % path)
             time.sleep(0.02)
+    earlier = []
     if not shared:
+        # lock_text in src/host/lock_tags.cpp: "<pid> <tag>", then the tags of writers
+        # that never released it; the caller removes only temps bearing one of those.
+        earlier = lock_tags(os.pread(fd, 4096, 0))
+        tag = req.get("tag", "")
         os.ftruncate(fd, 0)
-        os.write(fd, ("%d\n" % os.getpid()).encode())
-    LOCKS[path] = fd
-    return {}
+        os.pwrite(fd, ("%d %s\n" % (os.getpid(), tag) + "".join(t + "\n" for t in earlier)).encode(), 0)
+    LOCKS[path] = (fd, not shared)
+    return {"earlier": earlier}
+
+
+def lock_tags(data):
+    out = []
+    for i, line in enumerate(data.decode("ascii", "replace").split("\n")):
+        words = line.split()
+        w = (words[1] if len(words) > 1 else "") if i == 0 else (words[0] if words else "")
+        if len(w) == 8 and all(c in "abcdefghijklmnopqrstuvwxyz0123456789" for c in w) and len(out) < 32:
+            out.append(w)
+    return out
+
+
+def release(fd, writer):
+    # Released, not killed: this agent's temps are gone (op_write's finally), so the
+    # lock need no longer name them.
+    try:
+        if writer:
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)  # closing the descriptor releases the flock
 
 
 def op_unlock(req):
-    fd = LOCKS.pop(req["path"], None)
-    if fd is not None:
-        os.close(fd)  # closing the descriptor releases the flock
+    held = LOCKS.pop(req["path"], None)
+    if held is not None:
+        release(*held)
     return {}
 
 
@@ -809,6 +997,10 @@ def main():
             reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
         out.write(dumps(reply).encode("ascii") + b"\n")
         out.flush()
+    # EOF: the caller is done, or gone; either way no request of ours is half done.
+    for fd, writer in list(LOCKS.values()):
+        release(fd, writer)
+    LOCKS.clear()
     return 0
 
 

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/process.hpp"
@@ -23,9 +24,15 @@ std::string str_or_empty(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+}  // namespace
+
 class AgentLock : public Lock {
  public:
   AgentLock(AgentClient& client, std::string path) : client_(client), path_(std::move(path)) {}
+  std::vector<std::string> unfinished() override {
+    client_.confirm();  // the lock's answer names them
+    return client_.unfinished_;
+  }
   ~AgentLock() override {
     try {
       client_.post({{"op", "unlock"}, {"path", path_}}, false);
@@ -38,8 +45,6 @@ class AgentLock : public Lock {
   AgentClient& client_;
   std::string path_;
 };
-
-}  // namespace
 
 std::vector<std::string> agent_argv(const std::string& python) {
   // -u: replies are not held in a buffer. No -S/-I: site dirs must be the real ones.
@@ -59,7 +64,7 @@ std::string lock_held(const std::string& path) {
 }
 
 AgentClient::AgentClient(const std::vector<std::string>& argv, std::string who)
-    : proc_(std::make_unique<util::Process>(argv)), who_(std::move(who)) {}
+    : proc_(std::make_unique<util::Process>(argv)), who_(std::move(who)), tag_(util::random_name(8)) {}
 
 AgentClient::AgentClient(const std::vector<std::string>& argv, std::string who,
                          const std::string& preamble, Explain explain)
@@ -158,6 +163,9 @@ void AgentClient::keep(const Posted& p, const json& reply) {
     for (size_t i = 0; i < answers.size(); ++i) kept[p.keys[i]] = std::move(answers[i]);
   };
   try {
+    if (p.op == "lock")
+      for (auto& t : reply.value("earlier", json::array()))
+        if (t.is_string()) unfinished_.push_back(t.get<std::string>());
     if (p.ahead == Ahead::read) store(files_of(reply), read_ahead_);
     else if (p.ahead == Ahead::list) store(lists_of(reply), listed_ahead_);
     else if (p.ahead == Ahead::real) store(paths_of(reply), resolved_ahead_);
@@ -280,6 +288,8 @@ site::Environment AgentClient::hello() {
   for (auto& d : r.value("site_dirs", json::array())) env.site_dirs.push_back(d.get<std::string>());
   for (auto& d : r.value("pth_dirs", json::array())) env.pth_dirs.push_back(d.get<std::string>());
   env.dpkg = r.value("dpkg", false);
+  for (auto& n : r.value("notes", json::array()))
+    if (n.is_string()) spdlog::warn("{}: {}", who_, n.get<std::string>());
   for (auto& b : r.value("builtins", json::array()))
     if (b.is_string()) env.builtins.push_back(b.get<std::string>());
   return env;
@@ -439,7 +449,7 @@ void AgentClient::write(const std::vector<WriteRequest>& files) {
   std::vector<std::string> paths;
   for (auto& f : files) paths.push_back(f.path);
   try {
-    call({{"op", "write"}, {"files", list}});
+    call({{"op", "write"}, {"files", list}, {"tag", tag_}});
   } catch (...) {
     drop_ahead(paths);  // some may have been written
     throw;
@@ -460,7 +470,9 @@ void AgentClient::remove(const std::vector<std::string>& paths) {
 std::unique_ptr<Lock> AgentClient::lock(const std::string& path, int timeout_ms, LockMode mode) {
   // Posted: the requests after it (the history's snapshot) go in the same wait. With no
   // state folder the agent holds nothing ("none"), and the unlock is a no-op there.
-  post({{"op", "lock"}, {"path", path}, {"timeout_ms", timeout_ms}, {"shared", mode == LockMode::shared}}, true);
+  post({{"op", "lock"}, {"path", path}, {"timeout_ms", timeout_ms}, {"shared", mode == LockMode::shared},
+        {"tag", tag_}},
+       true);
   return std::make_unique<AgentLock>(*this, path);
 }
 

@@ -131,6 +131,9 @@ class AgentClient {
   std::unique_ptr<util::Process> proc_;
   std::string who_;
   std::string stray_;  // lines printed before the first reply (e.g. by a .pth file)
+  const std::string tag_;  // begins the name of every temp the agent makes (host.hpp, Lock)
+  std::vector<std::string> unfinished_;  // the lock's answer: tags of writers that never released it
+  friend class AgentLock;
   int round_trips_ = 0;
   std::function<std::string(int, const std::string&)> explain_;
 };

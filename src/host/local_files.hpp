@@ -3,17 +3,33 @@
 // a root process meets folders other users may write to.
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sitepatch/host/host.hpp"
 
 namespace sitepatch::host {
 
-/// Host::write on this machine (all or nothing; see host.hpp).
-void write_local(const std::vector<WriteRequest>& files);
+/// Host::write on this machine (all or nothing; see host.hpp); `tag` begins every
+/// temp's random name.
+void write_local(const std::vector<WriteRequest>& files, const std::string& tag);
 
-/// Host::lock on this machine.
-std::unique_ptr<Lock> lock_local(const std::string& path, int timeout_ms, LockMode mode);
+/// Host::lock on this machine; a writer's lock file names `tag` until it is released.
+std::unique_ptr<Lock> lock_local(const std::string& path, int timeout_ms, LockMode mode, const std::string& tag);
+
+/// The exact message both hosts give for a write into a folder another user controls
+/// (`why` from util::unsafe_path).
+std::string unsafe_write_message(const std::string& path, const std::string& why);
+
+/// The exact message both hosts give for a state folder another user controls.
+std::string unsafe_state_message(const std::string& folder, const std::string& why);
+
+/// A writer's lock file: "<pid> <tag>" and, a line each, the tags of writers before it
+/// that never released the lock (so not yet cleaned up after). The agent writes the same.
+std::string lock_text(long pid, const std::string& tag, const std::vector<std::string>& earlier);
+
+/// The tags a lock file's text names (at most 32; anything not a tag is ignored).
+std::vector<std::string> lock_tags(std::string_view text);
 
 /// The exact message both hosts give when a write would leave `within`.
 std::string outside_message(const std::string& path, const std::string& real_dir, const std::string& within);

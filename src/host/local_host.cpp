@@ -19,6 +19,7 @@
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/safe_path.hpp"
 
 namespace sitepatch::host {
 namespace {
@@ -60,6 +61,15 @@ std::string find_python(const std::string& venv) {
   return absolute(root);
 }
 
+/// An interpreter, or an environment, that another user can change runs that user's code
+/// as the caller: refused, before anything of it starts.
+void refuse_unsafe_python(const std::string& venv, const std::string& python) {
+  for (auto& path : {venv, python})
+    if (auto why = util::unsafe_path(path))
+      throw Error("refusing to run " + python + ": " + *why +
+                  ", who could make it run their code as you; run sitepatch as that user");
+}
+
 class LocalHost : public Host {
  public:
   std::string name() const override { return "local"; }
@@ -85,6 +95,7 @@ class LocalHost : public Host {
 
   site::Environment probe(const std::string& venv) override {
     std::string python = find_python(venv);
+    refuse_unsafe_python(venv, python);
     if (!agent_ || python_ != python) {
       agent_.reset();
       agent_ = std::make_unique<AgentClient>(agent_boot_argv(python), python, agent_boot_payload());
@@ -156,9 +167,15 @@ class LocalHost : public Host {
     return out;
   }
 
-  void write(const std::vector<WriteRequest>& files) override { write_local(files); }
+  void write(const std::vector<WriteRequest>& files) override { write_local(files, tag_); }
 
   void remove(const std::vector<std::string>& paths) override {
+    for (auto& p : paths) {
+      size_t slash = p.rfind('/');
+      std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+      if (auto why = util::unsafe_path(folder))
+        throw Error("refusing to remove " + p + ": " + *why + ", who could redirect it; nothing was removed");
+    }
     for (auto& p : paths)
       if (::unlink(p.c_str()) != 0 && !missing(errno)) throw Error(errno_text(p, errno));
   }
@@ -170,12 +187,13 @@ class LocalHost : public Host {
   }
 
   std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms, LockMode mode) override {
-    return lock_local(path, timeout_ms, mode);
+    return lock_local(path, timeout_ms, mode, tag_);
   }
 
  private:
   std::unique_ptr<AgentClient> agent_;  // one Python process for the whole command
   std::string python_;
+  const std::string tag_ = util::random_name(8);  // in every temp's name (Lock)
 };
 
 }  // namespace

@@ -14,18 +14,35 @@
 
 #include "host/agent_client.hpp"
 #include "host/local_files.hpp"
+#include "sitepatch/util/safe_path.hpp"
 
 namespace sitepatch::host {
 namespace {
 
 class FileLock : public Lock {
  public:
-  explicit FileLock(int fd) : fd_(fd) {}
-  ~FileLock() override { ::close(fd_); }  // closing releases the flock
+  FileLock(int fd, bool writer, std::vector<std::string> unfinished)
+      : fd_(fd), writer_(writer), unfinished_(std::move(unfinished)) {}
+  ~FileLock() override {
+    // Released, not killed: every temp this command made is gone (AtomicFile), so its
+    // tag, and those of the writers it cleaned up after, need no longer be named.
+    if (writer_) (void)!::ftruncate(fd_, 0);
+    ::close(fd_);  // closing releases the flock
+  }
+  std::vector<std::string> unfinished() override { return unfinished_; }
 
  private:
   int fd_;
+  bool writer_;
+  std::vector<std::string> unfinished_;
 };
+
+/// The tags a lock file names (lock_text): what writers that never released it made.
+std::vector<std::string> tags_in(int fd) {
+  char buf[4096];
+  ssize_t n = ::pread(fd, buf, sizeof buf, 0);
+  return n > 0 ? lock_tags(std::string_view(buf, size_t(n))) : std::vector<std::string>{};
+}
 
 std::string link_target(const std::string& path) {
   char buf[PATH_MAX + 1];
@@ -37,6 +54,8 @@ std::string link_target(const std::string& path) {
 /// owns that nobody else may write to, since the history's files are created there.
 /// False when a reader finds no folder.
 bool check_folder(const std::string& dir, LockMode mode) {
+  // Every folder above it too: whoever can rename one can swap the history for a link.
+  if (auto why = util::unsafe_path(dir)) throw Error(unsafe_state_message(dir, *why));
   struct stat st;
   if (::lstat(dir.c_str(), &st) != 0) {
     if (errno != ENOENT) throw Error("cannot use " + dir + ": " + std::strerror(errno));
@@ -45,6 +64,7 @@ bool check_folder(const std::string& dir, LockMode mode) {
     std::filesystem::create_directories(std::filesystem::path(dir).parent_path(), ec);
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
       throw Error("cannot create " + dir + ": " + std::strerror(errno));
+    if (auto why = util::unsafe_path(dir)) throw Error(unsafe_state_message(dir, *why));
     if (::lstat(dir.c_str(), &st) != 0) throw Error("cannot use " + dir + ": " + std::strerror(errno));
   }
   if (S_ISLNK(st.st_mode))
@@ -70,7 +90,13 @@ bool check_folder(const std::string& dir, LockMode mode) {
 
 }  // namespace
 
-std::unique_ptr<Lock> lock_local(const std::string& path, int timeout_ms, LockMode mode) {
+std::string unsafe_state_message(const std::string& folder, const std::string& why) {
+  return "refusing to keep the history in " + folder + ": " + why +
+         ", who could redirect what sitepatch writes there; give --state-dir a folder only you can write, "
+         "or run sitepatch as that user";
+}
+
+std::unique_ptr<Lock> lock_local(const std::string& path, int timeout_ms, LockMode mode, const std::string& tag) {
   std::string dir = std::filesystem::path(path).parent_path().string();
   if (!check_folder(dir, mode)) return nullptr;
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -102,12 +128,14 @@ std::unique_ptr<Lock> lock_local(const std::string& path, int timeout_ms, LockMo
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  std::vector<std::string> earlier;
   if (mode == LockMode::exclusive) {
-    // Who holds it, for a human who looks.
-    std::string pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd, 0) == 0) (void)!::write(fd, pid.data(), pid.size());
+    // Who holds it, for a human who looks, and the tag of the temps it makes.
+    earlier = tags_in(fd);
+    std::string text = lock_text(::getpid(), tag, earlier);
+    if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, text.data(), text.size(), 0);
   }
-  return std::make_unique<FileLock>(fd);
+  return std::make_unique<FileLock>(fd, mode == LockMode::exclusive, std::move(earlier));
 }
 
 }  // namespace sitepatch::host

@@ -18,6 +18,7 @@
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/parallel.hpp"
+#include "sitepatch/util/safe_path.hpp"
 
 namespace sitepatch::host {
 namespace {
@@ -40,11 +41,19 @@ struct Target {
   std::string original;  // its bytes, to rewrite if no backup link can be made
 };
 
+std::string folder_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
 Target check(const WriteRequest& f) {
   Target t;
   t.path = f.path;
   struct stat lst;
   if (::lstat(f.path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) t.path = real_or_self(f.path);
+  // Whoever may write a folder on the way may swap a name in it for a link.
+  for (auto& folder : std::set<std::string>{folder_of(f.path), folder_of(t.path)})
+    if (auto why = util::unsafe_path(folder)) throw Error(unsafe_write_message(f.path, *why));
   if (!f.within.empty()) t.within = real_or_self(f.within);
   std::string found;
   if (::stat(t.path.c_str(), &t.st) == 0) {
@@ -71,14 +80,14 @@ struct Staged {
   bool renamed = false;
 };
 
-Staged stage(const WriteRequest& f, const Target& t) {
+Staged stage(const WriteRequest& f, const Target& t, const std::string& tag) {
   if (!t.exists) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(t.path).parent_path(), ec);
   }
   Staged s;
   s.base = base_of(t.path);
-  s.tmp = std::make_unique<util::AtomicFile>(t.path, t.exists ? int(t.st.st_mode & 07777) : 0644);
+  s.tmp = std::make_unique<util::AtomicFile>(t.path, t.exists ? int(t.st.st_mode & 07777) : 0644, tag);
   if (!t.within.empty()) {
     // The folder as the kernel opened it: a symlink swapped in after the check cannot
     // move the write outside.
@@ -95,7 +104,7 @@ Staged stage(const WriteRequest& f, const Target& t) {
 
 /// Puts back what renames 0..n-1 replaced; returns the files it could not put back.
 std::vector<std::string> put_back(std::vector<Staged>& staged, const std::vector<WriteRequest>& files,
-                                  const std::vector<Target>& targets) {
+                                  const std::vector<Target>& targets, const std::string& tag) {
   std::vector<std::string> stuck;
   for (size_t i = staged.size(); i-- > 0;) {
     Staged& s = staged[i];
@@ -108,7 +117,7 @@ std::vector<std::string> put_back(std::vector<Staged>& staged, const std::vector
       ok = ::unlinkat(dfd, s.base.c_str(), 0) == 0;
     } else {
       try {  // no link could be made: the original bytes are rewritten
-        util::AtomicFile back(targets[i].path, int(targets[i].st.st_mode & 07777));
+        util::AtomicFile back(targets[i].path, int(targets[i].st.st_mode & 07777), tag);
         back.write(targets[i].original);
         back.commit();
         ok = true;
@@ -128,12 +137,18 @@ std::vector<std::string> put_back(std::vector<Staged>& staged, const std::vector
 
 }  // namespace
 
+std::string unsafe_write_message(const std::string& path, const std::string& why) {
+  return "refusing to write " + path + ": " + why +
+         ", who could redirect the write; run sitepatch as that user or make the folder writable only by you; "
+         "nothing was written";
+}
+
 std::string outside_message(const std::string& path, const std::string& real_dir, const std::string& within) {
   return "refusing to write " + path + ": its folder is " + real_dir + ", outside " + within +
          " (a symbolic link leads out); nothing was written";
 }
 
-void write_local(const std::vector<WriteRequest>& files) {
+void write_local(const std::vector<WriteRequest>& files, const std::string& tag) {
   // 1. Compare every file first: when one changed, nothing is written.
   std::vector<Target> targets;
   for (auto& f : files) targets.push_back(check(f));
@@ -142,7 +157,7 @@ void write_local(const std::vector<WriteRequest>& files) {
   //    (disk full, a folder nobody may write) leaves every file as it was: the
   //    destructors remove the temps.
   std::vector<Staged> staged(files.size());
-  util::parallel_for(files.size(), [&](size_t i) { staged[i] = stage(files[i], targets[i]); });
+  util::parallel_for(files.size(), [&](size_t i) { staged[i] = stage(files[i], targets[i], tag); });
 
   // 3. Renames in order, each original kept as a link until the end.
   for (size_t i = 0; i < files.size(); ++i) {
@@ -150,7 +165,7 @@ void write_local(const std::vector<WriteRequest>& files) {
     int dfd = s.tmp->dir().fd();
     if (targets[i].exists) {
       for (int attempt = 0; s.backup.empty() && attempt < 8; ++attempt) {
-        std::string name = "." + s.base + ".sitepatch-" + util::random_name() + ".orig";
+        std::string name = util::temp_name(s.base, tag, ".orig");
         if (::linkat(dfd, s.base.c_str(), dfd, name.c_str(), 0) == 0) s.backup = name;
         else if (errno != EEXIST) break;  // no link (EPERM, EMLINK): undo rewrites instead
       }
@@ -159,7 +174,7 @@ void write_local(const std::vector<WriteRequest>& files) {
       s.tmp->commit(false);  // the folders are fsync'd once each, below
       s.renamed = true;
     } catch (const Error& e) {
-      auto stuck = put_back(staged, files, targets);
+      auto stuck = put_back(staged, files, targets, tag);
       if (!stuck.empty()) {
         std::string msg = std::string(e.what()) + "\nthe files written before it could not all be put back:";
         for (auto& p : stuck) msg += "\n  " + p + ": has the new bytes";

@@ -34,6 +34,7 @@ bool needs_definition(Action a) {
 
 // A relative .py path inside site-packages; "" when fine, else what is wrong.
 std::string file_problem(const std::string& f) {
+  if (f.find('\0') != std::string::npos) return "must not contain a NUL byte";
   if (f.find('\\') != std::string::npos) return "must use `/` between folders";
   if (util::starts_with(f, "/")) return "must be relative to site-packages";
   for (const auto& part : util::split(f, '/')) {

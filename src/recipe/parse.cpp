@@ -107,16 +107,6 @@ Mark utf8_mark(std::string_view text, size_t at) {
   return m;
 }
 
-// [a-z0-9][a-z0-9._-]*, without std::regex (whose recursion overflows the stack on a
-// long enough value).
-bool valid_id(std::string_view s) {
-  auto lower_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (s.empty() || !lower_digit(s[0])) return false;
-  for (char c : s)
-    if (!lower_digit(c) && c != '.' && c != '_' && c != '-') return false;
-  return true;
-}
-
 // Reads the whole document; every problem goes to `problems`.
 void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Problems& problems) {
   auto fields = entries(root, {"id", "description", "requires", "on-upgrade", "edits"}, problems);
@@ -169,6 +159,16 @@ void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Pro
 }
 
 }  // namespace
+
+// [a-z0-9][a-z0-9._-]*, without std::regex (whose recursion overflows the stack on a
+// long enough value).
+bool valid_id(std::string_view s) {
+  auto lower_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (s.empty() || !lower_digit(s[0])) return false;
+  for (char c : s)
+    if (!lower_digit(c) && c != '.' && c != '_' && c != '-') return false;
+  return true;
+}
 
 Recipe parse(std::string_view text, const std::string& path) {
   Recipe r;

@@ -33,7 +33,7 @@ std::string quoted(std::string_view s) {
     line.resize(57);
     cut = true;
   }
-  return "`" + line + (cut ? "...`" : "`");
+  return "`" + util::printable(line) + (cut ? "...`" : "`");
 }
 
 std::string describe(const YAML::Node& n) {

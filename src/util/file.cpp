@@ -10,20 +10,79 @@
 #include <cstdlib>
 #include <climits>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "sitepatch/util/error.hpp"
 
 namespace sitepatch::util {
 
-tl::expected<std::string, std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return tl::make_unexpected(path + ": " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return tl::make_unexpected(path + ": read error");
-  return ss.str();
+namespace {
+
+tl::expected<std::string, std::string> read_any(const std::string& path, size_t max_bytes, bool streams) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked before
+  // a byte is read, so a device or a FIFO never is.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return tl::make_unexpected(path + ": " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return tl::make_unexpected(path + ": " + std::strerror(e));
+  }
+  bool stream = streams && S_ISFIFO(st.st_mode);
+  if (stream) {  // the user's pipe: opened again, waiting for its writer as a shell's reader would
+    ::close(fd);
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return tl::make_unexpected(path + ": " + std::strerror(errno));
+  }
+  auto refuse = [&](const std::string& why) {
+    ::close(fd);
+    return tl::make_unexpected(path + ": " + why);
+  };
+  if (!S_ISREG(st.st_mode) && !stream)
+    return refuse(std::string("not a regular file (") +
+                  (S_ISFIFO(st.st_mode)  ? "a FIFO"
+                   : S_ISCHR(st.st_mode) ? "a character device"
+                   : S_ISBLK(st.st_mode) ? "a block device"
+                   : S_ISSOCK(st.st_mode) ? "a socket"
+                   : S_ISDIR(st.st_mode)  ? "a folder"
+                                          : "not a file") +
+                  "); sitepatch reads only regular files");
+  if (size_t(st.st_size) > max_bytes) return refuse(too_large(size_t(st.st_size), max_bytes));
+  std::string out;
+  out.resize(size_t(st.st_size));
+  size_t got = 0;
+  for (;;) {
+    if (got == out.size()) {
+      if (out.size() > max_bytes) return refuse(too_large(out.size(), max_bytes));
+      out.resize(out.size() + 4096);  // it grew since fstat
+    }
+    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return refuse(std::string("read error: ") + std::strerror(errno));
+    }
+    if (n == 0) break;
+    got += size_t(n);
+  }
+  ::close(fd);
+  out.resize(got);
+  if (got > max_bytes) return tl::make_unexpected(path + ": " + too_large(got, max_bytes));
+  return out;
+}
+
+}  // namespace
+
+tl::expected<std::string, std::string> read_file(const std::string& path, size_t max_bytes) {
+  return read_any(path, max_bytes, false);
+}
+
+tl::expected<std::string, std::string> read_named_file(const std::string& path, size_t max_bytes) {
+  return read_any(path, max_bytes, true);
+}
+
+std::string too_large(size_t bytes, size_t max_bytes) {
+  auto mb = [](size_t b) { return std::to_string((b + (1 << 20) - 1) >> 20) + " MB"; };
+  return "too large (" + mb(bytes) + "; sitepatch reads files of at most " + mb(max_bytes) + ")";
 }
 
 std::string random_name(size_t n) {
@@ -43,19 +102,25 @@ std::string random_name(size_t n) {
   return out;
 }
 
-bool is_leftover_temp(std::string_view name) {
-  if (name.size() < 2 || name[0] != '.') return false;
+bool is_leftover_temp(std::string_view name) { return !temp_tag_of(name).empty(); }
+
+std::string temp_name(std::string_view base, std::string_view tag, std::string_view suffix) {
+  return "." + std::string(base) + ".sitepatch-" + std::string(tag) + random_name() + std::string(suffix);
+}
+
+std::string_view temp_tag_of(std::string_view name) {
+  if (name.size() < 2 || name[0] != '.') return {};
   std::string_view tail;
   if (name.size() > 4 && name.substr(name.size() - 4) == ".tmp") tail = name.substr(0, name.size() - 4);
   else if (name.size() > 5 && name.substr(name.size() - 5) == ".orig") tail = name.substr(0, name.size() - 5);
-  else return false;
+  else return {};
   size_t mark = tail.rfind(".sitepatch-");
-  if (mark == std::string_view::npos || mark < 2) return false;
+  if (mark == std::string_view::npos || mark < 2) return {};
   std::string_view tag = tail.substr(mark + 11);
-  if (tag.empty()) return false;
+  if (tag.empty()) return {};
   for (char c : tag)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-')) return false;
-  return true;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-')) return {};
+  return tag;
 }
 
 Dir::Dir(const std::string& path) : path_(path) {
@@ -95,12 +160,12 @@ std::pair<std::string, std::string> split(const std::string& path) {
 }
 }  // namespace
 
-AtomicFile::AtomicFile(std::string path, int mode)
+AtomicFile::AtomicFile(std::string path, int mode, std::string_view tag)
     : path_(std::move(path)), base_(split(path_).second), dir_(split(path_).first) {
   // O_EXCL|O_NOFOLLOW at a random name: a link planted at the name is refused, and
   // nobody can plant at a name they cannot guess.
   for (int attempt = 0; fd_ < 0; ++attempt) {
-    tmp_ = "." + base_ + ".sitepatch-" + random_name() + ".tmp";
+    tmp_ = temp_name(base_, tag, ".tmp");
     fd_ = ::openat(dir_.fd(), tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd_ < 0 && (errno != EEXIST || attempt > 8))
       throw Error(dir_.path() + "/" + tmp_ + ": cannot create: " + std::strerror(errno));

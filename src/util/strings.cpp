@@ -1,5 +1,7 @@
 #include "sitepatch/util/strings.hpp"
 
+#include "sitepatch/util/utf8.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -120,6 +122,41 @@ std::string shell_quote(std::string_view s) {
     else out += c;
   }
   return out + "'";
+}
+
+std::string printable(std::string_view s) {
+  std::string out;
+  auto hex = [&out](unsigned char c) {
+    static const char digits[] = "0123456789abcdef";
+    out += "\\x";
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  };
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      hex(c);
+      ++i;
+      continue;
+    }
+    if (c < 0x80) {
+      out += char(c);
+      ++i;
+      continue;
+    }
+    auto bad = first_invalid_utf8(s.substr(i, std::min<size_t>(4, s.size() - i)));
+    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    // A C1 control (U+0080..U+009F, C2 80..C2 9F) starts terminal sequences too.
+    bool c1 = c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0xa0;
+    if ((bad && *bad < len) || i + len > s.size() || c1) {
+      hex(c);
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, len));
+    i += len;
+  }
+  return out;
 }
 
 std::string shell_word(std::string_view s) {

@@ -104,6 +104,66 @@ TEST_CASE("apply killed at every step: the next command restores pip's bytes", "
   }
 }
 
+TEST_CASE("two recipes sharing a file, killed at every step: the next apply finishes both", "[e2e][crash]") {
+  e2e::DemoEnv env;
+  // Applied in this order; their ids sort the other way round, as the history lists them.
+  std::string first = env.recipe("zz-first.yaml",
+                                 "id: zz-first\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                 "    function: get_cuda_version\n    replace-body: return Version(torch.version.cuda)\n");
+  std::string second = env.recipe("aa-second.yaml",
+                                  "id: aa-second\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                  "    function: get_cuda_path\n    replace-body: return '/opt/cuda'\n");
+  std::string state = env.venv.root + "/.sitepatch";
+  Killer k{env.tmp.path + "/count"};
+  REQUIRE(k.run(env, {"apply", first, second}, 0).status == 0);
+  long steps = k.count();
+  std::string both = env.read("flashinfer/jit/cpp_ext.py");
+  REQUIRE(both.find("return '/opt/cuda'") != std::string::npos);
+  REQUIRE(both.find("return Version(torch.version.cuda)") != std::string::npos);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  for (long at = 1; at <= steps; ++at) {
+    fs::remove_all(state);
+    auto r = k.run(env, {"apply", first, second}, at);
+    INFO("killed before step " << at << " of " << steps << "; " << r.err);
+    REQUIRE((r.status == 137 || r.status == -9 || r.status == 0));
+    auto again = env.sp({"apply", first, second});
+    INFO(again.err);
+    REQUIRE(again.status == 0);
+    CHECK(env.read("flashinfer/jit/cpp_ext.py") == both);
+    REQUIRE(env.sp({"verify"}).status == 0);
+    REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+    CHECK(env.pristine());
+    CHECK(leftovers(env).empty());
+  }
+}
+
+TEST_CASE("an apply that fails after finishing an interrupted one says so and exits 4", "[e2e][crash]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  Killer k{env.tmp.path + "/count"};
+  REQUIRE(k.run(env, {"apply", recipe}, 0).status == 0);
+  long steps = k.count();
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  // Killed after the originals were saved and before any file was written: pending.
+  long at = 1;
+  for (; at <= steps; ++at) {
+    fs::remove_all(env.venv.root + "/.sitepatch");
+    REQUIRE(k.run(env, {"apply", recipe}, at).status != 0);
+    if (env.pristine() && env.sp({"list"}).out.find("pending") != std::string::npos) break;
+    REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  }
+  REQUIRE(at <= steps);
+  std::string missing = env.recipe("missing.yaml", "id: missing\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                                   "    function: no_such_function\n    replace-body: return 1\n");
+  auto r = env.sp({"apply", missing});
+  CHECK(r.status == 4);
+  CHECK(r.err.find("finished an interrupted apply of flashinfer-dynamo (2 file(s) written)") != std::string::npos);
+  CHECK(r.err.find("sitepatch: apply failed; nothing of it was written, but finishing the interrupted apply above "
+                   "wrote 2 file(s), which stay as that apply planned them") != std::string::npos);
+  CHECK(r.err.find("nothing was written") == std::string::npos);
+  CHECK(env.sp({"verify"}).status == 0);
+}
+
 TEST_CASE("rollback killed at every step: the next rollback restores pip's bytes", "[e2e][crash]") {
   e2e::DemoEnv env;
   std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");

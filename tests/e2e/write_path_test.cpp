@@ -32,17 +32,22 @@ TEST_CASE("lock files a killed libgit2 left are removed by the next writer, with
 TEST_CASE("temps a killed write left beside the package's files are removed, with a note", "[e2e]") {
   e2e::DemoEnv env;
   REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
-  std::string old_style = env.site("flashinfer/jit/.cpp_ext.py.sitepatch-27118.tmp");
-  std::string new_style = env.site("flashinfer/.fp4_quantization.py.sitepatch-k3j4h5g6f7d8.orig");
-  testsupport::spit(old_style, "a whole copy\n");
-  testsupport::spit(new_style, "a whole copy\n");
+  // A writer killed on the way leaves its tag in the lock, and its temps carry it.
+  testsupport::spit(env.venv.root + "/.sitepatch/sitepatch.lock", "27118 k3j4h5g6\n");
+  std::string temp = env.site("flashinfer/jit/.cpp_ext.py.sitepatch-k3j4h5g6q1w2e3r4t5y6.tmp");
+  std::string backup = env.site("flashinfer/.fp4_quantization.py.sitepatch-k3j4h5g6f7d8s9a0z1x2.orig");
+  // One that only looks like a temp (a user's, or another tool's) is not sitepatch's to remove.
+  std::string lookalike = env.site("flashinfer/jit/.cpp_ext.py.sitepatch-27118.tmp");
+  for (auto& p : {temp, backup, lookalike}) testsupport::spit(p, "a whole copy\n");
   auto r = env.sp({"rollback", "--all"});
   INFO(r.err);
   CHECK(r.status == 0);
-  CHECK(r.err.find("removed 2 temporary file(s) an interrupted sitepatch left: " + new_style + ", " +
-                   old_style) != std::string::npos);
-  CHECK(!fs::exists(old_style));
-  CHECK(!fs::exists(new_style));
+  CHECK(r.err.find("removed 2 temporary file(s) an interrupted sitepatch left: " + backup + ", " + temp) !=
+        std::string::npos);
+  CHECK(!fs::exists(temp));
+  CHECK(!fs::exists(backup));
+  CHECK(fs::exists(lookalike));
+  fs::remove(lookalike);
   CHECK(env.pristine());
 }
 

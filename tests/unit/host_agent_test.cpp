@@ -360,44 +360,43 @@ struct CacheHome {
 
 }  // namespace
 
-TEST_CASE("agent: runs from a per-user copy whose bytecode Python keeps, never from one others may change", "[host]") {
+TEST_CASE("agent: runs from its compiled code kept per user, never from a folder others may change", "[host]") {
   TempDir tmp;
   auto venv = testsupport::Venv::create(tmp.path + "/venv");
   CacheHome home(tmp.path + "/cache");
   auto start = [&] {
     host::AgentClient agent(host::agent_boot_argv(venv.python), venv.python, host::agent_boot_payload());
     auto env = agent.hello();
-    CHECK(env.site_dirs == std::vector<std::string>{venv.site_packages});  // the copy's folder is not one
+    CHECK(env.site_dirs == std::vector<std::string>{venv.site_packages});  // the cache's folder is not one
     CHECK(agent.read({tmp.path + "/venv/pyvenv.cfg"})[0].exists);
   };
   start();
   std::string agents = tmp.path + "/cache/sitepatch/agent";
   REQUIRE(std::filesystem::is_directory(agents));
   std::string dir = std::filesystem::directory_iterator(agents)->path().string();
-  std::string copy = dir + "/sitepatch_agent.py";
-  std::string source = slurp(copy);
-  CHECK(source.rfind("# sitepatch agent:", 0) == 0);
+  std::string digest = dir.substr(dir.rfind('/') + 1);
+  std::string code;
+  for (auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".bin") code = e.path().string();
+  REQUIRE(!code.empty());
+  CHECK(slurp(code).rfind(digest + " cpython-", 0) == 0);  // the digest, the cache tag, then marshal
   struct stat st;
   REQUIRE(::stat(dir.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);
-  auto pyc = [&] {
-    std::error_code ec;
-    for (auto& e : std::filesystem::directory_iterator(dir + "/__pycache__", ec))
-      if (e.path().filename().string().rfind("sitepatch_agent.", 0) == 0) return true;
-    return false;
-  };
-  CHECK(pyc());
+  REQUIRE(::stat(code.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  std::string kept = slurp(code);
 
-  // A copy whose bytes are not the agent's is replaced, its bytecode dropped.
-  spit(copy, "import sys\nsys.exit(5)\n");
+  // Bytes that are not the agent's code are compiled again and replaced.
+  spit(code, "garbage");
   start();
-  CHECK(slurp(copy) == source);
+  CHECK(slurp(code) == kept);
 
-  // A folder others may write to is not run from: the sent source runs instead.
-  std::filesystem::remove_all(dir + "/__pycache__");
+  // A folder others may write to is not read, nor written: the sent source runs instead.
+  spit(code, "garbage");
   REQUIRE(::chmod(dir.c_str(), 0777) == 0);
   start();
-  CHECK_FALSE(pyc());
+  CHECK(slurp(code) == "garbage");
 }
 
 namespace {

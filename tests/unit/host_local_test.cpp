@@ -324,8 +324,9 @@ TEST_CASE("lock: a writer refuses a state folder others may write to", "[host]")
   std::filesystem::create_directory(dir);
   REQUIRE(::chmod(dir.c_str(), 0777) == 0);
   REQUIRE_THROWS_WITH(host->lock(dir + "/sitepatch.lock", 100),
-                      dir + " is writable by other users (mode 777): files sitepatch creates there could be "
-                            "redirected; chmod go-w " + dir);
+                      "refusing to keep the history in " + dir + ": " + dir +
+                          " is writable by other users (mode 0777), who could redirect what sitepatch writes there; "
+                          "give --state-dir a folder only you can write, or run sitepatch as that user");
   REQUIRE(::chmod(dir.c_str(), 0755) == 0);
   CHECK(host->lock(dir + "/sitepatch.lock", 100) != nullptr);
 }

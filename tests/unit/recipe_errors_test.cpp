@@ -97,6 +97,9 @@ TEST_CASE("edit location: module or file, exactly one, well formed", "[recipe]")
   CHECK(file("a\\b.py") == Lines{"r.yaml:3:9: `file` must use `/` between folders, got `a\\b.py`"});
   CHECK(file("a/b.txt") == Lines{"r.yaml:3:9: `file` must name a .py file, got `a/b.txt`"});
   CHECK(file("a//b.py") == Lines{"r.yaml:3:9: `file` must not have empty or `.` path parts, got `a//b.py`"});
+  // A NUL would cut the path where the system reads it: named, and shown escaped.
+  CHECK(errors_of(with_edit("- file: \"a\\0/b.py\"\n  function: f\n  replace-body: pass\n")) ==
+        Lines{"r.yaml:3:9: `file` must not contain a NUL byte, got `a\\x00/b.py`"});
 }
 
 TEST_CASE("edit target: one of function, class, variable, a qualified name", "[recipe]") {

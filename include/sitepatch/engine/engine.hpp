@@ -115,6 +115,7 @@ struct ApplyResult {
   std::string commit;                 // history commit of this apply
   std::vector<std::string> pyc_removed;
   std::vector<std::string> recovered; // notes about an interrupted earlier apply finished now
+  std::vector<std::string> recovered_files;  // the files finishing it wrote (not this apply's)
 };
 
 /// plan, then (unless dry_run) check, save originals, write, clear .pyc, commit.

@@ -97,15 +97,24 @@ bool name_matches(std::string_view pattern, std::string_view name);
 /// `text` up to (and with) its first empty line: an email-style file's headers.
 std::string_view head_of(std::string_view text);
 
-/// Held while a writer works; released by the destructor (and by the OS if we die).
 /// The lines of `text` (each ending in '\n', the last one given one) that hold one of
 /// `needles`, in order; what `Host::read_lines` keeps of a file.
 std::string lines_holding(std::string_view text, const std::vector<std::string>& needles);
 
+/// Held while a command works; released by the destructor (and by the OS if we die).
+/// A writer's lock file names the tag of the temps its host makes (`.<name>.sitepatch-
+/// <tag><random>.tmp` and `.orig`) until it is released: a writer killed on the way
+/// leaves its tag there, and only temps with such a tag are what it left.
 class Lock {
  public:
   virtual ~Lock() = default;
+  /// Tags of the writers before this one that did not release the lock (killed): temps
+  /// bearing one are theirs. Empty for a reader. Waits for a remote lock's answer.
+  virtual std::vector<std::string> unfinished() { return {}; }
 };
+
+/// Whether `name` is a temp whose tag is one of `tags` (Lock::unfinished).
+bool left_by(std::string_view name, const std::vector<std::string>& tags);
 
 class Host {
  public:

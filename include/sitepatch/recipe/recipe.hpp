@@ -105,6 +105,9 @@ class RecipeError : public Error {
 /// nullopt with `error` set when malformed.
 std::optional<Requirement> parse_requirement(std::string_view s, std::string* error);
 
+/// A recipe id: [a-z0-9][a-z0-9._-]*.
+bool valid_id(std::string_view s);
+
 /// Validates `text` against the v1 schema. Throws RecipeError listing every problem.
 Recipe parse(std::string_view text, const std::string& path);
 

@@ -11,8 +11,20 @@
 
 namespace sitepatch::util {
 
-/// Whole file as bytes, or an error message naming the path.
-tl::expected<std::string, std::string> read_file(const std::string& path);
+/// The most bytes sitepatch reads of one file: a module, a RECORD, a history object.
+constexpr size_t kMaxFileBytes = size_t(64) << 20;
+
+/// Whole file as bytes, or an error message naming the path. Only a regular file (a
+/// FIFO, a device, a socket are refused before a byte is read, and opening one never
+/// waits) of at most `max_bytes`.
+tl::expected<std::string, std::string> read_file(const std::string& path, size_t max_bytes = kMaxFileBytes);
+
+/// A file the user named on the command line: like read_file, but a pipe or a FIFO
+/// (`<(cmd)`, /dev/stdin) is read too, up to `max_bytes`.
+tl::expected<std::string, std::string> read_named_file(const std::string& path, size_t max_bytes = kMaxFileBytes);
+
+/// "too large (N MB; sitepatch reads files of at most M MB)".
+std::string too_large(size_t bytes, size_t max_bytes = kMaxFileBytes);
 
 /// `n` random lowercase letters and digits (getrandom), for names nobody can plant ahead.
 std::string random_name(size_t n = 12);
@@ -20,6 +32,12 @@ std::string random_name(size_t n = 12);
 /// True for a name sitepatch gives its temporary files (`.<name>.sitepatch-<tag>.tmp`
 /// or `.orig`): what an interrupted command can leave behind.
 bool is_leftover_temp(std::string_view name);
+
+/// The `<tag>` of such a name ("" for any other name).
+std::string_view temp_tag_of(std::string_view name);
+
+/// `.<base>.sitepatch-<tag><random>` + `suffix`: a temp's name, its writer's tag first.
+std::string temp_name(std::string_view base, std::string_view tag, std::string_view suffix);
 
 /// A folder opened once; its real path is what the kernel says the descriptor is.
 class Dir {
@@ -48,8 +66,9 @@ bool inside(const std::string& path, const std::string& root);
 class AtomicFile {
  public:
   /// `mode` is applied to the temp before the rename (-1: 0644). The temp is created
-  /// in `path`'s folder with O_CREAT|O_EXCL|O_NOFOLLOW under a random name.
-  explicit AtomicFile(std::string path, int mode = -1);
+  /// in `path`'s folder with O_CREAT|O_EXCL|O_NOFOLLOW under a random name that begins
+  /// with `tag` (temp_name).
+  explicit AtomicFile(std::string path, int mode = -1, std::string_view tag = "");
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;

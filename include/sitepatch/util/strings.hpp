@@ -23,6 +23,9 @@ std::string shell_quote(std::string_view s);
 /// `s` as one shell word for a command shown to a user: bare when every character is
 /// safe (letters, digits, _ - . / : @ % + = ,), else shell_quote(s).
 std::string shell_word(std::string_view s);
+/// `s` safe to print on a terminal: control characters (C0, DEL, C1), and bytes that are
+/// not UTF-8, as \xNN. For text read from files others may write.
+std::string printable(std::string_view s);
 /// Standard base64 (with padding), both ways; decode throws std::invalid_argument.
 std::string base64_encode(std::string_view data);
 std::string base64_decode(std::string_view text);
