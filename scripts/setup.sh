@@ -6,13 +6,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 packages=(build-essential cmake ninja-build pkg-config git patch ca-certificates
   python3 python3-venv python3-pip openssh-server openssh-client iproute2 util-linux procps
-  libgit2-dev libtree-sitter-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
+  libgit2-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
   catch2 nlohmann-json3-dev libssl-dev libexpected-dev
   python3-click python3-certifi  # real third-party modules some unit tests read
   python3-jsonschema python3-yaml  # the tests that check --json output and recipes against docs/schema/
   ansible-core ansible-lint       # the fleet collection's tests (ansible/)
   dpkg-dev man-db zsh fish)       # the install tests: cpack's dpkg-shlibdeps, man -w, the completions
-# npm fetches the pinned tree-sitter-python grammar; keep a Node.js that is already there.
+# npm fetches the pinned tree-sitter library and Python grammar; keep a Node.js that is already there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
 missing=()

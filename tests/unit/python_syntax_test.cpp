@@ -69,3 +69,18 @@ TEST_CASE("an edited module re-parsed incrementally matches a fresh parse", "[py
   CHECK(p1[0].line == p2[0].line);
   CHECK(p1[0].column == p2[0].column);
 }
+
+// Debian's tree-sitter 0.20.7 kept a node's child count in 16 bits: 65,536 comments in a
+// row, or one long syntax error, made it free a bad pointer (exit 134). The library
+// sitepatch builds (cmake/TreeSitterLib.cmake) holds any count.
+TEST_CASE("a module with more than 65,535 comment lines or unclosed brackets parses and frees", "[python]") {
+  std::string comments = "def f():\n    return 1\n";
+  for (int i = 0; i < 70000; ++i) comments += "# c\n";
+  CHECK(problems(comments).empty());
+  std::string middle = "x = [\n";
+  for (int i = 0; i < 70000; ++i) middle += "  # c\n";
+  CHECK(problems(middle + "]\n").empty());
+  std::string open = "x = (\n";
+  for (int i = 0; i < 70000; ++i) open += "(\n";
+  CHECK(!problems(open).empty());
+}

@@ -128,7 +128,7 @@ TEST_CASE("printable escapes what a terminal would act on, and bytes that are no
   CHECK(printable("\xE9t\xE9") == "\\xe9t\\xe9");
 }
 
-TEST_CASE("a writer's lock names its temps' tag; only temps with a listed tag are its", "[host]") {
+TEST_CASE("a writer's lock names its temps' tag, and only temps with a listed tag are its", "[host]") {
   using namespace sitepatch::host;
   std::string text = lock_text(42, "abcd1234", {"zzzz0000"});
   CHECK(text == "42 abcd1234\nzzzz0000\n");
@@ -142,7 +142,7 @@ TEST_CASE("a writer's lock names its temps' tag; only temps with a listed tag ar
   CHECK_FALSE(left_by("m.py", {"abcd1234"}));
 }
 
-TEST_CASE("a killed writer's tag stays in the lock for the next writer; a released one's does not", "[host]") {
+TEST_CASE("a killed writer's tag stays in the lock for the next writer, a released one's does not", "[host]") {
   TempDir tmp;
   auto host = sitepatch::host::make_local_host();
   std::string path = tmp.path + "/state/sitepatch.lock";
