@@ -1,9 +1,13 @@
 // The recipe explain proposes: one edit per fix, each commented with the breaks it
 // answers and what it costs, in the format `plan` and `apply` read.
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "explain_report.hpp"
+#include "sitepatch/recipe/version.hpp"
 #include "sitepatch/site/distribution.hpp"
+#include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
@@ -24,6 +28,35 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// An id from the functions fixed, so two proposals for one distribution do not collide:
+// `<dist>-dynamo-<first>[-<second>]`, and with more, their count and a hash of them all.
+std::string recipe_id(const engine::Explanation& e, const std::string& prefix) {
+  std::vector<std::string> names, all;
+  for (auto& f : e.fixes) {
+    all.push_back(f.module + ":" + f.function);
+    std::string slug;
+    for (char c : f.function.substr(f.function.rfind('.') + 1))
+      slug += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(static_cast<unsigned char>(c))) : '-';
+    if (std::find(names.begin(), names.end(), slug) == names.end()) names.push_back(slug);
+  }
+  std::string id = prefix;
+  for (size_t i = 0; i < names.size() && i < 2; ++i) id += "-" + names[i];
+  if (names.size() > 2)
+    id += "-and-" + std::to_string(names.size() - 2) + "-more-" + util::sha256_hex(util::join(all, "\n")).substr(0, 6);
+  return id;
+}
+
+// `requires:` for the version the log was made against: it and later releases up to the
+// next minor one, whose code may have moved (`status` suggests applying again after an
+// upgrade, which an exact pin would refuse).
+std::string requirement(const std::string& dist, const std::string& version) {
+  auto v = recipe::Version::parse(version);
+  if (!v || v->release.empty()) return dist + "==" + version;
+  std::string next = v->release.size() == 1 ? std::to_string(v->release[0] + 1)
+                                            : std::to_string(v->release[0]) + "." + std::to_string(v->release[1] + 1);
+  return dist + ">=" + version + ",<" + next;
+}
+
 }  // namespace
 
 std::string explain_recipe(const engine::Explanation& e, const std::vector<std::string>& logs) {
@@ -31,13 +64,15 @@ std::string explain_recipe(const engine::Explanation& e, const std::vector<std::
   std::set<std::pair<std::string, std::string>> dists;
   for (auto& f : e.fixes)
     if (!f.dist.empty()) dists.insert({f.dist, f.version});
-  std::string id = dists.size() == 1 ? site::normalize_name(dists.begin()->first) + "-dynamo" : "dynamo-breaks";
+  std::string id = recipe_id(e, dists.size() == 1 ? site::normalize_name(dists.begin()->first) + "-dynamo" : "dynamo");
   std::string out = "# Proposed by `sitepatch explain " + util::join(logs, " ") + "`: review before applying.\n";
   out += "# Each edit answers a graph break the log shows inside a library, or one the walk from your\n"
          "# code finds next (dynamo stopped before it); its cost is above it.\n";
   out += "id: " + id + "\n";
   out += "description: Let torch.compile through the graph breaks of " + util::join(logs, ", ") + "\n";
-  if (dists.size() == 1) out += "requires: " + dists.begin()->first + "==" + dists.begin()->second + "\n";
+  if (dists.size() == 1)
+    out += "# requires: the version the log was made against, up to its next minor release\n"
+           "requires: " + requirement(dists.begin()->first, dists.begin()->second) + "\n";
   else
     for (auto& [d, v] : dists) out += "# touches " + d + " " + v + " (one requires: per recipe; none given)\n";
   out += "edits:\n";

@@ -130,6 +130,10 @@ std::shared_ptr<Mirror> fetch(Session& s) {
         continue;
       write_new(p, bytes);
     }
+    // A snapshot carries files, not folders: the empty ones a repository has (one made on
+    // the host itself keeps loose objects, and no pack yet) are made here for libgit2.
+    for (const char* d : {"objects/pack", "objects/info", "refs/heads", "refs/tags"})
+      fs::create_directories(m->dir + "/" + d);
     m->remote = std::move(*snap);
   }
   m->cached = m->remote;  // only names checked above reach this machine's folders

@@ -287,26 +287,44 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 // Flattens the edits of every recipe into `edits` (with `recipe_of` and a status in
 // `p.edits` each); a recipe whose `requires:` fails, or whose on-upgrade says not to
 // reapply, is skipped whole.
+// A recipe under the id of another, applied one would share its record: its files would
+// replace the first's there, and a later reapply or rollback would know only one of them.
+std::string id_problem(const Plan& p, size_t ri, const std::map<std::string, const store::PatchRecord*>& record_of) {
+  const auto& r = p.recipes[ri];  // two recipes of one command with one id: refused by load_recipes
+  auto it = record_of.find(r.id);
+  if (it == record_of.end() || it->second->recipe_hash.empty() || it->second->recipe_hash == r.hash) return "";
+  const auto& applied = *it->second;
+  return r.id + ": already applied from another recipe" +
+         (applied.recipe_path.empty() ? std::string() : " (" + applied.recipe_path + ", whose content differs)") +
+         "; give " + r.path + " another id, or roll the applied one back first: sitepatch rollback " + r.id;
+}
+
+EditStatus status_of(const recipe::Recipe& r, const recipe::Edit& e) {
+  EditStatus st;
+  st.recipe_id = r.id;
+  st.where = e.where();
+  st.action = std::string(recipe::action_name(e.action));
+  st.recipe_path = r.path;
+  st.recipe_line = e.mark.line;
+  st.recipe_column = e.mark.column;
+  return st;
+}
+
 void flatten_edits(Session& s, Plan& p, const std::map<std::string, const store::PatchRecord*>& record_of,
                    std::vector<const recipe::Edit*>& edits, std::vector<size_t>& recipe_of) {
   for (size_t ri = 0; ri < p.recipes.size(); ++ri) {
     const auto& r = p.recipes[ri];
-    std::string problem = requirement_problem(s, r);
-    bool skip = !problem.empty() && !s.force;
+    std::string clash = id_problem(p, ri, record_of);
+    std::string problem = clash.empty() ? requirement_problem(s, r) : clash;
+    bool skip = !clash.empty() || (!problem.empty() && !s.force);
     if (!problem.empty() && skip) p.problems.push_back(problem);
     auto [upgraded_state, upgrade_message] =
         problem.empty() ? on_upgrade(s, r, record_of, p) : std::pair{EditState::will_apply, std::string()};
     for (auto& e : r.edits) {
-      EditStatus st;
-      st.recipe_id = r.id;
-      st.where = e.where();
-      st.action = std::string(recipe::action_name(e.action));
-      st.recipe_path = r.path;
-      st.recipe_line = e.mark.line;
-      st.recipe_column = e.mark.column;
+      EditStatus st = status_of(r, e);
       if (skip) {
         st.state = EditState::failed;
-        st.message = "skipped: " + problem;
+        st.message = (clash.empty() ? "skipped: " + problem : "not applied: " + clash.substr(r.id.size() + 2));
       } else if (upgraded_state != EditState::will_apply) {
         st.state = upgraded_state;
         st.message = upgrade_message;

@@ -87,9 +87,10 @@ from your code, forward (model.py, breaks [1], [2]): not walked: /home/ml/serve/
 const char* const kRecipe = R"(# Proposed by `sitepatch explain LOG`: review before applying.
 # Each edit answers a graph break the log shows inside a library, or one the walk from your
 # code finds next (dynamo stopped before it); its cost is above it.
-id: fakeinfer-dynamo
+id: fakeinfer-dynamo-get-cuda-version-fp4-quantize
 description: Let torch.compile through the graph breaks of LOG
-requires: fakeinfer==0.1.0
+# requires: the version the log was made against, up to its next minor release
+requires: fakeinfer>=0.1.0,<0.2
 edits:
   # answers [1] _thread.allocate_lock through subprocess.check_output (hint cuda-version-from-torch)
   # cost: get_cuda_version no longer does what its old body did (subprocess.check_output): check that the new body means the same where the model runs
@@ -237,9 +238,10 @@ TEST_CASE("explain --recipe writes a recipe that plan and apply take, and the fi
         std::string::npos);
   CHECK(plan.out.find("+    return Version(torch.version.cuda)\n") != std::string::npos);
   CHECK(plan.out.find("+@torch.compiler.disable\n def fp4_quantize(") != std::string::npos);
-  CHECK(plan.err == "will apply  fakeinfer-dynamo  fakeinfer.jit.cpp_ext:get_cuda_version  replace-body  "
-                    "(fakeinfer/jit/cpp_ext.py:15)\n"
-                    "will apply  fakeinfer-dynamo  fakeinfer.fp4_quantization:fp4_quantize  add-decorator  "
+  CHECK(plan.err == "will apply  fakeinfer-dynamo-get-cuda-version-fp4-quantize  fakeinfer.jit.cpp_ext:get_cuda_version  "
+                    "replace-body  (fakeinfer/jit/cpp_ext.py:15)\n"
+                    "will apply  fakeinfer-dynamo-get-cuda-version-fp4-quantize  fakeinfer.fp4_quantization:fp4_quantize  "
+                    "add-decorator  "
                     "(fakeinfer/fp4_quantization.py:14)\n");
 
   auto apply = env.sp({"apply", recipe});

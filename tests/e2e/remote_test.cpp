@@ -576,3 +576,21 @@ TEST_CASE("remote: an --ssh-command of plain words runs without a shell, one wit
   CHECK(list_with(wrap + " -o 'ServerAliveInterval 30'" + rest) == "sitepatch\n");
   CHECK(list_with("$SP_WRAP" + rest) == "sh\n");
 }
+
+TEST_CASE("remote: a history made on the host itself is used over ssh", "[e2e][remote]") {
+  RemoteDemo env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  // Applied there without ssh: loose objects, no pack, no objects/pack/ folder.
+  auto local = testsupport::run_sitepatch({"--venv", env.venv.root, "apply", recipe});
+  INFO(local.err);
+  REQUIRE(local.status == 0);
+  std::string packs = env.sshd.local("/srv/venv/.sitepatch/objects/pack");
+  REQUIRE((!std::filesystem::exists(packs) || std::filesystem::is_empty(packs)));
+  auto rb = env.sp({"rollback", "flashinfer-dynamo"});
+  INFO(rb.err);
+  CHECK(rb.status == 0);
+  CHECK(env.pristine());
+  CHECK(env.sp({"list"}).out == "no patches applied in /srv/venv\n");
+  CHECK(env.sp({"apply", recipe}).status == 0);
+  CHECK(env.sp({"verify"}).status == 0);
+}

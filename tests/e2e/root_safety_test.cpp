@@ -83,6 +83,14 @@ TEST_CASE("the agent's cache is loaded only from folders nobody else can write",
   // and put agent code in it. Root's command runs the agent it sent, and says why.
   std::string shared = shared_folder(env.tmp.path + "/shared");
   plant_agent_code(env, shared + "/sitepatch/agent/" + digest, digest, witness);
+  // And links at every name an older bootstrap's temp had (`<file>.<pid>.tmp`), to a
+  // file only root may read: nothing is written through them.
+  std::string secret = env.tmp.path + "/secret";
+  testsupport::spit(secret, "root's only\n");
+  REQUIRE(::chmod(secret.c_str(), 0600) == 0);
+  for (int pid = 2; pid < 4000; ++pid)
+    fs::create_symlink(secret, shared + "/sitepatch/agent/" + digest + "/sitepatch_agent.py." + std::to_string(pid) +
+                                   ".tmp");
   give(shared + "/sitepatch");
   auto r = sp_with(env, {"list"}, {{"XDG_CACHE_HOME", shared}});
   INFO(r.err);
@@ -91,6 +99,7 @@ TEST_CASE("the agent's cache is loaded only from folders nobody else can write",
   CHECK(!fs::exists(witness));
   CHECK(r.err == "sitepatch: " + env.venv.root + "/bin/python3: not keeping the agent's compiled code in the cache: " +
                      shared + "/sitepatch belongs to uid 65534, another user\n");
+  CHECK(testsupport::slurp(secret) == "root's only\n");
 
   // Root's own folders there, but the last one handed to that user (as a swap would).
   fs::remove_all(shared + "/sitepatch");

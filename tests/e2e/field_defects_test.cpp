@@ -1,0 +1,38 @@
+// Defects found trying sitepatch on real packages and real workflows (issue 28): each
+// case failed before its fix.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "e2e_support.hpp"
+
+namespace fs = std::filesystem;
+
+TEST_CASE("a recipe whose id is applied from another recipe is refused, and two at once too", "[e2e]") {
+  e2e::DemoEnv env;
+  std::string first = env.recipe("one.yaml", "id: fix\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                             "    function: get_cuda_version\n    replace-body: return Version('12.8')\n");
+  std::string second = env.recipe("two.yaml", "id: fix\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                              "    function: get_cuda_path\n    replace-body: return '/opt/cuda'\n");
+  REQUIRE(env.sp({"apply", first}).status == 0);
+  std::string applied = env.read("flashinfer/jit/cpp_ext.py");
+  auto r = env.sp({"apply", second});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("fix: already applied from another recipe (" + first + ", whose content differs); give " + second +
+                   " another id, or roll the applied one back first: sitepatch rollback fix") != std::string::npos);
+  CHECK(r.err.find("sitepatch: apply failed; nothing was written") != std::string::npos);
+  CHECK(env.read("flashinfer/jit/cpp_ext.py") == applied);
+  // The same recipe again is still "already applied", not a clash.
+  auto again = env.sp({"apply", first});
+  CHECK(again.status == 0);
+  CHECK(again.err.find("nothing to do: fix already applied") != std::string::npos);
+  // plan says it too, with the same exit as apply.
+  CHECK(env.sp({"plan", second}).status == 1);
+
+  REQUIRE(env.sp({"rollback", "fix"}).status == 0);
+  // Two at once are an invalid command line, before anything is read.
+  r = env.sp({"apply", first, second});
+  CHECK(r.status == 2);
+  CHECK(r.err.find(second + ":1:1: recipe id `fix` is also the id of " + first) != std::string::npos);
+  CHECK(env.pristine());
+}
