@@ -6,7 +6,7 @@
 # rollback.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" sitepatch  # the binary alone: the tests are test.sh's to build
 
 sp="$root/build/sitepatch"
 python=${SITEPATCH_TEST_PYTHON:-python3}

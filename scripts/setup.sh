@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the build needs (Debian 12 packages; npm for the Python grammar)
-# and builds sitepatch into build/. Safe to run again: it installs only what is missing.
+# Installs what the build needs (Debian 12 packages; npm for tree-sitter and the Python
+# grammar) and builds sitepatch into build/. Safe to run again: it installs only what is
+# missing. With target names (`setup.sh sitepatch`, as the demo runs it) only those are
+# built, not the tests.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -30,4 +32,6 @@ fi
 # RelWithDebInfo, not the plain build's Release: the tests' crashes get backtraces.
 # Tests are off in a plain build (no Catch2 needed); this build runs them.
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSITEPATCH_TESTS=ON >/dev/null
-cmake --build "$root/build" -j "$(nproc)"
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build "$root/build" -j "$(nproc)" "${targets[@]}"

@@ -256,7 +256,8 @@ int main(int argc, char** argv) {
   GlobalOptions g;
   CLI::App app{
       "sitepatch patches installed Python packages with edits located by syntax tree,\n"
-      "previewed as a diff, recorded in a git history, verifiable and reversible."};
+      "previewed as a diff, recorded in a git history, verifiable and reversible.",
+      "sitepatch"};  // the name `Usage:` shows, and each command's `Usage: sitepatch NAME`
   add_global_options(app, g);
 
   std::map<CLI::App*, Runner> runners;

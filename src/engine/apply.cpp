@@ -273,7 +273,10 @@ ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, Apply
 ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run) {
   ApplyResult res;
   if (dry_run) {
+    // Exits as apply would: the same refusals after the same plan.
     res.plan = plan(s, std::move(recipes));
+    if (!s.force) detail::refuse_unbound(res.plan);
+    if (res.plan.ok() && !(s.system && !detail::shared_homes(s, false).empty())) detail::refuse_shared(s, res.plan);
     return res;
   }
   if (auto at_home = apply_at_home(s, recipes)) return std::move(*at_home);

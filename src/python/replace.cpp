@@ -13,6 +13,21 @@ std::vector<size_t> occurrences(std::string_view hay, std::string_view needle) {
   return out;
 }
 
+// A deletion of all a line holds takes the line with it (its indentation and its end),
+// not only the text: [at, at + n) widened to the whole line when nothing else is on it.
+std::pair<size_t, size_t> whole_line(std::string_view lf, size_t at, size_t n) {
+  size_t start = lf.rfind('\n', at == 0 ? 0 : at - 1);
+  start = at == 0 || start == std::string_view::npos ? 0 : start + 1;
+  if (lf.substr(start, at - start).find_first_not_of(" \t") != std::string_view::npos) return {at, at + n};
+  size_t end = at + n;
+  bool ends_line = n > 0 && lf[end - 1] == '\n';
+  if (!ends_line) {
+    if (end < lf.size() && lf[end] != '\n') return {at, at + n};
+    if (end < lf.size()) ++end;
+  }
+  return {start, end};
+}
+
 }  // namespace
 
 bool replace_function(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
@@ -70,7 +85,10 @@ bool replace_text(const Context& cx, const Def& d, const recipe::Edit& e, Action
       if (p + old_lf.size() <= news[j] + new_lf.size()) inside = true;
     if (!inside) live.push_back(p);
   }
-  if (live.empty() && !news.empty()) {
+  // Applied already: no `old` left, and `new` as many times as the edit put it there. A
+  // `new` that merely occurs somewhere in the function is no sign of an earlier apply (a
+  // deletion leaves no sign but the absence).
+  if (live.empty() && (new_lf.empty() || int(news.size()) == e.count)) {
     out.already = true;
     return true;
   }
@@ -78,7 +96,10 @@ bool replace_text(const Context& cx, const Def& d, const recipe::Edit& e, Action
     return fail(r, Failure::mismatch, "`old` matched " + text::times(live.size()) + " in " + d.qualified +
                                           ", expected " + std::to_string(e.count));
   std::string replacement = text::with_eol(new_lf, cx.style.eol);
-  for (size_t p : live) out.splices.push_back({map[p], map[p + old_lf.size()], replacement});
+  for (size_t p : live) {
+    auto [from, to] = new_lf.empty() ? whole_line(lf, p, old_lf.size()) : std::pair{p, p + old_lf.size()};
+    out.splices.push_back({map[from], map[to], replacement});
+  }
   return true;
 }
 

@@ -123,6 +123,11 @@ TEST_CASE("a name nothing binds: plan warns, apply refuses, ensure-import or --f
                          "(flashinfer/jit/cpp_ext.py:10): uses `shutil`") != std::string::npos);
   CHECK(refused.err.find("; or apply --force to write it anyway\n") != std::string::npos);
   CHECK(env.pristine());
+  // The dry run exits as apply would, with the same refusal.
+  auto dry = env.sp({"apply", "--dry-run", recipe});
+  CHECK(dry.status == 1);
+  CHECK(dry.err == refused.err);
+  CHECK(env.sp({"apply", "--dry-run", "--force", recipe}).status == 0);
 
   auto forced = env.sp({"apply", "--force", recipe});
   CHECK(forced.status == 0);

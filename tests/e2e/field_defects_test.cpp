@@ -36,3 +36,24 @@ TEST_CASE("a recipe whose id is applied from another recipe is refused, and two 
   CHECK(r.err.find(second + ":1:1: recipe id `fix` is also the id of " + first) != std::string::npos);
   CHECK(env.pristine());
 }
+
+TEST_CASE("the usage line of --help names the program, and each command's too", "[e2e]") {
+  auto top = testsupport::run_sitepatch({"--help"});
+  CHECK(top.out.find("\nUsage: sitepatch [OPTIONS] SUBCOMMAND\n") != std::string::npos);
+  auto apply = testsupport::run_sitepatch({"apply", "--help"});
+  CHECK(apply.out.find("\nUsage: sitepatch apply [OPTIONS] recipes...\n") != std::string::npos);
+}
+
+TEST_CASE("replace whose `old` is not found fails, even where `new` occurs in the function", "[e2e]") {
+  e2e::DemoEnv env;
+  // `txt` is in get_cuda_version already (three times); `old` is not.
+  std::string recipe = env.recipe("nope.yaml", "id: nope\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                               "    function: get_cuda_version\n    replace:\n"
+                                               "      old: return Version(matches[1])\n"
+                                               "      new: txt\n");
+  auto r = env.sp({"apply", recipe});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("`old` matched 0 times in get_cuda_version, expected 1") != std::string::npos);
+  CHECK(r.err.find("already applied") == std::string::npos);
+  CHECK(env.pristine());
+}

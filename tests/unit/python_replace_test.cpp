@@ -79,6 +79,35 @@ TEST_CASE("replace whose `new` contains `old` is still idempotent", "[python]") 
   CHECK(idempotent(r.out, {e}));
 }
 
+TEST_CASE("replace whose `old` is missing fails even where `new` occurs in the function", "[python]") {
+  // Not "already applied": `new` was there before any apply, and `old` was never found.
+  std::string src = "def f(x):\n    y = x * 2\n    return x * 2\n";
+  Edit e = edit(Action::replace, "f");
+  e.old_text = "x + 2";
+  e.new_text = "x * 2";
+  Run r = run(src, {e});
+  CHECK(r.results[0].outcome == Outcome::failed);
+  CHECK(r.results[0].message == "`old` matched 0 times in f, expected 1");
+  // Where `new` stands as often as the edit would put it and `old` is gone, it is applied.
+  src = "def f(x):\n    return x * 2\n";
+  r = run(src, {e});
+  CHECK(r.results[0].outcome == Outcome::already_applied);
+}
+
+TEST_CASE("replace that deletes all a line holds takes its indentation and its end too", "[python]") {
+  std::string src = "def f(x):\n    print(x)\n    return x\n";
+  Edit e = edit(Action::replace, "f");
+  e.old_text = "print(x)";
+  e.new_text = "";
+  Run r = run(src, {e});
+  CHECK(r.out == "def f(x):\n    return x\n");
+  CHECK(idempotent(r.out, {e}));
+  // Text that shares its line with other code goes alone.
+  src = "def f(x):\n    y = x; print(x)\n    return y\n";
+  r = run(src, {e});
+  CHECK(r.out == "def f(x):\n    y = x; \n    return y\n");
+}
+
 TEST_CASE("set-value replaces a module-level and a class-level right-hand side", "[python]") {
   std::string src =
       "TIMEOUT: int = 30\n"
