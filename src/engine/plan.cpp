@@ -369,6 +369,7 @@ void record_results(Session& s, Plan& p, const std::vector<FileWork>& work, std:
     }
     detail::note_unbound(p, out[k].fc.rel, out[k].unbound);
   }
+  detail::note_unimportable(p, edits, s.host);
 }
 
 // Every changed file is checked twice: tree-sitter found its ERROR and MISSING nodes

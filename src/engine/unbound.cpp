@@ -63,6 +63,52 @@ void note_unbound(Plan& p, const std::string& rel, const std::map<size_t, std::v
   }
 }
 
+std::vector<std::string> imported_modules(const std::string& statement) {
+  std::vector<std::string> out;
+  for (auto& raw : util::split(statement, '\n')) {
+    std::string line = util::trim(raw.substr(0, raw.find('#')));
+    if (util::starts_with(line, "from ")) {
+      std::string from = util::trim(line.substr(5, line.find(" import") == std::string::npos ? std::string::npos
+                                                                                             : line.find(" import") - 5));
+      if (!from.empty() && from[0] != '.') out.push_back(from.substr(0, from.find('.')));
+    } else if (util::starts_with(line, "import ")) {
+      for (auto& part : util::split(line.substr(7), ',')) {
+        std::string name = util::trim(part);
+        name = name.substr(0, name.find(' '));
+        if (!name.empty()) out.push_back(name.substr(0, name.find('.')));
+      }
+    }
+  }
+  return out;
+}
+
+void note_unimportable(Plan& p, const std::vector<const recipe::Edit*>& edits, host::Host& host) {
+  std::vector<std::string> asked;
+  std::map<size_t, std::vector<std::string>> of_edit;
+  for (size_t i = 0; i < edits.size() && i < p.edits.size(); ++i) {
+    if (p.edits[i].state != EditState::will_apply || edits[i]->ensure_import.empty()) continue;
+    for (auto& m : imported_modules(edits[i]->ensure_import)) {
+      of_edit[i].push_back(m);
+      if (std::find(asked.begin(), asked.end(), m) == asked.end()) asked.push_back(m);
+    }
+  }
+  if (asked.empty()) return;
+  auto found = host.importable(asked);
+  for (auto& [i, modules] : of_edit) {
+    EditStatus& st = p.edits[i];
+    for (auto& m : modules) {
+      size_t at = size_t(std::find(asked.begin(), asked.end(), m) - asked.begin());
+      if (found[at]) continue;
+      st.unbound.push_back(m);
+      std::string why = "its `ensure-import: " + util::trim(edits[i]->ensure_import) +
+                        "` names `" + m + "`, which this environment's Python cannot find (not installed here): " +
+                        "the patched module would fail to import; install " + m + " or drop the import at " +
+                        st.recipe_path + ":" + std::to_string(st.recipe_line);
+      st.warning = st.warning.empty() ? why : st.warning + "; " + why;
+    }
+  }
+}
+
 void refuse_unbound(Plan& p) {
   for (auto& st : p.edits)
     if (st.state == EditState::will_apply && !st.unbound.empty()) {

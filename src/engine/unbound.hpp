@@ -22,4 +22,13 @@ void note_unbound(Plan& p, const std::string& rel, const std::map<size_t, std::v
 /// Fails every edit that still uses an unbound name (apply without --force).
 void refuse_unbound(Plan& p);
 
+/// The top-level modules an `ensure-import:` statement imports ("import a.b as c, d" ->
+/// a, d; "from x.y import z" -> x; relative imports: none).
+std::vector<std::string> imported_modules(const std::string& statement);
+
+/// Edits still to apply whose `ensure-import:` names a module the environment's Python
+/// cannot find: the patched module would fail to import. Warned like a name nothing
+/// binds, so refuse_unbound refuses them (apply --force writes them anyway).
+void note_unimportable(Plan& p, const std::vector<const recipe::Edit*>& edits, host::Host& host);
+
 }  // namespace sitepatch::engine::detail

@@ -352,6 +352,19 @@ def too_large(n):
     return "too large (%s; sitepatch reads files of at most %s)" % (mb(n), mb(MAX_FILE_BYTES))
 
 
+def op_importable(req):
+    # Top-level names only: finding `a.b` would import `a`, running its code.
+    import importlib.util
+
+    found = []
+    for name in req["modules"]:
+        try:
+            found.append(importlib.util.find_spec(name) is not None)
+        except (ImportError, ValueError):
+            found.append(False)
+    return {"found": found}
+
+
 def op_read(req):
     files = []
     for path in req["paths"]:
@@ -970,6 +983,7 @@ OPS = {
     "hello": op_hello, "compile": op_compile, "read": op_read, "read_lines": op_read_lines, "search": op_search, "list": op_list,
     "realpath": op_realpath, "write": op_write, "remove": op_remove,
     "lock": op_lock, "unlock": op_unlock, "list_many": op_list_many, "snapshot": op_snapshot,
+    "importable": op_importable,
 }
 
 

@@ -295,6 +295,14 @@ site::Environment AgentClient::hello() {
   return env;
 }
 
+std::vector<bool> AgentClient::importable(const std::vector<std::string>& modules) {
+  json r = call({{"op", "importable"}, {"modules", modules}});
+  std::vector<bool> out;
+  for (auto& f : r.at("found")) out.push_back(f.is_boolean() && f.get<bool>());
+  if (out.size() != modules.size()) throw Error(who_ + ": the agent answered importable for other modules");
+  return out;
+}
+
 std::vector<CompileResult> AgentClient::compile(const std::vector<CompileRequest>& sources) {
   json files = json::array();
   for (auto& s : sources)

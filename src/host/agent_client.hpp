@@ -44,6 +44,7 @@ class AgentClient {
   /// Protocol check and the environment's facts.
   site::Environment hello();
   std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources);
+  std::vector<bool> importable(const std::vector<std::string>& modules);
   std::vector<FileData> read(const std::vector<std::string>& paths);
   /// Host::read_lines, filtered on the far side.
   std::vector<FileData> read_lines(const std::vector<std::string>& paths, const std::vector<std::string>& needles);

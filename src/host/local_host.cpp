@@ -186,6 +186,12 @@ class LocalHost : public Host {
     return agent_->compile(sources);
   }
 
+  std::vector<bool> importable(const std::vector<std::string>& modules) override {
+    if (modules.empty()) return {};
+    if (!agent_) throw Error("internal: importable() before probe(): no Python to ask");
+    return agent_->importable(modules);
+  }
+
   std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms, LockMode mode) override {
     return lock_local(path, timeout_ms, mode, tag_);
   }

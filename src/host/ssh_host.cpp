@@ -94,6 +94,10 @@ class SshHost : public Host {
   }
   void write(const std::vector<WriteRequest>& files) override { a().write(files); }
   void remove(const std::vector<std::string>& paths) override { a().remove(paths); }
+  std::vector<bool> importable(const std::vector<std::string>& modules) override {
+    return modules.empty() ? std::vector<bool>{} : a().importable(modules);
+  }
+
   std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources) override {
     return a().compile(sources);
   }

@@ -57,3 +57,25 @@ TEST_CASE("replace whose `old` is not found fails, even where `new` occurs in th
   CHECK(r.err.find("already applied") == std::string::npos);
   CHECK(env.pristine());
 }
+
+TEST_CASE("ensure-import of a module the environment cannot import: plan warns, apply refuses, --force writes",
+          "[e2e][unbound]") {
+  e2e::DemoEnv env;
+  std::string recipe = env.recipe("np.yaml", "id: np\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                             "    function: get_cuda_path\n    replace-body: return numpy_is_absent\n"
+                                             "    ensure-import: from numpy_is_absent.sub import numpy_is_absent\n");
+  std::string why = "its `ensure-import: from numpy_is_absent.sub import numpy_is_absent` names `numpy_is_absent`, "
+                    "which this environment's Python cannot find (not installed here): the patched module would fail "
+                    "to import; install numpy_is_absent or drop the import at " + recipe + ":3";
+  auto plan = env.sp({"plan", recipe});
+  CHECK(plan.status == 0);
+  CHECK(plan.err.find("    warning: " + why + "\n") != std::string::npos);
+  auto r = env.sp({"apply", recipe});
+  CHECK(r.status == 1);
+  CHECK(r.err.find(why + "; or apply --force to write it anyway") != std::string::npos);
+  CHECK(env.pristine());
+  CHECK(env.sp({"apply", "--dry-run", recipe}).status == 1);
+  // torch is installed in the demo venv: the shipped recipe's `import torch` passes.
+  CHECK(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  CHECK(env.sp({"apply", "--force", recipe}).status == 0);
+}

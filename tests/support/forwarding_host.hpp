@@ -34,6 +34,7 @@ class ForwardingHost : public sitepatch::host::Host {
   }
   void write(const std::vector<sitepatch::host::WriteRequest>& files) override { real_->write(files); }
   void remove(const std::vector<std::string>& p) override { real_->remove(p); }
+  std::vector<bool> importable(const std::vector<std::string>& m) override { return real_->importable(m); }
   std::vector<sitepatch::host::CompileResult> compile(
       const std::vector<sitepatch::host::CompileRequest>& s) override {
     return real_->compile(s);

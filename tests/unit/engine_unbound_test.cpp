@@ -40,3 +40,12 @@ TEST_CASE("a class attribute used bare gets its own remedy", "[engine]") {
         "uses `limit` bare, but it is bound in a class body, which a method does not see: write `self.limit` "
         "(or the class's name and a dot) in the edit at r.yaml:3");
 }
+
+TEST_CASE("the modules an ensure-import statement imports, top level only", "[engine]") {
+  using engine::detail::imported_modules;
+  CHECK(imported_modules("import torch") == std::vector<std::string>{"torch"});
+  CHECK(imported_modules("import torch.nn as nn, os") == std::vector<std::string>{"torch", "os"});
+  CHECK(imported_modules("from a.b import C  # why") == std::vector<std::string>{"a"});
+  CHECK(imported_modules("from . import sibling").empty());
+  CHECK(imported_modules("import os\nfrom json import loads") == std::vector<std::string>{"os", "json"});
+}

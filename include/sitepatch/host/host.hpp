@@ -181,6 +181,10 @@ class Host {
   /// Python's compile() on each source, in the environment's own interpreter.
   virtual std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources) = 0;
 
+  /// For each top-level module name, whether the environment's Python finds it
+  /// (importlib.util.find_spec: a path search, nothing imported).
+  virtual std::vector<bool> importable(const std::vector<std::string>& modules) = 0;
+
   /// Takes a lock on `path` (a writer creates it and its folder; never through a
   /// symlink, and the folder must be a real one the caller owns, not writable by
   /// others); waits up to `timeout_ms`, then throws naming the path. A shared lock on a
