@@ -353,15 +353,20 @@ def too_large(n):
 
 
 def op_importable(req):
-    # Top-level names only: finding `a.b` would import `a`, running its code.
-    import importlib.util
-
+    # importlib.util.find_spec's search, without importing importlib.util (its imports
+    # cost more than the search): top-level names only, since finding `a.b` would
+    # import `a`, running its code.
     found = []
     for name in req["modules"]:
-        try:
-            found.append(importlib.util.find_spec(name) is not None)
-        except (ImportError, ValueError):
-            found.append(False)
+        hit = name in sys.modules
+        for finder in sys.meta_path if not hit else ():
+            try:
+                hit = finder.find_spec(name, None) is not None
+            except (ImportError, ValueError, AttributeError):
+                hit = False
+            if hit:
+                break
+        found.append(hit)
     return {"found": found}
 
 
