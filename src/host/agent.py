@@ -560,7 +560,7 @@ def unsafe_path(path, create=False):
     # missing folders (0700) on the way, each judged once made.
     me = os.geteuid()
     trusted = (0, me)
-    todo = [c for c in os.path.abspath(path).split("/") if c][::-1]
+    pending = [c for c in os.path.abspath(path).split("/") if c][::-1]
     seen = []
     dfd = os.open("/", _O_PATH | os.O_DIRECTORY)
     try:
@@ -568,8 +568,8 @@ def unsafe_path(path, create=False):
         if cur.st_uid not in trusted:
             return "/ belongs to uid %d, another user" % cur.st_uid
         links = 0
-        while todo:
-            name = todo.pop()
+        while pending:
+            name = pending.pop()
             where = "/" + "/".join(seen)
             if name == ".":
                 continue
@@ -601,7 +601,7 @@ def unsafe_path(path, create=False):
                 if links > 40:
                     return "%s: too many levels of symbolic links" % here
                 target = os.readlink(name, dir_fd=dfd)
-                todo.extend([c for c in target.split("/") if c][::-1])
+                pending.extend([c for c in target.split("/") if c][::-1])
                 if target.startswith("/"):
                     seen = []
                     nfd = os.open("/", _O_PATH | os.O_DIRECTORY)
@@ -610,7 +610,7 @@ def unsafe_path(path, create=False):
                     cur = os.fstat(dfd)
                 continue
             if not stat.S_ISDIR(st.st_mode):
-                return "%s is not a folder" % here if todo else None
+                return "%s is not a folder" % here if pending else None
             nfd = os.open(name, _O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dfd)
             os.close(dfd)
             dfd = nfd

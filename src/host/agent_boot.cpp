@@ -17,11 +17,11 @@ const char kBoot[] = R"PY(import os, sys
 def _sitepatch_dir(base, parts):
     me = os.geteuid()
     O = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY
-    todo = [c for c in base.split("/") if c] + parts
+    names = [c for c in base.split("/") if c] + parts
     fd, where = os.open("/", O), ""
     try:
         cur = os.fstat(fd)
-        for name in todo:
+        for name in names:
             if name in (".", ".."):
                 raise OSError("%s in %s" % (name, base))
             if (cur.st_mode & 2 or cur.st_mode & 16 and cur.st_gid) and not cur.st_mode & 512:
