@@ -14,6 +14,7 @@
 
 #include "dynamo_log_fixtures.hpp"
 #include "e2e_support.hpp"
+#include "sitepatch/recipe/recipe.hpp"
 
 namespace {
 
@@ -321,6 +322,12 @@ TEST_CASE("recipe schemas: every shipped and tested recipe, rules and hints file
       ++n;
     }
   CHECK(n >= 14);
+  // A number or a boolean as the new value: YAML reads it so, and sitepatch takes it.
+  for (std::string value : {"255", "false"}) {
+    std::string recipe = "id: n\nedits:\n  - module: m\n    variable: LIMIT\n    set-value: " + value + "\n";
+    CHECK(violations("recipe.schema.json", recipe, true) == "");
+    CHECK(sitepatch::recipe::parse(recipe, "n.yaml").edits.at(0).code == value);
+  }
 }
 
 TEST_CASE("recipe schemas: what sitepatch refuses, the schema refuses too", "[e2e][json]") {
