@@ -15,7 +15,7 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
   };
   auto o = std::make_shared<Opts>();
   app.add_option("recipes", o->recipes, "Recipe files (YAML), folders of them (*.yaml in name order), or - for standard input")->required();
-  app.add_flag("-n,--dry-run", o->dry_run, "Print what would change (same as plan); write nothing");
+  app.add_flag("-n,--dry-run", o->dry_run, "Print what would change, and refuse what apply would refuse (same exit); write nothing");
   app.add_flag("--force", o->force, "Apply even when the installed version does not match `requires:`, when the recipe says `on-upgrade: warn|fail` after an upgrade, or when new code uses names the module never binds");
   app.add_flag("--system", o->system, "Also write into folders this environment shares but does not own (the system's or a base interpreter's site-packages, a .pth folder; the history goes with the folder's owner), and files a Debian package or an EXTERNALLY-MANAGED Python owns");
   return [&g, o] {

@@ -142,6 +142,8 @@ struct Kern {
   explicit Kern(int v, const std::string& extra = "")
       : venv(testsupport::Venv::create(tmp.path + "/venv")), recipe(tmp.path + "/fastkern.yaml") {
     testsupport::spit(recipe, recipe_text(extra));
+    // The recipe imports torch into fastkern.ops: the environment must have one to import.
+    venv.install(e2e::data_wheel("torch", "2.9.0", tmp.path + "/wheels"));
     venv.install(wheel(v));
     version = v;
   }
