@@ -28,6 +28,17 @@ namespace {
 using detail::Located;
 
 // Recipe-level check of one `requires:` against the installed distribution.
+// A source build's version (torch's `1.13.0a0+gitunknown`) is a pre-release, which
+// PEP 440 orders before its release: `>=1.13` refuses it, and users rarely expect that.
+std::string prerelease_note(const recipe::Version& v, const recipe::Requirement& req) {
+  if (!v.pre && !v.dev) return "";
+  std::vector<std::string> parts;
+  for (long n : v.release) parts.push_back(std::to_string(n));
+  std::string release = util::join(parts, ".");
+  return ", a pre-release, which PEP 440 orders before " + release + ": to admit it, write the bound as " +
+         req.name + ">=" + release + (v.dev && !v.pre ? ".dev0" : "a0");
+}
+
 std::string requirement_problem(Session& s, const recipe::Recipe& r, const recipe::Requirement& req) {
   std::string wanted = req.name + req.specifier;
   const site::Distribution* d = s.distributions().find(req.name);
@@ -36,7 +47,7 @@ std::string requirement_problem(Session& s, const recipe::Recipe& r, const recip
   if (!v) return r.id + " requires " + wanted + "; installed " + d->name + " " + d->version +
                  " has a version sitepatch cannot compare";
   if (recipe::satisfies(*v, req.clauses)) return "";
-  return r.id + " requires " + wanted + "; installed: " + d->name + " " + d->version +
+  return r.id + " requires " + wanted + "; installed: " + d->name + " " + d->version + prerelease_note(*v, req) +
          (s.force ? " (applying anyway: --force)" : " (--force applies anyway)");
 }
 

@@ -79,3 +79,18 @@ TEST_CASE("ensure-import of a module the environment cannot import: plan warns, 
   CHECK(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
   CHECK(env.sp({"apply", "--force", recipe}).status == 0);
 }
+
+TEST_CASE("a requires: that a source build's pre-release version misses says why", "[e2e]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  venv.install(testsupport::build_wheel(
+      {"srcbuilt", "1.13.0a0+gitunknown", {{"srcbuilt/__init__.py", "def f():\n    return 1\n"}}}, tmp.path + "/w"));
+  std::string recipe = tmp.path + "/r.yaml";
+  testsupport::spit(recipe, "id: r\nrequires: srcbuilt>=1.13\nedits:\n  - module: srcbuilt\n    function: f\n"
+                            "    replace-body: return 2\n");
+  auto r = testsupport::run_sitepatch({"--venv", venv.root, "plan", recipe});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("r requires srcbuilt>=1.13; installed: srcbuilt 1.13.0a0+gitunknown, a pre-release, which PEP 440 "
+                   "orders before 1.13.0: to admit it, write the bound as srcbuilt>=1.13.0a0 (--force applies anyway)") !=
+        std::string::npos);
+}
