@@ -10,6 +10,21 @@ std::string line_list(const std::vector<int>& lines) {
   return s;
 }
 
+// `@overload` (or `@typing.overload`, `@typing_extensions.overload`): a stub for type
+// checkers, not the definition that runs.
+bool overload_stub(const Context& cx, const Def& d) {
+  std::string_view decorators = cx.src.substr(ts_node_start_byte(d.outer),
+                                              ts_node_start_byte(d.node) - ts_node_start_byte(d.outer));
+  for (auto& line : util::split(decorators, '\n')) {
+    std::string t = util::trim(line);
+    if (!util::starts_with(t, "@")) continue;
+    t = util::trim(t.substr(1));
+    for (const char* name : {"overload", "typing.overload", "typing_extensions.overload"})
+      if (t == name) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool fail(EditResult& r, Failure f, std::string message) {
@@ -29,6 +44,13 @@ const Def* locate(const Context& cx, const recipe::Edit& e, EditResult& r) {
   std::vector<const Def*> same_kind;
   for (size_t i : *found)
     if (cx.defs.all()[i].kind == e.kind) same_kind.push_back(&cx.defs.all()[i]);
+  // Without `occurrence:`, `@overload` stubs beside the one implementation do not count.
+  if (e.occurrence == 0 && same_kind.size() > 1) {
+    std::vector<const Def*> real;
+    for (const Def* d : same_kind)
+      if (!overload_stub(cx, *d)) real.push_back(d);
+    if (real.size() == 1) same_kind = real;
+  }
   if (same_kind.empty()) {
     const Def& other = cx.defs.all()[found->front()];
     r.line = other.line;

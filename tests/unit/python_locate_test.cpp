@@ -196,3 +196,24 @@ TEST_CASE("a located target reports its text before the edit, decorators include
   REQUIRE(results[0].outcome == Outcome::will_apply);
   CHECK(results[0].original == "@deco\ndef f(a):\n    return a");
 }
+
+TEST_CASE("@overload stubs beside one implementation are not more definitions", "[python]") {
+  std::string src =
+      "from typing import overload\n"
+      "\n"
+      "@overload\n"
+      "def f(x: int) -> int: ...\n"
+      "@typing.overload\n"
+      "def f(x: str) -> str: ...\n"
+      "def f(x):\n"
+      "    return x\n";
+  Edit e = edit(Action::replace_body, "f", "return 0\n");
+  Run r = run(src, {e});
+  CHECK(r.results[0].outcome == Outcome::will_apply);
+  CHECK(r.results[0].line == 7);
+  CHECK(r.out.find("def f(x):\n    return 0\n") != std::string::npos);
+  // Two implementations are still two.
+  r = run(src + "def f(y):\n    return y\n", {e});
+  CHECK(r.results[0].outcome == Outcome::failed);
+  CHECK(r.results[0].message.find("f is defined 4 times") != std::string::npos);
+}
