@@ -10,9 +10,9 @@ std::string line_list(const std::vector<int>& lines) {
   return s;
 }
 
-// `@overload` (or `@typing.overload`, `@typing_extensions.overload`): a stub for type
+// `@overload` (or `@typing.overload`, `@typing_extensions.overload`): a signature for type
 // checkers, not the definition that runs.
-bool overload_stub(const Context& cx, const Def& d) {
+bool overload_signature(const Context& cx, const Def& d) {
   std::string_view decorators = cx.src.substr(ts_node_start_byte(d.outer),
                                               ts_node_start_byte(d.node) - ts_node_start_byte(d.outer));
   for (auto& line : util::split(decorators, '\n')) {
@@ -44,11 +44,11 @@ const Def* locate(const Context& cx, const recipe::Edit& e, EditResult& r) {
   std::vector<const Def*> same_kind;
   for (size_t i : *found)
     if (cx.defs.all()[i].kind == e.kind) same_kind.push_back(&cx.defs.all()[i]);
-  // Without `occurrence:`, `@overload` stubs beside the one implementation do not count.
+  // Without `occurrence:`, `@overload` signatures beside the one implementation do not count.
   if (e.occurrence == 0 && same_kind.size() > 1) {
     std::vector<const Def*> real;
     for (const Def* d : same_kind)
-      if (!overload_stub(cx, *d)) real.push_back(d);
+      if (!overload_signature(cx, *d)) real.push_back(d);
     if (real.size() == 1) same_kind = real;
   }
   if (same_kind.empty()) {

@@ -66,7 +66,7 @@ std::optional<std::string> walk(const std::string& given, bool create) {
     if (!::getcwd(cwd, sizeof cwd)) return "cannot tell where " + given + " is: " + std::strerror(errno);
     path = std::string(cwd) + "/" + path;
   }
-  std::deque<std::string> todo = components(path);
+  std::deque<std::string> pending = components(path);
   std::deque<std::string> seen;  // the real folders walked, for `..` and messages
   Fd dir;
   dir.reset(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -80,9 +80,9 @@ std::optional<std::string> walk(const std::string& given, bool create) {
   };
   int links = 0;
   struct stat cur = st;  // the folder `dir` is
-  while (!todo.empty()) {
-    std::string name = todo.front();
-    todo.pop_front();
+  while (!pending.empty()) {
+    std::string name = pending.front();
+    pending.pop_front();
     if (name == ".") continue;
     if (name == "..") {
       // Back up by reopening the walked prefix: every folder on it was already judged.
@@ -112,7 +112,7 @@ std::optional<std::string> walk(const std::string& given, bool create) {
       if (n <= 0) return here + ": cannot read the link: " + std::strerror(errno);
       std::string target(buf, size_t(n));
       auto parts = components(target);
-      todo.insert(todo.begin(), parts.begin(), parts.end());
+      pending.insert(pending.begin(), parts.begin(), parts.end());
       if (target[0] == '/') {
         seen.clear();
         dir.reset(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -121,7 +121,7 @@ std::optional<std::string> walk(const std::string& given, bool create) {
       continue;
     }
     if (!S_ISDIR(st.st_mode)) {
-      if (!todo.empty()) return here + " is not a folder";
+      if (!pending.empty()) return here + " is not a folder";
       return std::nullopt;  // the last name is a file: its folder was judged above
     }
     int next = ::openat(dir.fd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

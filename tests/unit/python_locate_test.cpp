@@ -197,7 +197,7 @@ TEST_CASE("a located target reports its text before the edit, decorators include
   CHECK(results[0].original == "@deco\ndef f(a):\n    return a");
 }
 
-TEST_CASE("@overload stubs beside one implementation are not more definitions", "[python]") {
+TEST_CASE("@overload signatures beside one implementation are not more definitions", "[python]") {
   std::string src =
       "from typing import overload\n"
       "\n"
