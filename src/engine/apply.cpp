@@ -276,7 +276,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
     // Exits as apply would: the same refusals after the same plan.
     res.plan = plan(s, std::move(recipes));
     if (!s.force) detail::refuse_unbound(res.plan);
-    if (res.plan.ok() && !(s.system && !detail::shared_homes(s, false).empty())) detail::refuse_shared(s, res.plan);
+    if (res.plan.ok()) detail::refuse_shared(s, res.plan);
     return res;
   }
   if (auto at_home = apply_at_home(s, recipes)) return std::move(*at_home);

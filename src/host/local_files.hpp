@@ -17,6 +17,9 @@ void write_local(const std::vector<WriteRequest>& files, const std::string& tag)
 /// Host::lock on this machine; a writer's lock file names `tag` until it is released.
 std::unique_ptr<Lock> lock_local(const std::string& path, int timeout_ms, LockMode mode, const std::string& tag);
 
+/// The folder `path` is in ("." for a bare name, "/" for a file at the root).
+std::string folder_of(const std::string& path);
+
 /// The exact message both hosts give for a write into a folder another user controls
 /// (`why` from util::unsafe_path).
 std::string unsafe_write_message(const std::string& path, const std::string& why);

@@ -171,9 +171,7 @@ class LocalHost : public Host {
 
   void remove(const std::vector<std::string>& paths) override {
     for (auto& p : paths) {
-      size_t slash = p.rfind('/');
-      std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
-      if (auto why = util::unsafe_path(folder))
+      if (auto why = util::unsafe_path(folder_of(p)))
         throw Error("refusing to remove " + p + ": " + *why + ", who could redirect it; nothing was removed");
     }
     for (auto& p : paths)

@@ -41,11 +41,6 @@ struct Target {
   std::string original;  // its bytes, to rewrite if no backup link can be made
 };
 
-std::string folder_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
 Target check(const WriteRequest& f) {
   Target t;
   t.path = f.path;
@@ -136,6 +131,11 @@ std::vector<std::string> put_back(std::vector<Staged>& staged, const std::vector
 }
 
 }  // namespace
+
+std::string folder_of(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
 
 std::string unsafe_write_message(const std::string& path, const std::string& why) {
   return "refusing to write " + path + ": " + why +

@@ -272,6 +272,7 @@ TEST_CASE("audit --path reads each real folder once, whatever links lead back up
   };
   CHECK(files(r.out) >= files(once.out));
   CHECK(r.out.find("same/cpp_ext.py") == std::string::npos);
+  CHECK(r.out.find("up1/flashinfer/") == std::string::npos);
   CHECK(r.out.find("up1/up1") == std::string::npos);
 }
 
