@@ -16,6 +16,7 @@ Runner register_adopt(CLI::App& app, const GlobalOptions& g) {
   return [&g, o] {
     Env env = open_env(g);
     Output out(g);
+    say_environment(out, env);
     auto r = engine::adopt(*env.session, o->id, o->dry_run);
     if (out.json()) {
       nlohmann::json files = nlohmann::json::array();

@@ -24,6 +24,7 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
     env.session->force = o->force;
     env.session->system = o->system;
     Output out(g);
+    say_environment(out, env);
     auto r = engine::apply(*env.session, std::move(loaded), o->dry_run);
     const auto& p = r.plan;
     if (out.json()) {

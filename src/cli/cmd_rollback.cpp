@@ -26,6 +26,7 @@ Runner register_rollback(CLI::App& app, const GlobalOptions& g) {
     Env env = open_env(g);
     env.session->missing_ok = o->missing_ok;
     Output out(g);
+    say_environment(out, env);
     auto r = engine::rollback(*env.session, o->ids, o->all, o->dry_run);
     if (out.json()) {
       nlohmann::json files = nlohmann::json::array();

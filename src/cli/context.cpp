@@ -111,9 +111,18 @@ Env open_env(const GlobalOptions& g) {
     if (!choice) throw Error(no_environment_message(), Exit::usage);
     venv = choice->path;
     spdlog::info("environment: {} ({})", venv, choice->how);
+    if (choice->how != "--venv") e.found_by = choice->how;
     e.host = host::make_local_host();
   }
-  e.session = std::make_unique<engine::Session>(engine::Session::open(*e.host, venv, g.state_dir));
+  try {
+    e.session = std::make_unique<engine::Session>(engine::Session::open(*e.host, venv, g.state_dir));
+  } catch (const Error& err) {
+    // A $VIRTUAL_ENV left from a removed venv: the user must learn where the path came from.
+    if (e.found_by.empty()) throw;
+    throw Error(std::string(err.what()) + " (the path is from " + e.found_by +
+                    "; pass --venv PATH to choose another)",
+                err.code());
+  }
   e.session->lock_timeout_ms = int(g.lock_timeout * 1000);
   // The invocation that reaches this same environment, for the commands messages suggest.
   std::string p = "sitepatch";
@@ -123,6 +132,11 @@ Env open_env(const GlobalOptions& g) {
   if (!g.state_dir.empty()) p += " --state-dir " + util::shell_word(g.state_dir);
   e.session->invocation = p;
   return e;
+}
+
+void say_environment(const Output& out, const Env& env) {
+  if (env.found_by.empty() || out.json() || out.quiet()) return;
+  out.err("environment: " + env.session->env.prefix + " (" + env.found_by + ")");
 }
 
 namespace {

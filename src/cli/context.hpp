@@ -68,6 +68,9 @@ inline nlohmann::json or_null(int n) { return n > 0 ? nlohmann::json(n) : nlohma
 struct Env {
   std::unique_ptr<host::Host> host;
   std::unique_ptr<engine::Session> session;
+  /// How the environment was found when neither --venv nor --host named it ("$VIRTUAL_ENV",
+  /// "a .venv in /srv/app"); empty when it was named.
+  std::string found_by;
   Env() = default;
   Env(Env&&) = default;
   Env& operator=(Env&&) = default;
@@ -76,6 +79,11 @@ struct Env {
   ~Env();
 };
 Env open_env(const GlobalOptions& g);
+
+/// A writing command's first line when the environment was found rather than named
+/// (`environment: /srv/app/.venv (a .venv in /srv/app)`), so a shell with another
+/// environment active does not patch it unnoticed. On stderr; not with --json or --quiet.
+void say_environment(const Output& out, const Env& env);
 
 /// Reads and validates recipe files; every problem of every file, then one error.
 std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths);

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "sitepatch/util/strings.hpp"
+
 namespace sitepatch::cli {
 namespace fs = std::filesystem;
 
@@ -28,10 +30,17 @@ std::optional<std::string> nearest_dot_venv() {
 
 }  // namespace
 
+bool is_conda_base(const std::string& prefix) {
+  std::string named = variable("CONDA_DEFAULT_ENV");
+  if (named == "base" || named == "root") return true;
+  std::error_code ec;
+  return fs::is_directory(fs::path(prefix) / "conda-meta", ec) && fs::is_directory(fs::path(prefix) / "condabin", ec);
+}
+
 std::optional<EnvChoice> choose_environment(const std::string& given) {
   if (!given.empty()) return EnvChoice{given, "--venv"};
   if (auto v = variable("VIRTUAL_ENV"); !v.empty()) return EnvChoice{v, "$VIRTUAL_ENV"};
-  if (auto c = variable("CONDA_PREFIX"); !c.empty()) return EnvChoice{c, "$CONDA_PREFIX"};
+  if (auto c = variable("CONDA_PREFIX"); !c.empty() && !is_conda_base(c)) return EnvChoice{c, "$CONDA_PREFIX"};
   if (auto d = nearest_dot_venv()) return EnvChoice{*d, "a .venv in " + fs::path(*d).parent_path().string()};
   return std::nullopt;
 }
@@ -39,9 +48,15 @@ std::optional<EnvChoice> choose_environment(const std::string& given) {
 std::string no_environment_message() {
   std::error_code ec;
   std::string cwd = fs::current_path(ec).string();
-  return "no environment given: pass --venv PATH (a venv root or its Python), activate a venv ($VIRTUAL_ENV) or "
-         "a conda environment ($CONDA_PREFIX), or run from a project with a .venv (none in " +
-         (cwd.empty() ? std::string("this folder") : cwd) + " or above)";
+  std::string m =
+      "no environment given: pass --venv PATH (a venv root or its Python), activate a venv ($VIRTUAL_ENV) or "
+      "a conda environment ($CONDA_PREFIX), or run from a project with a .venv (none in " +
+      (cwd.empty() ? std::string("this folder") : cwd) + " or above)";
+  if (auto c = variable("CONDA_PREFIX"); !c.empty())
+    m += "; the active conda environment " + c +
+         " is conda's base, which sitepatch treats as a system Python, as uv does: pass --venv " + util::shell_word(c) +
+         " to patch it";
+  return m;
 }
 
 }  // namespace sitepatch::cli

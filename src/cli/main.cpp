@@ -193,7 +193,7 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.fallthrough();
   app.require_subcommand(1, 1);
   app.add_option("--venv", g.venv,
-                 "Environment root or its Python executable (default: $VIRTUAL_ENV, else $CONDA_PREFIX, else the nearest .venv above the current folder)")
+                 "Environment root or its Python executable (default: $VIRTUAL_ENV, else $CONDA_PREFIX unless it is conda's base, else the nearest .venv above the current folder)")
       ->type_name("PATH");
   app.add_option("--host", g.host,
                  "Patch an environment on another machine, [user@]host[:port], over ssh")

@@ -190,6 +190,73 @@ TEST_CASE("without --venv: $VIRTUAL_ENV, then $CONDA_PREFIX, then the nearest .v
   CHECK(both.status == 0);
 }
 
+TEST_CASE("conda's base environment is a system Python: a .venv wins over it, and writing commands name what they found",
+          "[e2e]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  auto run_in = [&](const std::string& dir, std::vector<std::string> vars, std::vector<std::string> args) {
+    std::vector<std::string> argv = {"/usr/bin/env", "-C", dir, "-u", "VIRTUAL_ENV", "-u", "CONDA_PREFIX",
+                                     "-u", "CONDA_DEFAULT_ENV", "NO_COLOR=1"};
+    argv.insert(argv.end(), vars.begin(), vars.end());
+    argv.push_back(SITEPATCH_BIN);
+    argv.insert(argv.end(), args.begin(), args.end());
+    return sitepatch::util::run(argv);
+  };
+  testsupport::TempDir project;
+  std::string dot_venv = project.path + "/.venv";
+  REQUIRE(sitepatch::util::run({"cp", "-a", env.venv.root, dot_venv}).status == 0);
+  // Conda's root prefix, as Miniforge installs it: conda-meta/ beside condabin/.
+  testsupport::TempDir conda_root;
+  std::string base = conda_root.path + "/miniforge3";
+  REQUIRE(sitepatch::util::run({"cp", "-a", env.venv.root, base}).status == 0);
+  std::filesystem::create_directories(base + "/conda-meta");
+  std::filesystem::create_directories(base + "/condabin");
+
+  SECTION("the nearest .venv wins over an active base, named by CONDA_DEFAULT_ENV or by its folders") {
+    for (auto vars : std::vector<std::vector<std::string>>{{"CONDA_PREFIX=" + env.venv.root, "CONDA_DEFAULT_ENV=base"},
+                                                           {"CONDA_PREFIX=" + base}}) {
+      auto apply = run_in(project.path, vars, {"apply", recipe});
+      INFO(apply.err);
+      REQUIRE(apply.status == 0);
+      // The first line says which environment was patched and why that one.
+      CHECK(apply.err.substr(0, apply.err.find('\n')) == "environment: " + dot_venv + " (a .venv in " + project.path + ")");
+      REQUIRE(run_in(project.path, vars, {"rollback", "--all"}).status == 0);
+    }
+    // Neither base prefix was touched.
+    CHECK(run_in(project.path, {}, {"--venv", env.venv.root, "list"}).out.find("no patches applied") != std::string::npos);
+    CHECK(run_in(project.path, {}, {"--venv", base, "list"}).out.find("no patches applied") != std::string::npos);
+  }
+  SECTION("$VIRTUAL_ENV wins over both; a named environment gets no such line") {
+    auto apply = run_in(project.path, {"CONDA_PREFIX=" + base, "VIRTUAL_ENV=" + env.venv.root}, {"apply", recipe});
+    REQUIRE(apply.status == 0);
+    CHECK(apply.err.substr(0, apply.err.find('\n')) == "environment: " + env.venv.root + " ($VIRTUAL_ENV)");
+    auto named = run_in(project.path, {}, {"--venv", env.venv.root, "rollback", "--all"});
+    REQUIRE(named.status == 0);
+    CHECK(named.err.find("environment: ") == std::string::npos);
+    // --json keeps stderr to warnings: the document names the prefix.
+    auto json = run_in(project.path, {}, {"--json", "apply", "--dry-run", recipe});
+    CHECK(json.err.find("environment: ") == std::string::npos);
+  }
+  SECTION("with no .venv, a base environment is not chosen: the message says how to patch it") {
+    testsupport::TempDir bare;
+    auto none = run_in(bare.path, {"CONDA_PREFIX=" + base}, {"plan", recipe});
+    CHECK(none.status == 2);
+    CHECK(none.err ==
+          "sitepatch: error: no environment given: pass --venv PATH (a venv root or its Python), activate a venv "
+          "($VIRTUAL_ENV) or a conda environment ($CONDA_PREFIX), or run from a project with a .venv (none in " +
+              bare.path + " or above); the active conda environment " + base +
+              " is conda's base, which sitepatch treats as a system Python, as uv does: pass --venv " + base +
+              " to patch it\n");
+  }
+  SECTION("a stale $VIRTUAL_ENV says where the path came from") {
+    auto stale = run_in(project.path, {"VIRTUAL_ENV=/nonexistent/venv"}, {"apply", recipe});
+    CHECK(stale.status == 1);
+    CHECK(stale.err ==
+          "sitepatch: error: no Python environment at /nonexistent/venv: /nonexistent/venv does not exist (the path "
+          "is from $VIRTUAL_ENV; pass --venv PATH to choose another)\n");
+  }
+}
+
 TEST_CASE("a system Python's dist-packages is an environment too (plan only)", "[e2e]") {
   // /usr/bin/python3 on Debian keeps packages in /usr/lib/python3/dist-packages; pip
   // is there (the test suite installs python3-pip). Plan reads and never writes.
