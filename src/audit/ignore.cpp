@@ -72,7 +72,8 @@ void read_entry(const YAML::Node& item, int number, const std::string& path, std
 
 }  // namespace
 
-std::vector<IgnoreEntry> parse_ignore(std::string_view text, const std::string& path) {
+std::vector<IgnoreEntry> parse_ignore(std::string_view text, const std::string& path,
+                                      std::vector<std::string>* found) {
   Problems problems(path, "ignore");
   YAML::Node list = detail::load_list_file(text, "ignore", "an ignore file", problems);
   std::vector<IgnoreEntry> out;
@@ -82,7 +83,8 @@ std::vector<IgnoreEntry> parse_ignore(std::string_view text, const std::string& 
     int number = 0;
     for (const auto& item : list) read_entry(item, ++number, path, out, problems);
   }
-  problems.raise_if_any();
+  if (!found) problems.raise_if_any();
+  else for (auto& l : problems.lines()) found->push_back(std::move(l));
   return out;
 }
 

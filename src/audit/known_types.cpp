@@ -23,7 +23,8 @@ constexpr std::array<std::string_view, 13> kPathMakers = {
     "with_stem", "joinpath", "relative_to", "readlink", "rename",    "replace"};
 
 // Functions (and methods) of the standard library and the class of what they return.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kResults = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 26> kResults = {{
+    {"logging.getLogger", "logging.Logger"}, {"logging.Logger.getChild", "logging.Logger"},
     {"os.getcwd", "str"},         {"os.getenv", "str"},            {"os.environ.get", "str"},
     {"os.fspath", "str"},         {"os.path.join", "str"},         {"os.path.abspath", "str"},
     {"os.path.realpath", "str"},  {"os.path.dirname", "str"},      {"os.path.basename", "str"},
@@ -37,6 +38,15 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 24> kResults
 // Methods of str and bytes that return the same class.
 constexpr std::array<std::string_view, 8> kStringMakers = {"strip", "lstrip", "rstrip", "lower",
                                                            "upper", "replace", "casefold", "title"};
+
+// Methods of a tensor that return a tensor, so `x.sum().item()` is `torch.Tensor.item`
+// for an `x: torch.Tensor`. Only ones whose result is always a tensor (not max or sort,
+// which may return tuples).
+constexpr std::array<std::string_view, 36> kTensorMakers = {
+    "sum",  "mean",      "abs",       "float",   "half",    "int",     "long",  "bool",    "to",
+    "cuda", "cpu",       "detach",    "clone",   "contiguous", "view", "reshape", "flatten", "squeeze",
+    "unsqueeze", "t",    "transpose", "permute", "exp",     "log",     "sqrt",  "add",     "mul",
+    "sub",  "div",       "pow",       "neg",     "softmax", "matmul",  "bfloat16", "expand", "repeat"};
 
 bool is_path_class(std::string_view cls) {
   return std::find(kPathClasses.begin(), kPathClasses.end(), cls) != kPathClasses.end();
@@ -54,6 +64,11 @@ std::string external_result(const std::string& called) {
       std::find(kStringMakers.begin(), kStringMakers.end(), std::string_view(called).substr(dot + 1)) !=
           kStringMakers.end())
     return std::string(owner);
+  if (owner == "torch.Tensor")
+    return std::find(kTensorMakers.begin(), kTensorMakers.end(), std::string_view(called).substr(dot + 1)) !=
+                   kTensorMakers.end()
+               ? "torch.Tensor"
+               : "";
   if (!is_path_class(owner)) return "";
   std::string_view method = std::string_view(called).substr(dot + 1);
   if (std::find(kPathMakers.begin(), kPathMakers.end(), method) == kPathMakers.end()) return "";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "audit/known_types.hpp"
 #include "audit/resolve.hpp"
 #include "sitepatch/audit/graph.hpp"
 #include "sitepatch/audit/scan.hpp"
@@ -160,7 +161,10 @@ class Walker {
       t = r_.method(*t.mod, t.index, attr);
       if (t.kind == Target::missing) t.kind = Target::external;  // an inherited builtin method
     } else if (t.kind == Target::external) {
-      t.name += "." + attr;
+      // `Path.home().exists()`, `x.float().tolist()`: the method of the class the call
+      // makes, where the standard library or torch fixes it.
+      std::string made = detail::external_result(t.name);
+      t.name = (made.empty() ? t.name : made) + "." + attr;
     } else if (t.kind == Target::function && !t.mod->functions[t.index].returns.empty()) {
       // `gen().build_and_load()` where gen is annotated `-> JitSpec`.
       Target r = r_.returned(*t.mod, t.index);

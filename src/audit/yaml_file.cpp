@@ -14,15 +14,19 @@ recipe::Mark mark_of(const YAML::Node& n) {
   return {m.line + 1, m.column + 1};
 }
 
-void FileProblems::raise_if_any() const {
-  if (list_.empty()) return;
+std::vector<std::string> FileProblems::lines() const {
   auto sorted = list_;
   std::stable_sort(sorted.begin(), sorted.end(), [](const recipe::Diagnostic& a, const recipe::Diagnostic& b) {
     return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
   });
-  std::vector<std::string> lines;
-  for (auto& d : sorted) lines.push_back(d.str());
-  throw Error("invalid " + kind_ + " file\n" + util::join(lines, "\n"), Exit::usage);
+  std::vector<std::string> out;
+  for (auto& d : sorted) out.push_back(d.str());
+  return out;
+}
+
+void FileProblems::raise_if_any() const {
+  if (list_.empty()) return;
+  throw Error("invalid " + kind_ + " file\n" + util::join(lines(), "\n"), Exit::usage);
 }
 
 YAML::Node load_list_file(std::string_view text, const std::string& key, const std::string& what,

@@ -21,6 +21,8 @@ class FileProblems {
   FileProblems(std::string path, std::string kind) : path_(std::move(path)), kind_(std::move(kind)) {}
   void add(recipe::Mark m, std::string message) { list_.push_back({path_, m, std::move(message)}); }
   void raise_if_any() const;
+  /// Every problem as "file:line:col: message", in line order.
+  std::vector<std::string> lines() const;
 
  private:
   std::string path_, kind_;

@@ -11,6 +11,7 @@
 
 #include "audit_report.hpp"
 #include "commands.hpp"
+#include "sitepatch/recipe/version.hpp"
 #include "sitepatch/audit/ignore.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/engine/audit.hpp"
@@ -54,23 +55,36 @@ engine::Progress progress_bar(const GlobalOptions& g, const AuditOptions& o) {
   };
 }
 
+// Every problem of every ignore file at once: malformed entries and rules not loaded.
 std::vector<audit::IgnoreEntry> load_ignores(const std::vector<std::string>& files, const audit::RuleSet& rules) {
   std::vector<audit::IgnoreEntry> all;
   std::vector<std::string> unknown;
   for (auto& path : files) {
     auto text = util::read_named_file(path);
     if (!text) throw Error("cannot read ignore file " + text.error(), Exit::usage);
-    for (auto& e : audit::parse_ignore(*text, path)) {
-      bool known = std::any_of(rules.all().begin(), rules.all().end(), [&](const audit::Rule& r) { return r.id == e.rule; });
+    std::vector<std::string> malformed;
+    auto entries = audit::parse_ignore(*text, path, &malformed);
+    std::vector<std::pair<int, std::string>> lines;  // this file's problems, by line
+    auto line_of = [&](const std::string& l) {
+      size_t a = l.find(':', path.size()), b = a == std::string::npos ? a : l.find(':', a + 1);
+      return a == std::string::npos || b == std::string::npos ? 0 : std::atoi(l.substr(a + 1, b - a - 1).c_str());
+    };
+    for (auto& l : malformed) lines.emplace_back(line_of(l), l);
+    for (auto& e : entries) {
+      bool known = e.rule.empty() ||  // said already: `rule` is missing
+                   std::any_of(rules.all().begin(), rules.all().end(), [&](const audit::Rule& r) { return r.id == e.rule; });
       if (!known) {
         std::vector<std::string> ids;
         for (auto& r : rules.all()) ids.push_back(r.id);
         auto near = util::nearest(e.rule, ids, 1);
-        unknown.push_back(e.where() + ": rule `" + e.rule + "` is not loaded" +
-                          (near.empty() ? "" : "; did you mean `" + near[0] + "`?"));
+        std::string l = e.where() + ": rule `" + e.rule + "` is not loaded" +
+                        (near.empty() ? "" : "; did you mean `" + near[0] + "`?");
+        lines.emplace_back(line_of(l), l);
       }
       all.push_back(std::move(e));
     }
+    std::stable_sort(lines.begin(), lines.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    for (auto& [_, l] : lines) unknown.push_back(l);
   }
   if (!unknown.empty()) throw Error("invalid ignore file\n" + util::join(unknown, "\n"), Exit::usage);
   return all;
@@ -154,7 +168,8 @@ std::string suggest_recipe(const engine::CallAudit& a, const std::string& entry)
                     a.entry_dist + "\n# on a chain from " + entry + " to an operation it cannot trace.\n";
   out += "id: " + id + "\n";
   out += "description: Keep torch.compile out of what " + entry + " reaches\n";
-  out += "requires: " + a.entry_dist + "==" + a.entry_version + "\n";
+  out += "# requires: the installed version, up to its next minor release\n";
+  out += "requires: " + recipe::up_to_next_minor(a.entry_dist, a.entry_version) + "\n";
   out += "edits:\n";
   for (size_t i = 0; i < picked.size(); ++i) {
     out += "  # reaches " + why[i] + "\n";
@@ -214,6 +229,13 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
   const audit::CallGraph& cg = a.graph;
 
   if (o.suggest) {
+    // Every suggested edit is torch.compiler.disable: an `import torch` the environment
+    // cannot run would break `import` of the patched modules.
+    if (!env.host->importable({"torch"})[0]) {
+      out.err("sitepatch: nothing to suggest: torch is not importable in " + env.session->env.prefix +
+              ", and each suggested edit (torch.compiler.disable) needs it; audit the environment the model runs in");
+      return int(Exit::failed);
+    }
     std::string recipe = suggest_recipe(a, o.entry);
     if (recipe.empty()) {
       out.err("sitepatch: no chain from " + o.entry + " reaches a flagged operation in its own distribution; nothing to suggest");

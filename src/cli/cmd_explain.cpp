@@ -62,11 +62,37 @@ int list_hints(const Output& o, const explain::HintSet& hints) {
   return int(Exit::ok);
 }
 
-bool same_break(const explain::Break& a, const explain::Break& b) {
-  if (a.operation != b.operation || a.frames.size() != b.frames.size() || a.frames.empty()) return false;
-  for (size_t i = 0; i < a.frames.size(); ++i)
-    if (a.frames[i].file != b.frames[i].file || a.frames[i].line != b.frames[i].line) return false;
-  return true;
+// What a damaged log lacks, one line per break or stray line, in the log's order.
+std::vector<std::string> damage_lines(const explain::LogReading& r) {
+  std::vector<std::pair<int, std::string>> all;
+  for (auto& d : r.damage)
+    all.push_back({d.log_line, (d.last_line > d.log_line ? "lines " + std::to_string(d.log_line) + "-" +
+                                                               std::to_string(d.last_line)
+                                                         : "line " + std::to_string(d.log_line)) +
+                                   ": " + d.what});
+  for (auto& b : r.breaks)
+    for (auto& d : b.damage)
+      all.push_back({b.log_line, "line " + std::to_string(b.log_line) + ", the break \"" +
+                                     util::printable(b.reason.empty() ? std::string("?") : b.reason) + "\": " + d});
+  std::stable_sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (auto& [_, l] : all) out.push_back(l);
+  return out;
+}
+
+// A cut or damaged log read as it stands would give a wrong answer that looks right (no
+// break in a library; a break without a reason): refused, with all that is missing.
+void refuse_damaged(const std::string& path, const explain::LogReading& r) {
+  auto lines = damage_lines(r);
+  if (lines.empty()) return;
+  std::string m = "the log " + (path == "-" ? std::string("on standard input") : path) +
+                  " is incomplete or damaged, so its breaks cannot be read whole:";
+  constexpr size_t kShown = 12;  // the first ones say where to look; the rest is a count
+  for (size_t k = 0; k < lines.size() && k < kShown; ++k) m += "\n  " + lines[k];
+  if (lines.size() > kShown) m += "\n  and " + std::to_string(lines.size() - kShown) + " more";
+  m += "\ncapture the whole output again (for example TORCH_LOGS=graph_breaks python model.py 2> log.txt) and explain "
+       "that";
+  throw Error(m, Exit::usage);
 }
 
 // Every break of every log; one seen in two logs is one break seen twice.
@@ -81,8 +107,10 @@ std::vector<engine::LoggedBreak> read_logs(const std::vector<std::string>& logs)
       if (!t) throw Error("cannot read log " + t.error(), Exit::usage);
       text = std::move(*t);
     }
-    for (auto& b : explain::parse_log(text)) {
-      auto same = std::find_if(out.begin(), out.end(), [&](const engine::LoggedBreak& o) { return same_break(o.brk, b); });
+    explain::LogReading reading = explain::read_log(text);
+    refuse_damaged(path, reading);
+    for (auto& b : reading.breaks) {
+      auto same = std::find_if(out.begin(), out.end(), [&](const engine::LoggedBreak& o) { return explain::same_break(o.brk, b); });
       if (same != out.end()) same->brk.repeats += b.repeats + 1;
       else out.push_back({std::move(b), path});
     }
@@ -188,8 +216,10 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
       "(repeats whose stack dynamo suppressed are merged) and torch._dynamo.explain's break reasons.\n"
       "Library frames are found by their path below site-packages, so a log from another machine maps;\n"
       "a frame whose line no longer holds the log's function is reported stale.\n"
-      "Exit codes: 0 no break inside a library; 1 failed; 2 bad usage, unreadable log or hints file;\n"
-      "3 the log holds breaks inside libraries.");
+      "A log cut short or damaged (a break without its stack or reason, bytes that are not text) is\n"
+      "refused with what is missing, never read as a clean one.\n"
+      "Exit codes: 0 no break inside a library; 1 failed; 2 bad usage, unreadable, cut or damaged log,\n"
+      "or unreadable hints file; 3 the log holds breaks inside libraries.");
   return [&g, o] {
     if (g.json && o->recipe == "-") throw Error("--json and --recipe -: both print on stdout; give --recipe a file", Exit::usage);
     return run(g, *o);

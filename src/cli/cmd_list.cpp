@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "sitepatch/util/strings.hpp"
 #include "status_json.hpp"
 
 namespace sitepatch::cli {
@@ -24,16 +25,18 @@ Runner register_list(CLI::App&, const GlobalOptions& g) {
       o.out("no patches applied in " + env.session->env.prefix);
       return int(Exit::ok);
     }
+    // A recipe that patched files of several distributions names each.
+    auto dists = [](const engine::PatchStatus& s) { return s.dists.empty() ? s.dist : util::join(s.dists, ","); };
     size_t w_id = 2, w_dist = 12;
     for (auto& s : statuses) {
       w_id = std::max(w_id, s.id.size());
-      w_dist = std::max(w_dist, s.dist.size());
+      w_dist = std::max(w_dist, dists(s).size());
     }
     o.out(o.paint(fmt::format("{:<{}}  {:<{}}  {:>5}  {:<20}  {}", "ID", w_id, "DISTRIBUTION", w_dist,
                               "FILES", "APPLIED", "STATE"),
                   Paint::header));
     for (auto& s : statuses) {
-      o.out(fmt::format("{:<{}}  {:<{}}  {:>5}  {:<20}  ", s.id, w_id, s.dist, w_dist, s.files.size(),
+      o.out(fmt::format("{:<{}}  {:<{}}  {:>5}  {:<20}  ", s.id, w_id, dists(s), w_dist, s.files.size(),
                         format_time(s.applied_at)) +
             o.paint(std::string(engine::state_name(s.state)), paint_for(s.state)));
       // A patch another environment's history keeps: whose, so nobody looks for it here.

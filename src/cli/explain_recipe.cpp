@@ -46,17 +46,6 @@ std::string recipe_id(const engine::Explanation& e, const std::string& prefix) {
   return id;
 }
 
-// `requires:` for the version the log was made against: it and later releases up to the
-// next minor one, whose code may have moved (`status` suggests applying again after an
-// upgrade, which an exact pin would refuse).
-std::string requirement(const std::string& dist, const std::string& version) {
-  auto v = recipe::Version::parse(version);
-  if (!v || v->release.empty()) return dist + "==" + version;
-  std::string next = v->release.size() == 1 ? std::to_string(v->release[0] + 1)
-                                            : std::to_string(v->release[0]) + "." + std::to_string(v->release[1] + 1);
-  return dist + ">=" + version + ",<" + next;
-}
-
 }  // namespace
 
 std::string explain_recipe(const engine::Explanation& e, const std::vector<std::string>& logs) {
@@ -72,7 +61,7 @@ std::string explain_recipe(const engine::Explanation& e, const std::vector<std::
   out += "description: Let torch.compile through the graph breaks of " + util::join(logs, ", ") + "\n";
   if (dists.size() == 1)
     out += "# requires: the version the log was made against, up to its next minor release\n"
-           "requires: " + requirement(dists.begin()->first, dists.begin()->second) + "\n";
+           "requires: " + recipe::up_to_next_minor(dists.begin()->first, dists.begin()->second) + "\n";
   else
     for (auto& [d, v] : dists) out += "# touches " + d + " " + v + " (one requires: per recipe; none given)\n";
   out += "edits:\n";

@@ -33,6 +33,11 @@ std::string short_file(const std::string& file) {
 
 std::string frame_where(const explain::Frame& f) { return short_file(f.file) + ":" + std::to_string(f.line); }
 
+// Dynamo's own advice from the log (a config switch such as capture_scalar_outputs).
+void print_hints(const Output& out, const explain::Break& brk) {
+  for (auto& h : explain::useful_hints(brk)) out.out("    dynamo's hint: " + h);
+}
+
 // The operation and what it means.
 std::string headline(const engine::ExplainedBreak& b, size_t number) {
   const auto& brk = b.logged.brk;
@@ -208,6 +213,7 @@ void print_break(const Output& out, const engine::ExplainedBreak& b, const engin
   else if (!seen.empty())
     out.out("    " + seen.substr(2));
   out.out("    dynamo: " + brk.reason + " (" + where + ", " + explain::to_string(brk.format) + ")");
+  print_hints(out, brk);
   if (b.user_frame >= 0) {
     const PlacedFrame& u = b.frames[size_t(b.user_frame)];
     const PlacedFrame& en = b.frames[size_t(b.entry)];
@@ -295,6 +301,7 @@ nlohmann::json break_json(const engine::ExplainedBreak& b) {
   j["fix"] = b.fix ? nlohmann::json(*b.fix) : nlohmann::json(nullptr);
   j["no_fix"] = or_null(b.no_fix);
   j["unreached"] = or_null(b.unreached);
+  j["dynamo_hints"] = explain::useful_hints(brk);
   return j;
 }
 
@@ -315,6 +322,7 @@ void print_explanation(const Output& out, const engine::Explanation& e, int verb
             (e.breaks[i].frames.empty() ? std::string("dynamo suppressed its stack and the log holds no earlier one")
                                         : "at " + frame_where(e.breaks[i].frames.back().frame) +
                                               " (" + e.breaks[i].frames.back().frame.function + ")"));
+    print_hints(out, e.breaks[i].logged.brk);
   }
   for (auto& w : e.user_walks) print_user_walk(out, w, verbose);
   for (auto& f : e.fixes) {
@@ -362,6 +370,7 @@ void print_outside(const Output& out, const std::vector<engine::LoggedBreak>& br
               frame_where(last) + " (" + last.function + ")";
     }
     out.out(fmt::format("[{}] {}: {}; {}:{}", i + 1, op, at, breaks[i].log, brk.log_line));
+    print_hints(out, brk);
   }
 }
 
@@ -372,7 +381,7 @@ nlohmann::json outside_json(const std::vector<engine::LoggedBreak>& breaks) {
     for (auto& p : engine::place_by_path(lb.brk)) frames.push_back(frame_json(p));
     out.push_back({{"log", lb.log}, {"log_line", or_null(lb.brk.log_line)}, {"format", explain::to_string(lb.brk.format)},
                    {"reason", lb.brk.reason}, {"operation", or_null(lb.brk.operation)}, {"repeats", lb.brk.repeats},
-                   {"in_library", false}, {"frames", frames}});
+                   {"in_library", false}, {"frames", frames}, {"dynamo_hints", explain::useful_hints(lb.brk)}});
   }
   return out;
 }

@@ -13,6 +13,7 @@ nlohmann::json status_json(const engine::PatchStatus& s) {
   return {{"id", s.id},
           {"description", or_null(s.description)},
           {"distribution", or_null(s.dist)},
+          {"distributions", s.dists},
           {"applied_at", s.applied_at},
           {"recipe", or_null(s.recipe_path)},
           {"state", engine::state_name(s.state)},

@@ -229,6 +229,14 @@ Explanation explain(Session& s, std::vector<LoggedBreak> breaks, const audit::Ru
     e.breaks.push_back(std::move(b));
   }
   auto files = detail::place_frames(s, e.breaks);
+  // Every fix imports torch (torch.compiler.disable, torch.version.cuda): where the
+  // environment cannot import it, the patched module would no longer import at all.
+  bool inside = std::any_of(e.breaks.begin(), e.breaks.end(), [](auto& b) { return b.in_library(); });
+  std::string no_torch = inside && !s.host.importable({"torch"})[0]
+                             ? "no fix proposed: torch is not importable in " + s.env.prefix +
+                                   ", and every fix needs it (`import torch` would break the patched module's "
+                                   "import there); explain against the environment the model runs in"
+                             : "";
   for (size_t i = 0; i < e.breaks.size(); ++i) {
     ExplainedBreak& b = e.breaks[i];
     if (!b.in_library()) continue;
@@ -242,11 +250,12 @@ Explanation explain(Session& s, std::vector<LoggedBreak> breaks, const audit::Ru
           break;
         }
     }
-    if (auto f = propose(b, files, hints, b.no_fix)) add_fix(e, i, std::move(*f));
+    if (!no_torch.empty()) b.no_fix = no_torch;
+    else if (auto f = propose(b, files, hints, b.no_fix)) add_fix(e, i, std::move(*f));
   }
   detail::walk_user_code(s, rules, e);
   detail::mark_user_chains(e);
-  detail::fix_ahead(s, e);
+  if (no_torch.empty()) detail::fix_ahead(s, e);
   // Every chain again, now that the fixes ahead of the log are known.
   for (auto& b : e.breaks) sort_chains(b, e.fixes);
   detail::mark_user_chains(e);

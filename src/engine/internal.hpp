@@ -85,6 +85,11 @@ std::vector<host::WriteRequest> record_updates(Session& s, const std::vector<Fil
                                                const std::vector<host::FileData>& records);
 /// The RECORDs record_updates reads.
 std::vector<std::string> record_paths(Session& s, const std::vector<FileChange>& changes);
+/// conda's conda-meta records that list the changed files with a hash, rewritten to the
+/// hash of their new text (conda_meta.cpp); none outside a conda environment.
+std::vector<host::WriteRequest> conda_updates(Session& s, const std::vector<FileChange>& changes);
+/// Where conda keeps its records: `<prefix>/conda-meta`.
+std::string conda_meta_dir(const Session& s);
 /// A write's sidecars, after its files in `writes`: pip's RECORD rows for `changes`
 /// (record_updates), then the notes for `after` (markers_for), both read in one round
 /// trip. Returns the notes to remove once the write is done.

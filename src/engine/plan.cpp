@@ -103,6 +103,7 @@ std::string failure_message(const python::EditResult& r) {
 struct FileWork {
   Located where;
   std::vector<size_t> edits;  // indices into the flattened edit list, in recipe order
+  std::set<std::string> others;  // lines the applied patches of other recipes wrote in it
 };
 
 struct FileOutcome {
@@ -131,6 +132,7 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
   std::optional<python::Module> later;
   const python::Module* last = &parsed;
   std::vector<python::TextChange> changes;
+  std::set<std::string> others = w.others;
   for (size_t a = 0; a < w.edits.size();) {
     size_t ri = recipe_of[w.edits[a]];
     std::vector<const recipe::Edit*> batch;
@@ -141,10 +143,13 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
     }
     std::vector<python::EditResult> results;
     if (text != last->source()) last = &later.emplace(text, fc.rel);
-    std::string next = last->apply(batch, results, &changes);
+    std::string next = last->apply(batch, results, &changes, &others);
     detail::carry_spans(o.spans, changes, idx);
     for (size_t j = 0; j < idx.size(); ++j) o.results.emplace_back(idx[j], results[j]);
-    if (next != text) fc.steps.emplace_back(recipes[ri].id, next);
+    if (next != text) {
+      fc.steps.emplace_back(recipes[ri].id, next);
+      for (auto& l : store::added_lines(text, next)) others.insert(l);  // for the next recipe's imports
+    }
     text = std::move(next);
   }
   fc.new_text = std::move(text);
@@ -426,6 +431,20 @@ size_t check_results(Session& s, Plan& p, const std::vector<FileWork>& work, std
 
 // Groups the located edits by file, keeping the order files were first named and each
 // file's edits in recipe order; an edit that could not be located fails here.
+// The lines each applied patch of another recipe wrote in a file this plan edits: new
+// imports are placed apart from them (python::Module::apply), so either can be rolled
+// back alone.
+void note_others_lines(const Plan& p, const std::vector<store::PatchRecord>& existing, std::vector<FileWork>& work) {
+  for (auto& w : work)
+    for (auto& r : existing) {
+      if (std::any_of(p.recipes.begin(), p.recipes.end(), [&](auto& mine) { return mine.id == r.id; })) continue;
+      for (auto& f : r.files)
+        if (f.rel == w.where.rel && f.site_dir == w.where.site_dir)
+          for (auto& l : store::added_lines(f.before, f.after))
+            if (!util::trim(l).empty()) w.others.insert(l);
+    }
+}
+
 std::vector<FileWork> group_by_file(Plan& p, std::vector<Located>& located, const std::vector<size_t>& wanted_index) {
   std::vector<FileWork> work;
   std::map<std::string, size_t> work_of;
@@ -514,6 +533,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   }
 
   std::vector<FileWork> work = group_by_file(p, located, wanted_index);
+  note_others_lines(p, existing, work);
 
   // 1. Each file's edits, on its one parse, files in parallel.
   s.distributions();  // listed once, before the threads ask it (it reads under its own lock)

@@ -110,11 +110,18 @@ std::vector<std::string> add_sidecars(Session& s, const std::vector<FileChange>&
   auto records = record_paths(s, changes), notes = marker_paths(s, after);
   std::vector<std::string> paths = records;
   paths.insert(paths.end(), notes.begin(), notes.end());
-  auto read = s.host.read(paths);  // one round trip for both
+  paths.push_back(conda_meta_dir(s));  // whether this is a conda environment
+  auto read = s.host.read(paths);  // one round trip for all three
+  bool conda = read.back().exists && read.back().is_dir;
+  read.pop_back();
   std::vector<host::FileData> read_notes(read.begin() + long(records.size()), read.end());
   read.resize(records.size());
   auto rows = record_updates(s, changes, read);
   writes.insert(writes.end(), rows.begin(), rows.end());
+  if (conda) {
+    auto hashes = conda_updates(s, changes);
+    writes.insert(writes.end(), hashes.begin(), hashes.end());
+  }
   auto marks = markers_for(s, after, read_notes);
   writes.insert(writes.end(), marks.write.begin(), marks.write.end());
   return marks.remove;

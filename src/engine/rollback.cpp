@@ -56,6 +56,62 @@ struct Undone {
   std::vector<bool> kept_changed;
 };
 
+// The merge's conflicting regions alone (a few lines around each), not the whole file.
+std::string conflict_regions(const std::string& merged) {
+  auto lines = util::split(merged, '\n');
+  std::vector<bool> shown(lines.size(), false);
+  constexpr size_t kAround = 2, kMax = 40;
+  for (size_t k = 0; k < lines.size(); ++k) {
+    if (!util::starts_with(lines[k], "<<<<<<< ")) continue;
+    size_t end = k;
+    while (end < lines.size() && !util::starts_with(lines[end], ">>>>>>> ")) ++end;
+    for (size_t j = k >= kAround ? k - kAround : 0; j <= end + kAround && j < lines.size(); ++j) shown[j] = true;
+    k = end;
+  }
+  std::string out;
+  size_t count = 0;
+  for (size_t k = 0; k < lines.size(); ++k) {
+    if (!shown[k]) continue;
+    if (k > 0 && !shown[k - 1] && !out.empty()) out += "    ...\n";
+    if (++count > kMax) {
+      out += "    ...\n";
+      break;
+    }
+    out += "    " + lines[k] + "\n";
+  }
+  return out;
+}
+
+// Why `r`'s edit of `f` cannot be undone in `now`. When a patch applied after it changed
+// lines next to it, the other patch and the order that works; else the conflicting lines.
+std::string conflict_message(Session& s, const store::PatchRecord& r, const store::FileRecord& f,
+                             const std::string& now, const Undone& u) {
+  std::vector<std::pair<int64_t, std::string>> after_it;  // applied after r, with when
+  for (auto& k : u.kept)
+    for (auto& kf : k.files)
+      if (kf.rel == f.rel && kf.site_dir == f.site_dir && kf.before != f.before &&
+          (kf.before == f.after || k.applied_at >= r.applied_at))
+        after_it.emplace_back(k.applied_at, k.id);
+  std::stable_sort(after_it.begin(), after_it.end());
+  std::vector<std::string> later;
+  for (auto& [_, id] : after_it) later.push_back(id);
+  auto m = store::merge3(f.after, now, f.before, f.rel);
+  std::string regions = conflict_regions(m.content);
+  if (!later.empty()) {
+    std::vector<std::string> order = later;
+    std::reverse(order.begin(), order.end());
+    order.push_back(r.id);
+    return r.id + ": cannot undo its edit of " + f.rel + " apart from " + util::join(later, ", ") +
+           ", applied after it, which changed lines next to it; roll them back together, newest first: " +
+           detail::fix_command(s, "rollback " + util::join(order, " ")) + "\n  where they meet (ours: now; theirs: "
+           "without " + r.id + "):\n" + regions;
+  }
+  return r.id + ": cannot undo its edit of " + f.rel + " cleanly: the file changed around it since " + r.id +
+         " was applied (ours: now; theirs: without " + r.id + "):\n" + regions +
+         "  to roll it back anyway, losing that change: " + detail::fix_command(s, "adopt " + r.id) +
+         ", then the rollback again";
+}
+
 void undo_file(Session& s, const store::PatchRecord& r, const store::FileRecord& f, Undone& u,
                std::vector<std::string>& conflicts, std::vector<std::string>& notes) {
   std::string path = f.site_dir + "/" + f.rel;
@@ -76,9 +132,7 @@ void undo_file(Session& s, const store::PatchRecord& r, const store::FileRecord&
   }
   auto back = undo(f, it->second);
   if (!back) {
-    auto m = store::merge3(f.after, it->second, f.before, f.rel);
-    conflicts.push_back(r.id + ": cannot undo its edit of " + f.rel + " cleanly; the file changed around it:\n" +
-                        m.content);
+    conflicts.push_back(conflict_message(s, r, f, it->second, u));
     return;
   }
   it->second = *back;
@@ -205,6 +259,28 @@ void read_ahead_of_undo(Session& s, const std::vector<store::PatchRecord>& recor
   s.host.prefetch({sidecars, dirs, {}});
 }
 
+// Whether `a` was applied on top of `b`: a file of `a` started from the text `b` left.
+bool builds_on(const store::PatchRecord& a, const store::PatchRecord& b) {
+  for (auto& fa : a.files)
+    for (auto& fb : b.files)
+      if (fa.rel == fb.rel && fa.site_dir == fb.site_dir && fa.before == fb.after) return true;
+  return false;
+}
+
+// By apply time (seconds), newest first; within one second, a patch before the one it
+// was applied on top of (two applies in a second, or two recipes of one apply).
+void newest_first(std::vector<store::PatchRecord>& chosen) {
+  std::stable_sort(chosen.begin(), chosen.end(), [](auto& a, auto& b) { return a.applied_at > b.applied_at; });
+  size_t moves = chosen.size() * chosen.size();  // a bound, should two records claim each other
+  for (size_t i = 0; i < chosen.size(); ++i)
+    for (size_t j = i + 1; j < chosen.size() && chosen[j].applied_at == chosen[i].applied_at; ++j)
+      if (moves > 0 && builds_on(chosen[j], chosen[i])) {
+        --moves;
+        std::rotate(chosen.begin() + long(i), chosen.begin() + long(j), chosen.begin() + long(j) + 1);
+        j = i;  // look again from the one moved up
+      }
+}
+
 /// Rollback within one history (the environment's own, or a shared folder's).
 RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run) {
   RollbackResult res;
@@ -241,7 +317,7 @@ RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool
     }
   }
   // Newest first, so each undo meets the text its own apply left.
-  std::stable_sort(chosen.begin(), chosen.end(), [](auto& a, auto& b) { return a.applied_at > b.applied_at; });
+  newest_first(chosen);
   for (auto& r : chosen) res.ids.push_back(r.id);
 
   Undone u = undo_all(s, records, chosen, res.notes);

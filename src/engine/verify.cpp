@@ -72,6 +72,10 @@ PatchStatus status_of(Session& s, const detail::HistoryAccess& history, const st
   ps.history = s.state_dir;
   ps.shared_by = s.shared_by;
   if (!r.files.empty()) ps.dist = detail::dist_label(r.files[0].dist, r.files[0].version);
+  for (auto& f : r.files)
+    if (std::string d = detail::dist_label(f.dist, f.version);
+        !d.empty() && std::find(ps.dists.begin(), ps.dists.end(), d) == ps.dists.end())
+      ps.dists.push_back(d);
   for (auto& f : r.files) {
     const auto& cur = now[f.site_dir + "/" + f.rel];
     FileStatus fs = detail::file_state(f, cur.exists, cur.content, history.site_file(f.rel), s.distributions());

@@ -1,5 +1,6 @@
 // One break's text, whichever format carried it: dynamo writes the same message
 // (reason, Explanation, Hint, Developer debug context) and a stack of frames.
+#include <algorithm>
 #include <regex>
 
 #include "log_impl.hpp"
@@ -16,22 +17,46 @@ bool is_preamble(const std::string& t) {
          util::starts_with(t, "Failed to handle graph break gracefully");
 }
 
-// "module: _thread, qualname: allocate_lock, skip reason: ..." -> "_thread.allocate_lock"
+// The operation a "Developer debug context:" line names:
+//   "module: _thread, qualname: allocate_lock, skip reason: ..." -> "_thread.allocate_lock"
+//   "builtin print [<class ...>] False"                          -> "print"
+//   "method: <Logger lib (WARNING)>.warning, args: ..."          -> "logging.Logger.warning"
+//   "call_method TensorVariable() item () {}"                    -> "torch.Tensor.item"
+//   "call_method TensorVariable() to_list"                       -> "torch.Tensor.tolist"
 std::string debug_context_operation(const std::string& t) {
   if (t.size() > 4096) return "";
-  static const std::regex re(R"(module: ([\w.]+), qualname: ([\w.<>]+))");
+  static const std::regex qualname(R"(module: ([\w.]+), qualname: ([\w.<>]+))");
+  static const std::regex builtin(R"(^Developer debug context: builtin (\w+) )");
+  static const std::regex logger(R"(method: <(?:Root)?Logger [^>]*>\.(\w+))");
+  static const std::regex tensor(R"(call_method TensorVariable\(\) (\w+))");
   std::smatch m;
-  if (std::regex_search(t, m, re)) return m[1].str() + "." + m[2].str();
+  if (std::regex_search(t, m, qualname)) return m[1].str() + "." + m[2].str();
+  if (std::regex_search(t, m, builtin)) return m[1].str();
+  if (std::regex_search(t, m, logger)) return "logging.Logger." + m[1].str();
+  if (std::regex_search(t, m, tensor)) return "torch.Tensor." + (m[1].str() == "to_list" ? "tolist" : m[1].str());
   return "";
 }
 
 // "... trace the builtin `posix.stat.` ..." -> "posix.stat"
+// "... trace builtin operator `print` with argument types ..." -> "print"
 std::string explanation_operation(const std::string& t) {
   if (t.size() > 4096) return "";
   static const std::regex re(R"(the builtin `([\w.]+?)\.?`)");
+  static const std::regex op(R"(builtin operator `([\w.]+)`)");
   std::smatch m;
   if (std::regex_search(t, m, re)) return m[1].str();
+  if (std::regex_search(t, m, op)) return m[1].str();
   return "";
+}
+
+// Python 3.11's marks under the code of a frame ("    ^^^^^~~~~").
+bool carets(const std::string& t) { return t.find_first_not_of("^~ ") == std::string::npos; }
+
+// A line among the frames that is neither a frame nor the code of the one above: a frame
+// whose "File ..." line was damaged, so the stack read is not the stack dynamo printed.
+void unreadable_frame(Break& b, const std::string& t) {
+  std::string shown = util::printable(t.size() > 60 ? t.substr(0, 60) + "..." : t);
+  b.damage.push_back("an unreadable line among its frames: " + shown);
 }
 
 }  // namespace
@@ -71,14 +96,24 @@ Break read_record(const std::vector<std::string>& body) {
       if (b.reason.empty() && at != std::string::npos && !frame_line(raw)) b.reason = t.substr(at + 13);
       continue;
     }
+    if (in_frames && t == "User code traceback:") {
+      b.damage.push_back("two user stacks in one break: the next break's first line is damaged");
+      continue;
+    }
     if (in_frames) {
       if (auto f = frame_line(raw)) b.frames.push_back(std::move(*f));
       else if (!t.empty() && !b.frames.empty() && b.frames.back().code.empty()) b.frames.back().code = t;
+      else if (!t.empty() && !carets(t)) unreadable_frame(b, t);
       continue;
     }
     if (t.empty()) continue;
     if (t == "User code traceback:") {
       in_frames = true;
+    } else if (util::starts_with(t, "Damaged: ")) {
+      b.damage.push_back(t.substr(9));
+    } else if (util::starts_with(t, "Hint: ")) {
+      std::string hint = t.substr(6);
+      if (std::find(b.hints.begin(), b.hints.end(), hint) == b.hints.end()) b.hints.push_back(std::move(hint));
     } else if (util::starts_with(t, "Explanation: ")) {
       b.explanation = t.substr(13);
       fallback_operation = explanation_operation(t);
@@ -93,7 +128,23 @@ Break read_record(const std::vector<std::string>& body) {
   }
   if (b.operation.empty()) b.operation = fallback_operation;
   b.suppressed = b.frames.empty();
+  if (b.reason.empty()) b.damage.push_back("no reason: the line that names it is missing or unreadable");
   return b;
 }
 
 }  // namespace sitepatch::explain::detail
+
+namespace sitepatch::explain {
+
+std::vector<std::string> useful_hints(const Break& b) {
+  static const char* const kBoilerplate[] = {"report an issue", "file an issue", "third-party C/C++ Python extension",
+                                             "It may be possible to write Dynamo tracing rules"};
+  std::vector<std::string> out;
+  for (auto& h : b.hints)
+    if (std::none_of(std::begin(kBoilerplate), std::end(kBoilerplate),
+                     [&](const char* w) { return h.find(w) != std::string::npos; }))
+      out.push_back(h);
+  return out;
+}
+
+}  // namespace sitepatch::explain

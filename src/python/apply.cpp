@@ -114,10 +114,11 @@ std::string target_name(const recipe::Edit& e) {
 
 std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
                           std::vector<EditResult>& results,
-                          std::vector<TextChange>* changes) const {
+                          std::vector<TextChange>* changes,
+                          const std::set<std::string>* others) const {
   std::string_view src = impl_->text();
   TSNode root = impl_->tree->root();
-  Context cx{src, root, *impl_->defs, detect_style(root, src)};
+  Context cx{src, root, *impl_->defs, detect_style(root, src), others};
   std::unique_ptr<ImportSite> site;  // found on the first ensure-import
   std::vector<Binding> pending;      // bindings added by accepted edits
   std::vector<Placed> placed;

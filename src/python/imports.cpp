@@ -101,10 +101,39 @@ std::string render_import(const ImportRequest& req, const std::vector<Binding>& 
   return s;
 }
 
+namespace {
+
+// The text of line `row` (0-based) of `src`, without its line end; "" past the end.
+std::string_view line_text(std::string_view src, size_t row) {
+  size_t at = 0;
+  for (size_t r = 0; r < row; ++r) {
+    at = src.find('\n', at);
+    if (at == std::string_view::npos) return {};
+    ++at;
+  }
+  std::string_view l = src.substr(at, src.find('\n', at) == std::string_view::npos ? src.npos : src.find('\n', at) - at);
+  if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+  return l;
+}
+
+// Whether a line another recipe wrote touches a new line put below row `above`: a
+// three-way merge could not then undo the two recipes apart (git's merge joins changes
+// that touch), so rolling back the older one would fail.
+bool touches_others(const Context& cx, long above) {
+  if (!cx.others || cx.others->empty()) return false;
+  for (long row : {above, above + 1})
+    if (row >= 0)
+      if (std::string l(line_text(cx.src, size_t(row))); !text::strip(l).empty() && cx.others->count(l)) return true;
+  return false;
+}
+
+}  // namespace
+
 ImportSite import_site(const Context& cx) {
   ImportSite site;
   auto stmts = ts::named_children(cx.root);
-  TSNode last_run{}, last_future{}, last_comment{};
+  std::vector<TSNode> run;  // the leading docstring, __future__ imports and imports
+  TSNode last_future{}, last_comment{};
   bool in_run = true, first_statement = true;
   for (TSNode s : stmts) {
     if (is_import(s)) bindings_of(s, cx.src, site.bound);
@@ -115,9 +144,9 @@ ImportSite import_site(const Context& cx) {
     }
     if ((first_statement && is_docstring(s)) || ts::is(s, "future_import_statement")) {
       last_future = s;
-      last_run = s;
+      run.push_back(s);
     } else if (is_import(s)) {
-      last_run = s;
+      run.push_back(s);
     } else {
       in_run = false;
     }
@@ -131,8 +160,28 @@ ImportSite import_site(const Context& cx) {
     at = text::line_after(cx.src, ts_node_end_byte(n));
     line = int(ts_node_end_point(n).row) + 2;
   };
-  after(last_run, site.at, site.at_line);
+  after(run.empty() ? TSNode{} : run.back(), site.at, site.at_line);
   after(last_future, site.future_at, site.future_line);
+  // Other recipes' imports at the end of the run: the last place whose neighbours are
+  // the module's own lines, so each recipe's import can be rolled back alone.
+  if (!run.empty() && touches_others(cx, long(ts_node_end_point(run.back()).row))) {
+    size_t first = 0;
+    for (size_t k = 0; k < run.size(); ++k)
+      if (ts_node_eq(run[k], last_future)) first = k;  // a plain import goes below these
+    for (size_t k = run.size() - 1; k-- > first;) {
+      if (touches_others(cx, long(ts_node_end_point(run[k]).row))) continue;
+      after(run[k], site.at, site.at_line);
+      return site;
+    }
+    // Before the first import, when nothing but comments (or nothing) is above it.
+    if (ts_node_is_null(last_future)) {
+      long above = ts_node_is_null(last_comment) ? -1 : long(ts_node_end_point(last_comment).row);
+      if (!touches_others(cx, above)) {
+        site.at = ts_node_is_null(last_comment) ? 0 : text::line_after(cx.src, ts_node_end_byte(last_comment));
+        site.at_line = int(above) + 2;
+      }
+    }
+  }
   return site;
 }
 

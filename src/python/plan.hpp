@@ -2,6 +2,7 @@
 // What the actions share: the file being edited, the byte-range edits they return,
 // and one function per action. Each action reads the one parse of the original and
 // returns splices against the original bytes; apply.cpp combines them.
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,7 @@ struct Context {
   TSNode root;
   const Definitions& defs;
   text::Style style;
+  const std::set<std::string>* others = nullptr;  // lines other recipes wrote in this file
 };
 
 /// Replace bytes [begin, end) of the original with `text` (begin == end: insert).

@@ -156,4 +156,12 @@ std::string normalize_name(std::string_view name) {
   return out;
 }
 
+std::string up_to_next_minor(const std::string& dist, const std::string& version) {
+  auto v = Version::parse(version);
+  if (!v || v->release.empty()) return dist + "==" + version;
+  std::string next = v->release.size() == 1 ? std::to_string(v->release[0] + 1)
+                                            : std::to_string(v->release[0]) + "." + std::to_string(v->release[1] + 1);
+  return dist + ">=" + version + ",<" + next;
+}
+
 }  // namespace sitepatch::recipe

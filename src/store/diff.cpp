@@ -28,4 +28,29 @@ std::string unified_diff(const std::string& old_text, const std::string& new_tex
   return out;
 }
 
+std::vector<std::string> added_lines(const std::string& old_text, const std::string& new_text) {
+  std::vector<std::string> out;
+  if (old_text == new_text) return out;
+  init_libgit2();
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.context_lines = 0;
+  git_patch* raw = nullptr;
+  check(git_patch_from_buffers(&raw, old_text.data(), old_text.size(), nullptr, new_text.data(), new_text.size(),
+                               nullptr, &opts),
+        "cannot diff", "");
+  PatchPtr patch(raw);
+  for (size_t h = 0; h < git_patch_num_hunks(patch.get()); ++h) {
+    int lines = git_patch_num_lines_in_hunk(patch.get(), h);
+    for (int k = 0; k < lines; ++k) {
+      const git_diff_line* l = nullptr;
+      if (git_patch_get_line_in_hunk(&l, patch.get(), h, size_t(k)) != 0 || l->origin != GIT_DIFF_LINE_ADDITION)
+        continue;
+      std::string text(l->content, l->content_len);
+      while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+      out.push_back(std::move(text));
+    }
+  }
+  return out;
+}
+
 }  // namespace sitepatch::store

@@ -189,7 +189,14 @@ TEST_CASE("an ignore file accepts reviewed findings, each with a reason", "[e2e]
                      ":3:15: entry 1: `function` must be MODULE:FUNCTION, got `rp.jit.cpp_ext.ver`\n" + bad +
                      ":5:9: entry 2: `at` must be FILE.py:LINE, got `rp/alarms.py`\n" + bad +
                      ":7:5: entry 3: missing required key `reason` (why this finding is accepted)\n" + bad +
+                     ":7: rule `opne` is not loaded; did you mean `open`?\n" + bad +
                      ":9:5: entry 3: unknown key `resaon`; did you mean `reason`?\n");
+  // Every file's problems in one message, the malformed and the unknown rules together.
+  std::string second = env.file("second.yaml", "ignore:\n  - rule: subprocesss\n    at: rp/x.py:1\n    reason: y\n");
+  e = env.sp({"audit", "rp.jit.fp4:gen", "--ignore", bad, "--ignore", second});
+  CHECK(e.status == 2);
+  CHECK(e.err.find(bad + ":9:5: entry 3: unknown key `resaon`; did you mean `reason`?\n" + second +
+                   ":2: rule `subprocesss` is not loaded; did you mean `subprocess`?\n") != std::string::npos);
   std::string typo = env.file("typo.yaml", "ignore:\n  - rule: opne\n    at: rp/alarms.py:24\n    reason: x\n");
   e = env.sp({"audit", "rp.jit.fp4:gen", "--ignore", typo});
   CHECK(e.status == 2);

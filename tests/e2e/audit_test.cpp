@@ -99,6 +99,14 @@ TEST_CASE("audit --json prints the chains as data", "[e2e][audit]") {
 
 TEST_CASE("audit --suggest prints a recipe that plan accepts", "[e2e][audit]") {
   AuditEnv env;
+  // Without torch, every suggested `import torch` would break the patched modules.
+  auto none = env.sp({"audit", "demo.api:quantize", "--suggest"});
+  CHECK(none.status == 1);
+  CHECK(none.out.empty());
+  CHECK(none.err == "sitepatch: nothing to suggest: torch is not importable in " + env.venv.root +
+                        ", and each suggested edit (torch.compiler.disable) needs it; audit the environment the "
+                        "model runs in\n");
+  env.venv.install({e2e::data_wheel("torch", "2.9.0", env.tmp.path + "/wheels")});
   auto r = env.sp({"audit", "demo.api:quantize", "--suggest"});
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -109,7 +117,8 @@ TEST_CASE("audit --suggest prints a recipe that plan accepts", "[e2e][audit]") {
         "# on a chain from demo.api:quantize to an operation it cannot trace.\n"
         "id: demo-jit-dynamo\n"
         "description: Keep torch.compile out of what demo.api:quantize reaches\n"
-        "requires: demo-jit==1.0\n"
+        "# requires: the installed version, up to its next minor release\n"
+        "requires: demo-jit>=1.0,<1.1\n"
         "edits:\n"
         "  # reaches open (demo/jit/spec.py:16)\n"
         "  - module: demo.jit.spec\n"
@@ -222,12 +231,12 @@ TEST_CASE("rules files: added, listed, and refused with file:line:col", "[e2e][a
   CHECK(list.out ==
         "ID         MATCH                       CATEGORY  SEVERITY  FROM\n"
         "jit-build  jitbase.tools.run_compiler  jit       warning   " + mine + ":2\n");
-  // The shipped set: a header and 24 rules, the user's last.
+  // The shipped set: a header and 29 rules, the user's last.
   auto shipped = testsupport::run_sitepatch({"rules", "--rules", mine});
   auto lines = sitepatch::util::split(shipped.out, '\n');
-  REQUIRE(lines.size() == 27);
+  REQUIRE(lines.size() == 32);
   CHECK(sitepatch::util::starts_with(lines[1], "subprocess  "));
-  CHECK(sitepatch::util::ends_with(lines[25], mine + ":2"));
+  CHECK(sitepatch::util::ends_with(lines[30], mine + ":2"));
   auto json = nlohmann::json::parse(testsupport::run_sitepatch({"--json", "rules", "--no-default-rules", "--rules", mine}).out);
   CHECK(json["rules"] == nlohmann::json::parse(R"([{"id": "jit-build", "match": "jitbase.tools.run_compiler",
       "category": "jit", "message": "builds a kernel", "severity": "warning", "origin": ")" + mine + R"(", "line": 2}])"));
@@ -240,4 +249,36 @@ TEST_CASE("rules files: added, listed, and refused with file:line:col", "[e2e][a
   e = testsupport::run_sitepatch({"rules", "--rules", env.tmp.path + "/none.yaml"});
   CHECK(e.status == 2);
   CHECK(e.err == "sitepatch: error: cannot read rules file " + env.tmp.path + "/none.yaml: No such file or directory\n");
+}
+
+TEST_CASE("the shipped rules flag print, logging, a Logger's methods and Tensor.item/.tolist in a compiled path",
+          "[e2e][audit]") {
+  AuditEnv env;
+  testsupport::spit(env.venv.site_packages + "/chatty.py",
+                    "import logging\n"
+                    "import torch\n"
+                    "\n"
+                    "log = logging.getLogger(__name__)\n"
+                    "\n"
+                    "\n"
+                    "def scale(x: torch.Tensor) -> torch.Tensor:\n"
+                    "    print('scaling', x.shape)\n"
+                    "    log.info('scale %s', x.shape)\n"
+                    "    logging.debug('x')\n"
+                    "    n = x.item()\n"
+                    "    v = x.float().tolist()\n"
+                    "    return x * n + len(v)\n");
+  auto r = env.sp({"--json", "audit", "chatty:scale"});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);  // warnings: below --fail-on's default (error)
+  std::map<std::string, std::pair<std::string, std::string>> found;  // operation -> rule, line
+  auto doc = nlohmann::json::parse(r.out);
+  for (auto& c : doc["chains"])
+    found[c["operation"]] = {c["rule"]["id"], std::to_string(c["steps"].back()["line"].get<int>())};
+  CHECK(found == std::map<std::string, std::pair<std::string, std::string>>{
+                     {"print", {"print", "8"}},
+                     {"logging.Logger.info", {"logger-method", "9"}},
+                     {"logging.debug", {"logging-call", "10"}},
+                     {"torch.Tensor.item", {"tensor-item", "11"}},
+                     {"torch.Tensor.tolist", {"tensor-tolist", "12"}}});
 }

@@ -9,6 +9,7 @@
 
 #include "e2e_support.hpp"
 #include "record_check.hpp"
+#include "sitepatch/util/hash.hpp"
 
 namespace fs = std::filesystem;
 
@@ -265,7 +266,9 @@ TEST_CASE("conda-meta names the owner of a file no dist-info lists, and a conda 
                       "and status says so") != std::string::npos);
   auto founding = sp({"--json", "plan", e2e::bundled("flashinfer-dynamo.yaml")});
   REQUIRE(founding.status == 0);
-  for (auto& f : nlohmann::json::parse(founding.out)["files"]) CHECK(f["distribution"] == "flashinfer-python");
+  auto founding_doc = nlohmann::json::parse(founding.out);  // kept: the loop reads into it
+  REQUIRE(!founding_doc["files"].empty());
+  for (auto& f : founding_doc["files"]) CHECK(f["distribution"] == "flashinfer-python");
 
   REQUIRE(sp({"apply", recipe}).status == 0);
   CHECK(sp({"list"}).out.find("fastjit-probe  fastjit==0.3.1") != std::string::npos);
@@ -314,4 +317,51 @@ TEST_CASE("Python 3.8 and 3.13 venvs without pip (as uv makes them): plan, apply
       CHECK(e2e::read_tree(venv.site_packages + "/flashinfer") == before);
     }
   }
+}
+
+TEST_CASE("conda-meta's sha256_in_prefix follows the patched bytes, and rollback puts conda's record back",
+          "[e2e]") {
+  e2e::DemoEnv env;
+  std::string below = env.venv.site_packages.substr(env.venv.root.size() + 1) + "/";
+  std::string original = "def probe():\n    return 1\n";
+  std::string other = "X = 1\n";
+  testsupport::spit(env.site("fastjit/__init__.py"), original);
+  testsupport::spit(env.site("fastjit/other.py"), other);
+  // As conda writes a record: sorted keys, an indent of 2, a hash per file.
+  nlohmann::json paths = nlohmann::json::array();
+  for (auto& [f, text] : std::vector<std::pair<std::string, std::string>>{{"fastjit/__init__.py", original},
+                                                                           {"fastjit/other.py", other}})
+    paths.push_back({{"_path", below + f},
+                     {"path_type", "hardlink"},
+                     {"sha256", sitepatch::util::sha256_hex(text)},
+                     {"sha256_in_prefix", sitepatch::util::sha256_hex(text)},
+                     {"size_in_bytes", text.size()}});
+  nlohmann::json doc = {{"name", "fastjit"},
+                        {"version", "0.3.1"},
+                        {"files", {below + "fastjit/__init__.py", below + "fastjit/other.py"}},
+                        {"paths_data", {{"paths", paths}, {"paths_version", 1}}}};
+  std::string record = env.venv.root + "/conda-meta/fastjit-0.3.1-py_0.json";
+  testsupport::spit(record, doc.dump(2) + "\n");
+  std::string before = testsupport::slurp(record);
+  std::string recipe = env.recipe("fast.yaml", "id: fastjit-probe\nedits:\n  - module: fastjit\n    function: probe\n"
+                                               "    replace-body: return 2\n");
+  auto applied = env.sp({"apply", recipe});
+  INFO(applied.err);
+  REQUIRE(applied.status == 0);
+  std::string patched = env.read("fastjit/__init__.py");
+  REQUIRE(patched != original);
+  auto after = nlohmann::json::parse(testsupport::slurp(record));
+  // conda doctor's check: the hash in the prefix is the file's; the package's own stays.
+  CHECK(after["paths_data"]["paths"][0]["sha256_in_prefix"] == sitepatch::util::sha256_hex(patched));
+  CHECK(after["paths_data"]["paths"][0]["sha256"] == sitepatch::util::sha256_hex(original));
+  CHECK(after["paths_data"]["paths"][1] == paths[1]);
+  // Nothing else of the record moved.
+  std::string expected = before;
+  expected.replace(expected.find(sitepatch::util::sha256_hex(original), expected.find("sha256_in_prefix")), 64,
+                   sitepatch::util::sha256_hex(patched));
+  CHECK(testsupport::slurp(record) == expected);
+
+  REQUIRE(env.sp({"rollback", "fastjit-probe"}).status == 0);
+  CHECK(env.read("fastjit/__init__.py") == original);
+  CHECK(testsupport::slurp(record) == before);
 }

@@ -326,6 +326,54 @@ TEST_CASE("explain --hints adds a user's replacement", "[e2e][explain]") {
                        ":4:5: hint 1: unknown key `holdz`; did you mean `holds`?\n");
 }
 
+TEST_CASE("explain: a cut or damaged log is refused with what is missing, never read as clean", "[e2e][explain][cli]") {
+  testsupport::TempDir tmp;
+  std::map<std::string, std::string> noenv = {{"VIRTUAL_ENV", ""}, {"CONDA_PREFIX", ""}};
+  std::string whole = testsupport::slurp(log_path("fullgraph.txt"));
+  std::string cut = tmp.path + "/cut.txt";
+  testsupport::spit(cut, whole.substr(0, whole.find("from user code:")));
+  auto r = testsupport::run_sitepatch({"explain", cut}, noenv);
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "sitepatch: error: the log " + cut +
+                     " is incomplete or damaged, so its breaks cannot be read whole:\n"
+                     "  line 20, the break \"Attempted to call function marked as skipped\": its user stack (\"from "
+                     "user code:\") is missing: the log ends first\n"
+                     "capture the whole output again (for example TORCH_LOGS=graph_breaks python model.py 2> log.txt) "
+                     "and explain that\n");
+  // Flipped bytes: before, "[1] : its stack ...", exit 0.
+  std::string flipped = whole;
+  for (size_t k = 0; k < flipped.size(); k += 17) flipped[k] = char(0xff);
+  std::string bad = tmp.path + "/flipped.txt";
+  testsupport::spit(bad, flipped);
+  auto f = testsupport::run_sitepatch({"--json", "explain", bad}, noenv);
+  CHECK(f.status == 2);
+  auto j = nlohmann::json::parse(f.out);
+  CHECK(j["ok"] == false);
+  CHECK(j["error"]["message"].get<std::string>().find("is incomplete or damaged") != std::string::npos);
+}
+
+TEST_CASE("explain: dynamo's own hints and the operation of print, Logger methods, Tensor.item and .tolist",
+          "[e2e][explain][cli]") {
+  std::map<std::string, std::string> noenv = {{"VIRTUAL_ENV", ""}, {"CONDA_PREFIX", ""}};
+  std::string log = log_path("builtins_graph_breaks.txt");
+  auto r = testsupport::run_sitepatch({"explain", log}, noenv);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("[1] print: your code at builtins.py:4 (f); " + log + ":1\n"
+                   "    dynamo's hint: Avoid calling builtin `print`") != std::string::npos);
+  CHECK(r.out.find("[3] torch.Tensor.item: your code at builtins.py:10 (h); " + log + ":51\n"
+                   "    dynamo's hint: Set `torch._dynamo.config.capture_scalar_outputs = True` or `export "
+                   "TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` to include these operations in the captured graph.\n") !=
+        std::string::npos);
+  CHECK(r.out.find("Please report an issue") == std::string::npos);
+  auto j = nlohmann::json::parse(testsupport::run_sitepatch({"--json", "explain", log}, noenv).out);
+  CHECK(j["breaks"][1]["operation"] == "logging.Logger.warning");
+  CHECK(j["breaks"][1]["dynamo_hints"] ==
+        nlohmann::json::array({"Add the logging method to `torch._dynamo.config.ignore_logging_functions`."}));
+  CHECK(j["breaks"][3]["operation"] == "torch.Tensor.tolist");
+}
+
 TEST_CASE("explain: a log with no break inside a library says so, exit 0, no environment needed", "[e2e][explain][cli]") {
   testsupport::TempDir tmp;
   std::string log = tmp.path + "/probe.txt";
@@ -514,4 +562,25 @@ TEST_CASE("explain: where audit's walk loses the log's path, the note says where
         std::string::npos);
   CHECK(r.out.find("    fix: add-decorator torch.compiler.disable on demo.jit.loader:Loader.load\n") != std::string::npos);
   CHECK(r.out.find("    after the fix, from demo.jit.spec:prepare: ") != std::string::npos);
+}
+
+TEST_CASE("explain proposes no fix, and no `import torch`, where the environment cannot import torch",
+          "[e2e][explain]") {
+  ExplainEnv env(false);
+  env.venv.install({e2e::data_wheel("fakeinfer", "0.1.0", env.tmp.path + "/wheels")});
+  std::string recipe = env.tmp.path + "/fix.yaml";
+  auto r = env.explain({"explain", log_path("graph_breaks.txt"), "--recipe", recipe});
+  INFO(r.out + r.err);
+  CHECK(r.status == 3);
+  std::string why = "no fix proposed: torch is not importable in " + env.venv.root +
+                    ", and every fix needs it (`import torch` would break the patched module's import there); "
+                    "explain against the environment the model runs in";
+  CHECK(r.out.find("    " + why + "\n") != std::string::npos);
+  CHECK(r.out.find("no fix to propose (see each break)") != std::string::npos);
+  CHECK(r.out.find("fix ahead of the log") == std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(recipe));
+  auto j = nlohmann::json::parse(env.explain({"--json", "explain", log_path("graph_breaks.txt")}).out);
+  CHECK(j["fixes"].empty());
+  CHECK(j["recipe"].is_null());
+  CHECK(j["breaks"][0]["no_fix"] == why);
 }

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "e2e_support.hpp"
 
 namespace fs = std::filesystem;
@@ -93,4 +95,94 @@ TEST_CASE("a requires: that a source build's pre-release version misses says why
   CHECK(r.err.find("r requires srcbuilt>=1.13; installed: srcbuilt 1.13.0a0+gitunknown, a pre-release, which PEP 440 "
                    "orders before 1.13.0: to admit it, write the bound as srcbuilt>=1.13.0a0 (--force applies anyway)") !=
         std::string::npos);
+}
+
+namespace {
+
+// A recipe that edits `function` of cpp_ext and imports `module` for it.
+std::string importing(const e2e::DemoEnv& env, const std::string& id, const std::string& function,
+                      const std::string& module) {
+  return env.recipe(id + ".yaml", "id: " + id + "\nedits:\n  - module: flashinfer.jit.cpp_ext\n    function: " +
+                                      function + "\n    replace-body: return " + module + ".__name__\n"
+                                      "    ensure-import: import " + module + "\n");
+}
+
+}  // namespace
+
+TEST_CASE("imports ensured by several recipes in one module roll back in any order", "[e2e]") {
+  e2e::DemoEnv env;
+  std::vector<std::string> ids = {"uses-json", "uses-shutil", "uses-glob"};
+  std::vector<std::string> recipes = {importing(env, ids[0], "get_cuda_path", "json"),
+                                      importing(env, ids[1], "get_cuda_version", "shutil"),
+                                      importing(env, ids[2], "load_cuda_ops", "glob")};
+  SECTION("applied one by one, rolled back in apply order (oldest first)") {
+    for (auto& r : recipes) REQUIRE(env.sp({"apply", r}).status == 0);
+    std::string text = env.read("flashinfer/jit/cpp_ext.py");
+    // Each import apart from the others: the module's own lines between them.
+    CHECK(text.find("import json\nimport shutil") == std::string::npos);
+    CHECK(text.find("import shutil\nimport json") == std::string::npos);
+    for (size_t k = 0; k < ids.size(); ++k) {
+      auto r = env.sp({"rollback", ids[k]});
+      INFO(ids[k] << ": " << r.err);
+      REQUIRE(r.status == 0);
+      std::string now = env.read("flashinfer/jit/cpp_ext.py");
+      // What stays is each later recipe's import, and none of the rolled back ones.
+      CHECK(now.find("import " + std::string(k == 0 ? "json" : k == 1 ? "shutil" : "glob") + "\n") == std::string::npos);
+      for (size_t later = k + 1; later < ids.size(); ++later)
+        CHECK(now.find(std::string("import ") + (later == 1 ? "shutil" : "glob") + "\n") != std::string::npos);
+    }
+    CHECK(env.pristine());
+  }
+  SECTION("applied in one command, rolled back one at a time from the oldest") {
+    REQUIRE(env.sp({"apply", recipes[0], recipes[1], recipes[2]}).status == 0);
+    for (auto& id : ids) {
+      auto r = env.sp({"rollback", id});
+      INFO(id << ": " << r.err);
+      REQUIRE(r.status == 0);
+    }
+    CHECK(env.pristine());
+  }
+}
+
+TEST_CASE("a rollback that meets a later patch's edit names it and the order that works, not the whole file",
+          "[e2e]") {
+  e2e::DemoEnv env;
+  // Two functions with no line between them: edits of the two touch.
+  testsupport::spit(env.site("flashinfer/tight.py"), "def first():\n    return 1\ndef second():\n    return 2\n");
+  std::string a = env.recipe("a.yaml", "id: body-a\nedits:\n  - module: flashinfer.tight\n    function: first\n"
+                                       "    replace-body: return 10\n");
+  std::string b = env.recipe("b.yaml", "id: deco-b\nedits:\n  - module: flashinfer.tight\n    function: second\n"
+                                       "    add-decorator: staticmethod\n");
+  REQUIRE(env.sp({"apply", a}).status == 0);
+  REQUIRE(env.sp({"apply", b}).status == 0);
+  std::string both = env.read("flashinfer/tight.py");
+  auto r = env.sp({"rollback", "body-a"});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("body-a: cannot undo its edit of flashinfer/tight.py apart from deco-b, applied after it, which "
+                   "changed lines next to it; roll them back together, newest first: sitepatch --venv " +
+                   env.venv.root + " rollback deco-b body-a\n") != std::string::npos);
+  CHECK(r.err.find("    <<<<<<< ours\n") != std::string::npos);
+  CHECK(r.err.find("nothing was written") != std::string::npos);
+  CHECK(env.read("flashinfer/tight.py") == both);
+  // The order it names works.
+  auto together = env.sp({"rollback", "deco-b", "body-a"});
+  INFO(together.err);
+  CHECK(together.status == 0);
+  CHECK(env.read("flashinfer/tight.py") == "def first():\n    return 1\ndef second():\n    return 2\n");
+}
+
+TEST_CASE("list names every distribution a recipe patched, and --json lists them", "[e2e]") {
+  e2e::DemoEnv env;
+  std::string recipe = env.recipe("two.yaml", "id: two-dists\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                              "    function: get_cuda_path\n    replace-body: return '/opt/cuda'\n"
+                                              "  - module: torch.version\n    variable: cuda\n    set-value: '\"12.9\"'\n");
+  auto applied = env.sp({"apply", recipe});
+  INFO(applied.err);
+  REQUIRE(applied.status == 0);
+  auto list = env.sp({"list"});
+  CHECK(list.out.find("two-dists  flashinfer-python==0.5.3,torch==2.9.0      2  ") != std::string::npos);
+  auto j = nlohmann::json::parse(env.sp({"--json", "list"}).out);
+  CHECK(j["patches"][0]["distribution"] == "flashinfer-python==0.5.3");
+  CHECK(j["patches"][0]["distributions"] ==
+        nlohmann::json::array({"flashinfer-python==0.5.3", "torch==2.9.0"}));
 }

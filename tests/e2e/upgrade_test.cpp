@@ -494,10 +494,14 @@ TEST_CASE("rollback of a file others changed undoes only our hunk, a clash write
     testsupport::spit(cuda, theirs);
     auto rb = k.sp({"rollback", "--all"});
     CHECK(rb.status == 1);
-    CHECK(rb.err.find("sitepatch: error: fastkern-dynamo: cannot undo its edit of fastkern/cuda.py cleanly; the "
-                      "file changed around it:\n") != std::string::npos);
-    CHECK(rb.err.find("<<<<<<< ") != std::string::npos);
-    CHECK(rb.err.find("    return \"12.9\"\n") != std::string::npos);
+    CHECK(rb.err.find("sitepatch: error: fastkern-dynamo: cannot undo its edit of fastkern/cuda.py cleanly: the "
+                      "file changed around it since fastkern-dynamo was applied (ours: now; theirs: without "
+                      "fastkern-dynamo):\n") != std::string::npos);
+    // The conflicting lines, indented, with a little context; not the whole file.
+    CHECK(rb.err.find("    <<<<<<< ours\n") != std::string::npos);
+    CHECK(rb.err.find("        return \"12.9\"\n") != std::string::npos);
+    CHECK(rb.err.find("CUDA helpers") == std::string::npos);
+    CHECK(rb.err.find("  to roll it back anyway, losing that change: sitepatch --venv ") != std::string::npos);
     CHECK(rb.err.find("nothing was written") != std::string::npos);
     CHECK(testsupport::slurp(cuda) == theirs);
     CHECK(k.read("fastkern/ops.py") != kOps);  // the other file was not undone either

@@ -4,8 +4,11 @@
 // torch._dynamo.explain.
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "sitepatch/explain/log.hpp"
 #include "sitepatch/explain/stack.hpp"
+#include "sitepatch/util/strings.hpp"
 #include "support/fixture.hpp"
 
 using namespace sitepatch::explain;
@@ -232,4 +235,134 @@ TEST_CASE("explain reads the graph_breaks records of older torch releases", "[ex
   CHECK(mid[0].at == "/v/lib/python3.11/site-packages/lib/io.py:3");
   CHECK(mid[0].frames.size() == 2);
   CHECK(entry_frame(mid[0]) == 1);
+}
+
+namespace {
+
+std::string data_log(const std::string& name) {
+  return testsupport::slurp(std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-logs/" + name);
+}
+
+const std::vector<std::string> kRealLogs = {"explain.txt",           "fullgraph.txt",       "fullgraph_verbose.txt",
+                                            "gemm_fullgraph.txt",    "gemm_graph_breaks.txt", "graph_breaks.txt",
+                                            "builtins_graph_breaks.txt", "print_fullgraph.txt"};
+
+size_t damage_count(const LogReading& r) {
+  size_t n = r.damage.size();
+  for (auto& b : r.breaks) n += b.damage.size();
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("explain names the operation of print, a Logger method, Tensor.item and .tolist, and keeps dynamo's hints",
+          "[explain]") {
+  auto breaks = parse_file("builtins_graph_breaks.txt");
+  REQUIRE(breaks.size() == 4);
+  CHECK(breaks[0].operation == "print");
+  CHECK(breaks[0].reason == "Failed to trace builtin operator");
+  CHECK(breaks[1].operation == "logging.Logger.warning");
+  CHECK(breaks[2].operation == "torch.Tensor.item");
+  CHECK(breaks[3].operation == "torch.Tensor.tolist");
+  CHECK(useful_hints(breaks[2]) ==
+        std::vector<std::string>{"Set `torch._dynamo.config.capture_scalar_outputs = True` or `export "
+                                 "TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` to include these operations in the captured "
+                                 "graph."});
+  CHECK(useful_hints(breaks[1]) ==
+        std::vector<std::string>{"Add the logging method to `torch._dynamo.config.ignore_logging_functions`."});
+  // "Please report an issue to PyTorch." is printed for every break of its kind: kept in
+  // hints, left out of the useful ones.
+  CHECK(breaks[0].hints.size() == 3);
+  REQUIRE(useful_hints(breaks[0]).size() == 2);
+  CHECK(useful_hints(breaks[0])[1].find("reorderable_logging_functions") != std::string::npos);
+  // The thread-lock break's hints are all boilerplate.
+  CHECK(useful_hints(parse_file("fullgraph.txt")[0]).empty());
+
+  auto fullgraph = parse_file("print_fullgraph.txt");
+  REQUIRE(fullgraph.size() == 1);
+  CHECK(fullgraph[0].format == Format::exception);
+  CHECK(fullgraph[0].operation == "print");
+  CHECK(same_break(fullgraph[0], breaks[0]));
+  CHECK_FALSE(same_break(fullgraph[0], breaks[1]));
+}
+
+TEST_CASE("explain reads an Unsupported message printed without its exception's name (print(e))", "[explain]") {
+  std::string log = data_log("fullgraph.txt");
+  std::string printed = log.substr(log.find("torch._dynamo.exc.Unsupported: ") + 31);
+  auto r = read_log("Unsupported " + printed);
+  CHECK(damage_count(r) == 0);
+  REQUIRE(r.breaks.size() == 1);
+  CHECK(r.breaks[0].reason == "Unsupported Attempted to call function marked as skipped");
+  CHECK(r.breaks[0].operation == "_thread.allocate_lock");
+  CHECK(frames(r.breaks[0]) == kCudaFrames);
+}
+
+TEST_CASE("every real log reads whole: no damage", "[explain]") {
+  for (auto& name : kRealLogs) {
+    INFO(name);
+    auto r = read_log(data_log(name));
+    CHECK(!r.breaks.empty());
+    CHECK(damage_count(r) == 0);
+  }
+}
+
+TEST_CASE("a log cut before \"from user code:\" or inside a traceback says what is missing", "[explain]") {
+  std::string log = data_log("fullgraph.txt");
+  auto cut = read_log(log.substr(0, log.find("from user code:")));
+  REQUIRE(cut.breaks.size() == 1);
+  CHECK(cut.breaks[0].damage ==
+        std::vector<std::string>{"its user stack (\"from user code:\") is missing: the log ends first"});
+  // The stack taken out of the middle: the next line ends the record.
+  std::string removed = log.substr(0, log.find("from user code:")) + log.substr(log.find("Set TORCHDYNAMO_VERBOSE"));
+  auto without = read_log(removed);
+  REQUIRE(without.breaks.size() == 1);
+  CHECK(without.breaks[0].damage == std::vector<std::string>{"its user stack (\"from user code:\") is missing"});
+
+  // graph_breaks: the header names the innermost frame, so a stack cut short shows.
+  std::string gb = data_log("graph_breaks.txt");
+  auto lines = sitepatch::util::split(gb, '\n');
+  std::string upto;
+  for (size_t k = 0; k < 36; ++k) upto += lines[k] + "\n";
+  auto short_stack = read_log(upto);
+  REQUIRE(!short_stack.breaks.empty());
+  REQUIRE(short_stack.breaks[0].damage.size() == 1);
+  CHECK(short_stack.breaks[0].damage[0].rfind("its user code traceback stops at ", 0) == 0);
+  CHECK(short_stack.breaks[0].damage[0].find(", before /usr/lib/python3.12/subprocess.py:828 where it broke: frames "
+                                             "are missing: the log ends first") != std::string::npos);
+
+  // Every cut of every real log: a break read from it is whole, or the damage says why not.
+  for (auto& name : kRealLogs) {
+    auto all = sitepatch::util::split(data_log(name), '\n');
+    std::string text;
+    for (auto& l : all) {
+      text += l + "\n";
+      for (auto& b : read_log(text).breaks) {
+        if (!b.damage.empty() || b.frames.empty() || b.at.empty()) continue;
+        INFO(name << " cut after " << text.size() << " bytes");
+        CHECK(b.frames.back().file + ":" + std::to_string(b.frames.back().line) == b.at);
+      }
+    }
+  }
+}
+
+TEST_CASE("a log with 300 flipped bytes is never read as clean", "[explain]") {
+  for (auto& name : kRealLogs) {
+    std::string clean = data_log(name);
+    for (unsigned seed = 1; seed <= 25; ++seed) {
+      std::mt19937 rng(seed);
+      std::string damaged = clean;
+      for (int k = 0; k < 300; ++k) damaged[rng() % damaged.size()] = char(rng() % 256);
+      INFO(name << " seed " << seed);
+      CHECK(damage_count(read_log(damaged)) > 0);
+    }
+  }
+  // One flipped byte in the exception's first line hides the break: the near-miss says so.
+  std::string log = data_log("fullgraph.txt");
+  log[log.find("torch._dynamo.exc.Unsupported") + 7] = '#';
+  auto r = read_log(log);
+  CHECK(r.breaks.empty());
+  REQUIRE(r.damage.size() >= 1);
+  CHECK(r.damage[0].log_line == 20);
+  CHECK(r.damage[0].what ==
+        "a damaged \"torch._dynamo.exc.Unsupported:\" line: the break it starts cannot be read");
 }

@@ -33,8 +33,10 @@ struct Audited {
 };
 
 /// Parses an ignore file. Throws sitepatch::Error (exit 2) listing every malformed
-/// entry as "file:line:col: message".
-std::vector<IgnoreEntry> parse_ignore(std::string_view text, const std::string& path);
+/// entry as "file:line:col: message"; with `problems`, adds those lines to it instead
+/// and returns the well-formed entries (a file YAML cannot read still throws).
+std::vector<IgnoreEntry> parse_ignore(std::string_view text, const std::string& path,
+                                      std::vector<std::string>* problems = nullptr);
 
 /// The entry that accepts a finding of rule `rule`: one naming any of `functions`
 /// ("module:qualified": a chain's steps, or the function making a direct call), or

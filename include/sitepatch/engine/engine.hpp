@@ -137,6 +137,7 @@ struct PatchStatus {
   std::string id;
   std::string description;
   std::string dist;         // first file's owner, "name==version" when known
+  std::vector<std::string> dists;  // every file's owner, each once, in file order
   std::string recipe_path;  // as given to apply
   std::string recipe_hash;
   int64_t applied_at = 0;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,10 +99,13 @@ class Module {
 
   /// Applies `edits` (all aimed at this file, in recipe order) to the source.
   /// `results` gets one entry per edit. Edits are located on this one parse and
-  /// applied together; an edit that failed is left out of `new_source`.
+  /// applied together; an edit that failed is left out of `new_source`. `others` are
+  /// the lines other recipes wrote in this file: a new import is not put next to one,
+  /// so that each recipe can be rolled back apart from the others.
   std::string apply(const std::vector<const recipe::Edit*>& edits,
                     std::vector<EditResult>& results,
-                    std::vector<TextChange>* changes = nullptr) const;
+                    std::vector<TextChange>* changes = nullptr,
+                    const std::set<std::string>* others = nullptr) const;
 
   /// The module `new_source` (this source with `changes` made, as apply() reports
   /// them), parsed incrementally: what the edits did not touch is not parsed again.

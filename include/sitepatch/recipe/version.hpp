@@ -31,6 +31,10 @@ struct Clause {
 std::optional<std::vector<Clause>> parse_specifier(std::string_view s, std::string* error);
 /// True when `v` satisfies every clause (pre-releases are not excluded).
 bool satisfies(const Version& v, const std::vector<Clause>& clauses);
+/// A `requires:` for a recipe made against `dist` at `version`: that version and later
+/// ones up to the next minor release (`x>=0.5.3,<0.6`), whose code may have moved; the
+/// next major for a one-part version; `x==version` when it is not PEP 440.
+std::string up_to_next_minor(const std::string& dist, const std::string& version);
 /// PEP 503: lowercase, runs of -_. become a single -.
 std::string normalize_name(std::string_view name);
 

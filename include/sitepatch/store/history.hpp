@@ -122,6 +122,10 @@ class History {
 std::string unified_diff(const std::string& old_text, const std::string& new_text,
                          const std::string& path);
 
+/// The lines `new_text` adds to `old_text` (changed lines included), without their line
+/// ends, in order. libgit2's line diff.
+std::vector<std::string> added_lines(const std::string& old_text, const std::string& new_text);
+
 struct MergeResult {
   bool clean = false;
   std::string content;  // merged bytes, with conflict markers when not clean
