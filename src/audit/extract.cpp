@@ -420,9 +420,29 @@ class Extractor {
     add_ref(f.fn, n, what, Ref::dynamic);
   }
 
+  // An attribute read in a condition, a comparison, a boolean or arithmetic operand, an
+  // f-string or an assert (`if self.is_built:`): a property runs there as it does on
+  // the right of `=` (types_ only: the walk's).
+  void attribute_reads(const Frame& f, TSNode n) {
+    if (!types_ || f.mute) return;
+    for (TSNode k : python::ts::named_children(n))
+      if (is(k, "attribute")) value(f, k);
+  }
+
+  static bool reads_operands(std::string_view t) {
+    return t == "comparison_operator" || t == "boolean_operator" || t == "binary_operator" ||
+           t == "not_operator" || t == "unary_operator" || t == "interpolation" || t == "conditional_expression" ||
+           t == "assert_statement" || t == "parenthesized_expression";
+  }
+
   // Returns whether to walk the node's children.
   bool enter(Frame& f, TSNode n) {
     std::string_view t = ts_node_type(n);
+    if (reads_operands(t)) attribute_reads(f, n);
+    else if (t == "if_statement" || t == "elif_clause" || t == "while_statement") {
+      TSNode c = field(n, "condition");
+      if (is(c, "attribute") && types_ && !f.mute) value(f, c);
+    }
     switch (t[0]) {
       case 'c':
         if (t == "call") call(f, n);
@@ -640,14 +660,37 @@ class Extractor {
       if (dname == "staticmethod") is_static = true;
       if (dname == "property" || dname == "cached_property" || dname == "functools.cached_property")
         fn.is_property = true;
+      if (util::ends_with(dname, "abstractmethod") || util::ends_with(dname, "abstractproperty")) fn.abstract = true;
       add_ref(k, node, dname, Ref::decorator);
     }
     if (mine) decorators_.clear();
+    if (fn.cls >= 0 && !fn.abstract) fn.abstract = stub_body(field(n, "body"));
     if (fn.cls >= 0 && !is_static && !fn.locals.empty()) {
       // The first parameter, in source order: parameters() keeps that order.
       fn.self_name = fn.locals.front();
     }
     f.made_fn = k;
+  }
+
+  // A body that is only a docstring and `...`, or only `raise NotImplementedError`.
+  bool stub_body(TSNode body) const {
+    auto stmts = python::ts::named_children(body);
+    size_t k = 0;
+    while (k < stmts.size() && is(stmts[k], "comment")) ++k;
+    if (k < stmts.size() && is(stmts[k], "expression_statement")) {
+      auto kids = python::ts::named_children(stmts[k]);
+      if (kids.size() == 1 && is(kids[0], "string") && k + 1 < stmts.size()) ++k;  // the docstring
+    }
+    while (k < stmts.size() && is(stmts[k], "comment")) ++k;
+    if (k + 1 != stmts.size()) return false;
+    TSNode s = stmts[k];
+    if (is(s, "raise_statement")) {
+      std::string t = text(s);
+      return util::starts_with(t, "raise NotImplementedError");
+    }
+    if (!is(s, "expression_statement")) return false;
+    auto kids = python::ts::named_children(s);
+    return kids.size() == 1 && is(kids[0], "ellipsis");
   }
 
   void class_definition(Frame& f, TSNode n) {

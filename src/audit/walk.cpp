@@ -3,8 +3,10 @@
 // Breadth first makes the first path to each function a shortest one; a function
 // reached again is not walked again, which also ends cycles.
 #include <algorithm>
+#include <cctype>
 #include <functional>
 
+#include "audit/dispatch.hpp"
 #include "audit/known_types.hpp"
 #include "audit/resolve.hpp"
 #include "sitepatch/audit/graph.hpp"
@@ -25,6 +27,18 @@ struct Flagged {
   Rule rule;
 };
 
+// `self.m()` / `obj.m()` reaching method m of class cls: a subclass's m may run instead.
+struct Dispatch {
+  const ModuleFacts* mod;
+  int cls;
+  std::string name;
+  int line;
+  bool abstract;
+  std::string call;  // as written
+  size_t found = 0;  // overrides followed
+  size_t more = 0;   // overrides past the bound, not followed
+};
+
 struct Node {
   Node(const ModuleFacts* m, int f, int lv, int p = -1, int pl = 0)
       : mod(m), fn(f), level(lv), parent(p), parent_line(pl) {}
@@ -36,7 +50,11 @@ struct Node {
   std::vector<std::pair<std::pair<const ModuleFacts*, int>, int>> calls;  // callee, line
   std::vector<Flagged> flagged;
   std::vector<Unresolved> unresolved;
+  std::vector<Dispatch> dispatches;
 };
+
+// Overrides followed from one call site; past it, the rest are said to be left out.
+constexpr size_t kMaxOverrides = 16;
 
 bool ignorable_decorator(const std::string& spelled) {
   return util::starts_with(spelled, "functools.") || spelled == "property" || spelled == "staticmethod" ||
@@ -51,7 +69,17 @@ class Walker {
     auto [mod, fn] = entry();
     nodes_.emplace_back(mod, fn, 0);
     ids_[{mod, fn}] = 0;
+    // Breadth first, then the overrides of the methods reached by dispatch among every
+    // class read so far, and again from what they reach, until no new one is found.
     std::vector<int> level = {0};
+    do walk_from(std::move(level));
+    while (!(level = dispatch_round()).empty());
+    unfollowed_dispatches();
+    return result();
+  }
+
+ private:
+  void walk_from(std::vector<int> level) {
     while (!level.empty()) {
       std::vector<int> waiting = level;
       while (!waiting.empty()) {
@@ -80,10 +108,64 @@ class Walker {
       }
       level = std::move(next);
     }
-    return result();
   }
 
- private:
+  // New nodes for overrides not yet followed from each dispatch site.
+  std::vector<int> dispatch_round() {
+    bool any = std::any_of(nodes_.begin(), nodes_.end(), [](const Node& n) { return !n.dispatches.empty(); });
+    if (!any) return {};
+    detail::SubclassIndex index(r_, [this] { load_wanted(); });
+    std::vector<int> fresh;
+    for (size_t id = 0; id < nodes_.size(); ++id) {
+      for (size_t k = 0; k < nodes_[id].dispatches.size(); ++k) {
+        Dispatch& d = nodes_[id].dispatches[k];
+        auto found = index.overrides(*d.mod, d.cls, d.name);
+        d.more = found.size() > kMaxOverrides ? found.size() - kMaxOverrides : 0;
+        if (found.size() > kMaxOverrides) found.resize(kMaxOverrides);
+        d.found = found.size();
+        for (auto& o : found) {
+          std::pair<const ModuleFacts*, int> key{o.mod, o.fn};
+          auto& calls = nodes_[id].calls;
+          if (std::any_of(calls.begin(), calls.end(), [&](auto& c) { return c.first == key; })) continue;
+          calls.push_back({key, d.line});
+          if (ids_.count(key)) continue;
+          int lv = nodes_[id].level;
+          if (o_.depth > 0 && lv + 1 >= o_.depth) {
+            ++beyond_;
+            continue;
+          }
+          int n = int(nodes_.size());
+          ids_[key] = n;
+          nodes_.emplace_back(o.mod, o.fn, lv + 1, int(id), d.line);
+          via_[n] = "via subclass " + o.klass;
+          fresh.push_back(n);
+        }
+      }
+    }
+    return fresh;
+  }
+
+  // An abstract method nothing read overrides is a call not followed, never a resolved
+  // one; so are the overrides past the bound.
+  void unfollowed_dispatches() {
+    for (Node& n : nodes_) {
+      std::string who = n.mod->name + ":" + n.mod->functions[n.fn].qualified;
+      for (const Dispatch& d : n.dispatches) {
+        std::string method = d.mod->name + "." + d.mod->classes[size_t(d.cls)].qualified + "." + d.name;
+        if (d.abstract && d.found == 0)
+          n.unresolved.push_back(Unresolved{who, n.mod->file, n.mod->root, d.line, d.call,
+                                            "abstract method " + method + ": no subclass the walk read overrides it",
+                                            false});
+        if (d.more > 0)
+          n.unresolved.push_back(Unresolved{who, n.mod->file, n.mod->root, d.line, d.call,
+                                            std::to_string(d.more) + " more overrides of " + method +
+                                                " not followed (the first " + std::to_string(kMaxOverrides) +
+                                                " were)",
+                                            true});
+      }
+    }
+  }
+
   void load_wanted() {
     std::vector<std::string> names;
     for (auto& w : r_.wanted)
@@ -175,6 +257,22 @@ class Walker {
     return t;
   }
 
+  // A method reached through an instance (`self.m()`, `obj.m()`, `make().m()`): its
+  // subclasses' overrides are followed once every class is read (dispatch_round). Not
+  // `super().m()` nor `Base.m(self)`, which name the method that runs.
+  void note_dispatch(Node& fresh, const Ref& ref, const Target& t) {
+    const Function& F = t.mod->functions[size_t(t.index)];
+    if (F.cls < 0 || ref.kind != Ref::call) return;
+    std::string name = F.qualified.substr(F.qualified.rfind('.') + 1);
+    if (name == "__init__" || name == "__new__") return;
+    size_t dot = ref.name.rfind('.');
+    if (dot == std::string::npos) return;
+    std::string head = ref.name.substr(0, dot);
+    if (head == "super" || (!ref.on_result && std::isupper(static_cast<unsigned char>(head[head.rfind('.') + 1]))))
+      return;
+    fresh.dispatches.push_back({t.mod, F.cls, name, ref.line, F.abstract, ref.name});
+  }
+
   // Records what reaching `t` from `ref` means: a call to walk, a flagged operation,
   // or a call that cannot be followed. False when a module must be loaded first.
   bool follow(Node& fresh, const Ref& ref, const Target& t, const std::string& who) {
@@ -187,7 +285,10 @@ class Walker {
     switch (t.kind) {
       case Target::pending: return false;
       case Target::function:
-        if (!flag(fresh, ref, name_of(*t.mod, t.index))) fresh.calls.push_back({{t.mod, t.index}, ref.line});
+        if (!flag(fresh, ref, name_of(*t.mod, t.index))) {
+          fresh.calls.push_back({{t.mod, t.index}, ref.line});
+          note_dispatch(fresh, ref, t);
+        }
         break;
       case Target::klass: {
         if (ref.kind != Ref::call) break;
@@ -257,9 +358,14 @@ class Walker {
         if (ref.on_result) {
           // `d[k]().m()`, or gen().m() with gen imported in two arms: the method of
           // what each branch returns, when its annotation says.
-          if (b.kind != Target::function || b.mod->functions[b.index].returns.empty()) continue;
-          Target r = r_.returned(*b.mod, b.index);
-          x = r.kind == Target::pending ? r : r_.method_of(r, attr);
+          if (b.kind == Target::klass) {
+            // `BACKENDS[name]().go()` over a dict of classes: each class's method.
+            x = r_.method(*b.mod, b.index, attr);
+          } else {
+            if (b.kind != Target::function || b.mod->functions[b.index].returns.empty()) continue;
+            Target r = r_.returned(*b.mod, b.index);
+            x = r.kind == Target::pending ? r : r_.method_of(r, attr);
+          }
         }
         if (!follow(fresh, ref, x, who)) complete = false;
       }
@@ -274,7 +380,8 @@ class Walker {
     int line = 0;
     for (int k = id; k >= 0; k = nodes_[k].parent) {
       const Node& n = nodes_[k];
-      steps.push_back(Step{n.mod->name, n.mod->functions[n.fn].qualified, n.mod->file, n.mod->root, line});
+      steps.push_back(Step{n.mod->name, n.mod->functions[n.fn].qualified, n.mod->file, n.mod->root, line,
+                           via_.count(k) ? via_.at(k) : ""});
       line = n.parent_line;
     }
     std::reverse(steps.begin(), steps.end());
@@ -374,6 +481,7 @@ class Walker {
   Resolver r_;
   std::vector<Node> nodes_;
   std::map<std::pair<const ModuleFacts*, int>, int> ids_;
+  std::map<int, std::string> via_;  // node -> how it was reached, when by dispatch
   std::size_t waves_ = 0;
   std::size_t beyond_ = 0;
 };

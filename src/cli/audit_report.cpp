@@ -156,7 +156,7 @@ nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g
     nlohmann::json steps = nlohmann::json::array();
     for (auto& s : f.steps)
       steps.push_back({{"function", s.name()}, {"module", s.module}, {"qualified", s.qualified}, {"file", s.file},
-                       {"line", s.line}});
+                       {"line", s.line}, {"via", or_null(s.via)}});
     nlohmann::json c = {{"operation", f.operation}, {"rule", rule_json(*f.rule)}, {"steps", steps}};
     if (f.ignored) {
       c["reason"] = f.ignored->reason;

@@ -197,7 +197,8 @@ void print_walk(const Output& out, const GlobalOptions& g, const std::string& en
     out.out(out.paint(fmt::format("[{}] {} ({}, {}: {})", ++number, f.operation, f.rule->category,
                                   audit::to_string(f.rule->severity), f.rule->message),
                       Paint::header));
-    for (auto& s : f.steps) out.out(fmt::format("    {:<{}}  {}:{}", s.name(), width, s.file, s.line));
+    for (auto& s : f.steps)
+      out.out(fmt::format("    {:<{}}  {}:{}", s.name(), width, s.file, s.line) + (s.via.empty() ? "" : "  (" + s.via + ")"));
   }
   if (out.quiet()) return;
   if (shown > 0) {

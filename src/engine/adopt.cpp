@@ -95,6 +95,8 @@ AdoptResult adopt_in(Session& s, const std::string& id, bool dry_run) {
   // pip's rows first: they describe the bytes on disk whatever the history says, so
   // a failed commit below leaves them true.
   auto rows = detail::record_updates(s, res.files);
+  auto hashes = detail::conda_updates(s, res.files);  // conda's records, likewise
+  rows.insert(rows.end(), hashes.begin(), hashes.end());
   if (!rows.empty()) s.host.write(rows);
   try {
     res.commit = history->commit(tx);

@@ -109,6 +109,7 @@ void read_ahead_of_write(Session& s, const std::vector<FileChange>& files,
   auto paths = detail::record_paths(s, files);
   auto notes = detail::marker_paths(s, after);
   paths.insert(paths.end(), notes.begin(), notes.end());
+  paths.push_back(detail::conda_meta_dir(s));  // add_sidecars asks whether it is there
   s.host.prefetch({paths, detail::bytecode_dirs(written), {}});
 }
 

@@ -256,6 +256,7 @@ void read_ahead_of_undo(Session& s, const std::vector<store::PatchRecord>& recor
   auto sidecars = detail::record_paths(s, changes);
   auto notes = detail::marker_paths(s, records);
   sidecars.insert(sidecars.end(), notes.begin(), notes.end());
+  sidecars.push_back(detail::conda_meta_dir(s));  // add_sidecars asks whether it is there
   s.host.prefetch({sidecars, dirs, {}});
 }
 

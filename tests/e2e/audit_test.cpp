@@ -91,7 +91,7 @@ TEST_CASE("audit --json prints the chains as data", "[e2e][audit]") {
   CHECK(c["rule"]["id"] == "subprocess");
   CHECK(c["steps"].size() == 5);
   CHECK(c["steps"][3] == nlohmann::json({{"function", "demo.jit.loader:Base.compile"}, {"module", "demo.jit.loader"},
-                                         {"qualified", "Base.compile"}, {"file", "demo/jit/loader.py"}, {"line", 13}}));
+                                         {"qualified", "Base.compile"}, {"file", "demo/jit/loader.py"}, {"line", 13}, {"via", nullptr}}));
   CHECK(j["unresolved"].size() == 2);
   CHECK(j["cycles"] == nlohmann::json::parse(R"([["demo.jit.spec:default_flags", "demo.jit.spec:more_flags"]])"));
   CHECK(j["functions"] == 13);

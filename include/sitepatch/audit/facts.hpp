@@ -49,6 +49,9 @@ struct Function {
   std::map<std::string, std::string> types;
   std::string returns;              // its return annotation as a dotted name (Optional[X] -> X), or ""
   bool is_property = false;         // @property / @cached_property: reading the attribute runs it
+  // @abstractmethod, or a body (past its docstring) of only `...` or `raise
+  // NotImplementedError`: what runs is a subclass's override.
+  bool abstract = false;
   std::vector<Ref> refs;
   bool is_local(const std::string& name) const;
 };

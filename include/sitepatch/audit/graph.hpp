@@ -29,6 +29,7 @@ struct Step {
   std::string file;       // relative to its site-packages
   std::string root;       // that site folder (ModuleFacts::root)
   int line = 0;
+  std::string via;        // how the step before reaches it when not by name: "via subclass pkg.mod.NinjaSpec"
   std::string name() const { return module + ":" + qualified; }
 };
 
