@@ -30,8 +30,12 @@ if ((${#missing[@]})); then
 fi
 
 # RelWithDebInfo, not the plain build's Release: the tests' crashes get backtraces.
+# -g1 (functions and line tables) is enough for those and builds a third faster than -g
+# (14.7 s -> 10.1 s for cmd_audit.cpp here): the demo from a fresh clone builds every file.
 # Tests are off in a plain build (no Catch2 needed); this build runs them.
-cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSITEPATCH_TESTS=ON >/dev/null
+cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DSITEPATCH_TESTS=ON >/dev/null
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 cmake --build "$root/build" -j "$(nproc)" "${targets[@]}"

@@ -457,7 +457,7 @@ std::vector<FileWork> group_by_file(Plan& p, std::vector<Located>& located, cons
     }
     p.edits[i].file = located[k].rel;
     auto [it, fresh] = work_of.emplace(located[k].path, work.size());
-    if (fresh) work.push_back({std::move(located[k]), {}});
+    if (fresh) work.push_back({std::move(located[k]), {}, {}});
     work[it->second].edits.push_back(i);
   }
   for (auto& w : work) std::sort(w.edits.begin(), w.edits.end());
