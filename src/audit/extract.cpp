@@ -84,6 +84,14 @@ class Extractor {
 
   // After the last run(): locals sorted for lookups, names declared global taken out.
   void finish() {
+    // An unannotated function every `return` of which makes the same thing (`return
+    // NinjaSpec()`, bare returns and `return None` aside) returns that, as -> NinjaSpec
+    // would say; resolve() decides whether it names a class.
+    for (auto& [fn, made] : returned_)
+      if (!made.empty() && made != kMixed && m_.functions[size_t(fn)].returns.empty()) {
+        m_.functions[size_t(fn)].returns = made;
+        m_.functions[size_t(fn)].returns_inferred = true;
+      }
     for (size_t i = 0; i < m_.functions.size(); ++i) {
       auto& l = m_.functions[i].locals;
       std::sort(l.begin(), l.end());
@@ -493,12 +501,15 @@ class Extractor {
         else if (t == "list") elements(f, n);
         return true;
       case 'r':
-        if (t == "return_statement")
+        if (t == "return_statement") {
+          if (types_ && f.fn > 0) note_return(f.fn, n);
           for (TSNode k : python::ts::named_children(n)) {
             if (is(k, "expression_list")) elements(f, k);
             else value(f, k);
           }
-        else if (t == "raise_statement") f.raise_kids = true;
+        } else if (t == "raise_statement") {
+          f.raise_kids = true;
+        }
         return true;
       case 't':
         if (t == "tuple") elements(f, n);
@@ -715,6 +726,21 @@ class Extractor {
     f.made_cls = k;
   }
 
+  // What one `return` of function `fn` makes: the callee of `return X(...)`; anything
+  // else but a bare return or `return None` makes the function's result unknown.
+  void note_return(int fn, TSNode n) {
+    auto kids = python::ts::named_children(n);
+    std::string made;
+    if (kids.empty() || (kids.size() == 1 && is(kids[0], "none"))) return;
+    if (kids.size() == 1 && is(kids[0], "call")) made = dotted(field(kids[0], "function"));
+    std::string& was = returned_[fn];
+    if (made.empty()) was = kMixed;
+    else if (was.empty()) was = made;
+    else if (was != made) was = kMixed;
+  }
+
+  static constexpr const char* kMixed = "\x01";  // two different results: none inferred
+  std::map<int, std::string> returned_;  // function -> what its returns make so far
   std::string_view src_;
   bool types_;  // what values hold (Function::types, returns, ...): the walk's, not a scan's
   ModuleFacts& m_;

@@ -296,6 +296,10 @@ Target Resolver::returned(const ModuleFacts& m, int fn, int depth) {
     return make(Target::unknown, "what " + m.name + "." + F.qualified + "() returns is not annotated");
   // The annotation names a class as the function's own code would see it.
   Target t = in_scope(m, fn, F.returns, depth + 1);
+  // What its returns make counts only when it is a class of the environment: `return
+  // object()` says nothing of the methods called on the result.
+  if (F.returns_inferred && t.kind != Target::pending && t.kind != Target::klass)
+    return make(Target::unknown, "what " + m.name + "." + F.qualified + "() returns is not annotated");
   if (t.kind == Target::pending || t.kind == Target::klass || t.kind == Target::external) return t;
   return make(Target::unknown, m.name + "." + F.qualified + "() returns " + F.returns + ", which is not a class");
 }

@@ -82,7 +82,7 @@ explain::FunctionText function_text(const ExplainedBreak& b, const detail::Parse
   for (auto& f : file.facts.functions)
     if (f.qualified == p.qualified && f.line == p.def_line) {
       for (int l = f.line; l <= f.end_line && l <= int(file.lines.size()); ++l) t.source += file.lines[size_t(l - 1)] + "\n";
-      t.returns = f.returns;
+      t.returns = f.returns_inferred ? "" : f.returns;  // a hint's {returns} is the annotation
     }
   for (auto& w : b.walks)
     for (auto& c : w.graph.chains)

@@ -79,6 +79,16 @@ class Lonely(abc.ABC):
 
 def lonely(x: Lonely):
     return x.work()
+
+
+def make_spec(fast):
+    if fast:
+        return NinjaSpec()
+    return NinjaSpec()
+
+
+def unannotated():
+    make_spec(True).build_and_load()
 )";
 
 const char* kProps = R"(import pathlib
@@ -191,4 +201,13 @@ TEST_CASE("a property read in a condition, a boolean operator or an f-string run
     CHECK(j["chains"][0]["operation"] == "pathlib.Path.exists");
     CHECK(j["chains"][0]["steps"].back()["function"] == "dispatchy.props:Built.is_built");
   }
+}
+
+TEST_CASE("what an unannotated function returns is what all its returns make", "[e2e][audit]") {
+  DispatchEnv env;
+  auto j = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.spec:unannotated"}).out);
+  REQUIRE(j["chains"].size() == 1);
+  CHECK(j["chains"][0]["operation"] == "subprocess.run");
+  CHECK(j["chains"][0]["steps"][1]["function"] == "dispatchy.spec:Spec.build_and_load");
+  CHECK(j["complete"] == true);
 }

@@ -48,6 +48,7 @@ struct Function {
   // what function X's return annotation names) or "type:X" (annotated as X).
   std::map<std::string, std::string> types;
   std::string returns;              // its return annotation as a dotted name (Optional[X] -> X), or ""
+  bool returns_inferred = false;    // no annotation: every `return` makes `returns` (`return X(...)`)
   bool is_property = false;         // @property / @cached_property: reading the attribute runs it
   // @abstractmethod, or a body (past its docstring) of only `...` or `raise
   // NotImplementedError`: what runs is a subclass's override.
