@@ -675,7 +675,12 @@ class Extractor {
       add_ref(k, node, dname, Ref::decorator);
     }
     if (mine) decorators_.clear();
-    if (fn.cls >= 0 && !fn.abstract) fn.abstract = stub_body(field(n, "body"));
+    if (fn.cls >= 0 && !fn.abstract) {
+      // `...` alone is also how a plain class spells a method that does nothing; it is
+      // abstract in an abc.ABC or a typing.Protocol. `raise NotImplementedError` is always.
+      int stub = stub_body(field(n, "body"));
+      fn.abstract = stub == 1 || (stub == 2 && abstract_class(m_.classes[size_t(f.cls)]));
+    }
     if (fn.cls >= 0 && !is_static && !fn.locals.empty()) {
       // The first parameter, in source order: parameters() keeps that order.
       fn.self_name = fn.locals.front();
@@ -683,8 +688,16 @@ class Extractor {
     f.made_fn = k;
   }
 
-  // A body that is only a docstring and `...`, or only `raise NotImplementedError`.
-  bool stub_body(TSNode body) const {
+  static bool abstract_class(const Class& c) {
+    return std::any_of(c.bases.begin(), c.bases.end(), [](const std::string& b) {
+      std::string last = b.substr(b.rfind('.') + 1);
+      return last == "ABC" || last == "Protocol";
+    });
+  }
+
+  // 1: a body that is only `raise NotImplementedError` (after a docstring); 2: only
+  // `...`; 0: anything else.
+  int stub_body(TSNode body) const {
     auto stmts = python::ts::named_children(body);
     size_t k = 0;
     while (k < stmts.size() && is(stmts[k], "comment")) ++k;
@@ -693,15 +706,12 @@ class Extractor {
       if (kids.size() == 1 && is(kids[0], "string") && k + 1 < stmts.size()) ++k;  // the docstring
     }
     while (k < stmts.size() && is(stmts[k], "comment")) ++k;
-    if (k + 1 != stmts.size()) return false;
+    if (k + 1 != stmts.size()) return 0;
     TSNode s = stmts[k];
-    if (is(s, "raise_statement")) {
-      std::string t = text(s);
-      return util::starts_with(t, "raise NotImplementedError");
-    }
-    if (!is(s, "expression_statement")) return false;
+    if (is(s, "raise_statement")) return util::starts_with(text(s), "raise NotImplementedError") ? 1 : 0;
+    if (!is(s, "expression_statement")) return 0;
     auto kids = python::ts::named_children(s);
-    return kids.size() == 1 && is(kids[0], "ellipsis");
+    return kids.size() == 1 && is(kids[0], "ellipsis") ? 2 : 0;
   }
 
   void class_definition(Frame& f, TSNode n) {

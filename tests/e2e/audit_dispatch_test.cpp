@@ -81,6 +81,15 @@ def lonely(x: Lonely):
     return x.work()
 
 
+class Quiet:
+    def close(self):
+        ...
+
+
+def closes(q: Quiet):
+    q.close()
+
+
 def make_spec(fast):
     if fast:
         return NinjaSpec()
@@ -210,4 +219,12 @@ TEST_CASE("what an unannotated function returns is what all its returns make", "
   CHECK(j["chains"][0]["operation"] == "subprocess.run");
   CHECK(j["chains"][0]["steps"][1]["function"] == "dispatchy.spec:Spec.build_and_load");
   CHECK(j["complete"] == true);
+}
+
+TEST_CASE("a method whose body is `...` is abstract only in an ABC or a Protocol", "[e2e][audit]") {
+  DispatchEnv env;
+  // Quiet.close does nothing: resolved, complete.
+  auto j = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.spec:closes"}).out);
+  CHECK(j["complete"] == true);
+  CHECK(j["unresolved"].empty());
 }

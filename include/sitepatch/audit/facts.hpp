@@ -50,8 +50,8 @@ struct Function {
   std::string returns;              // its return annotation as a dotted name (Optional[X] -> X), or ""
   bool returns_inferred = false;    // no annotation: every `return` makes `returns` (`return X(...)`)
   bool is_property = false;         // @property / @cached_property: reading the attribute runs it
-  // @abstractmethod, or a body (past its docstring) of only `...` or `raise
-  // NotImplementedError`: what runs is a subclass's override.
+  // @abstractmethod, a body (past its docstring) of only `raise NotImplementedError`,
+  // or of only `...` in an ABC or a Protocol: what runs is a subclass's override.
   bool abstract = false;
   std::vector<Ref> refs;
   bool is_local(const std::string& name) const;
