@@ -148,7 +148,9 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
     for (size_t j = 0; j < idx.size(); ++j) o.results.emplace_back(idx[j], results[j]);
     if (next != text) {
       fc.steps.emplace_back(recipes[ri].id, next);
-      for (auto& l : store::added_lines(text, next)) others.insert(l);  // for the next recipe's imports
+      // Only another recipe's batch in this file reads them (its imports go apart).
+      if (a < w.edits.size())
+        for (auto& l : store::added_lines(text, next)) others.insert(l);
     }
     text = std::move(next);
   }
