@@ -40,6 +40,14 @@ struct Frame {
   bool mute_kids = false;   // set on the node whose children are muted
   bool raise_kids = false;  // a raise statement: the call it raises is an exception made
   bool raised = false;      // this node is the expression a raise statement raises
+  int guard = 0;            // Ref::guard of names used here (an index into guards_)
+  // An if (or elif, or `X if c else Y`) whose condition is a parameter: the guards of
+  // its arms, and where its condition lies (a ternary's arms are told by position).
+  int yes = -1, no = -1;
+  uint32_t cond_start = 0, cond_end = 0;
+  bool ternary = false;
+  // A block after `if need_lock: return`: the guard of the statements that follow.
+  int rest = -1;
 };
 
 class Extractor {
@@ -57,6 +65,7 @@ class Extractor {
     while (true) {
       if (descend && ts_tree_cursor_goto_first_child(&c)) {
         push(stack, c);
+        parent_ = &stack[stack.size() - 2];
         descend = enter(stack.back(), ts_tree_cursor_current_node(&c));
         continue;
       }
@@ -69,6 +78,7 @@ class Extractor {
         }
         if (ts_tree_cursor_goto_next_sibling(&c)) {
           push(stack, c);
+          parent_ = stack.size() >= 2 ? &stack[stack.size() - 2] : nullptr;
           descend = enter(stack.back(), ts_tree_cursor_current_node(&c));
           break;
         }
@@ -118,6 +128,18 @@ class Extractor {
     // An except clause's body is code again; only its exception types are muted.
     f.mute = p.mute || (p.mute_kids && !is(ts_tree_cursor_current_node(&c), "block"));
     f.raised = p.raise_kids && fld != "cause";
+    f.guard = p.rest >= 0 ? p.rest : p.guard;
+    if (p.yes >= 0) {
+      if (p.ternary) {
+        uint32_t at = ts_node_start_byte(ts_tree_cursor_current_node(&c));
+        if (at < p.cond_start) f.guard = p.yes;
+        else if (at >= p.cond_end) f.guard = p.no;
+      } else if (fld == "consequence") {
+        f.guard = p.yes;
+      } else if (fld == "alternative") {
+        f.guard = p.no;
+      }
+    }
     if (p.made_fn >= 0 && fld == "body") {
       f.fn = p.made_fn;
     } else if (p.made_cls >= 0 && fld == "body") {
@@ -151,7 +173,104 @@ class Extractor {
 
   void add_ref(int fn, TSNode at, std::string name, Ref::Kind kind, bool on_result = false) {
     TSPoint p = ts_node_start_point(at);
-    m_.functions[fn].refs.push_back(Ref{std::move(name), int(p.row) + 1, int(p.column) + 1, kind, on_result});
+    auto& refs = m_.functions[fn].refs;
+    Ref& r = refs.emplace_back();
+    r.name = std::move(name);
+    r.line = int(p.row) + 1;
+    r.column = int(p.column) + 1;
+    r.kind = kind;
+    r.on_result = on_result;
+    // A guard names parameters of the function whose code the node is, not of another
+    // (a decorator's name is read in the enclosing scope but belongs to the function).
+    if (fn == here_.fn && here_.guard > 0) r.guard = guards_[size_t(here_.guard)];
+  }
+
+  // `need_lock` or `not need_lock` where need_lock is a parameter of `fn`: "need_lock"
+  // or "!need_lock"; "" for any other condition.
+  std::string param_condition(int fn, TSNode c) const {
+    bool negated = false;
+    while (true) {
+      if (is(c, "parenthesized_expression") && ts_node_named_child_count(c) == 1) c = ts_node_named_child(c, 0);
+      else if (is(c, "not_operator")) {
+        negated = !negated;
+        c = field(c, "argument");
+      } else break;
+    }
+    if (!is(c, "identifier") || fn == 0) return "";
+    const auto& params = m_.functions[size_t(fn)].params;
+    std::string name = text(c);
+    if (std::find(params.begin(), params.end(), name) == params.end()) return "";
+    return negated ? "!" + name : name;
+  }
+
+  int intern_guard(const std::string& g) {
+    auto [it, added] = guard_ids_.emplace(g, int(guards_.size()));
+    if (added) guards_.push_back(g);
+    return it->second;
+  }
+
+  // The guards of the arms of an if, elif or ternary whose condition is a parameter.
+  void arms(Frame& f, TSNode n, std::string_view t) {
+    TSNode c;
+    if (t == "conditional_expression") {
+      if (ts_node_named_child_count(n) != 3) return;
+      c = ts_node_named_child(n, 1);
+      f.ternary = true;
+    } else {
+      c = field(n, "condition");
+    }
+    std::string cond = param_condition(f.fn, c);
+    if (cond.empty()) return;
+    std::string other = cond[0] == '!' ? cond.substr(1) : "!" + cond;
+    std::string outer = guards_[size_t(f.guard)];  // a copy: interning grows guards_
+    f.yes = intern_guard(outer.empty() ? cond : outer + " " + cond);
+    f.no = intern_guard(outer.empty() ? other : outer + " " + other);
+    f.cond_start = ts_node_start_byte(c);
+    f.cond_end = ts_node_end_byte(c);
+    // `if not verbose: return` with no else: the rest of the block runs only otherwise.
+    if (t == "if_statement" && ts_node_is_null(field(n, "alternative")) && parent_ &&
+        (is(ts_node_parent(n), "block") || is(ts_node_parent(n), "module")) && leaves(field(n, "consequence")))
+      parent_->rest = f.no;
+  }
+
+  // A block whose last statement leaves it (return, raise, continue, break).
+  static bool leaves(TSNode block) {
+    uint32_t count = ts_node_named_child_count(block);
+    for (uint32_t k = count; k-- > 0;) {
+      TSNode last = ts_node_named_child(block, k);
+      if (is(last, "comment")) continue;
+      return is(last, "return_statement") || is(last, "raise_statement") || is(last, "continue_statement") ||
+             is(last, "break_statement");
+    }
+    return false;
+  }
+
+  // A call's True/False/None arguments (Ref::literals).
+  std::string literal_arguments(TSNode args) const {
+    std::string out;
+    int position = 0;
+    bool spread = false;
+    auto code = [](TSNode v) -> char {
+      if (is(v, "true")) return 'T';
+      if (is(v, "false")) return 'F';
+      if (is(v, "none")) return 'N';
+      return 0;
+    };
+    for (TSNode a : python::ts::named_children(args)) {
+      if (is(a, "comment")) continue;
+      if (is(a, "keyword_argument")) {
+        if (char v = code(field(a, "value")))
+          out += (out.empty() ? "" : " ") + text(field(a, "name")) + "=" + v;
+      } else if (is(a, "list_splat") || is(a, "dictionary_splat")) {
+        spread = true;  // it may carry any parameter; positions past *args are not known
+        if (is(a, "list_splat")) position = -1;
+      } else if (position >= 0) {
+        if (char v = code(a)) out += (out.empty() ? "#" : " #") + std::to_string(position) + "=" + v;
+        ++position;
+      }
+    }
+    if (spread) out += out.empty() ? "*" : " *";
+    return out;
   }
 
   void value(const Frame& f, TSNode n, bool stored = false) {
@@ -186,6 +305,9 @@ class Extractor {
           std::string name = text(field(p, "name"));
           if (t == "typed_default_parameter") typed(*fn, name, "type:", type_name(field(p, "type")));
           typed(*fn, name, "call:", made_or_literal(field(p, "value")));
+          TSNode v = field(p, "value");
+          if (is(v, "true") || is(v, "false") || is(v, "none"))
+            fn->defaults[name] = is(v, "true") ? 'T' : is(v, "false") ? 'F' : 'N';
         }
       } else if (t == "typed_parameter") {
         auto kids = python::ts::named_children(p);  // the name (or *name, **name), then the type
@@ -360,6 +482,25 @@ class Extractor {
     return d.empty() ? "" : d + ".[]";
   }
 
+  // `getattr(x, "name")` -> "x.name", `getattr(x, name)` -> "x.[getattr]"; "" for
+  // anything else (a default argument changes nothing: the attribute or not).
+  std::string got_attribute(TSNode n) const {
+    if (!is(n, "call") || dotted(field(n, "function")) != "getattr") return "";
+    std::vector<TSNode> args;
+    for (TSNode a : python::ts::named_children(field(n, "arguments")))
+      if (!is(a, "comment")) args.push_back(a);
+    if (args.size() < 2 || args.size() > 3) return "";
+    std::string object = dotted(args[0]);
+    if (object.empty()) return "";
+    std::string literal = text(args[1]);
+    if (is(args[1], "string") && literal.size() > 2 && (literal[0] == '"' || literal[0] == '\'')) {
+      std::string name = literal.substr(1, literal.size() - 2);
+      bool plain = std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+      if (plain && !std::isdigit((unsigned char)name[0])) return object + "." + name;
+    }
+    return object + ".[getattr]";
+  }
+
   // "a,b" when every item of a dict or list literal is a dotted name, else "".
   std::string items(TSNode n) const {
     bool dict = is(n, "dictionary");
@@ -395,11 +536,16 @@ class Extractor {
       // isinstance(p, subprocess.Popen) checks a type; it makes nothing.
       if (name.size() == 10 && (name == "isinstance" || name == "issubclass")) f.mute_kids = true;
       add_ref(f.fn, n, std::move(name), Ref::call);
-      m_.functions[f.fn].refs.back().raised = f.raised;
+      Ref& r = m_.functions[f.fn].refs.back();
+      r.raised = f.raised;
+      if (types_) r.literals = literal_arguments(field(n, "arguments"));
       return;
     }
     // `d[k]()`: an item of d called ("d.[]"), followed when d's items are known.
     if (std::string item = item_of(fn); !item.empty()) return add_ref(f.fn, n, item, Ref::call);
+    // `getattr(m, "name")()` is `m.name()`; `getattr(m, name)()` any attribute of m
+    // ("m.[getattr]"), followed to each function when m is a module.
+    if (std::string got = got_attribute(fn); !got.empty()) return add_ref(f.fn, n, got, Ref::call);
     // `X(...).m()`: a method of what X returns (a class: its instance).
     if (is(fn, "attribute")) {
       TSNode obj = field(fn, "object");
@@ -445,12 +591,15 @@ class Extractor {
 
   // Returns whether to walk the node's children.
   bool enter(Frame& f, TSNode n) {
+    here_ = f;
     std::string_view t = ts_node_type(n);
     if (reads_operands(t)) attribute_reads(f, n);
     else if (t == "if_statement" || t == "elif_clause" || t == "while_statement") {
       TSNode c = field(n, "condition");
       if (is(c, "attribute") && types_ && !f.mute) value(f, c);
     }
+    if (types_ && f.fn > 0 && (t == "if_statement" || t == "elif_clause" || t == "conditional_expression"))
+      arms(f, n, t);
     switch (t[0]) {
       case 'c':
         if (t == "call") call(f, n);
@@ -652,21 +801,29 @@ class Extractor {
     fn.line = python::ts::line(n);
     fn.end_line = int(ts_node_end_point(n).row) + 1;
     fn.parent = f.fn;
+    // Decorators belong to this definition only when they sit right before it.
+    bool mine = is(ts_node_parent(n), "decorated_definition");
+    for (auto& [dname, node] : mine ? decorators_ : std::vector<std::pair<std::string, TSNode>>{})
+      if (dname == "overload" || util::ends_with(dname, ".overload")) fn.overload = true;
+    // The implementation beside @overload signatures is what runs, wherever it sits.
+    auto define = [&](std::map<std::string, int>& where) {
+      auto [it, added] = where.emplace(name, k);
+      if (!added && !(fn.overload && !m_.functions[size_t(it->second)].overload)) it->second = k;
+    };
     if (f.cls >= 0) {
       Class& c = m_.classes[f.cls];
       fn.qualified = c.qualified + "." + name;
       fn.cls = f.cls;
-      c.methods[name] = k;
+      define(c.methods);
     } else {
       const std::string& outer = m_.functions[f.fn].qualified;
       fn.qualified = outer.empty() ? name : outer + "." + name;
-      m_.functions[f.fn].defs[name] = k;
+      define(m_.functions[f.fn].defs);
     }
     parameters(field(n, "parameters"), fn.locals, types_ ? &fn : nullptr);
+    if (types_) fn.params = fn.locals;
     if (types_) fn.returns = type_name(field(n, "return_type"));
     bool is_static = false;
-    // Decorators belong to this definition only when they sit right before it.
-    bool mine = is(ts_node_parent(n), "decorated_definition");
     for (auto& [dname, node] : mine ? decorators_ : std::vector<std::pair<std::string, TSNode>>{}) {
       if (dname == "staticmethod") is_static = true;
       if (dname == "property" || dname == "cached_property" || dname == "functools.cached_property")
@@ -675,7 +832,7 @@ class Extractor {
       add_ref(k, node, dname, Ref::decorator);
     }
     if (mine) decorators_.clear();
-    if (fn.cls >= 0 && !fn.abstract) {
+    if (fn.cls >= 0 && !fn.abstract && !fn.overload) {
       // `...` alone is also how a plain class spells a method that does nothing; it is
       // abstract in an abc.ABC or a typing.Protocol. `raise NotImplementedError` is always.
       int stub = stub_body(field(n, "body"));
@@ -756,6 +913,10 @@ class Extractor {
   ModuleFacts& m_;
   std::vector<std::pair<std::string, TSNode>> decorators_;
   std::map<int, std::set<std::string>> globals_;
+  std::vector<std::string> guards_{""};  // Ref::guard texts; [0] is none
+  std::map<std::string, int> guard_ids_{{"", 0}};
+  Frame here_;  // the frame of the node enter() reads (add_ref takes its guard)
+  Frame* parent_ = nullptr;  // its parent's frame (an early return guards the rest of it)
 };
 
 }  // namespace

@@ -13,6 +13,8 @@ namespace sitepatch::audit::detail {
 namespace {
 
 constexpr int kMaxDepth = 24;
+// Functions of a module followed from one `getattr(module, name)()`.
+constexpr size_t kMaxAttributes = 16;
 // Target::index of an external target that only a compiled star import suggests.
 constexpr int kCompiledGuess = -2;
 
@@ -234,6 +236,7 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
   if (depth > kMaxDepth) return make(Target::circular, m.name + ":" + dotted);
   auto parts = util::split(dotted, '.');
   if (parts.size() == 2 && parts[1] == "[]") return item(m, fn, parts, depth);
+  if (parts.size() >= 2 && parts.back() == "[getattr]") return any_attribute(m, fn, dotted, depth);
   const std::string& head = parts[0];
   for (int f = fn; f > 0; f = m.functions[f].parent) {
     const Function& F = m.functions[f];
@@ -364,6 +367,28 @@ Target Resolver::item(const ModuleFacts& m, int fn, const std::vector<std::strin
     else also.push_back(t);
   }
   return first;
+}
+
+Target Resolver::any_attribute(const ModuleFacts& m, int fn, const std::string& dotted, int depth) {
+  std::string object = dotted.substr(0, dotted.size() - std::string(".[getattr]").size());
+  Target t = in_scope(m, fn, object, depth + 1);
+  if (t.kind == Target::pending) return t;
+  if (t.kind != Target::module || !t.mod)
+    return make(Target::unknown, "getattr with a name known only at run time, on " + object + ", which is not a module");
+  std::vector<int> fns;
+  for (size_t k = 1; k < t.mod->functions.size(); ++k) {
+    const Function& F = t.mod->functions[k];
+    auto def = t.mod->functions[0].defs.find(F.qualified);
+    if (F.parent == 0 && F.cls < 0 && def != t.mod->functions[0].defs.end() && def->second == int(k))
+      fns.push_back(int(k));
+  }
+  if (fns.empty()) return make(Target::unknown, "getattr with a name known only at run time, on module " + t.mod->name + ", which defines no function");
+  if (fns.size() > kMaxAttributes)
+    return make(Target::unknown, "getattr with a name known only at run time, on module " + t.mod->name + ": its " +
+                                     std::to_string(fns.size()) + " functions are more than the " +
+                                     std::to_string(kMaxAttributes) + " followed");
+  for (size_t k = 1; k < fns.size(); ++k) also.push_back(make(Target::function, t.mod, fns[k]));
+  return make(Target::function, t.mod, fns[0]);
 }
 
 Target Resolver::value_of(const ModuleFacts& m, int fn, const std::string& steps, int depth) {

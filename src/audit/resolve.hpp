@@ -90,6 +90,9 @@ class Resolver {
   /// `d[k]` (parts: d, "[]") where d is a dict or list literal of names: its first
   /// item, the others in `also`.
   Target item(const ModuleFacts& m, int fn, const std::vector<std::string>& parts, int depth);
+  /// `getattr(module, name)` ("module.[getattr]"): each function the module defines,
+  /// the first one returned and the others in `also`.
+  Target any_attribute(const ModuleFacts& m, int fn, const std::string& dotted, int depth);
   /// Method `name` in the bases of class `cls` (not the class itself).
   Target in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth);
   /// The module, pending, or nullptr when the environment has none.

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <functional>
 
+#include "audit/branches.hpp"
 #include "audit/dispatch.hpp"
 #include "audit/known_types.hpp"
 #include "audit/resolve.hpp"
@@ -21,10 +22,21 @@ using detail::Target;
 
 namespace {
 
+using Key = std::pair<const ModuleFacts*, int>;
+
 struct Flagged {
   int line;
   std::string op;
   Rule rule;
+  const Ref* ref;
+};
+
+// One call from a walked function to another.
+struct Call {
+  Key key;
+  int line;
+  const Ref* ref;   // the call as written (its guard and literal arguments); null for none
+  std::string via;  // "via subclass ..." when dispatch reaches it
 };
 
 // `self.m()` / `obj.m()` reaching method m of class cls: a subclass's m may run instead.
@@ -35,6 +47,7 @@ struct Dispatch {
   int line;
   bool abstract;
   std::string call;  // as written
+  const Ref* ref;
   size_t found = 0;  // overrides followed
   size_t more = 0;   // overrides past the bound, not followed
 };
@@ -47,9 +60,10 @@ struct Node {
   int level;
   int parent;
   int parent_line;  // where the parent calls it
-  std::vector<std::pair<std::pair<const ModuleFacts*, int>, int>> calls;  // callee, line
+  std::vector<Call> calls;
   std::vector<Flagged> flagged;
   std::vector<Unresolved> unresolved;
+  std::vector<const Ref*> unresolved_refs;  // the use each one is (its guard), or null
   std::vector<Dispatch> dispatches;
 };
 
@@ -95,14 +109,14 @@ class Walker {
       for (int id : level) {
         int lv = nodes_[id].level;
         if (o_.depth > 0 && lv + 1 >= o_.depth) {
-          for (auto& [key, line] : nodes_[id].calls) beyond_ += !ids_.count(key);
+          for (auto& c : nodes_[id].calls) beyond_ += !ids_.count(c.key);
           continue;
         }
-        for (auto& [key, line] : nodes_[id].calls) {
-          if (ids_.count(key)) continue;
+        for (auto& c : nodes_[id].calls) {
+          if (ids_.count(c.key)) continue;
           int k = int(nodes_.size());
-          ids_[key] = k;
-          nodes_.emplace_back(key.first, key.second, lv + 1, id, line);
+          ids_[c.key] = k;
+          nodes_.emplace_back(c.key.first, c.key.second, lv + 1, id, c.line);
           next.push_back(k);
         }
       }
@@ -124,10 +138,10 @@ class Walker {
         if (found.size() > kMaxOverrides) found.resize(kMaxOverrides);
         d.found = found.size();
         for (auto& o : found) {
-          std::pair<const ModuleFacts*, int> key{o.mod, o.fn};
+          Key key{o.mod, o.fn};
           auto& calls = nodes_[id].calls;
-          if (std::any_of(calls.begin(), calls.end(), [&](auto& c) { return c.first == key; })) continue;
-          calls.push_back({key, d.line});
+          if (std::any_of(calls.begin(), calls.end(), [&](auto& c) { return c.key == key; })) continue;
+          calls.push_back({key, d.line, d.ref, "via subclass " + o.klass});
           if (ids_.count(key)) continue;
           int lv = nodes_[id].level;
           if (o_.depth > 0 && lv + 1 >= o_.depth) {
@@ -152,16 +166,20 @@ class Walker {
       std::string who = n.mod->name + ":" + n.mod->functions[n.fn].qualified;
       for (const Dispatch& d : n.dispatches) {
         std::string method = d.mod->name + "." + d.mod->classes[size_t(d.cls)].qualified + "." + d.name;
-        if (d.abstract && d.found == 0)
+        if (d.abstract && d.found == 0) {
           n.unresolved.push_back(Unresolved{who, n.mod->file, n.mod->root, d.line, d.call,
                                             "abstract method " + method + ": no subclass the walk read overrides it",
                                             false});
-        if (d.more > 0)
+          n.unresolved_refs.push_back(d.ref);
+        }
+        if (d.more > 0) {
           n.unresolved.push_back(Unresolved{who, n.mod->file, n.mod->root, d.line, d.call,
                                             std::to_string(d.more) + " more overrides of " + method +
                                                 " not followed (the first " + std::to_string(kMaxOverrides) +
                                                 " were)",
                                             true});
+          n.unresolved_refs.push_back(d.ref);
+        }
       }
     }
   }
@@ -223,7 +241,7 @@ class Walker {
   bool flag(Node& n, const Ref& ref, const std::string& name) {
     if (name.empty() || !performs(ref, name)) return false;
     if (const Rule* rule = rules_.match(name)) {
-      n.flagged.push_back({ref.line, name, *rule});
+      n.flagged.push_back({ref.line, name, *rule, &ref});
       return true;
     }
     return false;
@@ -270,7 +288,7 @@ class Walker {
     std::string head = ref.name.substr(0, dot);
     if (head == "super" || (!ref.on_result && std::isupper(static_cast<unsigned char>(head[head.rfind('.') + 1]))))
       return;
-    fresh.dispatches.push_back({t.mod, F.cls, name, ref.line, F.abstract, ref.name});
+    fresh.dispatches.push_back({t.mod, F.cls, name, ref.line, F.abstract, ref.name, &ref});
   }
 
   // Records what reaching `t` from `ref` means: a call to walk, a flagged operation,
@@ -280,13 +298,15 @@ class Walker {
       // "d.[]" is how facts spell an item of d; users wrote d[k].
       std::string call = ref.name;
       for (size_t at; (at = call.find(".[]")) != std::string::npos;) call.replace(at, 3, "[...]");
+      if (util::ends_with(call, ".[getattr]")) call = "getattr(" + call.substr(0, call.size() - 10) + ", ...)";
       fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, fresh.mod->root, ref.line, call, why, limit});
+      fresh.unresolved_refs.push_back(&ref);
     };
     switch (t.kind) {
       case Target::pending: return false;
       case Target::function:
         if (!flag(fresh, ref, name_of(*t.mod, t.index))) {
-          fresh.calls.push_back({{t.mod, t.index}, ref.line});
+          fresh.calls.push_back({{t.mod, t.index}, ref.line, &ref, ""});
           note_dispatch(fresh, ref, t);
         }
         break;
@@ -297,7 +317,7 @@ class Walker {
         for (const char* special : {"__new__", "__init__"}) {
           Target init = r_.method(*t.mod, t.index, special);
           if (init.kind == Target::pending) return false;
-          if (init.kind == Target::function) fresh.calls.push_back({{init.mod, init.index}, ref.line});
+          if (init.kind == Target::function) fresh.calls.push_back({{init.mod, init.index}, ref.line, &ref, ""});
         }
         break;
       }
@@ -308,7 +328,7 @@ class Walker {
         break;
       case Target::lazy:
         // Reading the name runs the module's __getattr__; what it returns is not known.
-        fresh.calls.push_back({{t.mod, t.index}, ref.line});
+        fresh.calls.push_back({{t.mod, t.index}, ref.line, &ref, ""});
         if (ref.kind == Ref::call)
           unresolved(t.name + " is made at run time by " + t.mod->name + ":__getattr__ (a lazy export)");
         break;
@@ -333,6 +353,7 @@ class Walker {
     for (const Ref& ref : F.refs) {
       if (ref.kind == Ref::dynamic) {
         fresh.unresolved.push_back(Unresolved{who, m.file, m.root, ref.line, ref.name, "dynamic call", false});
+        fresh.unresolved_refs.push_back(&ref);
         continue;
       }
       std::string head = ref.name, attr;
@@ -345,7 +366,7 @@ class Walker {
       // What the module's own imports say it is: the same decision as `audit --package`.
       auto uses = flagged_uses(m, n.fn, ref, rules_);
       if (!uses.empty()) {
-        for (auto& u : uses) fresh.flagged.push_back({ref.line, u.operation, *u.rule});
+        for (auto& u : uses) fresh.flagged.push_back({ref.line, u.operation, *u.rule, &ref});
         continue;
       }
       r_.also.clear();
@@ -388,10 +409,107 @@ class Walker {
     return steps;
   }
 
+  detail::Branches branches() const {
+    std::vector<const Function*> fns;
+    std::vector<detail::CallEdge> edges;
+    for (size_t id = 0; id < nodes_.size(); ++id) {
+      fns.push_back(&nodes_[id].mod->functions[size_t(nodes_[id].fn)]);
+      for (const Call& c : nodes_[id].calls)
+        if (auto it = ids_.find(c.key); it != ids_.end()) edges.push_back({int(id), it->second, c.ref});
+    }
+    return detail::Branches(std::move(fns), std::move(edges), 0);
+  }
+
+  // Where literal arguments cut calls, each function's chain is the shortest one left
+  // (breadth first over the calls that may happen).
+  void reroute(const detail::Branches& b) {
+    std::vector<bool> seen(nodes_.size(), false);
+    std::vector<std::vector<size_t>> out(nodes_.size());
+    for (size_t e = 0; e < b.edges().size(); ++e)
+      if (b.live_edge(e)) out[size_t(b.edges()[e].from)].push_back(e);
+    std::vector<int> level = {0};
+    seen[0] = true;
+    while (!level.empty()) {
+      std::vector<int> next;
+      for (int v : level)
+        for (size_t e : out[size_t(v)]) {
+          int w = b.edges()[e].to;
+          if (seen[size_t(w)]) continue;
+          seen[size_t(w)] = true;
+          const Ref* r = b.edges()[e].ref;
+          nodes_[size_t(w)].parent = v;
+          // The line of the call, and how dispatch reached it, from the caller's calls.
+          for (const Call& c : nodes_[size_t(v)].calls)
+            if (c.ref == r && ids_.at(c.key) == w) {
+              nodes_[size_t(w)].parent_line = c.line;
+              if (c.via.empty()) via_.erase(w);
+              else via_[w] = c.via;
+              break;
+            }
+          next.push_back(w);
+        }
+      level = std::move(next);
+    }
+  }
+
+  // Flagged calls, unresolved calls and calls whose guard the callers' literal
+  // arguments rule out, as RuledOut; what only they reach is not reported at all.
+  void rule_out(CallGraph& g, const detail::Branches& b) {
+    for (size_t id = 0; id < nodes_.size(); ++id) {
+      Node& n = nodes_[id];
+      if (!b.live(int(id))) continue;
+      std::string who = n.mod->name + ":" + n.mod->functions[size_t(n.fn)].qualified;
+      auto out = [&](int line, const std::string& call, const std::string& why) {
+        g.ruled_out.push_back(RuledOut{who, n.mod->file, n.mod->root, line, call, why});
+      };
+      std::vector<Flagged> kept;
+      for (Flagged& f : n.flagged) {
+        std::string why = b.ruled_out(int(id), f.ref ? f.ref->guard : "");
+        if (why.empty()) kept.push_back(std::move(f));
+        else out(f.line, f.op, why);
+      }
+      n.flagged = std::move(kept);
+      std::vector<Unresolved> left;
+      for (size_t k = 0; k < n.unresolved.size(); ++k) {
+        const Ref* r = n.unresolved_refs[k];
+        std::string why = b.ruled_out(int(id), r ? r->guard : "");
+        if (why.empty()) left.push_back(std::move(n.unresolved[k]));
+        else out(n.unresolved[k].line, n.unresolved[k].call, why);
+      }
+      n.unresolved = std::move(left);
+      n.unresolved_refs.clear();
+    }
+    for (size_t e = 0; e < b.edges().size(); ++e) {
+      const auto& edge = b.edges()[e];
+      if (b.live_edge(e) || !b.live(edge.from) || b.live(edge.to) || !edge.ref) continue;
+      const Node& n = nodes_[size_t(edge.from)];
+      std::string why = b.ruled_out(edge.from, edge.ref->guard);
+      if (why.empty()) continue;
+      g.ruled_out.push_back(RuledOut{n.mod->name + ":" + n.mod->functions[size_t(n.fn)].qualified, n.mod->file,
+                                     n.mod->root, edge.ref->line, edge.ref->name, why});
+    }
+    std::stable_sort(g.ruled_out.begin(), g.ruled_out.end(), [](const RuledOut& x, const RuledOut& y) {
+      return std::tie(x.file, x.line) < std::tie(y.file, y.line);
+    });
+    g.ruled_out.erase(std::unique(g.ruled_out.begin(), g.ruled_out.end(),
+                                  [](const RuledOut& x, const RuledOut& y) {
+                                    return x.file == y.file && x.line == y.line && x.call == y.call;
+                                  }),
+                      g.ruled_out.end());
+  }
+
   CallGraph result() {
     CallGraph g;
+    detail::Branches b = branches();
+    if (b.any_ruled_out()) reroute(b);
+    rule_out(g, b);
     for (size_t id = 0; id < nodes_.size(); ++id) {
       const Node& n = nodes_[id];
+      if (!b.live(int(id))) {
+        const Function& F = n.mod->functions[n.fn];
+        g.walked.push_back(Walked{n.mod->name + ":" + F.qualified, n.mod->file, F.line, F.end_line});
+        continue;
+      }
       for (const auto& f : n.flagged) {
         Chain c;
         c.steps = path_to(int(id));
@@ -436,8 +554,8 @@ class Walker {
       idx[v] = low[v] = index++;
       stack.push_back(v);
       on[v] = true;
-      for (auto& [key, line] : nodes_[v].calls) {
-        auto it = ids_.find(key);
+      for (auto& c : nodes_[v].calls) {
+        auto it = ids_.find(c.key);
         if (it == ids_.end()) continue;
         int w = it->second;
         if (idx[w] < 0) {
@@ -457,7 +575,7 @@ class Walker {
         comp.push_back(w);
       } while (w != v);
       bool self = false;
-      for (auto& [key, line] : nodes_[v].calls) self = self || key == std::make_pair(nodes_[v].mod, nodes_[v].fn);
+      for (auto& c : nodes_[v].calls) self = self || c.key == std::make_pair(nodes_[v].mod, nodes_[v].fn);
       if (comp.size() > 1 || self) {
         std::sort(comp.begin(), comp.end());
         found.push_back(comp);

@@ -172,6 +172,9 @@ nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g
     if (u.limit) limits.push_back(j);
     unresolved.push_back(j);
   }
+  nlohmann::json ruled_out = nlohmann::json::array();
+  for (auto& r : g.ruled_out)
+    ruled_out.push_back({{"function", r.function}, {"file", r.file}, {"line", r.line}, {"call", r.call}, {"why", r.why}});
   return {{"ok", true},
           {"entry", entry},
           {"conclusion", conclusion},
@@ -183,6 +186,7 @@ nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g
           {"unused_ignores", unused_json(unused)},
           {"unresolved", unresolved},
           {"limits", limits},
+          {"ruled_out", ruled_out},
           {"cycles", g.cycles},
           {"functions", g.functions},
           {"modules", g.modules}};

@@ -209,6 +209,11 @@ void print_walk(const Output& out, const GlobalOptions& g, const std::string& en
     out.out(summary);
   }
   print_limits(out, cg);
+  // Left out on evidence the user should be able to check: always listed.
+  if (!cg.ruled_out.empty())
+    out.out(plural(cg.ruled_out.size(), "call", "calls") +
+            " left out: the literal arguments of every call reaching them rule their branch out:");
+  for (auto& r : cg.ruled_out) out.out(fmt::format("    {}:{}  {}  {}  ({})", r.file, r.line, r.function, r.call, r.why));
   print_unused(out, unused);
   if (!g.verbose) return;
   if (!cg.unresolved.empty()) out.out(plural(cg.unresolved.size(), "call", "calls") + " could not be followed:");

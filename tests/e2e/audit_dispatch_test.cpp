@@ -136,6 +136,138 @@ def label():
     return Built().label()
 )";
 
+const char* kJit = R"(import contextlib
+import os
+from typing import overload
+
+from filelock import FileLock
+
+from dispatchy import handlers
+
+
+def load_module(name, need_lock=True):
+    lock = FileLock("/tmp/" + name + ".lock") if need_lock else contextlib.nullcontext()
+    with lock:
+        return name
+
+
+def load_fast(name):
+    return load_module(name, need_lock=False)
+
+
+def load_positional(name):
+    return load_module(name, False)
+
+
+def load_safe(name):
+    return load_module(name)
+
+
+def load_either(name):
+    load_module(name, need_lock=False)
+    return load_module(name, need_lock=True)
+
+
+def build(name, verbose=False):
+    if not verbose:
+        return name
+    print("building", name)
+    helper(name)
+    return name
+
+
+def helper(name):
+    os.listdir(name)
+
+
+def build_quiet():
+    return build("x")
+
+
+def build_loud():
+    return build("x", verbose=True)
+
+
+def run_handler(name):
+    return getattr(handlers, name)()
+
+
+def run_remove():
+    return getattr(handlers, "remove_it")()
+
+
+@overload
+def convert(x: int) -> int: ...
+@overload
+def convert(x: str) -> str: ...
+def convert(x):
+    return os.path.exists(x)
+
+
+@overload
+def late(x: int) -> int: ...
+def late(x):
+    return os.listdir(x)
+@overload
+def late(x: str) -> str: ...
+
+
+def converts():
+    return convert(1) and late(2)
+)";
+
+const char* kHandlers = R"(import os
+import subprocess
+
+
+def remove_it():
+    os.listdir("/tmp/x")
+
+
+def spawn():
+    subprocess.run(["true"])
+
+
+def nothing():
+    return 1
+)";
+
+// A base whose only implementations live in modules nothing the walk reads imports.
+const char* kFarBase = R"(import abc
+
+
+class FarSpec(abc.ABC):
+    @abc.abstractmethod
+    def build(self):
+        ...
+
+
+def far(spec: FarSpec):
+    spec.build()
+)";
+
+const char* kFarNinja = R"(import subprocess
+
+from dispatchy.far_base import FarSpec
+
+
+class NinjaFar(
+    FarSpec
+):
+    def build(self):
+        subprocess.run(["ninja"])
+)";
+
+const char* kFarCuda = R"(import os
+
+from .ninja import NinjaFar
+
+
+class CudaFar(NinjaFar):
+    def build(self):
+        os.system("nvcc --version")
+)";
+
 struct DispatchEnv {
   testsupport::TempDir tmp;
   testsupport::Venv venv;
@@ -143,6 +275,12 @@ struct DispatchEnv {
     testsupport::spit(venv.site_packages + "/dispatchy/__init__.py", "");
     testsupport::spit(venv.site_packages + "/dispatchy/spec.py", kSpec);
     testsupport::spit(venv.site_packages + "/dispatchy/props.py", kProps);
+    testsupport::spit(venv.site_packages + "/dispatchy/jit.py", kJit);
+    testsupport::spit(venv.site_packages + "/dispatchy/handlers.py", kHandlers);
+    testsupport::spit(venv.site_packages + "/dispatchy/far_base.py", kFarBase);
+    testsupport::spit(venv.site_packages + "/dispatchy/backends/__init__.py", "");
+    testsupport::spit(venv.site_packages + "/dispatchy/backends/ninja.py", kFarNinja);
+    testsupport::spit(venv.site_packages + "/dispatchy/backends/cuda.py", kFarCuda);
   }
   sitepatch::util::RunResult sp(std::vector<std::string> args) const {
     args.insert(args.begin(), {"--venv", venv.root});
@@ -227,4 +365,87 @@ TEST_CASE("a method whose body is `...` is abstract only in an ABC or a Protocol
   auto j = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.spec:closes"}).out);
   CHECK(j["complete"] == true);
   CHECK(j["unresolved"].empty());
+}
+
+TEST_CASE("a branch the callers' literal arguments rule out is left out, and said to be", "[e2e][audit]") {
+  DispatchEnv env;
+  auto safe = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:load_safe"}).out);
+  REQUIRE(safe["chains"].size() == 1);
+  CHECK(safe["chains"][0]["operation"] == "filelock.FileLock");
+  CHECK(safe["ruled_out"].empty());
+  for (std::string entry : {"load_fast", "load_positional"}) {
+    INFO(entry);
+    auto r = env.sp({"audit", "dispatchy.jit:" + entry});
+    INFO(r.out + r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("no flagged operation found") != std::string::npos);
+    CHECK(r.out.find("1 call left out: the literal arguments of every call reaching them rule their branch out:\n"
+                     "    dispatchy/jit.py:11  dispatchy.jit:load_module  filelock.FileLock  (runs only if need_lock; "
+                     "every call passes need_lock=False)\n") != std::string::npos);
+    auto j = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:" + entry}).out);
+    CHECK(j["chains"].empty());
+    REQUIRE(j["ruled_out"].size() == 1);
+    CHECK(j["ruled_out"][0]["call"] == "filelock.FileLock");
+    CHECK(j["ruled_out"][0]["line"] == 11);
+  }
+  // One caller passes False, another True: the branch may run.
+  auto either = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:load_either"}).out);
+  CHECK(either["chains"].size() == 1);
+  CHECK(either["ruled_out"].empty());
+  // The entry itself is called by the user, with anything.
+  auto entry = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:load_module"}).out);
+  CHECK(entry["chains"].size() == 1);
+}
+
+TEST_CASE("a default argument rules a branch out, and with it what only that branch calls", "[e2e][audit]") {
+  DispatchEnv env;
+  auto quiet = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:build_quiet"}).out);
+  INFO(quiet.dump(2));
+  CHECK(quiet["chains"].empty());
+  REQUIRE(quiet["ruled_out"].size() == 2);
+  CHECK(quiet["ruled_out"][0]["call"] == "print");
+  CHECK(quiet["ruled_out"][0]["why"] == "runs only if verbose; every call passes verbose=False");
+  CHECK(quiet["ruled_out"][1]["call"] == "helper");
+  auto loud = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:build_loud"}).out);
+  CHECK(loud["chains"].size() == 2);
+  CHECK(loud["ruled_out"].empty());
+}
+
+TEST_CASE("getattr over a module follows each of its functions; with a literal name, that one", "[e2e][audit]") {
+  DispatchEnv env;
+  auto any = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:run_handler"}).out);
+  INFO(any.dump(2));
+  REQUIRE(any["chains"].size() == 2);
+  CHECK(any["chains"][0]["operation"] == "os.listdir");
+  CHECK(any["chains"][0]["steps"][1]["function"] == "dispatchy.handlers:remove_it");
+  CHECK(any["chains"][1]["operation"] == "subprocess.run");
+  CHECK(any["complete"] == true);
+  auto one = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:run_remove"}).out);
+  REQUIRE(one["chains"].size() == 1);
+  CHECK(one["chains"][0]["operation"] == "os.listdir");
+}
+
+TEST_CASE("@overload signatures are never the definition that runs", "[e2e][audit]") {
+  DispatchEnv env;
+  auto j = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:converts"}).out);
+  INFO(j.dump(2));
+  REQUIRE(j["chains"].size() == 2);
+  CHECK(j["chains"][0]["operation"] == "os.path.exists");
+  CHECK(j["chains"][0]["steps"][1]["line"] == 66);
+  CHECK(j["chains"][1]["operation"] == "os.listdir");
+  CHECK(j["chains"][1]["steps"][1]["function"] == "dispatchy.jit:late");
+}
+
+TEST_CASE("overrides in modules the walk never read are found across the package", "[e2e][audit]") {
+  DispatchEnv env;
+  auto r = env.sp({"audit", "dispatchy.far_base:far"});
+  INFO(r.out + r.err);
+  CHECK(r.out.find("dispatchy.backends.ninja:NinjaFar.build") != std::string::npos);
+  auto j = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.far_base:far"}).out);
+  REQUIRE(j["chains"].size() == 2);
+  CHECK(j["chains"][0]["operation"] == "os.system");
+  CHECK(j["chains"][0]["steps"][1]["function"] == "dispatchy.backends.cuda:CudaFar.build");
+  CHECK(j["chains"][0]["steps"][1]["via"] == "via subclass dispatchy.backends.cuda.CudaFar");
+  CHECK(j["chains"][1]["operation"] == "subprocess.run");
+  CHECK(j["complete"] == true);
 }

@@ -98,7 +98,8 @@ TEST_CASE("an answer that found nothing says how complete it is", "[e2e][audit]"
         "3 calls could not be followed:\n"
         "    rp/quiet.py:7  rp.quiet:unknown_calls  handlers[...]  (an item of handlers, whose items are not known)\n"
         "    rp/quiet.py:9  rp.quiet:unknown_calls  obj.run  (what rp.quiet.make() returns is not annotated)\n"
-        "    rp/quiet.py:10  rp.quiet:unknown_calls  getattr(obj, name)  (dynamic call)\n");
+        "    rp/quiet.py:10  rp.quiet:unknown_calls  getattr(obj, ...)  (getattr with a name known only at run time, on obj, "
+        "which is not a module)\n");
   CHECK(env.sp({"audit", "rp.quiet:resolved"}).out ==
         "rp.quiet:resolved: no flagged operation found in 2 functions walked; every call on the way was resolved\n");
   // -q still says it: silence would read as "nothing there".

@@ -48,7 +48,7 @@ TEST_CASE("calls, values, decorators and dynamic calls belong to their innermost
       "    a.b()\n"                                     // 4
       "    table = {'x': helper, 'y': [other]}\n"       // 5
       "    run(callback, key=handler)\n"                // 6
-      "    getattr(a, 'x')()\n"                         // 7
+      "    getattr(a, 'x')()(1)\n"                      // 7
       "    def inner():\n"                              // 8
       "        return Path(p).read_text()\n"            // 9
       "    return inner\n"                              // 10
@@ -63,10 +63,10 @@ TEST_CASE("calls, values, decorators and dynamic calls belong to their innermost
   const Function& f = fn(m, "f");
   CHECK(f.line == 3);
   CHECK(f.locals == std::vector<std::string>{"a", "args", "k", "kw", "table"});
-  CHECK(refs(f, Ref::call) == std::vector<std::string>{"a.b@4", "run@6", "getattr@7"});
+  CHECK(refs(f, Ref::call) == std::vector<std::string>{"a.b@4", "run@6", "a.x@7", "getattr@7"});
   CHECK(refs(f, Ref::value) == std::vector<std::string>{"helper@5", "other@5", "callback@6", "handler@6", "a@7", "inner@10"});
   CHECK(refs(f, Ref::decorator) == std::vector<std::string>{"functools.lru_cache@2"});
-  CHECK(refs(f, Ref::dynamic) == std::vector<std::string>{"getattr(a, 'x')@7"});
+  CHECK(refs(f, Ref::dynamic) == std::vector<std::string>{"getattr(a, 'x')()@7"});
   // A default value runs where the def is: at the top level.
   CHECK(refs(m.functions[0], Ref::call) == std::vector<std::string>{"functools.lru_cache@2", "g@3", "functools.partial@17"});
   CHECK(refs(fn(m, "f.inner"), Ref::call) == std::vector<std::string>{"Path.read_text()@9", "Path@9"});

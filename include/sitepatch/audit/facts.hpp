@@ -26,6 +26,13 @@ struct Ref {
   bool on_result = false;  // `Path(p).read_text()`: name is "Path.read_text", the head was called
   bool raised = false;     // `raise X(...)`: an exception made to be raised, not an operation
   bool stored = false;     // `x = name`: a value given another name, not yet used
+  // The parameters of its function whose value decides whether it runs: "need_lock"
+  // (inside `if need_lock:` or `X if need_lock else Y`), "!need_lock" (the other arm,
+  // `if not need_lock:`), several joined by spaces. "" for most.
+  std::string guard;
+  // A call's literal True/False/None arguments: "#0=T" (the first positional one),
+  // "need_lock=F"; joined by spaces. "" for most.
+  std::string literals;
 };
 
 /// A function; functions[0] of a module is its top level (the code import runs).
@@ -54,6 +61,10 @@ struct Function {
   // or of only `...` in an ABC or a Protocol: what runs is a subclass's override.
   bool abstract = false;
   std::vector<Ref> refs;
+  std::vector<std::string> params;  // in order (the first of a method is self)
+  // Parameters whose default is True, False or None: name -> 'T', 'F', 'N'.
+  std::map<std::string, char> defaults;
+  bool overload = false;            // @overload: a signature for type checkers, never what runs
   bool is_local(const std::string& name) const;
 };
 

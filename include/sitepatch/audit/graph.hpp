@@ -49,6 +49,17 @@ struct Unresolved {
   bool limit = false;    // a limit of this tool (a name resolving in a circle), not of the code
 };
 
+/// A flagged call (or one not followed) left out because the literal arguments of every
+/// call reaching its function rule its branch out (`need_lock=False` and `if need_lock:`).
+struct RuledOut {
+  std::string function;   // module:qualified
+  std::string file;
+  std::string root;
+  int line = 0;
+  std::string call;       // the operation, or the call as written
+  std::string why;        // "runs only if need_lock; every call passes need_lock=False"
+};
+
 /// A function the walk reached (and read every call of).
 struct Walked {
   std::string function;  // module:qualified
@@ -65,6 +76,7 @@ struct CallGraph {
   std::size_t modules = 0;              // modules read
   std::size_t waves = 0;                // batches asked of the ModuleSource
   std::size_t beyond_depth = 0;         // calls not followed because of --depth
+  std::vector<RuledOut> ruled_out;      // in walk order
 };
 
 struct WalkOptions {
