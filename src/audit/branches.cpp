@@ -15,7 +15,7 @@ std::string spelled_value(char v) { return v == 'T' ? "True" : v == 'F' ? "False
 char passed(const Ref& call, const Function& callee, const std::string& param) {
   // A function handed on as a value, a decorator, a `with`: called with arguments
   // this tool does not see.
-  if (call.kind != Ref::call) return 0;
+  if (call.kind != Ref::call || call.literals.empty()) return 0;
   auto at = std::find(callee.params.begin(), callee.params.end(), param);
   if (at == callee.params.end()) return 0;
   // A method's first parameter is the instance the call is made on.
@@ -26,7 +26,8 @@ char passed(const Ref& call, const Function& callee, const std::string& param) {
     size_t eq = item.find('=');
     if (eq == std::string::npos) continue;
     std::string key = item.substr(0, eq);
-    if (key == param || (key[0] == '#' && key.substr(1) == std::to_string(position))) return item[eq + 1];
+    if (key == param || (key[0] == '#' && key.substr(1) == std::to_string(position)))
+      return item[eq + 1] == '?' ? 0 : item[eq + 1];
   }
   // Not written: its default, unless *args or **kwargs may carry it.
   if (spread) return 0;

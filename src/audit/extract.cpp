@@ -254,23 +254,24 @@ class Extractor {
       if (is(v, "true")) return 'T';
       if (is(v, "false")) return 'F';
       if (is(v, "none")) return 'N';
-      return 0;
+      return '?';
     };
+    // Every argument is listed ('?' for a value not known here): one not listed is
+    // left to its default.
     for (TSNode a : python::ts::named_children(args)) {
       if (is(a, "comment")) continue;
       if (is(a, "keyword_argument")) {
-        if (char v = code(field(a, "value")))
-          out += (out.empty() ? "" : " ") + text(field(a, "name")) + "=" + v;
+        out += (out.empty() ? "" : " ") + text(field(a, "name")) + "=" + code(field(a, "value"));
       } else if (is(a, "list_splat") || is(a, "dictionary_splat")) {
         spread = true;  // it may carry any parameter; positions past *args are not known
         if (is(a, "list_splat")) position = -1;
       } else if (position >= 0) {
-        if (char v = code(a)) out += (out.empty() ? "#" : " #") + std::to_string(position) + "=" + v;
+        out += (out.empty() ? "#" : " #") + std::to_string(position) + "=" + code(a);
         ++position;
       }
     }
     if (spread) out += out.empty() ? "*" : " *";
-    return out;
+    return out.empty() ? "-" : out;
   }
 
   void value(const Frame& f, TSNode n, bool stored = false) {
@@ -530,15 +531,22 @@ class Extractor {
   }
 
   void call(Frame& f, TSNode n) {
+    auto& refs = m_.functions[f.fn].refs;
+    size_t before = refs.size();
+    callee(f, n);
+    if (types_ && refs.size() > before && refs.back().kind == Ref::call)
+      refs.back().literals = literal_arguments(field(n, "arguments"));
+  }
+
+  // The ref a call makes: its callee as far as it has a name.
+  void callee(Frame& f, TSNode n) {
     TSNode fn = field(n, "function");
     std::string name = dotted(fn);
     if (!name.empty()) {
       // isinstance(p, subprocess.Popen) checks a type; it makes nothing.
       if (name.size() == 10 && (name == "isinstance" || name == "issubclass")) f.mute_kids = true;
       add_ref(f.fn, n, std::move(name), Ref::call);
-      Ref& r = m_.functions[f.fn].refs.back();
-      r.raised = f.raised;
-      if (types_) r.literals = literal_arguments(field(n, "arguments"));
+      m_.functions[f.fn].refs.back().raised = f.raised;
       return;
     }
     // `d[k]()`: an item of d called ("d.[]"), followed when d's items are known.

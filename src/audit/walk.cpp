@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <set>
 
 #include "audit/branches.hpp"
 #include "audit/dispatch.hpp"
@@ -128,6 +129,7 @@ class Walker {
   std::vector<int> dispatch_round() {
     bool any = std::any_of(nodes_.begin(), nodes_.end(), [](const Node& n) { return !n.dispatches.empty(); });
     if (!any) return {};
+    find_subclasses();
     detail::SubclassIndex index(r_, [this] { load_wanted(); });
     std::vector<int> fresh;
     for (size_t id = 0; id < nodes_.size(); ++id) {
@@ -157,6 +159,41 @@ class Walker {
       }
     }
     return fresh;
+  }
+
+  static std::string last_name(const std::string& dotted) { return dotted.substr(dotted.rfind('.') + 1); }
+
+  // Subclasses in modules nothing the walk read imports (a backend only a plugin
+  // module defines) are found by their class statements across the walked packages,
+  // then their own subclasses, a few generations deep.
+  void find_subclasses() {
+    std::set<std::string> packages, names;
+    for (const Node& n : nodes_) {
+      packages.insert(n.mod->name.substr(0, n.mod->name.find('.')));
+      for (const Dispatch& d : n.dispatches) names.insert(last_name(d.mod->classes[size_t(d.cls)].qualified));
+    }
+    for (int generation = 0; generation < 4 && !names.empty(); ++generation) {
+      // One question for every package (a remote host reads them all in one go).
+      std::vector<std::string> fresh;
+      for (const std::string& n : names)
+        for (const std::string& pkg : packages)
+          if (searched_.insert(pkg + "\n" + n).second) {
+            fresh.push_back(n);
+            break;
+          }
+      if (fresh.empty()) return;
+      for (const std::string& m : source_.subclassing({packages.begin(), packages.end()}, fresh))
+        if (!r_.modules.count(m)) r_.wanted.insert(m);
+      load_wanted();
+      std::set<std::string> next;
+      for (auto& [name, m] : r_.modules)
+        if (m)
+          for (const Class& c : m->classes)
+            for (const std::string& b : c.bases)
+              if (names.count(last_name(b))) next.insert(last_name(c.qualified));
+      for (const std::string& n : names) next.erase(n);
+      names = std::move(next);
+    }
   }
 
   // An abstract method nothing read overrides is a call not followed, never a resolved
@@ -600,6 +637,7 @@ class Walker {
   std::vector<Node> nodes_;
   std::map<std::pair<const ModuleFacts*, int>, int> ids_;
   std::map<int, std::string> via_;  // node -> how it was reached, when by dispatch
+  std::set<std::string> searched_;  // "package\nClass": subclasses looked for there
   std::size_t waves_ = 0;
   std::size_t beyond_ = 0;
 };

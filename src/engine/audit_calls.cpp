@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/internal.hpp"
 #include "sitepatch/engine/audit.hpp"
 #include "sitepatch/util/parallel.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -117,6 +118,24 @@ class SiteModules : public audit::ModuleSource {
     return names;
   }
 
+  std::vector<std::string> subclassing(const std::vector<std::string>& packages,
+                                       const std::vector<std::string>& classes) override {
+    std::set<std::string> out;
+    read_class_lines(packages);
+    for (const std::string& pkg : packages) {
+      for (const ClassLine& c : class_lines_[pkg]) {
+        if (out.count(c.module)) continue;
+        // A base list that goes on to the next lines is not read here: the module is
+        // read, and the walk decides.
+        bool any = !c.closed || std::any_of(classes.begin(), classes.end(), [&](const std::string& name) {
+          return util::contains_word(c.bases, name);
+        });
+        if (any) out.insert(c.module);
+      }
+    }
+    return {out.begin(), out.end()};
+  }
+
   const std::map<std::string, std::string>& site_dirs() const { return site_dir_; }
 
  private:
@@ -126,8 +145,69 @@ class SiteModules : public audit::ModuleSource {
     return nullptr;
   }
 
+  struct ClassLine {
+    std::string module;
+    std::string bases;  // what follows `class Name(` on its line
+    bool closed;        // the line holds the closing parenthesis
+  };
+
+  // The class statements of top-level packages, read once per walk: the .py files its
+  // distribution's RECORD lists (or, without one, a listing of its folder), then one
+  // read that brings back only the lines holding "class ".
+  void read_class_lines(const std::vector<std::string>& packages) {
+    std::map<std::string, std::string> where;  // package -> site folder
+    for (const std::string& pkg : packages) {
+      if (class_lines_.count(pkg)) continue;
+      class_lines_[pkg];
+      for (auto& [module, dir] : site_dir_)
+        if (module == pkg || util::starts_with(module, pkg + ".")) {
+          where[pkg] = dir;
+          break;
+        }
+    }
+    if (where.empty()) return;
+    std::vector<std::pair<std::string, std::string>> probe;
+    for (auto& [pkg, dir] : where) probe.push_back({dir, pkg + "/__init__.py"});
+    const site::DistributionIndex& dists = s_.distributions();
+    dists.prefetch(probe);
+    std::vector<detail::PyFile> files;
+    std::vector<std::string> owners;  // the package each file is of
+    for (auto& [pkg, dir] : where) {
+      size_t before = files.size();
+      if (const site::Distribution* d = dists.owner(dir, pkg + "/__init__.py"))
+        for (auto& row : dists.files(*d)) {
+          std::string rel = site::normalize_record_path(row.path);
+          if (util::starts_with(rel, pkg + "/") && util::ends_with(rel, ".py") && !site::unsafe_relative_path(rel))
+            files.push_back({dir + "/" + rel, rel});
+        }
+      if (files.size() == before) {
+        auto more = detail::python_files(s_.host, dir + "/" + pkg, pkg + "/");
+        files.insert(files.end(), more.begin(), more.end());
+      }
+      owners.resize(files.size(), pkg);
+    }
+    std::vector<std::string> paths;
+    for (auto& f : files) paths.push_back(f.path);
+    auto lines = s_.host.read_lines(paths, {"class "});
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (!lines[i].exists) continue;
+      std::string module = site::module_for_file(files[i].rel);
+      for (auto& line : util::split(lines[i].content, '\n')) {
+        std::string l = util::trim(line);
+        if (!util::starts_with(l, "class ")) continue;
+        size_t open = l.find('(');
+        if (open == std::string::npos) continue;
+        std::string bases = l.substr(open + 1);
+        bool closed = bases.find(')') != std::string::npos;
+        class_lines_[owners[i]].push_back({module, std::move(bases), closed});
+      }
+    }
+    spdlog::debug("audit: class statements of {} read from {} files", util::join(packages, ", "), files.size());
+  }
+
   Session& s_;
   const std::vector<ExtraModule>* extra_ = nullptr;
+  std::map<std::string, std::vector<ClassLine>> class_lines_;
   std::map<std::string, std::string> site_dir_;
 };
 

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/internal.hpp"
 #include "sitepatch/engine/audit.hpp"
 #include "sitepatch/audit/scan.hpp"
 #include "sitepatch/util/budget.hpp"
@@ -22,45 +23,9 @@ namespace {
 // Source bytes being parsed at once, all threads together (see audit_scan).
 constexpr size_t kParseBudget = 256 * 1024;
 
-struct Source {
-  std::string path;  // absolute
-  std::string rel;   // as reported
-};
+using Source = detail::PyFile;
 
 std::string module_name(const std::string& rel) { return site::module_for_file(rel); }
-
-// Every .py file under `root`, one listing round per folder depth. Each real folder is
-// read once: a link to a folder above (`pkg/up -> ..`) would otherwise make the walk
-// endless, and a link to a sibling would report its files twice.
-std::vector<Source> walk_folder(host::Host& host, const std::string& root, const std::string& rel_prefix) {
-  std::vector<Source> out;
-  std::vector<std::string> level = {""};
-  std::set<std::string> seen;
-  while (!level.empty()) {
-    std::vector<std::string> dirs;
-    for (auto& l : level) dirs.push_back(l.empty() ? root : root + "/" + l);
-    auto real = host.realpath(dirs);
-    std::vector<std::string> fresh;
-    for (size_t i = 0; i < level.size(); ++i)
-      if (real[i] && seen.insert(*real[i]).second) fresh.push_back(level[i]);
-    if (fresh.size() != level.size()) {
-      level = std::move(fresh);
-      dirs.clear();
-      for (auto& l : level) dirs.push_back(l.empty() ? root : root + "/" + l);
-    }
-    auto listings = host.list_many(dirs);
-    std::vector<std::string> next;
-    for (size_t i = 0; i < level.size(); ++i)
-      for (auto& e : listings[i]) {
-        if (e.name.empty() || e.name[0] == '.' || e.name == "__pycache__") continue;
-        std::string rel = level[i].empty() ? e.name : level[i] + "/" + e.name;
-        if (e.is_dir) next.push_back(rel);
-        else if (util::ends_with(e.name, ".py")) out.push_back({root + "/" + rel, rel_prefix + rel});
-      }
-    level = std::move(next);
-  }
-  return out;
-}
 
 std::vector<Source> record_files(host::Host& host, const site::Distribution& d,
                                  const std::vector<site::RecordEntry>& rows) {
@@ -81,7 +46,7 @@ std::vector<Source> record_files(host::Host& host, const site::Distribution& d,
   auto found = host.read(probe);
   for (size_t i = 0; i < tops.size(); ++i) {
     if (found[2 * i].exists && found[2 * i].is_dir) {
-      auto more = walk_folder(host, d.site_dir + "/" + tops[i], tops[i] + "/");
+      auto more = detail::python_files(host, d.site_dir + "/" + tops[i], tops[i] + "/");
       out.insert(out.end(), more.begin(), more.end());
     } else if (found[2 * i + 1].exists && !found[2 * i + 1].is_dir) {
       out.push_back({found[2 * i + 1].path, tops[i] + ".py"});
@@ -99,7 +64,7 @@ std::vector<Source> sources(host::Host& host, Session* s, ScanScope scope, const
       if (!st[0].exists) throw Error("--path " + what + ": no such folder", Exit::usage);
       if (!st[0].is_dir) throw Error("--path " + what + ": not a folder", Exit::usage);
       root = what;
-      return walk_folder(host, what, "");
+      return detail::python_files(host, what, "");
     }
     case ScanScope::package: {
       const site::Distribution* d = s->distributions().find(what);
@@ -129,7 +94,7 @@ std::vector<Source> sources(host::Host& host, Session* s, ScanScope scope, const
       root = what;
       for (auto& dir : s->env.site_dirs) {
         auto st = host.read({dir + "/" + rel + ".py", dir + "/" + rel});
-        if (st[1].exists && st[1].is_dir) return walk_folder(host, dir + "/" + rel, rel + "/");
+        if (st[1].exists && st[1].is_dir) return detail::python_files(host, dir + "/" + rel, rel + "/");
         if (st[0].exists && !st[0].is_dir) return {{dir + "/" + rel + ".py", rel + ".py"}};
       }
       throw Error("module `" + what + "` not found in " + util::join(s->env.site_dirs, ", "));

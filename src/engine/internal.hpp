@@ -15,6 +15,14 @@ namespace sitepatch::engine::detail {
 
 class HistoryAccess;
 
+struct PyFile {
+  std::string path;  // absolute
+  std::string rel;   // as reported
+};
+/// Every .py file under `root` (`rel` is `rel_prefix` + its path below root), one
+/// listing round per folder depth; each real folder once, so links cannot loop.
+std::vector<PyFile> python_files(host::Host& host, const std::string& root, const std::string& rel_prefix);
+
 /// plan() against the records already in the history (apply reads them once).
 Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
                   const std::vector<store::PatchRecord>& existing);

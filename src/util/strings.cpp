@@ -42,6 +42,17 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
+bool contains_word(std::string_view text, std::string_view word) {
+  if (word.empty()) return false;
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+    bool before = at > 0 && ident(text[at - 1]);
+    bool after = at + word.size() < text.size() && ident(text[at + word.size()]);
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
   std::iota(row.begin(), row.end(), 0);

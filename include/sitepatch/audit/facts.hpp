@@ -30,8 +30,9 @@ struct Ref {
   // (inside `if need_lock:` or `X if need_lock else Y`), "!need_lock" (the other arm,
   // `if not need_lock:`), several joined by spaces. "" for most.
   std::string guard;
-  // A call's literal True/False/None arguments: "#0=T" (the first positional one),
-  // "need_lock=F"; joined by spaces. "" for most.
+  // A call's arguments as far as True/False/None go: "#0=T" (the first positional
+  // one), "need_lock=F", "path=?" (a value not known here), "*" (a *args or **kwargs);
+  // joined by spaces; "-" for none. "" when not read (a scan's facts).
   std::string literals;
 };
 

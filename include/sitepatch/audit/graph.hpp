@@ -20,6 +20,13 @@ class ModuleSource {
   virtual std::vector<std::optional<ModuleFacts>> load(const std::vector<std::string>& modules) = 0;
   /// Modules beside `module` (same parent package), for "did you mean".
   virtual std::vector<std::string> siblings(const std::string& module) = 0;
+  /// Modules of the top-level `packages` with a class statement that may name one of
+  /// `classes` among its bases (`class X(Base):`, `class X(mod.Base, Mixin):`): read as
+  /// text, so a superset; the walk reads each and decides. None by default.
+  virtual std::vector<std::string> subclassing(const std::vector<std::string>& /*packages*/,
+                                               const std::vector<std::string>& /*classes*/) {
+    return {};
+  }
 };
 
 /// One function of a chain; `line` is where it makes the next call of the chain.

@@ -10,6 +10,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 bool starts_with(std::string_view s, std::string_view prefix);
 bool ends_with(std::string_view s, std::string_view suffix);
 std::string trim(std::string_view s);
+/// Whether `word` occurs in `text` with no letter, digit or '_' on either side.
+bool contains_word(std::string_view text, std::string_view word);
 /// Levenshtein distance, for "did you mean" suggestions.
 size_t edit_distance(std::string_view a, std::string_view b);
 /// Up to `n` of `candidates` closest to `word`, closest first (ties keep input order).
