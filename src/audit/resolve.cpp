@@ -44,6 +44,7 @@ std::string tail_of(const std::vector<std::string>& parts, size_t from) {
 const ModuleFacts* Resolver::module_named(const std::string& name, bool& pending) {
   auto it = modules.find(name);
   if (it == modules.end()) {
+    if (closed) return nullptr;
     wanted.insert(name);
     pending = true;
     return nullptr;

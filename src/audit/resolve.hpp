@@ -34,6 +34,9 @@ class Resolver {
  public:
   /// Loaded modules by name; nullopt for a name the environment has no module for.
   std::map<std::string, std::optional<ModuleFacts>> modules;
+  /// A module not in `modules` is outside the environment, never pending: a scan reads
+  /// one file and names what the others define as a user of them would spell it.
+  bool closed = false;
   /// Modules a lookup needed and did not find loaded (and not known missing).
   std::set<std::string> wanted;
   /// Where the other branches of the last lookups lead (a name imported in both arms of
@@ -103,6 +106,11 @@ class Resolver {
 
   std::set<std::string> active_;  // absolute names being resolved: meeting one again is a circle
 };
+
+/// What the use `ref` in function `fn` of `m` leads to, before anything is followed:
+/// the one view of a call that the walk and the scan share (receiver types included).
+/// `also` gets the other branches.
+Target call_target(Resolver& r, const ModuleFacts& m, int fn, const Ref& ref);
 
 /// The called name spelled through the imports of `fn`'s scopes: `from subprocess
 /// import Popen; Popen()` -> "subprocess.Popen"; a module's own function -> "pkg.mod.f";

@@ -284,34 +284,6 @@ class Walker {
     return false;
   }
 
-  // The target a use of a name leads to, before it is followed.
-  Target lookup(const ModuleFacts& m, int fn, const Ref& ref, const std::string& head, const std::string& attr) {
-    if (ref.on_result && head == "super") return r_.super_method(m, fn, attr);
-    if (ref.on_result && head.find("()") != std::string::npos) {
-      // `Path(x).resolve().exists()`: head spells the value (Extractor::value_steps).
-      Target v = r_.value_of(m, fn, head);
-      return v.kind == Target::pending ? v : r_.method_of(v, attr);
-    }
-    Target t = r_.in_scope(m, fn, head);
-    if (!ref.on_result || t.kind == Target::pending) return t;
-    if (t.kind == Target::klass) {
-      t = r_.method(*t.mod, t.index, attr);
-      if (t.kind == Target::missing) t.kind = Target::external;  // an inherited builtin method
-    } else if (t.kind == Target::external) {
-      // `Path.home().exists()`, `x.float().tolist()`: the method of the class the call
-      // makes, where the standard library or torch fixes it.
-      std::string made = detail::external_result(t.name);
-      t.name = (made.empty() ? t.name : made) + "." + attr;
-    } else if (t.kind == Target::function && !t.mod->functions[t.index].returns.empty()) {
-      // `gen().build_and_load()` where gen is annotated `-> JitSpec`.
-      Target r = r_.returned(*t.mod, t.index);
-      t = r.kind == Target::pending ? r : r_.method_of(r, attr);
-    } else {
-      t = Target{Target::unknown, nullptr, -1, "method of what " + head + "() returns"};
-    }
-    return t;
-  }
-
   // A method reached through an instance (`self.m()`, `obj.m()`, `make().m()`): its
   // subclasses' overrides are followed once every class is read (dispatch_round). Not
   // `super().m()` nor `Base.m(self)`, which name the method that runs.
@@ -407,26 +379,12 @@ class Walker {
         continue;
       }
       r_.also.clear();
-      Target t = lookup(m, n.fn, ref, head, attr);
+      Target t = detail::call_target(r_, m, n.fn, ref);
       std::vector<Target> branches = std::move(r_.also);
       r_.also.clear();
       if (!follow(fresh, ref, t, who)) complete = false;
-      for (const Target& b : branches) {
-        Target x = b;
-        if (ref.on_result) {
-          // `d[k]().m()`, or gen().m() with gen imported in two arms: the method of
-          // what each branch returns, when its annotation says.
-          if (b.kind == Target::klass) {
-            // `BACKENDS[name]().go()` over a dict of classes: each class's method.
-            x = r_.method(*b.mod, b.index, attr);
-          } else {
-            if (b.kind != Target::function || b.mod->functions[b.index].returns.empty()) continue;
-            Target r = r_.returned(*b.mod, b.index);
-            x = r.kind == Target::pending ? r : r_.method_of(r, attr);
-          }
-        }
-        if (!follow(fresh, ref, x, who)) complete = false;
-      }
+      for (const Target& b : branches)
+        if (!follow(fresh, ref, b, who)) complete = false;
     }
     if (!complete) return false;
     n = std::move(fresh);
