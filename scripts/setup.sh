@@ -14,6 +14,9 @@ packages=(build-essential cmake ninja-build pkg-config git patch ca-certificates
   python3-jsonschema python3-yaml  # the tests that check --json output and recipes against docs/schema/
   ansible-core ansible-lint       # the fleet collection's tests (ansible/)
   dpkg-dev man-db zsh fish)       # the install tests: cpack's dpkg-shlibdeps, man -w, the completions
+# The tests read real third-party code: Debian's torch (1.13) for the audit. Not for a
+# build of named targets (the demo's), which needs none of it.
+(($#)) || packages+=(python3-torch)
 # npm fetches the pinned tree-sitter library and Python grammar; keep a Node.js that is already there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 

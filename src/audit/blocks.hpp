@@ -27,10 +27,11 @@ struct Block {
 /// caller parses the blocks and falls back to the whole file when one has errors.
 std::vector<Block> top_level_blocks(std::string_view text);
 
-/// As extract() without types, reading only `blocks` of `source` (in order), each
-/// parsed alone and freed before the next, while `budget` (if any) grants its bytes.
-/// `damaged`: a block's tree has an error or a missing node (the cut may be wrong).
+/// As extract(), reading only `blocks` of `source` (in order), each parsed alone and
+/// freed before the next, while `budget` (if any) grants its bytes. `damaged`: a
+/// block's tree has an error or a missing node (the cut may be wrong).
 ModuleFacts extract_blocks(std::string_view source, const std::string& module, bool is_package,
-                           const std::vector<Block>& blocks, util::ByteBudget* budget, bool& damaged);
+                           const std::vector<Block>& blocks, util::ByteBudget* budget, bool& damaged,
+                           bool types);
 
 }  // namespace sitepatch::audit::detail

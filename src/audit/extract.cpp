@@ -950,6 +950,7 @@ ModuleFacts extract(std::string_view source, const std::string& module, bool is_
   ModuleFacts m;
   m.name = module;
   m.is_package = is_package;
+  m.typed = types;
   Extractor x(source, m, types);
   {
     python::ts::Tree tree(source);
@@ -965,11 +966,13 @@ namespace detail {
 constexpr uint32_t kLargeBlock = 64 * 1024;
 
 ModuleFacts extract_blocks(std::string_view source, const std::string& module, bool is_package,
-                           const std::vector<Block>& blocks, util::ByteBudget* budget, bool& damaged) {
+                           const std::vector<Block>& blocks, util::ByteBudget* budget, bool& damaged,
+                           bool types) {
   ModuleFacts m;
   m.name = module;
   m.is_package = is_package;
-  Extractor x(source, m, false);
+  m.typed = types;
+  Extractor x(source, m, types);
   damaged = false;
   for (const Block& b : blocks) {
     TSRange r{{b.row, 0}, {b.end_row, b.end_column}, b.begin, b.end};

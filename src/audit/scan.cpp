@@ -3,6 +3,7 @@
 #include "sitepatch/audit/scan.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "audit/resolve.hpp"
 
@@ -20,6 +21,24 @@ bool constant_name(std::string_view name) {
     letter = letter || (c >= 'A' && c <= 'Z');
   }
   return letter && last.size() > 1;
+}
+
+// What the walk would flag at `ref` without following anything: the operations
+// outside the environment it leads to, each branch's.
+std::vector<Use> typed_uses(detail::Resolver& r, const ModuleFacts& m, int fn, const Ref& ref, const RuleSet& rules) {
+  std::vector<Use> out;
+  if (ref.kind == Ref::dynamic) return out;
+  detail::Target t = detail::call_target(r, m, fn, ref);
+  std::vector<detail::Target> all = std::move(r.also);
+  r.also.clear();
+  all.insert(all.begin(), t);
+  for (const detail::Target& x : all) {
+    if (x.kind != detail::Target::external || !performs(ref, x.name)) continue;
+    const Rule* rule = rules.match(x.name);
+    bool seen = std::any_of(out.begin(), out.end(), [&](const Use& u) { return u.operation == x.name; });
+    if (rule && !seen) out.push_back(Use{x.name, rule});
+  }
+  return out;
 }
 
 }  // namespace
@@ -58,13 +77,26 @@ std::vector<Use> flagged_uses(const ModuleFacts& m, int fn, const Ref& ref, cons
   return out;
 }
 
-std::vector<Finding> scan(const ModuleFacts& m, const RuleSet& rules) {
+std::vector<Finding> scan(const ModuleFacts& facts, const RuleSet& rules) {
   std::vector<Finding> out;
+  // With what values hold, a use is also looked up as the walk looks it up (receiver
+  // types, properties, what calls return), inside this module alone: what another
+  // module defines is named as its importers spell it.
+  std::optional<detail::Resolver> r;
+  if (facts.typed) {
+    r.emplace();
+    r->closed = true;
+    r->modules[facts.name] = facts;
+  }
+  const ModuleFacts& m = r ? *r->modules[facts.name] : facts;
   for (size_t i = 0; i < m.functions.size(); ++i) {
     const Function& F = m.functions[i];
-    for (const Ref& ref : F.refs)
-      for (Use& u : flagged_uses(m, int(i), ref, rules))
+    for (const Ref& ref : F.refs) {
+      auto uses = flagged_uses(m, int(i), ref, rules);
+      if (uses.empty() && r) uses = typed_uses(*r, m, int(i), ref, rules);
+      for (Use& u : uses)
         out.push_back(Finding{F.qualified, F.line, ref.line, ref.column, std::move(u.operation), ref.name, u.rule});
+    }
   }
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.line, a.column) < std::tie(b.line, b.column);

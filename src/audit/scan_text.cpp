@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "audit/blocks.hpp"
+#include "audit/known_types.hpp"
 #include "audit/resolve.hpp"
 #include "sitepatch/audit/scan.hpp"
 
@@ -63,12 +64,23 @@ std::vector<std::string> bound_names(const ModuleFacts& m, const RuleSet& rules)
     for (auto& other : detail::other_spellings(m, 0, name)) leads = leads || leads_to_rule(other, rules);
     if (leads) out.push_back(name);
   }
+  // A module variable holding an instance a rule names (`log = logging.getLogger()`):
+  // every block using it may call one of its methods.
+  for (auto& [name, how] : top.types) {
+    size_t colon = how.find(':');
+    if (colon == std::string::npos || (how.compare(0, colon, "call") != 0 && how.compare(0, colon, "type") != 0))
+      continue;
+    std::string cls = detail::spelled(m, 0, how.substr(colon + 1));
+    if (how[0] == 'c')
+      if (std::string made = detail::external_result(cls); !made.empty()) cls = made;
+    if (leads_to_rule(cls, rules)) out.push_back(name);
+  }
   return out;
 }
 
 ModuleFacts whole_file(std::string_view text, const std::string& module, bool is_package, util::ByteBudget* budget) {
   util::ByteBudget::Lease lease = budget ? budget->take(text.size()) : util::ByteBudget::Lease{};
-  ModuleFacts facts = extract(text, module, is_package, false);
+  ModuleFacts facts = extract(text, module, is_package, true);
   if (text.size() >= 64 * 1024) util::return_freed_memory();  // as extract_blocks does
   return facts;
 }
@@ -91,7 +103,7 @@ TextScan scan_text(std::string_view text, const std::string& module, bool is_pac
     for (size_t k = 0; k < blocks.size(); ++k)
       if (needed[k]) chosen.push_back(blocks[k]);
     bool damaged = false;
-    facts = detail::extract_blocks(text, module, is_package, chosen, budget, damaged);
+    facts = detail::extract_blocks(text, module, is_package, chosen, budget, damaged, true);
     out.bytes_parsed = 0;
     for (auto& b : chosen) out.bytes_parsed += b.end - b.begin;
     if (damaged) {

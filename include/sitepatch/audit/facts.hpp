@@ -94,6 +94,7 @@ struct ModuleFacts {
   std::map<std::string, std::string> aliases;  // top level `g = f`, `g = functools.cache(f)`
   std::vector<std::string> stars;           // `from m import *`, absolute
   int syntax_errors = 0;                    // ERROR nodes (the rest is still read)
+  bool typed = false;                       // extracted with what values hold (extract's `types`)
 };
 
 /// Parses `source` once (tree-sitter) and reads its facts; the tree is gone on return.
