@@ -24,6 +24,10 @@ Runner register_status(CLI::App& app, const GlobalOptions& g);
 Runner register_audit(CLI::App& app, const GlobalOptions& g);
 Runner register_rules(CLI::App& app, const GlobalOptions& g);
 Runner register_explain(CLI::App& app, const GlobalOptions& g);
+Runner register_try(CLI::App& app, const GlobalOptions& g);
+
+/// What follows `--` on a `try` command line: the user's command, untouched (main sets it).
+std::vector<std::string>& trailing_command();
 
 /// The shipped rules (unless `builtin` is false), then each rules file; a file that
 /// cannot be read or is malformed is an error (exit 2).

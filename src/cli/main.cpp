@@ -49,6 +49,8 @@ const Command kCommands[] = {
      register_show},
     {"audit", "Find the functions that reach operations dynamo cannot trace (rules decide which)",
      register_audit},
+    {"try", "Run a command with recipes in effect for every Python it starts; writes nothing",
+     register_try},
     {"rules", "List the rules audit uses", register_rules},
     {"explain", "Read a dynamo log: each graph break's library chain, a recipe fixing it, what is left (exit 3 if any)",
      register_explain},
@@ -271,6 +273,15 @@ int main(int argc, char** argv) {
   std::string word = command_word(app, argc, argv);
   std::vector<std::string> args(argv, argv + argc);
   if (word == "help") word = help_as_flag(args);
+  // `try RECIPE... -- CMD ARGS...`: the command is the user's, every word of it, so it
+  // never reaches CLI11 (which would take it for more recipes).
+  if (word == "try") {
+    auto at = std::find(std::find(args.begin(), args.end(), "try"), args.end(), "--");
+    if (at != args.end()) {
+      trailing_command().assign(at + 1, args.end());
+      args.erase(at, args.end());
+    }
+  }
   const bool json = json_asked(argc, argv);
   if (!word.empty() && !known_command(word, json)) return int(Exit::usage);
 

@@ -37,4 +37,7 @@ std::vector<std::string> lock_tags(std::string_view text);
 /// The exact message both hosts give when a write would leave `within`.
 std::string outside_message(const std::string& path, const std::string& real_dir, const std::string& within);
 
+/// Host::run_command for a command run on this machine (local_command.cpp).
+CommandResult run_local_command(const CommandRun& run);
+
 }  // namespace sitepatch::host

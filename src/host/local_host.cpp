@@ -194,6 +194,8 @@ class LocalHost : public Host {
     return lock_local(path, timeout_ms, mode, tag_);
   }
 
+  CommandResult run_command(const CommandRun& run) override { return run_local_command(run); }
+
  private:
   std::unique_ptr<AgentClient> agent_;  // one Python process for the whole command
   std::string python_;

@@ -101,6 +101,22 @@ std::string_view head_of(std::string_view text);
 /// `needles`, in order; what `Host::read_lines` keeps of a file.
 std::string lines_holding(std::string_view text, const std::vector<std::string>& needles);
 
+/// A user's command, run on the host with files of its own: written to a private
+/// temporary folder (mode 0700) for the run, removed after it.
+struct CommandRun {
+  std::vector<std::string> argv;             // looked up in PATH, no shell
+  std::map<std::string, std::string> files;  // name in the folder -> content
+  std::map<std::string, std::string> env;    // set for the command; "{dir}" stands for the folder
+  /// Variables (PYTHONPATH) that get the folder first, keeping what they held.
+  std::vector<std::string> path_first;
+  bool capture = false;  // collect stdout and stderr instead of passing them through
+};
+
+struct CommandResult {
+  int status = 0;  // the command's exit status, 128+signal when a signal ended it
+  std::string out, err;  // with `capture`
+};
+
 /// Held while a command works; released by the destructor (and by the OS if we die).
 /// A writer's lock file names the tag of the temps its host makes (`.<name>.sitepatch-
 /// <tag><random>.tmp` and `.orig`) until it is released: a writer killed on the way
@@ -184,6 +200,10 @@ class Host {
   /// For each top-level module name, whether the environment's Python finds it
   /// (importlib.util.find_spec: a path search, nothing imported).
   virtual std::vector<bool> importable(const std::vector<std::string>& modules) = 0;
+
+  /// Runs a user's command there (CommandRun). Throws sitepatch::Error when it cannot
+  /// be started or the host cannot run commands.
+  virtual CommandResult run_command(const CommandRun& run);
 
   /// Takes a lock on `path` (a writer creates it and its folder; never through a
   /// symlink, and the folder must be a real one the caller owns, not writable by

@@ -1,0 +1,66 @@
+// sitepatch try RECIPE... -- CMD [ARGS]: CMD runs with the recipes in effect; nothing is
+// written to the environment.
+#include "commands.hpp"
+#include "sitepatch/engine/try.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::cli {
+
+std::vector<std::string>& trailing_command() {
+  static std::vector<std::string> command;
+  return command;
+}
+
+Runner register_try(CLI::App& app, const GlobalOptions& g) {
+  auto recipes = std::make_shared<std::vector<std::string>>();
+  app.add_option("recipes", *recipes, "Recipe files (YAML), folders of them (*.yaml in name order), or - for standard input")->required();
+  app.footer(
+      "After the recipes, `--` and the command: `sitepatch try fix.yaml -- python serve.py --warmup`.\n"
+      "The command and every Python process it starts (subprocess, multiprocessing, python -m) load the\n"
+      "patched modules from the recipes' text; the environment's files, RECORD, __pycache__ and history\n"
+      "stay byte for byte as they were. Exit status: the command's (1 when a recipe does not apply).\n"
+      "Not in effect: python -I, -E or -S (they ignore PYTHONPATH or site), a module imported before\n"
+      "sitecustomize runs (by a .pth file: a warning says so), C extensions.");
+  return [&g, recipes] {
+    const std::vector<std::string>& command = trailing_command();
+    if (command.empty())
+      throw Error("try needs the command to run after `--`, e.g. sitepatch try fix.yaml -- python serve.py",
+                  Exit::usage);
+    auto loaded = load_recipes(*recipes);
+    Env env = open_env(g);
+    Output out(g);
+    say_environment(out, env);
+    auto p = engine::plan(*env.session, std::move(loaded));
+    if (!p.ok()) {
+      if (out.json()) {
+        auto j = plan_json(p);
+        j["ran"] = false;
+        out.document(j);
+      } else {
+        print_plan(out, p);
+        out.err("sitepatch: try failed: the recipes do not apply; `" + util::join(command, " ") + "` was not run");
+      }
+      return int(Exit::failed);
+    }
+    std::vector<std::string> files;
+    for (auto& f : p.files) files.push_back(f.rel);
+    if (!out.json() && !out.quiet())
+      out.err("sitepatch try: " + (files.empty() ? std::string("nothing to patch (every edit is already there)")
+                                                 : util::join(files, ", ") + " patched for this run") +
+              "; the environment is not written");
+    host::CommandRun run = engine::try_run(p, command);
+    run.capture = out.json();
+    host::CommandResult r = env.session->host.run_command(run);
+    if (out.json())
+      out.document({{"ok", true},
+                    {"ran", true},
+                    {"command", command},
+                    {"files", files},
+                    {"status", r.status},
+                    {"stdout", r.out},
+                    {"stderr", r.err}});
+    return r.status;
+  };
+}
+
+}  // namespace sitepatch::cli

@@ -1,0 +1,130 @@
+# sitepatch try: the patched modules load from the recipes' text, in this process and in
+# every Python process it starts (they inherit PYTHONPATH and SITEPATCH_TRY). Nothing is
+# written: the environment's files, RECORD and __pycache__ stay as they are.
+#
+# This file is the sitecustomize of a private folder that sitepatch puts first on
+# PYTHONPATH for the command it runs. It installs an import hook, then runs the
+# environment's own sitecustomize, if it has one. Python 3.6 and later.
+import os
+import sys
+
+
+def _sitepatch_try_install():
+    manifest = os.environ.get("SITEPATCH_TRY")
+    if not manifest:
+        return
+    import hashlib
+    import importlib.abc
+    import importlib.machinery
+    import json
+    import linecache
+
+    try:
+        with open(manifest, encoding="utf-8") as f:
+            spec = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.stderr.write("sitepatch try: %s unreadable (%s); running unpatched\n" % (manifest, e))
+        return
+    # A file is patched where it is the one the plan read: same real path, same bytes.
+    by_path = {}
+    names = set()
+    for entry in spec.get("files", []):
+        by_path[os.path.realpath(entry["path"])] = entry
+        names.add(entry["module"])
+    warned = set()
+
+    def warn(key, message):
+        if key not in warned and not os.environ.get("SITEPATCH_TRY_QUIET"):
+            warned.add(key)
+            sys.stderr.write("sitepatch try: " + message + "\n")
+
+    class PatchedLoader(importlib.abc.Loader):
+        """Runs the recipe's text with the real file's name: tracebacks, inspect and
+        dynamo see the patched lines; no bytecode is read or written."""
+
+        def __init__(self, inner, origin, text):
+            self._inner = inner
+            self._origin = origin
+            self._text = text
+
+        def create_module(self, spec):
+            return None
+
+        def get_filename(self, name=None):
+            return self._origin
+
+        def get_source(self, name=None):
+            return self._text
+
+        def is_package(self, name):
+            return os.path.basename(self._origin) == "__init__.py"
+
+        def get_code(self, name=None):
+            return compile(self._text, self._origin, "exec", dont_inherit=True)
+
+        def exec_module(self, module):
+            exec(self.get_code(module.__name__), module.__dict__)
+
+        def get_data(self, path):
+            return self._inner.get_data(path)
+
+        def get_resource_reader(self, name):
+            reader = getattr(self._inner, "get_resource_reader", None)
+            return reader(name) if reader else None
+
+    class PatchedFinder(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname not in names:
+                return None
+            found = importlib.machinery.PathFinder.find_spec(fullname, path)
+            if found is None or not found.origin:
+                return None
+            entry = by_path.get(os.path.realpath(found.origin))
+            if entry is None:
+                warn(fullname, "%s loads from %s, not the file the recipes were planned against; running it unpatched"
+                     % (fullname, found.origin))
+                return None
+            try:
+                with open(found.origin, "rb") as f:
+                    now = hashlib.sha256(f.read()).hexdigest()
+            except OSError:
+                return None
+            if now != entry["old_sha256"]:
+                warn(fullname, "%s changed since the plan (%s); running it unpatched" % (fullname, found.origin))
+                return None
+            text = entry["text"]
+            found.loader = PatchedLoader(found.loader, found.origin, text)
+            found.cached = None
+            # linecache keeps entries whose mtime is None: tracebacks and inspect read
+            # the patched lines, not the file on disk.
+            linecache.cache[found.origin] = (len(text), None, text.splitlines(True), found.origin)
+            return found
+
+    sys.meta_path.insert(0, PatchedFinder())
+    for name in sorted(names):
+        if name in sys.modules:
+            warn(name, "%s was imported before the patch could take effect (by a .pth file?); "
+                 "this process runs it unpatched" % name)
+
+
+def _sitepatch_try_chain():
+    # The environment's own sitecustomize, as if this one were not first on the path.
+    here = os.path.dirname(os.path.abspath(__file__))
+    saved_path = list(sys.path)
+    this = sys.modules.pop("sitecustomize", None)
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
+    try:
+        import importlib
+        try:
+            importlib.import_module("sitecustomize")
+        except ImportError as e:
+            if getattr(e, "name", None) != "sitecustomize":
+                raise
+            if this is not None:
+                sys.modules["sitecustomize"] = this
+    finally:
+        sys.path[:] = saved_path
+
+
+_sitepatch_try_install()
+_sitepatch_try_chain()

@@ -1,0 +1,94 @@
+// Host::run_command where the command runs here: its folder in $TMPDIR (mkdtemp: 0700,
+// a name nobody chose), files made with O_EXCL|O_NOFOLLOW, all removed after the run.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "host/local_files.hpp"
+#include "sitepatch/host/host.hpp"
+#include "sitepatch/util/command.hpp"
+#include "sitepatch/util/error.hpp"
+
+namespace sitepatch::host {
+
+namespace {
+
+class TempFolder {
+ public:
+  TempFolder() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/sitepatch-run-XXXXXX";
+    if (!::mkdtemp(pattern.data())) throw Error("cannot make a temporary folder in " + pattern.substr(0, pattern.rfind('/')) + ": " + std::strerror(errno));
+    path_ = pattern;
+  }
+  ~TempFolder() {
+    for (auto& name : names_) ::unlink((path_ + "/" + name).c_str());
+    ::rmdir(path_.c_str());
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+
+  void write(const std::string& name, const std::string& content) {
+    if (name.empty() || name.find('/') != std::string::npos || name[0] == '.')
+      throw Error("internal: run_command file name `" + name + "`");
+    std::string p = path_ + "/" + name;
+    int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) throw Error("cannot write " + p + ": " + std::strerror(errno));
+    names_.push_back(name);
+    size_t done = 0;
+    while (done < content.size()) {
+      ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fd);
+        throw Error("cannot write " + p + ": " + std::strerror(errno));
+      }
+      done += size_t(n);
+    }
+    ::close(fd);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::vector<std::string> names_;
+};
+
+std::string with_folder(std::string value, const std::string& dir) {
+  for (size_t at; (at = value.find("{dir}")) != std::string::npos;) value.replace(at, 5, dir);
+  return value;
+}
+
+}  // namespace
+
+CommandResult run_local_command(const CommandRun& run) {
+  TempFolder folder;
+  for (auto& [name, content] : run.files) folder.write(name, content);
+  std::map<std::string, std::string> set;
+  for (auto& [k, v] : run.env) set[k] = with_folder(v, folder.path());
+  for (auto& var : run.path_first) {
+    const char* was = std::getenv(var.c_str());
+    set[var] = folder.path() + (was && *was ? std::string(":") + was : "");
+  }
+  auto env = util::environment_with(set);
+  CommandResult r;
+  if (run.capture) {
+    auto got = util::run_captured(run.argv, env);
+    r.status = got.status;
+    r.out = std::move(got.out);
+    r.err = std::move(got.err);
+  } else {
+    r.status = util::run_attached(run.argv, env);
+  }
+  return r;
+}
+
+CommandResult Host::run_command(const CommandRun&) {
+  throw Error("running a command on " + name() + " is not supported", Exit::usage);
+}
+
+}  // namespace sitepatch::host

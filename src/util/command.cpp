@@ -1,0 +1,149 @@
+#include "sitepatch/util/command.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "sitepatch/util/error.hpp"
+
+extern char** environ;
+
+namespace sitepatch::util {
+
+namespace {
+
+std::vector<char*> pointers(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+int exit_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw Error(std::string("waitpid: ") + std::strerror(errno));
+  return exit_status(status);
+}
+
+pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+            posix_spawn_file_actions_t* actions) {
+  if (argv.empty()) throw Error("no command to run", Exit::usage);
+  auto args = pointers(argv);
+  auto envp = pointers(env);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // The child starts with the default dispositions, whatever this process ignores.
+  sigset_t all;
+  sigfillset(&all);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  pid_t pid = -1;
+  int rc = ::posix_spawnp(&pid, args[0], actions, &attr, args.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) throw Error("cannot run " + argv[0] + ": " + std::strerror(rc), Exit::failed);
+  return pid;
+}
+
+}  // namespace
+
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& set) {
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    std::string name = kv.substr(0, kv.find('='));
+    if (!set.count(name)) out.push_back(std::move(kv));
+  }
+  for (auto& [k, v] : set) out.push_back(k + "=" + v);
+  return out;
+}
+
+int run_attached(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  // As system(3) does: the terminal's ^C goes to the child, which decides; we wait.
+  struct sigaction ignore {}, old_int {}, old_quit {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  int status = 0;
+  try {
+    pid_t pid = spawn(argv, env, nullptr);
+    status = wait_for(pid);
+  } catch (...) {
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGQUIT, &old_quit, nullptr);
+    throw;
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+  return status;
+}
+
+RunResult run_captured(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    throw Error(std::string("pipe: ") + std::strerror(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  pid_t pid = -1;
+  try {
+    pid = spawn(argv, env, &actions);
+  } catch (...) {
+    posix_spawn_file_actions_destroy(&actions);
+    for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);
+    throw;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  ::close(err[1]);
+  RunResult r{0, "", ""};
+  struct pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  std::string* into[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int k = 0; k < 2; ++k) {
+      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = ::read(fds[k].fd, buf, sizeof buf);
+      if (n > 0) {
+        into[k]->append(buf, size_t(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(fds[k].fd);
+        fds[k].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (auto& f : fds)
+    if (f.fd >= 0) ::close(f.fd);
+  r.status = wait_for(pid);
+  return r;
+}
+
+}  // namespace sitepatch::util
