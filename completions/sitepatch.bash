@@ -3,7 +3,7 @@
 # tests/e2e/install_test.cpp runs it against what `sitepatch COMMAND --help` prints:
 # a command or option added there and not here fails it.
 
-_sitepatch_commands="plan apply list status verify rollback adopt log show audit rules explain help"
+_sitepatch_commands="plan apply list status verify rollback adopt log show audit try rules explain help"
 # The options every command takes (before or after the command name).
 _sitepatch_global_options="-h --help --version --venv --host --ssh-command --state-dir --json
   --no-pager --color --colour --lock-timeout -v --verbose -q --quiet"
@@ -13,7 +13,7 @@ _sitepatch_global_valued="--venv --host --ssh-command --state-dir --color --colo
 # The options of one command ($1).
 _sitepatch_command_options() {
   case $1 in
-    apply) echo "-n --dry-run --force --system" ;;
+    apply) echo "-n --dry-run --force --system --check --check-with" ;;
     rollback) echo "--all -n --dry-run --missing-ok" ;;
     adopt) echo "-n --dry-run" ;;
     log) echo "-p --patch -n --max-count" ;;
@@ -21,7 +21,7 @@ _sitepatch_command_options() {
     audit) echo "--depth --package --module --all --path --rules --no-default-rules --suggest
       --fail-on --strict --ignore --format" ;;
     rules) echo "--rules --no-default-rules" ;;
-    explain) echo "--list-hints --recipe --hints --rules" ;;
+    explain) echo "--list-hints --recipe --hints --rules --run --max-runs" ;;
   esac
 }
 
@@ -97,7 +97,7 @@ _sitepatch() {
   else
     # Recipes and logs are files; ids and MODULE:FUNCTION are not.
     case $command in
-      plan | apply | explain) _sitepatch_files "$cur" ;;
+      plan | apply | try | explain) _sitepatch_files "$cur" ;;
     esac
   fi
 }

@@ -48,10 +48,11 @@ complete -c sitepatch -n __sitepatch_needs_command -a adopt -d "Record files oth
 complete -c sitepatch -n __sitepatch_needs_command -a log -d "Show the history of applies and rollbacks"
 complete -c sitepatch -n __sitepatch_needs_command -a show -d "Print an applied patch as a unified diff"
 complete -c sitepatch -n __sitepatch_needs_command -a audit -d "Find functions that reach operations dynamo cannot trace"
+complete -c sitepatch -n __sitepatch_needs_command -a try -d "Run a command with recipes in effect; writes nothing"
 complete -c sitepatch -n __sitepatch_needs_command -a rules -d "List the rules audit uses"
 complete -c sitepatch -n __sitepatch_needs_command -a explain -d "Read a dynamo log: each graph break and a recipe fixing it"
 complete -c sitepatch -n __sitepatch_needs_command -a help -d "Show a command's options"
-complete -c sitepatch -n "__sitepatch_using help" -a "plan apply list status verify rollback adopt log show audit rules explain"
+complete -c sitepatch -n "__sitepatch_using help" -a "plan apply list status verify rollback adopt log show audit try rules explain"
 
 # The global options, before or after the command.
 complete -c sitepatch -s h -l help -d "Print the help and exit"
@@ -68,10 +69,12 @@ complete -c sitepatch -s v -l verbose -d "Say more; -vv adds debug output"
 complete -c sitepatch -s q -l quiet -d "Print only results and errors"
 
 # plan and apply: recipe files, folders, or -.
-complete -c sitepatch -n "__sitepatch_using plan apply" -F
+complete -c sitepatch -n "__sitepatch_using plan apply try" -F
 complete -c sitepatch -n "__sitepatch_using apply" -s n -l dry-run -d "Print what would change; write nothing"
 complete -c sitepatch -n "__sitepatch_using apply" -l force -d "Apply despite requires:, on-upgrade: or unbound names"
 complete -c sitepatch -n "__sitepatch_using apply" -l system -d "Also write into folders the environment shares"
+complete -c sitepatch -n "__sitepatch_using apply" -l check -d "Import every patched module after writing; roll back if one fails"
+complete -c sitepatch -n "__sitepatch_using apply" -l check-with -x -a "(__fish_complete_command)" -d "Run CMD after writing; roll back if it fails"
 
 # rollback
 complete -c sitepatch -n "__sitepatch_using rollback" -l all -d "Roll back every applied patch"
@@ -112,3 +115,5 @@ complete -c sitepatch -n "__sitepatch_using explain" -l list-hints -d "List the 
 complete -c sitepatch -n "__sitepatch_using explain" -l recipe -r -F -d "Write the fixes as a recipe"
 complete -c sitepatch -n "__sitepatch_using explain" -l hints -r -F -d "A hints file to add"
 complete -c sitepatch -n "__sitepatch_using explain" -l rules -r -F -d "A rules file to add to audit's"
+complete -c sitepatch -n "__sitepatch_using explain" -l run -x -a "(__fish_complete_command)" -d "Run the repro and prove fixes by trying them"
+complete -c sitepatch -n "__sitepatch_using explain" -l max-runs -x -d "At most N runs of the repro"

@@ -1,10 +1,50 @@
 // sitepatch apply RECIPE...: plan, then write all of it or none of it.
 #include <algorithm>
 
+#include <iostream>
+#include <optional>
+
 #include "commands.hpp"
+#include "sitepatch/engine/try.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
+
+namespace {
+
+// apply --check / --check-with, after the write: a failed check rolls this apply back
+// (the history keeps both) and is the command's answer.
+struct Checked {
+  engine::CheckResult check;
+  std::vector<std::string> undone;  // the ids rolled back when it failed
+};
+
+Checked check_or_undo(engine::Session& s, const engine::Plan& p, const std::string& command) {
+  Checked c{engine::check_applied(s, p, command), {}};
+  if (c.check.ok) return c;
+  for (auto& rec : p.recipes) c.undone.push_back(rec.id);
+  engine::rollback(s, c.undone, false, false);
+  return c;
+}
+
+nlohmann::json check_json(const engine::CheckResult& c) {
+  return {{"what", c.what}, {"ok", c.ok}, {"status", c.run.status}, {"stdout", c.run.out}, {"stderr", c.run.err}};
+}
+
+// The check's output and verdict, on stderr (its stdout too: the plan is stdout's).
+int report_check(const Output& out, const Checked& c) {
+  if (c.check.ok) {
+    if (!out.quiet()) out.err("check passed: " + c.check.what);
+    return int(Exit::ok);
+  }
+  for (const std::string* text : {&c.check.run.out, &c.check.run.err})
+    if (!text->empty()) std::cerr << *text << (text->back() == '\n' ? "" : "\n");
+  out.err("sitepatch: check failed: " + c.check.what + " exited " + std::to_string(c.check.run.status) +
+          "; rolled back " + util::join(c.undone, ", ") + " (the history keeps the apply and its rollback)");
+  return int(Exit::failed);
+}
+
+}  // namespace
 
 Runner register_apply(CLI::App& app, const GlobalOptions& g) {
   struct Opts {
@@ -12,12 +52,17 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
     bool dry_run = false;
     bool force = false;
     bool system = false;
+    bool check = false;
+    std::string check_with;
   };
   auto o = std::make_shared<Opts>();
   app.add_option("recipes", o->recipes, "Recipe files (YAML), folders of them (*.yaml in name order), or - for standard input")->required();
   app.add_flag("-n,--dry-run", o->dry_run, "Print what would change, and refuse what apply would refuse (same exit); write nothing");
   app.add_flag("--force", o->force, "Apply even when the installed version does not match `requires:`, when the recipe says `on-upgrade: warn|fail` after an upgrade, or when new code uses names the module never binds");
   app.add_flag("--system", o->system, "Also write into folders this environment shares but does not own (the system's or a base interpreter's site-packages, a .pth folder; the history goes with the folder's owner), and files a Debian package or an EXTERNALLY-MANAGED Python owns");
+  app.add_flag("--check", o->check, "After writing, import every patched module in a fresh process of the environment's Python; if one fails, roll the apply back and exit 1 with its output");
+  app.add_option("--check-with", o->check_with, "After writing, run CMD (sh -c, the environment's bin first on PATH): a smoke test, a warm-up; if it fails, roll the apply back and exit 1 with its output")
+      ->type_name("CMD");
   return [&g, o] {
     auto loaded = load_recipes(o->recipes);
     Env env = open_env(g);
@@ -27,8 +72,15 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
     say_environment(out, env);
     auto r = engine::apply(*env.session, std::move(loaded), o->dry_run);
     const auto& p = r.plan;
+    std::optional<Checked> checked;
+    if (r.written && (o->check || !o->check_with.empty())) checked = check_or_undo(*env.session, p, o->check_with);
     if (out.json()) {
       auto j = plan_json(p);
+      if (checked) {
+        j["check"] = check_json(checked->check);
+        j["rolled_back"] = !checked->check.ok;
+        j["ok"] = checked->check.ok && j["ok"].get<bool>();
+      }
       j["written"] = r.written;
       j["dry_run"] = o->dry_run;
       j["commit"] = or_null(r.commit);
@@ -51,6 +103,8 @@ Runner register_apply(CLI::App& app, const GlobalOptions& g) {
       if (!out.json()) out.err("sitepatch: apply failed; nothing was written");
       return int(Exit::failed);
     }
+    if (checked && out.json()) return checked->check.ok ? int(Exit::ok) : int(Exit::failed);
+    if (checked && report_check(out, *checked) != int(Exit::ok)) return int(Exit::failed);
     if (out.json()) return int(Exit::ok);
     std::vector<std::string> ids, skipped, fixed;
     for (auto& rec : p.recipes) {

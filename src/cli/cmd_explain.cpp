@@ -22,6 +22,8 @@ struct ExplainOptions {
   std::string recipe;                // --recipe FILE ("-": stdout)
   std::vector<std::string> hints;    // --hints FILE...
   std::vector<std::string> rules;    // --rules FILE...
+  std::string run;                   // --run CMD: run the repro and prove the fixes
+  int max_runs = 8;
 };
 
 explain::HintSet load_hints(const std::vector<std::string>& files) {
@@ -128,7 +130,49 @@ void write_recipe(const std::string& path, const std::string& text) {
   }
 }
 
+// explain --run CMD: the repro run, explained, and fixes tried until proven (or not).
+int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
+  Output out(g);
+  if (!o.logs.empty()) throw Error("explain --run reads the log of its own runs: give it no LOG", Exit::usage);
+  audit::RuleSet rules = load_rules(o.rules, true);
+  explain::HintSet hints = load_hints(o.hints);
+  Env env = open_env(g);
+  engine::RunOptions ro;
+  ro.command = o.run;
+  ro.max_runs = o.max_runs;
+  size_t n = 0;
+  ro.progress = [&](const engine::TriedRun& t) {
+    if (!out.json() && !out.quiet()) out.err(run_line(++n, t));
+  };
+  if (!out.json() && !out.quiet())
+    out.err("running `" + o.run + "` with TORCH_LOGS=graph_breaks (at most " + std::to_string(o.max_runs) +
+            " runs; nothing is written to the environment)");
+  engine::ProvenFixes p = engine::prove_fixes(*env.session, ro, rules, hints);
+  std::string recipe = run_recipe(p, o.run);
+  if (!o.recipe.empty() && o.recipe != "-" && !recipe.empty()) write_recipe(o.recipe, recipe);
+  bool left = std::any_of(p.last.breaks.begin(), p.last.breaks.end(), [](auto& b) { return b.in_library(); });
+  if (o.recipe == "-") {
+    std::cout << recipe;
+  } else if (out.json()) {
+    nlohmann::json j = run_json(p, recipe);
+    j["ok"] = true;
+    j["command"] = o.run;
+    j["recipe_file"] = recipe.empty() ? nlohmann::json() : or_null(o.recipe);
+    j["left"] = explanation_json(p.last);
+    out.document(j);
+  } else {
+    print_run(out, p, recipe, o.recipe);
+    if (left) {
+      out.out("");
+      out.out("what the last kept run still shows:");
+      print_explanation(out, p.last, g.verbose);
+    }
+  }
+  return int(left ? Exit::not_intact : Exit::ok);
+}
+
 int run(const GlobalOptions& g, const ExplainOptions& o) {
+  if (!o.run.empty()) return run_and_prove(g, o);
   Output out(g);
   if (o.list_hints) return list_hints(out, load_hints(o.hints));
   if (o.logs.empty()) throw Error("explain needs a LOG (a file, or - for stdin), or --list-hints", Exit::usage);
@@ -211,6 +255,12 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
   app.add_option("--rules", o->rules, "A rules file to add to audit's, for the walk after the fix; repeatable")
       ->type_name("FILE")
       ->allow_extra_args(false);
+  app.add_option("--run", o->run,
+                 "Run CMD (sh -c, the environment's bin first on PATH) with TORCH_LOGS=graph_breaks, explain its "
+                 "breaks, and try fixes narrowest first (a hint's body, assume_constant_result, disable), keeping "
+                 "each only if dynamo's counts improve; writes nothing to the environment")
+      ->type_name("CMD");
+  app.add_option("--max-runs", o->max_runs, "With --run: at most N runs of CMD (default 8)")->type_name("N");
   app.footer(
       "Reads torch._dynamo.exc.Unsupported errors (\"from user code:\"), TORCH_LOGS=graph_breaks records\n"
       "(repeats whose stack dynamo suppressed are merged) and torch._dynamo.explain's break reasons.\n"
@@ -218,8 +268,11 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
       "a frame whose line no longer holds the log's function is reported stale.\n"
       "A log cut short or damaged (a break without its stack or reason, bytes that are not text) is\n"
       "refused with what is missing, never read as a clean one.\n"
+      "With --run, the log is the command's own output, read after each run: the first run as it is,\n"
+      "then one per fix tried (sitepatch try's hook); a table compares the first run with the last\n"
+      "kept one (graphs, graph breaks, whether it ran with dynamo raising nothing, wall time).\n"
       "Exit codes: 0 no break inside a library; 1 failed; 2 bad usage, unreadable, cut or damaged log,\n"
-      "or unreadable hints file; 3 the log holds breaks inside libraries.");
+      "or unreadable hints file; 3 the log holds breaks inside libraries (with --run: the last kept run's).");
   return [&g, o] {
     if (g.json && o->recipe == "-") throw Error("--json and --recipe -: both print on stdout; give --recipe a file", Exit::usage);
     return run(g, *o);

@@ -31,19 +31,29 @@ Runner register_try(CLI::App& app, const GlobalOptions& g) {
     Output out(g);
     say_environment(out, env);
     auto p = engine::plan(*env.session, std::move(loaded));
+    std::vector<std::string> files;
+    for (auto& f : p.files) files.push_back(f.rel);
+    auto document = [&](bool ran, const host::CommandResult& r) {
+      auto plan = plan_json(p);
+      out.document({{"ok", p.ok()},
+                    {"ran", ran},
+                    {"command", command},
+                    {"files", files},
+                    {"edits", plan["edits"]},
+                    {"problems", plan["problems"]},
+                    {"status", ran ? nlohmann::json(r.status) : nlohmann::json()},
+                    {"stdout", r.out},
+                    {"stderr", r.err}});
+    };
     if (!p.ok()) {
       if (out.json()) {
-        auto j = plan_json(p);
-        j["ran"] = false;
-        out.document(j);
+        document(false, {});
       } else {
         print_plan(out, p);
         out.err("sitepatch: try failed: the recipes do not apply; `" + util::join(command, " ") + "` was not run");
       }
       return int(Exit::failed);
     }
-    std::vector<std::string> files;
-    for (auto& f : p.files) files.push_back(f.rel);
     if (!out.json() && !out.quiet())
       out.err("sitepatch try: " + (files.empty() ? std::string("nothing to patch (every edit is already there)")
                                                  : util::join(files, ", ") + " patched for this run") +
@@ -51,14 +61,7 @@ Runner register_try(CLI::App& app, const GlobalOptions& g) {
     host::CommandRun run = engine::try_run(p, command);
     run.capture = out.json();
     host::CommandResult r = env.session->host.run_command(run);
-    if (out.json())
-      out.document({{"ok", true},
-                    {"ran", true},
-                    {"command", command},
-                    {"files", files},
-                    {"status", r.status},
-                    {"stdout", r.out},
-                    {"stderr", r.err}});
+    if (out.json()) document(true, r);
     return r.status;
   };
 }

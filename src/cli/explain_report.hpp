@@ -9,6 +9,7 @@
 
 #include "context.hpp"
 #include "sitepatch/engine/explain.hpp"
+#include "sitepatch/engine/explain_run.hpp"
 
 namespace sitepatch::cli {
 
@@ -24,5 +25,13 @@ nlohmann::json explanation_json(const engine::Explanation& e);
 /// A break placed by path alone (no environment), as text: for logs with no break inside a library.
 void print_outside(const Output& out, const std::vector<engine::LoggedBreak>& breaks);
 nlohmann::json outside_json(const std::vector<engine::LoggedBreak>& breaks);
+
+/// explain --run: one run as a progress line ("run 2: + assume_constant_result on ...").
+std::string run_line(size_t n, const engine::TriedRun& t);
+/// The recipe of the kept fixes, each edit commented with what its run measured; "" for none.
+std::string run_recipe(const engine::ProvenFixes& p, const std::string& command);
+/// The before/after table, the fixes kept and the recipe (or where it was written).
+void print_run(const Output& out, const engine::ProvenFixes& p, const std::string& recipe, const std::string& file);
+nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe);
 
 }  // namespace sitepatch::cli

@@ -25,4 +25,40 @@ host::CommandRun try_run(const Plan& p, const std::vector<std::string>& argv) {
   return run;
 }
 
+namespace {
+
+// Imports each module named on its command line; each failure's traceback on stderr.
+// Python 3.6 and later.
+constexpr const char* kImportCheck = R"(import importlib, sys, traceback
+failed = 0
+for name in sys.argv[1:]:
+    try:
+        importlib.import_module(name)
+    except BaseException:
+        failed += 1
+        sys.stderr.write("import %s failed:\n%s" % (name, traceback.format_exc()))
+sys.exit(1 if failed else 0)
+)";
+
+}  // namespace
+
+CheckResult check_applied(Session& s, const Plan& p, const std::string& command) {
+  CheckResult c;
+  host::CommandRun run;
+  run.capture = true;
+  if (command.empty()) {
+    c.what = "importing the patched modules";
+    run.argv = {s.env.python, "-c", kImportCheck};
+    for (const FileChange& f : p.files) run.argv.push_back(site::module_for_file(f.rel));
+  } else {
+    c.what = "`" + command + "`";
+    run.argv = {"sh", "-c", command};
+    run.env["VIRTUAL_ENV"] = s.env.prefix;
+    run.path_first_dirs["PATH"] = s.env.prefix + "/bin";
+  }
+  c.run = s.host.run_command(run);
+  c.ok = c.run.status == 0;
+  return c;
+}
+
 }  // namespace sitepatch::engine

@@ -107,6 +107,32 @@ def _sitepatch_try_install():
                  "this process runs it unpatched" % name)
 
 
+def _sitepatch_dynamo_counts():
+    # explain --run: dynamo's own counts, from each process that compiled, on stderr at
+    # exit (one line; sitepatch sums the lines of every process).
+    if not os.environ.get("SITEPATCH_DYNAMO_COUNTS"):
+        return
+    import atexit
+
+    def dump():
+        utils = sys.modules.get("torch._dynamo.utils")
+        if utils is None:
+            return
+        try:
+            import json
+            counters = utils.counters
+            graphs = int(counters["stats"].get("unique_graphs", 0))
+            breaks = sum(int(v) for v in counters["graph_break"].values())
+            line = json.dumps({"graphs": graphs, "graph_breaks": breaks, "pid": os.getpid()})
+            sys.stderr.write("\nsitepatch-dynamo-counts: %s\n" % line)
+            sys.stderr.flush()
+        except Exception as e:  # a torch whose counters differ: say so, do not fail the run
+            import json
+            sys.stderr.write("\nsitepatch-dynamo-counts: %s\n" % json.dumps({"error": str(e)}))
+
+    atexit.register(dump)
+
+
 def _sitepatch_try_chain():
     # The environment's own sitecustomize, as if this one were not first on the path.
     here = os.path.dirname(os.path.abspath(__file__))
@@ -127,4 +153,5 @@ def _sitepatch_try_chain():
 
 
 _sitepatch_try_install()
+_sitepatch_dynamo_counts()
 _sitepatch_try_chain()

@@ -70,10 +70,12 @@ CommandResult run_local_command(const CommandRun& run) {
   for (auto& [name, content] : run.files) folder.write(name, content);
   std::map<std::string, std::string> set;
   for (auto& [k, v] : run.env) set[k] = with_folder(v, folder.path());
-  for (auto& var : run.path_first) {
+  auto first = [&](const std::string& var, const std::string& dir) {
     const char* was = std::getenv(var.c_str());
-    set[var] = folder.path() + (was && *was ? std::string(":") + was : "");
-  }
+    set[var] = dir + (was && *was ? std::string(":") + was : "");
+  };
+  for (auto& var : run.path_first) first(var, folder.path());
+  for (auto& [var, dir] : run.path_first_dirs) first(var, dir);
   auto env = util::environment_with(set);
   CommandResult r;
   if (run.capture) {

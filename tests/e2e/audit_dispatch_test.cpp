@@ -426,7 +426,7 @@ TEST_CASE("a default argument rules a branch out, and with it what only that bra
   CHECK(loud["ruled_out"].empty());
 }
 
-TEST_CASE("getattr over a module follows each of its functions; with a literal name, that one", "[e2e][audit]") {
+TEST_CASE("getattr over a module follows each of its functions, and with a literal name only that one", "[e2e][audit]") {
   DispatchEnv env;
   auto any = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:run_handler"}).out);
   INFO(any.dump(2));

@@ -540,7 +540,8 @@ TEST_CASE("explain: where audit's walk loses the log's path, the note says where
   ExplainEnv env;
   env.venv.install(e2e::data_wheel("demo-jit", "1.0", env.tmp.path + "/wheels"));
   std::string log = env.tmp.path + "/dyn.txt";
-  // Loader.load calls getattr(self, "module")(): no static analysis follows it; the log shows where it went.
+  // Loader.load calls getattr(self, "module")(), read as self.module(): an attribute
+  // holding a module, which no static analysis follows; the log shows where it went.
   testsupport::spit(log,
                     "torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped\n"
                     "  Developer debug context: module: io, qualname: open, skip reason: <missing reason>\n"
@@ -557,9 +558,9 @@ TEST_CASE("explain: where audit's walk loses the log's path, the note says where
   CHECK(r.status == 3);
   CHECK(r.out.find("[1] io.open: opens a file (open, pathlib.Path.open, read_text)\n"
                    "    reached through open (audit rule open, warning)\n") != std::string::npos);
-  CHECK(r.out.find("    note: audit's walk did not follow the call at demo/jit/loader.py:22 (`getattr(self, \"module\")`: "
-                   "dynamic call); the log shows it reaches demo.jit.spec:prepare, walked from there too\n") !=
-        std::string::npos);
+  CHECK(r.out.find("    note: audit's walk did not follow the call at demo/jit/loader.py:22 (`self.module`: "
+                   "attribute of self, not a method); the log shows it reaches demo.jit.spec:prepare, walked from "
+                   "there too\n") != std::string::npos);
   CHECK(r.out.find("    fix: add-decorator torch.compiler.disable on demo.jit.loader:Loader.load\n") != std::string::npos);
   CHECK(r.out.find("    after the fix, from demo.jit.spec:prepare: ") != std::string::npos);
 }

@@ -190,6 +190,26 @@ TEST_CASE("json schema: plan, apply, list, verify, status, log, show and rollbac
   CHECK(after["entries"][0]["commit"] == rolled["commit"]);
 }
 
+TEST_CASE("json schema: try and apply --check documents", "[e2e][json]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  auto ran = document(env.sp({"--json", "try", recipe, "--", env.venv.python, "-c", "print('hi')"}), "try", 0);
+  CHECK(ran["ran"] == true);
+  CHECK(ran["stdout"] == "hi\n");
+  CHECK(env.pristine());
+  std::string broken = env.tmp.path + "/broken.yaml";
+  testsupport::spit(broken, "id: broken\nedits:\n  - module: flashinfer.jit.cpp_ext\n    function: nowhere\n"
+                            "    replace-body: |\n      return 1\n");
+  auto not_run = document(env.sp({"--json", "try", broken, "--", "true"}), "try", 1);
+  CHECK(not_run["ran"] == false);
+  CHECK(not_run["status"].is_null());
+
+  auto checked = document(env.sp({"--json", "apply", "--check-with", "exit 4", recipe}), "apply", 1);
+  CHECK(checked["check"]["status"] == 4);
+  CHECK(checked["rolled_back"] == true);
+  CHECK(env.pristine());
+}
+
 TEST_CASE("json schema: audit, rules and explain documents", "[e2e][json]") {
   e2e::DemoEnv env;
   std::string wheels = env.tmp.path + "/wheels";

@@ -15,4 +15,17 @@ namespace sitepatch::engine {
 /// sitecustomize. No bytecode is written (PYTHONDONTWRITEBYTECODE).
 host::CommandRun try_run(const Plan& p, const std::vector<std::string>& argv);
 
+/// What checking an apply found (apply --check, --check-with).
+struct CheckResult {
+  bool ok = true;
+  std::string what;  // "importing the patched modules", "`./smoke.sh`"
+  host::CommandResult run;
+};
+
+/// After an apply of `p`: imports every module it changed, in a fresh process of the
+/// environment's Python, when `command` is empty; otherwise runs `command` through
+/// `sh -c` with the environment's bin folder first on PATH and VIRTUAL_ENV set. Output
+/// is collected.
+CheckResult check_applied(Session& s, const Plan& p, const std::string& command);
+
 }  // namespace sitepatch::engine

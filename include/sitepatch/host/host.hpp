@@ -109,6 +109,8 @@ struct CommandRun {
   std::map<std::string, std::string> env;    // set for the command; "{dir}" stands for the folder
   /// Variables (PYTHONPATH) that get the folder first, keeping what they held.
   std::vector<std::string> path_first;
+  /// Variables (PATH) that get a given folder first, keeping what they held there.
+  std::map<std::string, std::string> path_first_dirs;
   bool capture = false;  // collect stdout and stderr instead of passing them through
 };
 

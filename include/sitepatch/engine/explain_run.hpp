@@ -1,0 +1,73 @@
+#pragma once
+// explain --run: the user's repro run with dynamo's graph-break log on, each break
+// explained, and fixes searched narrowest first, each tried (sitepatch try's hook) and
+// kept only when dynamo's own counts say it helped. Nothing is written to the environment.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sitepatch/engine/explain.hpp"
+
+namespace sitepatch::engine {
+
+/// What one run of the repro measured.
+struct RunCounts {
+  int status = 0;
+  double seconds = 0;
+  int graphs = -1;        // dynamo's unique graphs, summed over its processes; -1: none compiled
+  int graph_breaks = -1;  // dynamo's graph-break count, the same way
+  bool unsupported = false;      // an Unsupported error ended the run (fullgraph=True)
+  std::size_t library_breaks = 0;  // breaks its log shows inside a library
+  /// The run finished and dynamo raised nothing: with fullgraph=True, it compiled.
+  bool compiled() const { return status == 0 && !unsupported; }
+};
+
+/// A fix the search may try.
+struct Candidate {
+  enum Kind { hint, assume_constant, disable } kind = disable;
+  Fix fix;            // module, function, action, code, ensure_import, why, cost, dist
+  std::string key() const { return fix.module + ":" + fix.function + " " + fix.action + " " + fix.code; }
+  std::string describe() const;  // "assume_constant_result on pkg.mod:get_version"
+};
+
+struct TriedRun {
+  std::string what;                  // "as it is", or the candidate tried on top of the kept ones
+  std::optional<Candidate> candidate;
+  RunCounts counts;
+  bool kept = false;
+  std::string verdict;               // why kept or not
+  std::vector<std::string> breaks;   // the library breaks its log shows, as "operation at file:line"
+};
+
+struct ProvenFixes {
+  std::vector<TriedRun> runs;     // the first is the repro as it is
+  std::vector<Candidate> kept;    // in the order they were kept
+  Explanation last;               // what the last kept run's log explains
+  std::string stop;               // why the search stopped
+};
+
+struct RunOptions {
+  std::string command;   // run through sh -c, the environment's bin first on PATH
+  int max_runs = 8;
+  std::function<void(const TriedRun&)> progress;  // after each run
+};
+
+/// Runs the search. Reads the environment and runs the command; writes nothing to it.
+ProvenFixes prove_fixes(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints);
+
+/// The candidates for the breaks of `e` that are inside a library, narrowest first: a
+/// hint's traceable replacement; assume_constant_result on each library frame, innermost
+/// first, whose function is fixed for the process (no parameters, or cached with
+/// functools.cache / lru_cache); disable on each library frame, innermost first (the
+/// top library frame last).
+std::vector<Candidate> candidates(Session& s, const Explanation& e);
+
+/// A recipe of `fixes`, as plan reads it, each edit commented with what it fixed.
+std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector<std::string>& why,
+                          const std::string& id, const std::string& requires_line);
+
+/// dynamo's counts from the lines try_hook.py prints at each process's exit.
+void read_counts(const std::string& text, RunCounts& into);
+
+}  // namespace sitepatch::engine

@@ -1,0 +1,106 @@
+// explain --run's answer: each run as it ends (progress), then the before/after table
+// measured from the runs, the fixes kept, and the proven recipe.
+#include <set>
+
+#include <fmt/format.h>
+
+#include "explain_report.hpp"
+#include "sitepatch/recipe/version.hpp"
+#include "sitepatch/site/distribution.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::cli {
+
+namespace {
+
+std::string count(int v) { return v < 0 ? "-" : std::to_string(v); }
+
+std::string yes_no(bool b) { return b ? "yes" : "no"; }
+
+nlohmann::json counts_json(const engine::RunCounts& c) {
+  return {{"status", c.status},
+          {"seconds", c.seconds},
+          {"graphs", c.graphs < 0 ? nlohmann::json() : nlohmann::json(c.graphs)},
+          {"graph_breaks", c.graph_breaks < 0 ? nlohmann::json() : nlohmann::json(c.graph_breaks)},
+          {"compiled", c.compiled()},
+          {"library_breaks", c.library_breaks}};
+}
+
+}  // namespace
+
+std::string run_line(size_t n, const engine::TriedRun& t) {
+  const auto& c = t.counts;
+  std::string state = t.candidate ? (t.kept ? "kept: " : "rejected: ") + t.verdict : t.verdict;
+  return fmt::format("run {}: {}: exit {}, graphs {}, graph breaks {}, {:.1f} s; {}", n, t.what, c.status,
+                     count(c.graphs), count(c.graph_breaks), c.seconds, state);
+}
+
+std::string run_recipe(const engine::ProvenFixes& p, const std::string& command) {
+  if (p.kept.empty()) return "";
+  std::vector<std::string> why;
+  for (auto& k : p.kept) {
+    std::string v;
+    for (auto& r : p.runs)
+      if (r.kept && r.candidate && r.candidate->key() == k.key()) v = r.verdict;
+    why.push_back(k.describe() + ": " + v + "; cost: " + k.fix.cost);
+  }
+  std::set<std::pair<std::string, std::string>> dists;
+  for (auto& k : p.kept)
+    if (!k.fix.dist.empty()) dists.insert({k.fix.dist, k.fix.version});
+  std::string requires_line =
+      dists.size() == 1 ? recipe::up_to_next_minor(dists.begin()->first, dists.begin()->second) : "";
+  std::string id = (dists.size() == 1 ? site::normalize_name(dists.begin()->first) + "-" : std::string()) + "dynamo-proven";
+  return "# Proven by `sitepatch explain --run " + util::shell_word(command) + "`: each edit was kept because the\n"
+         "# run with it measured better than without (the comment above it says how).\n" +
+         engine::proven_recipe(p.kept, why, id, requires_line);
+}
+
+void print_run(const Output& out, const engine::ProvenFixes& p, const std::string& recipe, const std::string& file) {
+  const engine::RunCounts& before = p.runs.front().counts;
+  const engine::RunCounts* after = &before;
+  for (auto& r : p.runs)
+    if (r.kept) after = &r.counts;
+  out.out("");
+  out.out(fmt::format("{:<30} {:>10} {:>10}", "", "before", "after"));
+  out.out(fmt::format("{:<30} {:>10} {:>10}", "graphs", count(before.graphs), count(after->graphs)));
+  out.out(fmt::format("{:<30} {:>10} {:>10}", "graph breaks", count(before.graph_breaks), count(after->graph_breaks)));
+  out.out(fmt::format("{:<30} {:>10} {:>10}", "breaks inside libraries", before.library_breaks, after->library_breaks));
+  out.out(fmt::format("{:<30} {:>10} {:>10}", "ran, dynamo raised nothing", yes_no(before.compiled()),
+                      yes_no(after->compiled())));
+  out.out(fmt::format("{:<30} {:>9.1f}s {:>9.1f}s", "wall time", before.seconds, after->seconds));
+  out.out(fmt::format("{} runs; stopped: {}", p.runs.size(), p.stop));
+  out.out("");
+  if (recipe.empty()) {
+    out.out("no fix proven: nothing to write");
+    return;
+  }
+  out.out(std::to_string(p.kept.size()) + (p.kept.size() == 1 ? " fix" : " fixes") + " proven:");
+  for (auto& k : p.kept) out.out("  " + k.describe());
+  if (file.empty()) {
+    out.out("recipe (--recipe FILE writes it, for plan and apply):");
+    for (auto& l : util::split(recipe, '\n'))
+      if (!l.empty()) out.out("  " + l);
+  } else {
+    out.out("wrote " + file);
+  }
+}
+
+nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe) {
+  nlohmann::json runs = nlohmann::json::array(), kept = nlohmann::json::array();
+  for (auto& r : p.runs)
+    runs.push_back({{"what", r.what},
+                    {"tried", r.candidate ? nlohmann::json(r.candidate->describe()) : nlohmann::json()},
+                    {"kept", r.kept},
+                    {"verdict", r.verdict},
+                    {"breaks", r.breaks},
+                    {"counts", counts_json(r.counts)}});
+  for (auto& k : p.kept)
+    kept.push_back({{"module", k.fix.module},
+                    {"function", k.fix.function},
+                    {"action", k.fix.action},
+                    {"code", k.fix.code},
+                    {"describe", k.describe()}});
+  return {{"runs", runs}, {"kept", kept}, {"stop", p.stop}, {"recipe", or_null(recipe)}};
+}
+
+}  // namespace sitepatch::cli

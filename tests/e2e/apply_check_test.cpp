@@ -1,0 +1,82 @@
+// Issue 29: apply --check imports every patched module in a fresh process after the
+// write, apply --check-with CMD runs CMD; a failure rolls the apply back (pip's bytes
+// again, the history keeping both) and exits 1 with the check's output.
+#include <catch2/catch.hpp>
+
+#include "e2e_support.hpp"
+
+namespace {
+
+// The bundled recipe with one more edit whose import cannot succeed.
+const char* kBreaksImport = R"(id: breaks-import
+edits:
+  - module: flashinfer.jit.cpp_ext
+    function: get_cuda_version
+    replace-body: |
+      return Version(torch.version.cuda)
+    ensure-import: import no_such_module_anywhere
+)";
+
+}  // namespace
+
+TEST_CASE("apply --check rolls back an apply whose module no longer imports", "[e2e][apply]") {
+  e2e::DemoEnv env;
+  std::string recipe = env.tmp.path + "/breaks.yaml";
+  testsupport::spit(recipe, kBreaksImport);
+  // --force: apply would refuse the unbound import; the check is what catches it here.
+  auto r = env.sp({"apply", "--force", "--check", recipe});
+  INFO(r.out + r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("import flashinfer.jit.cpp_ext failed:\n") != std::string::npos);
+  CHECK(r.err.find("No module named 'no_such_module_anywhere'") != std::string::npos);
+  CHECK(r.err.find("sitepatch: check failed: importing the patched modules exited 1; rolled back breaks-import "
+                   "(the history keeps the apply and its rollback)\n") != std::string::npos);
+  CHECK(env.pristine());
+  auto log = env.sp({"log"});
+  CHECK(log.out.find("apply breaks-import") != std::string::npos);
+  CHECK(log.out.find("rollback breaks-import") != std::string::npos);
+  CHECK(env.sp({"list"}).out.find("breaks-import") == std::string::npos);
+}
+
+TEST_CASE("apply --check keeps an apply whose modules import", "[e2e][apply]") {
+  e2e::DemoEnv env;
+  auto r = env.sp({"apply", "--check", e2e::bundled("flashinfer-dynamo.yaml")});
+  INFO(r.out + r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("check passed: importing the patched modules\n") != std::string::npos);
+  CHECK_FALSE(env.pristine());
+  CHECK(env.sp({"verify"}).status == 0);
+}
+
+TEST_CASE("apply --check-with runs the command in the environment and rolls back when it fails", "[e2e][apply]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  SECTION("it passes: `python` is the environment's, and sees the patch") {
+    auto r = env.sp({"apply", "--check-with",
+                     "test \"$(python -c 'import sys; print(sys.prefix)')\" = \"$VIRTUAL_ENV\" && "
+                     "python -c 'import inspect, flashinfer.jit.cpp_ext as m; "
+                     "assert \"torch.version.cuda\" in inspect.getsource(m.get_cuda_version)'",
+                     recipe});
+    INFO(r.out + r.err);
+    CHECK(r.status == 0);
+    CHECK(r.err.find("check passed: `test") != std::string::npos);
+    CHECK_FALSE(env.pristine());
+  }
+  SECTION("it fails: its output, then the rollback") {
+    auto r = env.sp({"apply", "--check-with", "echo warming up; echo model server died >&2; exit 4", recipe});
+    INFO(r.out + r.err);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("warming up\nmodel server died\nsitepatch: check failed: `echo warming up; echo model server "
+                     "died >&2; exit 4` exited 4; rolled back flashinfer-dynamo (the history keeps the apply and "
+                     "its rollback)\n") != std::string::npos);
+    CHECK(env.pristine());
+  }
+}
+
+TEST_CASE("apply --dry-run --check checks nothing: nothing was written", "[e2e][apply]") {
+  e2e::DemoEnv env;
+  auto r = env.sp({"apply", "--dry-run", "--check-with", "exit 9", e2e::bundled("flashinfer-dynamo.yaml")});
+  CHECK(r.status == 0);
+  CHECK(r.err.find("check") == std::string::npos);
+  CHECK(env.pristine());
+}
