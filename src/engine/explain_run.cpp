@@ -14,6 +14,7 @@
 
 #include "sitepatch/audit/facts.hpp"
 #include "sitepatch/engine/try.hpp"
+#include "sitepatch/host/overlay.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -38,6 +39,7 @@ std::string edit_yaml(const Fix& f) {
   std::string out = "  - module: " + f.module + "\n    function: " + f.function + "\n";
   if (f.action == "replace-body") out += "    replace-body: |\n" + yaml_block(f.code, "      ");
   else out += "    " + f.action + ": " + f.code + "\n";
+  if (!f.position.empty()) out += "    position: " + f.position + "\n";
   if (!f.ensure_import.empty()) out += "    ensure-import: " + f.ensure_import + "\n";
   return out;
 }
@@ -116,6 +118,9 @@ Candidate decorate(const PlacedFrame& f, Candidate::Kind kind) {
   c.fix.dist = f.dist;
   c.fix.version = f.version;
   if (kind == Candidate::assume_constant) {
+    // Next to the def: dynamo traces through functools' caches above it, not through
+    // assume_constant_result above a cache.
+    c.fix.position = "innermost";
     c.fix.why = "dynamo runs " + f.qualified + " once while tracing and keeps its result as a constant";
     c.fix.cost = "the result is frozen in the compiled graph: a different result later (another device, a changed "
                  "config) is not seen until a recompile";
@@ -266,7 +271,14 @@ class Search {
     read_counts(log, t.counts);
     t.counts.unsupported = r.status != 0 && log.find("torch._dynamo.exc.Unsupported") != std::string::npos;
     auto breaks = breaks_of(log);
-    if (!breaks.empty()) e = explain(s_, std::move(breaks), rules_, hints_);
+    if (!breaks.empty()) {
+      // The log's lines are those of the planned texts: read them, not the files on disk.
+      std::map<std::string, std::string> texts;
+      for (const FileChange& f : p.files) texts[f.path] = f.new_text;
+      auto view = host::overlay_host(s_.host, std::move(texts));
+      Session seen(*view, s_.env, s_.state_dir);
+      e = explain(seen, std::move(breaks), rules_, hints_);
+    }
     for (auto& b : e.breaks)
       if (b.in_library()) {
         ++t.counts.library_breaks;

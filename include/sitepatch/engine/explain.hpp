@@ -44,6 +44,7 @@ struct Fix {
   std::string module, function;  // target
   std::string action;            // "add-decorator" or "replace-body"
   std::string code;              // the decorator, or the body
+  std::string position;          // add-decorator's, when not the default (outermost): "innermost"
   std::string ensure_import;
   std::string hint;              // the hint that proposed it, "" for the default
   std::string why;               // what it does
