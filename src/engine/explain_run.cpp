@@ -107,7 +107,7 @@ class ConstantCheck {
   std::map<std::string, std::optional<audit::ModuleFacts>> cache_;
 };
 
-Candidate decorate(const PlacedFrame& f, Candidate::Kind kind) {
+Candidate decorate(const site::Environment& env, const PlacedFrame& f, Candidate::Kind kind) {
   Candidate c;
   c.kind = kind;
   c.fix.module = f.module;
@@ -117,6 +117,7 @@ Candidate decorate(const PlacedFrame& f, Candidate::Kind kind) {
   c.fix.ensure_import = "import torch";
   c.fix.dist = f.dist;
   c.fix.version = f.version;
+  c.shared = !f.site_dir.empty() && !shared_owner(env, f.site_dir).empty();
   if (kind == Candidate::assume_constant) {
     // Next to the def: dynamo traces through functools' caches above it, not through
     // assume_constant_result above a cache.
@@ -139,6 +140,12 @@ bool improves(const RunCounts& before, const RunCounts& now, const std::vector<s
     why = "the command failed (exit " + std::to_string(now.status) + ") where it ran before";
     return false;
   }
+  if (now.status != 0 && !now.unsupported) {
+    // Not dynamo declining a construct: the fix broke the run (InternalTorchDynamoError,
+    // an exception of the library's own).
+    why = "the command failed with another error (exit " + std::to_string(now.status) + ")";
+    return false;
+  }
   if (now.compiled() && !before.compiled()) {
     why = "the command now runs and dynamo raises nothing (fullgraph=True compiles)";
     return true;
@@ -147,21 +154,23 @@ bool improves(const RunCounts& before, const RunCounts& now, const std::vector<s
     why = "graph breaks " + n(before.graph_breaks) + " -> " + n(now.graph_breaks);
     return true;
   }
+  bool failing = !before.compiled() && !now.compiled();
+  bool moved = std::any_of(new_breaks.begin(), new_breaks.end(),
+                           [](const std::string& b) { return b.find(kDisabledCall) != std::string::npos; });
+  if (failing && moved) {
+    // fullgraph=True stops where the disabled function is called: nothing was won.
+    why = "the break only moved to where the disabled function is called";
+    return false;
+  }
   if (now.library_breaks < before.library_breaks) {
     why = "breaks inside libraries " + std::to_string(before.library_breaks) + " -> " +
           std::to_string(now.library_breaks);
     return true;
   }
-  if (!before.compiled() && !now.compiled() && !gone.empty()) {
+  if (failing && !gone.empty()) {
     // fullgraph=True stops at the first break: past this one, dynamo met the next.
-    bool moved = std::any_of(new_breaks.begin(), new_breaks.end(),
-                             [](const std::string& b) { return b.find(kDisabledCall) != std::string::npos; });
-    if (!moved) {
-      why = "dynamo got past " + gone.front() + (new_breaks.empty() ? "" : " and stops at " + new_breaks.front());
-      return true;
-    }
-    why = "the break only moved to where the disabled function is called";
-    return false;
+    why = "dynamo got past " + gone.front() + (new_breaks.empty() ? "" : " and stops at " + new_breaks.front());
+    return true;
   }
   why = "no better: graph breaks " + n(before.graph_breaks) + " -> " + n(now.graph_breaks) + ", graphs " +
         n(before.graphs) + " -> " + n(now.graphs);
@@ -279,11 +288,10 @@ class Search {
       Session seen(*view, s_.env, s_.state_dir);
       e = explain(seen, std::move(breaks), rules_, hints_);
     }
-    for (auto& b : e.breaks)
-      if (b.in_library()) {
-        ++t.counts.library_breaks;
-        t.breaks.push_back(break_text(b));
-      }
+    for (auto& b : e.breaks) {
+      t.counts.library_breaks += b.in_library();
+      t.breaks.push_back(break_text(b));
+    }
     spdlog::info("explain --run: exit {}, {:.1f} s, graphs {}, graph breaks {}, {} in libraries", r.status,
                  t.counts.seconds, t.counts.graphs, t.counts.graph_breaks, t.counts.library_breaks);
     return t;
@@ -339,9 +347,12 @@ std::vector<Candidate> candidates(Session& s, const Explanation& e) {
       if (f.kind == explain::FrameKind::library && f.mapped && !f.qualified.empty()) frames.push_back(&f);
     }
     for (const PlacedFrame* f : frames)
-      if (constant.fixed(*f)) add(decorate(*f, Candidate::assume_constant));
-    for (const PlacedFrame* f : frames) add(decorate(*f, Candidate::disable));
+      if (constant.fixed(*f)) add(decorate(s.env, *f, Candidate::assume_constant));
+    for (const PlacedFrame* f : frames) add(decorate(s.env, *f, Candidate::disable));
   }
+  // A fix in a folder the environment shares (a .pth folder, the system's) needs
+  // apply --system and reaches every environment that shares it: tried last.
+  std::stable_partition(out.begin(), out.end(), [&](const Candidate& c) { return !c.shared; });
   return out;
 }
 

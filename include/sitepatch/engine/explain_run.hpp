@@ -27,6 +27,7 @@ struct RunCounts {
 struct Candidate {
   enum Kind { hint, assume_constant, disable } kind = disable;
   Fix fix;            // module, function, action, code, ensure_import, why, cost, dist
+  bool shared = false;  // its file is in a folder the environment shares (apply needs --system)
   std::string key() const { return fix.module + ":" + fix.function + " " + fix.action + " " + fix.code; }
   std::string describe() const;  // "assume_constant_result on pkg.mod:get_version"
 };
@@ -37,7 +38,7 @@ struct TriedRun {
   RunCounts counts;
   bool kept = false;
   std::string verdict;               // why kept or not
-  std::vector<std::string> breaks;   // the library breaks its log shows, as "operation at file:line"
+  std::vector<std::string> breaks;   // the breaks its log shows, as "operation at file:line"
 };
 
 struct ProvenFixes {
