@@ -984,11 +984,50 @@ def op_unlock(req):
     return {}
 
 
+def op_run(req):
+    # A user's command (try, apply --check, explain --run) with files of its own in a
+    # private folder (mkdtemp: 0700, a name nobody chose), removed after it; its output
+    # comes back whole in the reply.
+    import shutil
+    import subprocess
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="sitepatch-run-")
+    try:
+        for name, content in req.get("files", {}).items():
+            if not name or "/" in name or name.startswith("."):
+                raise Refused("run: file name %r" % (name,))
+            fd = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(content.encode("utf-8"))
+        env = dict(os.environ)
+        for key, value in req.get("env", {}).items():
+            env[key] = value.replace("{dir}", folder)
+
+        def first(key, path):
+            env[key] = path + (":" + env[key] if env.get(key) else "")
+
+        for key in req.get("path_first", []):
+            first(key, folder)
+        for key, path in req.get("path_first_dirs", {}).items():
+            first(key, path)
+        argv = req["argv"]
+        try:
+            p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except OSError as e:
+            raise Refused("cannot run %s: %s" % (argv[0], e.strerror))
+        out, err = p.communicate()
+        status = p.returncode if p.returncode >= 0 else 128 - p.returncode
+        return {"status": status, "out": out.decode("utf-8", "replace"), "err": err.decode("utf-8", "replace")}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 OPS = {
     "hello": op_hello, "compile": op_compile, "read": op_read, "read_lines": op_read_lines, "search": op_search, "list": op_list,
     "realpath": op_realpath, "write": op_write, "remove": op_remove,
     "lock": op_lock, "unlock": op_unlock, "list_many": op_list_many, "snapshot": op_snapshot,
-    "importable": op_importable,
+    "importable": op_importable, "run": op_run,
 }
 
 

@@ -295,6 +295,20 @@ site::Environment AgentClient::hello() {
   return env;
 }
 
+CommandResult AgentClient::run_command(const CommandRun& run) {
+  json r = call({{"op", "run"},
+                 {"argv", run.argv},
+                 {"files", run.files},
+                 {"env", run.env},
+                 {"path_first", run.path_first},
+                 {"path_first_dirs", run.path_first_dirs}});
+  CommandResult out;
+  out.status = r.at("status").get<int>();
+  out.out = r.at("out").get<std::string>();
+  out.err = r.at("err").get<std::string>();
+  return out;
+}
+
 std::vector<bool> AgentClient::importable(const std::vector<std::string>& modules) {
   json r = call({{"op", "importable"}, {"modules", modules}});
   std::vector<bool> out;

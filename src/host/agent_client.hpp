@@ -45,6 +45,8 @@ class AgentClient {
   site::Environment hello();
   std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources);
   std::vector<bool> importable(const std::vector<std::string>& modules);
+  /// Host::run_command there; the output comes back whole (never passed through).
+  CommandResult run_command(const CommandRun& run);
   std::vector<FileData> read(const std::vector<std::string>& paths);
   /// Host::read_lines, filtered on the far side.
   std::vector<FileData> read_lines(const std::vector<std::string>& paths, const std::vector<std::string>& needles);

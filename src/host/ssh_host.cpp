@@ -1,5 +1,6 @@
 // Another machine through the system OpenSSH client: one connection per command,
 // the agent run there by the environment's own Python, nothing installed.
+#include <cstdio>
 #include <unistd.h>
 
 #include <cctype>
@@ -96,6 +97,20 @@ class SshHost : public Host {
   void remove(const std::vector<std::string>& paths) override { a().remove(paths); }
   std::vector<bool> importable(const std::vector<std::string>& modules) override {
     return modules.empty() ? std::vector<bool>{} : a().importable(modules);
+  }
+
+  // The command runs there, through the agent on the one connection; its output comes
+  // back when it ends and is printed here unless the caller collects it.
+  CommandResult run_command(const CommandRun& run) override {
+    CommandResult r = a().run_command(run);
+    if (!run.capture) {
+      std::fwrite(r.out.data(), 1, r.out.size(), stdout);
+      std::fflush(stdout);
+      std::fwrite(r.err.data(), 1, r.err.size(), stderr);
+      r.out.clear();
+      r.err.clear();
+    }
+    return r;
   }
 
   std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources) override {

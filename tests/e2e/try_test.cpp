@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "e2e_support.hpp"
+#include "support/sshd.hpp"
 #include "sitepatch/util/hash.hpp"
 
 namespace fs = std::filesystem;
@@ -207,4 +208,35 @@ TEST_CASE("try works with the oldest and the newest Python supported", "[e2e][tr
     CHECK(r.out == "patched\npatched\n");
     CHECK(state_of(venv.root) == before);
   }
+}
+
+TEST_CASE("remote: try runs the command there over the one connection, and apply --check-with rolls back there",
+          "[e2e][remote][try]") {
+  testsupport::TestSshd sshd;
+  testsupport::TempDir tmp;
+  testsupport::Venv venv = testsupport::Venv::create(sshd.local("/srv/venv"));
+  testsupport::spit(venv.site_packages + "/probe/__init__.py", kProbe);
+  testsupport::spit(tmp.path + "/fix.yaml", kRecipe);
+  auto sp = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv", "/srv/venv"});
+    return testsupport::run_sitepatch(args);
+  };
+  auto before = state_of(venv.root);
+  int connections = sshd.connections();
+  // /srv/venv exists only there: the command ran on that host.
+  auto r = sp({"try", tmp.path + "/fix.yaml", "--", "/srv/venv/bin/python", "-c",
+               "import probe, sys; print(probe.answer()); sys.exit(5)"});
+  INFO(r.err);
+  CHECK(r.status == 5);
+  CHECK(r.out == "patched\n");
+  CHECK(sshd.connections() == connections + 1);
+  CHECK(state_of(venv.root) == before);
+
+  auto checked = sp({"apply", "--check-with", "python -c 'import probe; assert probe.answer() == \"unpatched\"'",
+                     tmp.path + "/fix.yaml"});
+  INFO(checked.err);
+  CHECK(checked.status == 1);
+  CHECK(checked.err.find("AssertionError") != std::string::npos);
+  CHECK(checked.err.find("rolled back probe-fix") != std::string::npos);
+  CHECK(testsupport::slurp(venv.site_packages + "/probe/__init__.py") == kProbe);
 }
