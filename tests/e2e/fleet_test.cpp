@@ -437,6 +437,8 @@ TEST_CASE("fleet: the tasks on the controller's own venv, and the errors they re
   };
   std::string play =
       "- name: Local\n  hosts: me\n  gather_facts: false\n  tasks:\n" +
+      task("check_failed", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe +
+                               "]\n        check_command: echo warm-up died; exit 7\n") +
       task("applied", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n") +
       task("info", "      sitepatch.fleet.sitepatch_info:\n") +
       task("unknown_function", "      sitepatch.fleet.sitepatch:\n        recipes: [" + bad + "]\n") +
@@ -445,7 +447,7 @@ TEST_CASE("fleet: the tasks on the controller's own venv, and the errors they re
       task("become", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n      become: true\n") +
       task("rolled_back", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n        state: absent\n") +
       "    - name: Report\n      ansible.builtin.copy:\n"
-      "        content: \"{{ dict(applied=applied, info=info, unknown_function=unknown_function, no_venv=no_venv,"
+      "        content: \"{{ dict(check_failed=check_failed, applied=applied, info=info, unknown_function=unknown_function, no_venv=no_venv,"
       " no_binary=no_binary, become=become, rolled_back=rolled_back) | to_json }}\"\n"
       "        dest: " + tmp.path + "/report.json\n        mode: \"0644\"\n";
   testsupport::spit(tmp.path + "/local.yml", play);
@@ -454,6 +456,11 @@ TEST_CASE("fleet: the tasks on the controller's own venv, and the errors they re
   REQUIRE(r.status == 0);
   auto j = json::parse(testsupport::slurp(tmp.path + "/report.json"));
 
+  // A failing check_command: the apply rolled back there, the task failed with its output.
+  CHECK(j["check_failed"]["failed"] == true);
+  CHECK(j["check_failed"]["rc"] == 1);
+  CHECK(j["check_failed"]["msg"] ==
+        "check failed: `echo warm-up died; exit 7` exited 7; the apply was rolled back on this host\nwarm-up died");
   CHECK(j["applied"]["changed"] == true);
   CHECK(j["applied"]["cmd"][1] == "--venv");  // no --host for the local connection
   CHECK(j["applied"]["distributions"] == json::array({"flashinfer-python==0.5.3"}));

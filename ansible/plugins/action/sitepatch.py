@@ -21,6 +21,7 @@ ARGUMENTS = dict(
     venv=dict(type='str'),
     force=dict(type='bool', default=False),
     system=dict(type='bool', default=False),
+    check_command=dict(type='str'),
     state_dir=dict(type='str'),
     lock_timeout=dict(type='int'),
     executable=dict(type='str'),
@@ -62,6 +63,10 @@ class ActionModule(ActionBase):
         check = bool(self._task.check_mode)
         if state == 'present':
             flags = (['--force'] if args['force'] else []) + (['--system'] if args['system'] else [])
+            if args['check_command'] and not check:
+                # Run on the host after the write; a failure rolls this host back, and
+                # fails this host's task alone.
+                flags += ['--check-with', args['check_command']]
             # plan takes no flags; `apply --dry-run` is plan with them.
             command, extra = ('apply', flags + ['--dry-run']) if check and flags else ('plan' if check else 'apply', flags)
             argv, rc, doc, err = runner.run(executable, globals_, command, extra + recipes)

@@ -64,6 +64,15 @@ options:
       - C(sitepatch apply --system) (write into folders the environment shares but does not own).
     type: bool
     default: false
+  check_command:
+    description:
+      - C(sitepatch apply --check-with), with C(state=present). A command run on the host
+        after the write (C(sh -c), the environment's C(bin) first on C(PATH)), such as a
+        smoke test or the model server's warm-up. If it fails, that host's apply is rolled
+        back (pip's bytes again, the history keeping both) and its task fails with the
+        command's output; the other hosts go on.
+      - Not run in check mode.
+    type: str
   state_dir:
     description: C(sitepatch --state-dir), where the history is kept on the host.
     type: str

@@ -143,6 +143,13 @@ def failure(rc, document, stderr):
                 edit.get('recipe_file'), edit.get('recipe_line'), edit.get('recipe_column'),
                 edit.get('recipe'), edit.get('target'), edit.get('action'), edit.get('message')))
     lines += (document or {}).get('problems', [])
+    check = (document or {}).get('check')
+    if isinstance(check, dict) and not check.get('ok'):  # apply --check-with: rolled back
+        lines.append('check failed: %s exited %s; the apply was rolled back on this host' % (
+            check.get('what'), check.get('status')))
+        output = (check.get('stdout') or '') + (check.get('stderr') or '')
+        if output.strip():
+            lines.append(output.rstrip())
     if not lines:
         lines = [line for line in stderr.splitlines() if line.strip()] or ['sitepatch failed']
     message = '\n'.join(lines)
