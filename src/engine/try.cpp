@@ -1,25 +1,26 @@
 // try: the plan's new texts, handed to an import hook in the command's Pythons.
 #include "sitepatch/engine/try.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "sitepatch/site/environment.hpp"
+#include "sitepatch/util/error.hpp"
 #include "sitepatch_try_hook_source.hpp"
 
 namespace sitepatch::engine {
 
 host::CommandRun try_run(const Plan& p, const std::vector<std::string>& argv) {
-  nlohmann::json files = nlohmann::json::array();
-  for (const FileChange& f : p.files)
-    files.push_back({{"path", f.path},
-                     {"module", site::module_for_file(f.rel)},
-                     {"old_sha256", f.old_sha},
-                     {"text", f.new_text}});
+  // try_hook.py's manifest: lines and byte counts, which Python reads without json.
+  std::string manifest = "sitepatch-try 1\n";
+  for (const FileChange& f : p.files) {
+    std::string module = site::module_for_file(f.rel);
+    if (f.path.find('\n') != std::string::npos)
+      throw Error("cannot try a change to a file whose path holds a newline: " + f.path);
+    manifest += f.path + "\n" + module + "\n" + f.old_sha + "\n" + std::to_string(f.new_text.size()) + "\n" + f.new_text;
+  }
   host::CommandRun run;
   run.argv = argv;
   run.files["sitecustomize.py"] = embedded::try_hook_source;
-  run.files["try.json"] = nlohmann::json{{"files", files}}.dump();
-  run.env["SITEPATCH_TRY"] = "{dir}/try.json";
+  run.files["try.manifest"] = manifest;
+  run.env["SITEPATCH_TRY"] = "{dir}/try.manifest";
   run.env["PYTHONDONTWRITEBYTECODE"] = "1";
   run.path_first = {"PYTHONPATH"};
   return run;

@@ -9,28 +9,55 @@ import os
 import sys
 
 
+def _sitepatch_try_read(data):
+    # "sitepatch-try 1", then per file: its path, module, sha256 and byte count on a line
+    # each, then that many bytes of text.
+    head = b"sitepatch-try 1\n"
+    if not data.startswith(head):
+        raise ValueError("not a manifest of this version")
+    pos = len(head)
+    by_path, names = {}, set()
+    while pos < len(data):
+        fields = []
+        for _ in range(4):
+            end = data.index(b"\n", pos)
+            fields.append(data[pos:end].decode("utf-8"))
+            pos = end + 1
+        size = int(fields[3])
+        text = data[pos:pos + size].decode("utf-8")
+        pos += size
+        by_path[os.path.realpath(fields[0])] = {"module": fields[1], "old_sha256": fields[2], "text": text}
+        names.add(fields[1])
+    return by_path, names
+
+
+def _sitepatch_sha256(data):
+    # The interpreter's own sha256 where it has one: hashlib loads OpenSSL (3 ms).
+    for name in ("_sha2", "_sha256"):
+        try:
+            return __import__(name).sha256(data).hexdigest()
+        except (ImportError, AttributeError):
+            pass
+    import hashlib
+    return hashlib.sha256(data).hexdigest()
+
+
 def _sitepatch_try_install():
     manifest = os.environ.get("SITEPATCH_TRY")
     if not manifest:
         return
-    import hashlib
-    import importlib.abc
+    # Not importlib.abc: it imports importlib.resources and pathlib, 16 ms of every
+    # Python start; nor json (re, enum: 7 ms): the manifest is lines and byte counts.
+    # The import system takes any object with these methods.
     import importlib.machinery
-    import json
-    import linecache
 
     try:
-        with open(manifest, encoding="utf-8") as f:
-            spec = json.load(f)
+        with open(manifest, "rb") as f:
+            data = f.read()
+        by_path, names = _sitepatch_try_read(data)
     except (OSError, ValueError) as e:
         sys.stderr.write("sitepatch try: %s unreadable (%s); running unpatched\n" % (manifest, e))
         return
-    # A file is patched where it is the one the plan read: same real path, same bytes.
-    by_path = {}
-    names = set()
-    for entry in spec.get("files", []):
-        by_path[os.path.realpath(entry["path"])] = entry
-        names.add(entry["module"])
     warned = set()
 
     def warn(key, message):
@@ -38,7 +65,7 @@ def _sitepatch_try_install():
             warned.add(key)
             sys.stderr.write("sitepatch try: " + message + "\n")
 
-    class PatchedLoader(importlib.abc.Loader):
+    class PatchedLoader(object):
         """Runs the recipe's text with the real file's name: tracebacks, inspect and
         dynamo see the patched lines; no bytecode is read or written."""
 
@@ -72,7 +99,7 @@ def _sitepatch_try_install():
             reader = getattr(self._inner, "get_resource_reader", None)
             return reader(name) if reader else None
 
-    class PatchedFinder(importlib.abc.MetaPathFinder):
+    class PatchedFinder(object):
         def find_spec(self, fullname, path=None, target=None):
             if fullname not in names:
                 return None
@@ -86,7 +113,7 @@ def _sitepatch_try_install():
                 return None
             try:
                 with open(found.origin, "rb") as f:
-                    now = hashlib.sha256(f.read()).hexdigest()
+                    now = _sitepatch_sha256(f.read())
             except OSError:
                 return None
             if now != entry["old_sha256"]:
@@ -97,6 +124,7 @@ def _sitepatch_try_install():
             found.cached = None
             # linecache keeps entries whose mtime is None: tracebacks and inspect read
             # the patched lines, not the file on disk.
+            import linecache
             linecache.cache[found.origin] = (len(text), None, text.splitlines(True), found.origin)
             return found
 
