@@ -14,14 +14,6 @@ namespace sitepatch::cli {
 
 namespace {
 
-// `text` as a YAML `|` block at `indent` spaces.
-std::string block(const std::string& text, const std::string& indent) {
-  std::string out;
-  for (auto& l : util::split(text, '\n')) out += l.empty() ? "\n" : indent + l + "\n";
-  while (util::ends_with(out, "\n\n")) out.pop_back();
-  return out;
-}
-
 std::string one_line(std::string s) {
   for (auto& c : s)
     if (c == '\n') c = ' ';
@@ -78,11 +70,7 @@ std::string explain_recipe(const engine::Explanation& e, const std::vector<std::
     if (!f.ahead.empty())
       out += "  # ahead of the log (the walk from your code finds it next): " + util::join(f.ahead, ", ") + "\n";
     out += "  # cost: " + one_line(f.cost) + "\n";
-    out += "  - module: " + f.module + "\n";
-    out += "    function: " + f.function + "\n";
-    if (f.action == "replace-body") out += "    replace-body: |\n" + block(f.code, "      ");
-    else out += "    " + f.action + ": " + f.code + "\n";
-    if (!f.ensure_import.empty()) out += "    ensure-import: " + f.ensure_import + "\n";
+    out += engine::edit_yaml(f);
   }
   return out;
 }

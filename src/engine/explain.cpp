@@ -168,6 +168,27 @@ void sort_chains(ExplainedBreak& b, const std::vector<Fix>& fixes) {
 
 }  // namespace
 
+namespace {
+
+// `text` as a YAML `|` block at `indent` spaces.
+std::string yaml_block(const std::string& text, const std::string& indent) {
+  std::string out;
+  for (auto& l : util::split(text, '\n')) out += l.empty() ? "\n" : indent + l + "\n";
+  while (util::ends_with(out, "\n\n")) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string edit_yaml(const Fix& f) {
+  std::string out = "  - module: " + f.module + "\n    function: " + f.function + "\n";
+  if (f.action == "replace-body") out += "    replace-body: |\n" + yaml_block(f.code, "      ");
+  else out += "    " + f.action + ": " + f.code + "\n";
+  if (!f.position.empty()) out += "    position: " + f.position + "\n";
+  if (!f.ensure_import.empty()) out += "    ensure-import: " + f.ensure_import + "\n";
+  return out;
+}
+
 std::string detail::disable_cost(const std::string& fn) { return replace_all(kDisableCost, "{fn}", fn); }
 
 Fix detail::disable_fix(const std::string& module, const std::string& qualified) {

@@ -28,22 +28,6 @@ constexpr const char* kCountsMark = "sitepatch-dynamo-counts: ";
 // that only moves the break there did not fix it for fullgraph=True.
 constexpr const char* kDisabledCall = "torch.compiler.disable";
 
-std::string yaml_block(const std::string& text, const std::string& indent) {
-  std::string out;
-  for (auto& l : util::split(text, '\n')) out += l.empty() ? "\n" : indent + l + "\n";
-  while (util::ends_with(out, "\n\n")) out.pop_back();
-  return out;
-}
-
-std::string edit_yaml(const Fix& f) {
-  std::string out = "  - module: " + f.module + "\n    function: " + f.function + "\n";
-  if (f.action == "replace-body") out += "    replace-body: |\n" + yaml_block(f.code, "      ");
-  else out += "    " + f.action + ": " + f.code + "\n";
-  if (!f.position.empty()) out += "    position: " + f.position + "\n";
-  if (!f.ensure_import.empty()) out += "    ensure-import: " + f.ensure_import + "\n";
-  return out;
-}
-
 // The breaks of a run's log, each once.
 std::vector<LoggedBreak> breaks_of(const std::string& log) {
   explain::LogReading reading = explain::read_log(log);

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "sitepatch/util/hash.hpp"
+
 namespace fs = std::filesystem;
 
 namespace e2e {
@@ -13,6 +15,17 @@ std::map<std::string, std::string> read_tree(const std::string& dir) {
     files[fs::relative(e.path(), dir).string()] = testsupport::slurp(e.path().string());
   }
   return files;
+}
+
+std::map<std::string, std::string> tree_state(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (auto& e : fs::recursive_directory_iterator(root)) {
+    std::string rel = e.path().string().substr(root.size());
+    if (e.is_symlink()) out[rel] = "-> " + fs::read_symlink(e.path()).string();
+    else if (e.is_regular_file()) out[rel] = sitepatch::util::sha256_hex(testsupport::slurp(e.path().string()));
+    else out[rel] = "dir";
+  }
+  return out;
 }
 
 std::string data_wheel(const std::string& name, const std::string& version, const std::string& out) {

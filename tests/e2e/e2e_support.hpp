@@ -14,6 +14,10 @@ namespace e2e {
 /// Every file under `dir`, by path relative to it.
 std::map<std::string, std::string> read_tree(const std::string& dir);
 
+/// Every entry under `root` (folders, links, each file's sha256), __pycache__ included:
+/// what a command that must write nothing leaves as it was.
+std::map<std::string, std::string> tree_state(const std::string& root);
+
 /// A wheel of tests/data/packages/<name>-<version>/.
 std::string data_wheel(const std::string& name, const std::string& version, const std::string& out);
 

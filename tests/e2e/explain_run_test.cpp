@@ -3,31 +3,24 @@
 // are what dynamo measured here for the gpukern fixture.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "gpukern_fixture.hpp"
-#include "sitepatch/util/hash.hpp"
-
-namespace fs = std::filesystem;
 
 namespace {
-
-std::map<std::string, std::string> state_of(const std::string& root) {
-  std::map<std::string, std::string> out;
-  for (auto& e : fs::recursive_directory_iterator(root)) {
-    std::string rel = e.path().string().substr(root.size());
-    if (e.is_regular_file()) out[rel] = sitepatch::util::sha256_hex(testsupport::slurp(e.path().string()));
-    else out[rel] = e.is_symlink() ? "link" : "dir";
-  }
-  return out;
-}
 
 std::vector<std::string> kept_functions(const nlohmann::json& j) {
   std::vector<std::string> out;
   for (auto& k : j["kept"]) out.push_back(k["module"].get<std::string>() + ":" + k["function"].get<std::string>());
   return out;
+}
+
+// What docs/schema/explain.json says is wrong with a document ("" when nothing).
+std::string violations(const std::string& document) {
+  auto r = sitepatch::util::run({"/usr/bin/python3", std::string(SITEPATCH_SOURCE_DIR) + "/tests/support/validate_schema.py",
+                                 std::string(SITEPATCH_SOURCE_DIR) + "/docs/schema/explain.json", "-"},
+                                document);
+  return r.status != 0 && r.out.empty() ? "validate_schema.py failed: " + r.err : r.out;
 }
 
 const std::vector<std::string> kProbes = {"gpukern.env:device_capability", "gpukern.env:cuda_version",
@@ -38,11 +31,12 @@ const std::vector<std::string> kProbes = {"gpukern.env:device_capability", "gpuk
 TEST_CASE("explain --run proves assume_constant_result on each probe: fullgraph=True compiles, in N+1 runs",
           "[e2e][explain][torch]") {
   gpukern::Env env;
-  auto before = state_of(env.venv.root);
+  auto before = e2e::tree_state(env.venv.root);
   std::string recipe = env.tmp.path + "/proven.yaml";
   auto r = env.sp({"--json", "explain", "--run", "python probe.py --fullgraph", "--recipe", recipe});
   INFO(r.out + r.err);
   REQUIRE(r.status == 0);  // no break left inside a library
+  CHECK(violations(r.out) == "");
   auto j = nlohmann::json::parse(r.out);
   // 3 breaks in library code, none rejected: 3 + 0 + 1 runs.
   REQUIRE(j["runs"].size() == 4);
@@ -61,7 +55,7 @@ TEST_CASE("explain --run proves assume_constant_result on each probe: fullgraph=
   CHECK(kept_functions(j) == kProbes);
   CHECK(j["stop"] == "no break left inside a library");
   // Nothing was written to the environment; the recipe was written where asked.
-  CHECK(state_of(env.venv.root) == before);
+  CHECK(e2e::tree_state(env.venv.root) == before);
   std::string text = testsupport::slurp(recipe);
   CHECK(text.find("add-decorator: torch.compiler.assume_constant_result\n    position: innermost\n") !=
         std::string::npos);
@@ -104,6 +98,7 @@ TEST_CASE("explain --run says what no fix helped: the JIT loader's file lock und
   auto r = env.sp({"--json", "explain", "--run", "python repro.py --fullgraph"});
   INFO(r.out + r.err);
   CHECK(r.status == 3);  // a break is left inside a library
+  CHECK(violations(r.out) == "");
   auto j = nlohmann::json::parse(r.out);
   // quantize asks the getter first: dynamo 2.13 gets past it with its result assumed
   // constant, then past two probes; the config read fails another way once the getter's

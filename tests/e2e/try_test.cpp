@@ -9,7 +9,6 @@
 
 #include "e2e_support.hpp"
 #include "support/sshd.hpp"
-#include "sitepatch/util/hash.hpp"
 
 namespace fs = std::filesystem;
 
@@ -40,19 +39,6 @@ edits:
       return "patched"
 )";
 
-// Every file under `root` (links as their target path), with its bytes' hash: what a
-// run must leave as it was.
-std::map<std::string, std::string> state_of(const std::string& root) {
-  std::map<std::string, std::string> out;
-  for (auto& e : fs::recursive_directory_iterator(root)) {
-    std::string rel = e.path().string().substr(root.size());
-    if (e.is_symlink()) out[rel] = "-> " + fs::read_symlink(e.path()).string();
-    else if (e.is_regular_file()) out[rel] = sitepatch::util::sha256_hex(testsupport::slurp(e.path().string()));
-    else out[rel] = "dir";
-  }
-  return out;
-}
-
 struct TryEnv {
   testsupport::TempDir tmp;
   testsupport::Venv venv;
@@ -75,7 +61,7 @@ struct TryEnv {
 
 TEST_CASE("try runs a command with the recipe in effect and writes nothing", "[e2e][try]") {
   TryEnv env;
-  auto before = state_of(env.venv.root);
+  auto before = e2e::tree_state(env.venv.root);
   auto r = env.try_python("import probe, inspect, sys; print(probe.answer()); print(inspect.getsource(probe.answer)); "
                           "sys.exit(7)");
   INFO(r.out + r.err);
@@ -83,13 +69,13 @@ TEST_CASE("try runs a command with the recipe in effect and writes nothing", "[e
   CHECK(r.out == "patched\ndef answer():\n    return \"patched\"\n\n");
   CHECK(r.err == "sitepatch try: probe/__init__.py patched for this run; the environment is not written\n");
   // Byte for byte: no __pycache__, no history, no marker, the file as it was.
-  CHECK(state_of(env.venv.root) == before);
+  CHECK(e2e::tree_state(env.venv.root) == before);
   CHECK(env.venv.run_python("import probe; print(probe.answer())").out == "unpatched\n");
 }
 
 TEST_CASE("try reaches every Python process the command starts", "[e2e][try]") {
   TryEnv env;
-  auto before = state_of(env.venv.root);
+  auto before = e2e::tree_state(env.venv.root);
   SECTION("subprocess") {
     auto r = env.try_python(
         "import subprocess, sys; subprocess.run([sys.executable, '-c', 'import probe; print(probe.answer())'])");
@@ -120,7 +106,7 @@ TEST_CASE("try reaches every Python process the command starts", "[e2e][try]") {
     INFO(r.err);
     CHECK(r.out == "patched\n");
   }
-  CHECK(state_of(env.venv.root) == before);
+  CHECK(e2e::tree_state(env.venv.root) == before);
 }
 
 TEST_CASE("try keeps the environment's own sitecustomize", "[e2e][try]") {
@@ -199,14 +185,14 @@ TEST_CASE("try works with the oldest and the newest Python supported", "[e2e][tr
     auto venv = testsupport::venv_from(testsupport::pyenv_python(minor), tmp.path + "/venv", false);
     testsupport::spit(venv.site_packages + "/probe/__init__.py", kProbe);
     testsupport::spit(tmp.path + "/fix.yaml", kRecipe);
-    auto before = state_of(venv.root);
+    auto before = e2e::tree_state(venv.root);
     auto r = testsupport::run_sitepatch({"--venv", venv.root, "try", tmp.path + "/fix.yaml", "--", venv.python, "-c",
                                          "import probe, subprocess, sys; print(probe.answer()); sys.stdout.flush(); "
                                          "subprocess.run([sys.executable, '-c', 'import probe; print(probe.answer())'])"});
     INFO(r.err);
     CHECK(r.status == 0);
     CHECK(r.out == "patched\npatched\n");
-    CHECK(state_of(venv.root) == before);
+    CHECK(e2e::tree_state(venv.root) == before);
   }
 }
 
@@ -221,7 +207,7 @@ TEST_CASE("remote: try runs the command there over the one connection, and apply
     args.insert(args.begin(), {"--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv", "/srv/venv"});
     return testsupport::run_sitepatch(args);
   };
-  auto before = state_of(venv.root);
+  auto before = e2e::tree_state(venv.root);
   int connections = sshd.connections();
   // /srv/venv exists only there: the command ran on that host.
   auto r = sp({"try", tmp.path + "/fix.yaml", "--", "/srv/venv/bin/python", "-c",
@@ -230,7 +216,7 @@ TEST_CASE("remote: try runs the command there over the one connection, and apply
   CHECK(r.status == 5);
   CHECK(r.out == "patched\n");
   CHECK(sshd.connections() == connections + 1);
-  CHECK(state_of(venv.root) == before);
+  CHECK(e2e::tree_state(venv.root) == before);
 
   auto checked = sp({"apply", "--check-with", "python -c 'import probe; assert probe.answer() == \"unpatched\"'",
                      tmp.path + "/fix.yaml"});

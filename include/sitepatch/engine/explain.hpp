@@ -108,6 +108,9 @@ struct Explanation {
 Explanation explain(Session& s, std::vector<LoggedBreak> breaks, const audit::RuleSet& rules,
                     const explain::HintSet& hints);
 
+/// One edit of a recipe, as `edits:` lists it ("  - module: ..."), for the fix `f`.
+std::string edit_yaml(const Fix& f);
+
 /// The break's frames placed without an environment (paths only): what a log says
 /// when no break is inside a library.
 std::vector<PlacedFrame> place_by_path(const explain::Break& b);
