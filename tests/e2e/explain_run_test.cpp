@@ -53,11 +53,16 @@ TEST_CASE("explain --run proves assume_constant_result on each probe: fullgraph=
   CHECK(last["graph_breaks"] == 0);
   CHECK(j["runs"][3]["verdict"] == "the command now runs and dynamo raises nothing (fullgraph=True compiles)");
   CHECK(kept_functions(j) == kProbes);
+  // The version probe is annotated `-> str`: the shipped hint's traceable body is the
+  // narrowest fix for it, tried before any decorator.
+  CHECK(j["runs"][2]["tried"] == "hint cuda-version-from-torch (a traceable body) for gpukern.env:cuda_version");
   CHECK(j["stop"] == "no break left inside a library");
   // Nothing was written to the environment; the recipe was written where asked.
   CHECK(e2e::tree_state(env.venv.root) == before);
   std::string text = testsupport::slurp(recipe);
   CHECK(text.find("add-decorator: torch.compiler.assume_constant_result\n    position: innermost\n") !=
+        std::string::npos);
+  CHECK(text.find("    function: cuda_version\n    replace-body: |\n      return str(torch.version.cuda)\n") !=
         std::string::npos);
   CHECK(text.find("  # assume_constant_result on gpukern.env:tuning: the command now runs and dynamo raises nothing "
                   "(fullgraph=True compiles); cost: ") != std::string::npos);

@@ -1,8 +1,9 @@
 #pragma once
 // A small library shaped like a GPU kernel library, for the tests of explain --run and
 // try against real dynamo (torch 2.13 CPU): a version probe through subprocess (after
-// shutil.which), a capability probe, a config file read (lru_cache), and a JIT loader
-// with a file lock behind a cached module getter. Two user scripts compile it, with
+// shutil.which; annotated, so the shipped hint's traceable body fits it), a capability
+// probe, a config file read (lru_cache), and a JIT loader with a file lock behind a
+// cached module getter. Two user scripts compile it, with
 // fullgraph=True (--fullgraph) or without; backend="eager" keeps each run to seconds.
 #include <string>
 
@@ -20,7 +21,7 @@ import subprocess
 _TUNING = os.path.join(os.path.dirname(__file__), "tuning.json")
 
 
-def cuda_version():
+def cuda_version() -> str:
     nvcc = shutil.which("nvcc")
     if nvcc is None:
         return "12.8"
