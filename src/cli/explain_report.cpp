@@ -333,6 +333,10 @@ void print_explanation(const Output& out, const engine::Explanation& e, int verb
   }
 }
 
+void print_user_walks(const Output& out, const std::vector<engine::UserWalk>& walks, int verbose) {
+  for (auto& w : walks) print_user_walk(out, w, verbose);
+}
+
 nlohmann::json explanation_json(const engine::Explanation& e) {
   nlohmann::json breaks = nlohmann::json::array(), fixes = nlohmann::json::array();
   for (auto& b : e.breaks) breaks.push_back(break_json(b));

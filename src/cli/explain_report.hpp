@@ -19,6 +19,9 @@ std::string explain_recipe(const engine::Explanation& e, const std::vector<std::
 /// Every break, as text.
 void print_explanation(const Output& out, const engine::Explanation& e, int verbose);
 
+/// Each walk from the user's code, its chains as their state says.
+void print_user_walks(const Output& out, const std::vector<engine::UserWalk>& walks, int verbose);
+
 /// The --json document's breaks and fixes.
 nlohmann::json explanation_json(const engine::Explanation& e);
 

@@ -76,6 +76,13 @@ void print_run(const Output& out, const engine::ProvenFixes& p, const std::strin
   }
   out.out(std::to_string(p.kept.size()) + (p.kept.size() == 1 ? " fix" : " fixes") + " proven:");
   for (auto& k : p.kept) out.out("  " + k.describe());
+  if (!p.after.empty()) {
+    // What the next restart would meet past the log: the first run's walks from the
+    // user's code, marked by the kept fixes.
+    out.out("");
+    out.out("after the fixes kept, the walk from your code (audit's chains, the log's among them):");
+    print_user_walks(out, p.after, 0);
+  }
   if (file.empty()) {
     out.out("recipe (--recipe FILE writes it, for plan and apply):");
     for (auto& l : util::split(recipe, '\n'))
@@ -100,7 +107,10 @@ nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe)
                     {"action", k.fix.action},
                     {"code", k.fix.code},
                     {"describe", k.describe()}});
-  return {{"runs", runs}, {"kept", kept}, {"stop", p.stop}, {"recipe", or_null(recipe)}};
+  engine::Explanation after;
+  after.user_walks = p.after;
+  return {{"runs", runs}, {"kept", kept}, {"stop", p.stop}, {"recipe", or_null(recipe)},
+          {"after", explanation_json(after)["user_walks"]}};
 }
 
 }  // namespace sitepatch::cli

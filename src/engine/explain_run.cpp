@@ -3,6 +3,8 @@
 // the runs are spent. Each run is the user's command under try's hook (try.cpp).
 #include "sitepatch/engine/explain_run.hpp"
 
+#include "engine/explain_impl.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -161,6 +163,20 @@ bool improves(const RunCounts& before, const RunCounts& now, const std::vector<s
   return false;
 }
 
+// The first run's walks from the user's code, each chain marked by the kept fixes
+// alone (the log's own breaks among them: the search answered those).
+std::vector<UserWalk> after_fixes(const Explanation& first, const std::vector<Candidate>& kept) {
+  std::vector<Fix> fixes;
+  for (auto& k : kept) fixes.push_back(k.fix);
+  std::vector<UserWalk> out = first.user_walks;
+  for (auto& w : out)
+    for (auto& f : w.walk.chains) {
+      f.by.clear();
+      f.state = detail::left_by(f.chain, fixes, f.by);
+    }
+  return out;
+}
+
 class Search {
  public:
   Search(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints)
@@ -170,6 +186,7 @@ class Search {
     ProvenFixes out;
     Explanation current;
     TriedRun first = measure({}, nullptr, current);
+    Explanation before = current;
     first.what = "as it is";
     first.verdict = "before";
     RunCounts best = first.counts;
@@ -213,6 +230,7 @@ class Search {
       record(out, t);
     }
     out.last = std::move(current);
+    out.after = after_fixes(before, out.kept);
     return out;
   }
 

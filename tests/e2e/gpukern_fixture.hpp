@@ -110,6 +110,22 @@ f = torch.compile(lambda x: gpukern.quantize(x) + 1, backend="eager", fullgraph=
 print(f(torch.ones(4)).tolist())
 )";
 
+// The user's own function compiled: explain --run walks from it after the fixes.
+inline const char* kModelScript = R"(import sys
+
+import torch
+
+import gpukern
+
+
+def forward(x):
+    return gpukern.scale(x) + 1
+
+
+f = torch.compile(forward, backend="eager", fullgraph="--fullgraph" in sys.argv)
+print(f(torch.ones(4)).tolist())
+)";
+
 struct Env {
   testsupport::TempDir tmp;
   testsupport::Venv venv;
@@ -123,6 +139,7 @@ struct Env {
     testsupport::spit(pkg + "tuning.json", "{\"block\": 4}\n");
     testsupport::spit(app + "/probe.py", kProbeScript);
     testsupport::spit(app + "/repro.py", kReproScript);
+    testsupport::spit(app + "/model.py", kModelScript);
   }
   // sitepatch run in the user's folder (the scripts' imports find the installed gpukern).
   sitepatch::util::RunResult sp(std::vector<std::string> args) const {

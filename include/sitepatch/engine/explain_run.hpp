@@ -46,6 +46,9 @@ struct ProvenFixes {
   std::vector<Candidate> kept;    // in the order they were kept
   Explanation last;               // what the last kept run's log explains
   std::string stop;               // why the search stopped
+  /// The walks from the user's code of the first run, each chain marked by what the
+  /// kept fixes leave of it: what the next restart would meet past the log.
+  std::vector<UserWalk> after;
 };
 
 struct RunOptions {
