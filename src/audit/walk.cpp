@@ -9,7 +9,6 @@
 
 #include "audit/branches.hpp"
 #include "audit/dispatch.hpp"
-#include "audit/known_types.hpp"
 #include "audit/resolve.hpp"
 #include "sitepatch/audit/graph.hpp"
 #include "sitepatch/audit/scan.hpp"
@@ -365,13 +364,7 @@ class Walker {
         fresh.unresolved_refs.push_back(&ref);
         continue;
       }
-      std::string head = ref.name, attr;
-      if (ref.on_result) {
-        size_t dot = ref.name.rfind('.');
-        head = ref.name.substr(0, dot);
-        attr = ref.name.substr(dot + 1);
-      }
-      if (ref.kind == Ref::decorator && ignorable_decorator(detail::spelled(m, n.fn, head))) continue;
+      if (ref.kind == Ref::decorator && ignorable_decorator(detail::spelled(m, n.fn, ref.name))) continue;
       // What the module's own imports say it is: the same decision as `audit --package`.
       auto uses = flagged_uses(m, n.fn, ref, rules_);
       if (!uses.empty()) {
