@@ -993,6 +993,13 @@ def op_run(req):
     import tempfile
 
     folder = tempfile.mkdtemp(prefix="sitepatch-run-")
+    why = unsafe_path(folder)
+    if why:
+        # Its sitecustomize runs in every Python the command starts: a folder another
+        # user could swap would be theirs to choose.
+        os.rmdir(folder)
+        raise Refused("refusing to run the command with its files in %s: %s; set TMPDIR to a folder only you can "
+                      "change" % (os.path.dirname(folder), why))
     try:
         for name, content in req.get("files", {}).items():
             if not name or "/" in name or name.startswith("."):

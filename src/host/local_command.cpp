@@ -12,6 +12,7 @@
 #include "sitepatch/host/host.hpp"
 #include "sitepatch/util/command.hpp"
 #include "sitepatch/util/error.hpp"
+#include "sitepatch/util/safe_path.hpp"
 
 namespace sitepatch::host {
 
@@ -22,8 +23,17 @@ class TempFolder {
   TempFolder() {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/sitepatch-run-XXXXXX";
-    if (!::mkdtemp(pattern.data())) throw Error("cannot make a temporary folder in " + pattern.substr(0, pattern.rfind('/')) + ": " + std::strerror(errno));
+    std::string parent = pattern.substr(0, pattern.rfind('/'));
+    if (!::mkdtemp(pattern.data())) throw Error("cannot make a temporary folder in " + parent + ": " + std::strerror(errno));
     path_ = pattern;
+    // The folder's sitecustomize runs in every Python the command starts: if another
+    // user could swap the folder (a TMPDIR they own), they would choose that code.
+    if (auto why = util::unsafe_path(path_)) {
+      ::rmdir(path_.c_str());
+      throw Error("refusing to run the command with its files in " + parent + ": " + *why +
+                      "; set TMPDIR to a folder only you can change",
+                  Exit::failed);
+    }
   }
   ~TempFolder() {
     for (auto& name : names_) ::unlink((path_ + "/" + name).c_str());

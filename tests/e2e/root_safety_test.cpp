@@ -351,3 +351,22 @@ TEST_CASE("remote: the history's local copy is kept only in folders nobody else 
   CHECK(sp({"apply", recipe}, shared).status == 0);
   CHECK(e2e::read_tree(victim) == before);
 }
+
+TEST_CASE("try refuses a TMPDIR another user owns: its sitecustomize would be theirs to swap", "[e2e][root]") {
+  e2e::DemoEnv env;
+  std::string theirs = env.tmp.path + "/their-tmp";
+  fs::create_directories(theirs);
+  give(theirs);
+  std::string witness = env.tmp.path + "/ran";
+  auto r = sp_with(env, {"try", e2e::bundled("flashinfer-dynamo.yaml"), "--", "touch", witness}, {{"TMPDIR", theirs}});
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("refusing to run the command with its files in " + theirs + ": ") != std::string::npos);
+  CHECK(r.err.find("; set TMPDIR to a folder only you can change") != std::string::npos);
+  CHECK_FALSE(fs::exists(witness));
+  CHECK(fs::is_empty(theirs));
+  // /tmp (sticky, root's) is fine.
+  auto ok = sp_with(env, {"try", e2e::bundled("flashinfer-dynamo.yaml"), "--", "touch", witness}, {{"TMPDIR", "/tmp"}});
+  CHECK(ok.status == 0);
+  CHECK(fs::exists(witness));
+}
