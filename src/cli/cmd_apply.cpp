@@ -44,90 +44,101 @@ int report_check(const Output& out, const Checked& c) {
   return int(Exit::failed);
 }
 
+// The line that ends a human apply: what was written, skipped or already there.
+void print_outcome(const Output& out, const engine::ApplyResult& r, bool dry_run, const std::string& state_dir) {
+  const auto& p = r.plan;
+  std::vector<std::string> ids, skipped, fixed;
+  for (auto& rec : p.recipes) {
+    bool skip = std::any_of(p.edits.begin(), p.edits.end(), [&](auto& e) {
+      return e.recipe_id == rec.id && e.state == engine::EditState::skipped;
+    });
+    bool upstream = std::count(p.forget.begin(), p.forget.end(), rec.id) > 0;
+    (skip ? skipped : upstream ? fixed : ids).push_back(rec.id);
+  }
+  std::vector<std::string> why;
+  if (!skipped.empty()) why.push_back(util::join(skipped, ", ") + " skipped");
+  if (!fixed.empty()) why.push_back(util::join(fixed, ", ") + " already in the installed version");
+  if (!r.written && !dry_run && ids.empty())
+    out.err("nothing written: " + util::join(why, "; "));
+  else if (dry_run)
+    out.err("dry run: " + std::to_string(p.files.size()) + " file(s) would change; nothing was written");
+  else if (!r.written)
+    out.err("nothing to do: " + util::join(ids, ", ") + " already applied");
+  else
+    out.err("applied " + util::join(ids, ", ") + ": " + std::to_string(p.files.size()) +
+            " file(s) changed, " + std::to_string(r.pyc_removed.size()) +
+            " .pyc removed; history in " + state_dir);
+}
+
 }  // namespace
 
+void add_apply_options(CLI::App& app, ApplyOptions& o) {
+  app.add_flag("-n,--dry-run", o.dry_run, "Print what would change, and refuse what apply would refuse (same exit); write nothing");
+  app.add_flag("--force", o.force, "Apply even when the installed version does not match `requires:`, when the recipe says `on-upgrade: warn|fail` after an upgrade, or when new code uses names the module never binds");
+  app.add_flag("--system", o.system, "Also write into folders this environment shares but does not own (the system's or a base interpreter's site-packages, a .pth folder; the history goes with the folder's owner), and files a Debian package or an EXTERNALLY-MANAGED Python owns");
+  app.add_flag("--check", o.check, "After writing, import every patched module in a fresh process of the environment's Python; if one fails, roll the apply back and exit 1 with its output");
+  app.add_option("--check-with", o.check_with, "After writing, run CMD (sh -c, the environment's bin first on PATH): a smoke test, a warm-up; if it fails, roll the apply back and exit 1 with its output")
+      ->type_name("CMD");
+}
+
+int apply_recipes(const GlobalOptions& g, Env& env, std::vector<recipe::Recipe> loaded, const ApplyOptions& o,
+                  const std::vector<std::string>* left_out) {
+  env.session->force = o.force;
+  env.session->system = o.system;
+  Output out(g);
+  say_environment(out, env);
+  auto r = engine::apply(*env.session, std::move(loaded), o.dry_run);
+  const auto& p = r.plan;
+  std::optional<Checked> checked;
+  if (r.written && (o.check || !o.check_with.empty())) checked = check_or_undo(*env.session, p, o.check_with);
+  if (out.json()) {
+    auto j = plan_json(p);
+    if (checked) {
+      j["check"] = check_json(checked->check);
+      j["rolled_back"] = !checked->check.ok;
+      j["ok"] = checked->check.ok && j["ok"].get<bool>();
+    }
+    j["written"] = r.written;
+    j["dry_run"] = o.dry_run;
+    j["commit"] = or_null(r.commit);
+    j["pyc_removed"] = r.pyc_removed;
+    j["recovered"] = r.recovered;
+    j["recovered_files"] = r.recovered_files;
+    if (left_out) j["left_out"] = *left_out;
+    out.document(j);
+  } else {
+    for (auto& note : r.recovered) out.err(note);
+    print_plan(out, p);
+  }
+  if (!p.ok() && !r.recovered_files.empty()) {
+    // Not "nothing was written": the earlier apply's files were (exit 4, as the contract says).
+    if (!out.json())
+      out.err("sitepatch: apply failed; nothing of it was written, but finishing the interrupted apply above wrote " +
+              std::to_string(r.recovered_files.size()) + " file(s), which stay as that apply planned them");
+    return int(Exit::partial);
+  }
+  if (!p.ok()) {
+    if (!out.json()) out.err("sitepatch: apply failed; nothing was written");
+    return int(Exit::failed);
+  }
+  if (checked && out.json()) return checked->check.ok ? int(Exit::ok) : int(Exit::failed);
+  if (checked && report_check(out, *checked) != int(Exit::ok)) return int(Exit::failed);
+  if (out.json()) return int(Exit::ok);
+  print_outcome(out, r, o.dry_run, env.session->state_dir);
+  return int(Exit::ok);
+}
+
 Runner register_apply(CLI::App& app, const GlobalOptions& g) {
-  struct Opts {
+  struct Opts : ApplyOptions {
     std::vector<std::string> recipes;
-    bool dry_run = false;
-    bool force = false;
-    bool system = false;
-    bool check = false;
-    std::string check_with;
   };
   auto o = std::make_shared<Opts>();
   app.add_option("recipes", o->recipes, "Recipe files (YAML), folders of them (*.yaml in name order), or - for standard input")->required();
-  app.add_flag("-n,--dry-run", o->dry_run, "Print what would change, and refuse what apply would refuse (same exit); write nothing");
-  app.add_flag("--force", o->force, "Apply even when the installed version does not match `requires:`, when the recipe says `on-upgrade: warn|fail` after an upgrade, or when new code uses names the module never binds");
-  app.add_flag("--system", o->system, "Also write into folders this environment shares but does not own (the system's or a base interpreter's site-packages, a .pth folder; the history goes with the folder's owner), and files a Debian package or an EXTERNALLY-MANAGED Python owns");
-  app.add_flag("--check", o->check, "After writing, import every patched module in a fresh process of the environment's Python; if one fails, roll the apply back and exit 1 with its output");
-  app.add_option("--check-with", o->check_with, "After writing, run CMD (sh -c, the environment's bin first on PATH): a smoke test, a warm-up; if it fails, roll the apply back and exit 1 with its output")
-      ->type_name("CMD");
+  add_apply_options(app, *o);
   return [&g, o] {
     auto loaded = load_recipes(o->recipes);
     Env env = open_env(g);
-    env.session->force = o->force;
-    env.session->system = o->system;
-    Output out(g);
-    say_environment(out, env);
-    auto r = engine::apply(*env.session, std::move(loaded), o->dry_run);
-    const auto& p = r.plan;
-    std::optional<Checked> checked;
-    if (r.written && (o->check || !o->check_with.empty())) checked = check_or_undo(*env.session, p, o->check_with);
-    if (out.json()) {
-      auto j = plan_json(p);
-      if (checked) {
-        j["check"] = check_json(checked->check);
-        j["rolled_back"] = !checked->check.ok;
-        j["ok"] = checked->check.ok && j["ok"].get<bool>();
-      }
-      j["written"] = r.written;
-      j["dry_run"] = o->dry_run;
-      j["commit"] = or_null(r.commit);
-      j["pyc_removed"] = r.pyc_removed;
-      j["recovered"] = r.recovered;
-      j["recovered_files"] = r.recovered_files;
-      out.document(j);
-    } else {
-      for (auto& note : r.recovered) out.err(note);
-      print_plan(out, p);
-    }
-    if (!p.ok() && !r.recovered_files.empty()) {
-      // Not "nothing was written": the earlier apply's files were (exit 4, as the contract says).
-      if (!out.json())
-        out.err("sitepatch: apply failed; nothing of it was written, but finishing the interrupted apply above wrote " +
-                std::to_string(r.recovered_files.size()) + " file(s), which stay as that apply planned them");
-      return int(Exit::partial);
-    }
-    if (!p.ok()) {
-      if (!out.json()) out.err("sitepatch: apply failed; nothing was written");
-      return int(Exit::failed);
-    }
-    if (checked && out.json()) return checked->check.ok ? int(Exit::ok) : int(Exit::failed);
-    if (checked && report_check(out, *checked) != int(Exit::ok)) return int(Exit::failed);
-    if (out.json()) return int(Exit::ok);
-    std::vector<std::string> ids, skipped, fixed;
-    for (auto& rec : p.recipes) {
-      bool skip = std::any_of(p.edits.begin(), p.edits.end(), [&](auto& e) {
-        return e.recipe_id == rec.id && e.state == engine::EditState::skipped;
-      });
-      bool upstream = std::count(p.forget.begin(), p.forget.end(), rec.id) > 0;
-      (skip ? skipped : upstream ? fixed : ids).push_back(rec.id);
-    }
-    std::vector<std::string> why;
-    if (!skipped.empty()) why.push_back(util::join(skipped, ", ") + " skipped");
-    if (!fixed.empty()) why.push_back(util::join(fixed, ", ") + " already in the installed version");
-    if (!r.written && !o->dry_run && ids.empty())
-      out.err("nothing written: " + util::join(why, "; "));
-    else if (o->dry_run)
-      out.err("dry run: " + std::to_string(p.files.size()) + " file(s) would change; nothing was written");
-    else if (!r.written)
-      out.err("nothing to do: " + util::join(ids, ", ") + " already applied");
-    else
-      out.err("applied " + util::join(ids, ", ") + ": " + std::to_string(p.files.size()) +
-              " file(s) changed, " + std::to_string(r.pyc_removed.size()) +
-              " .pyc removed; history in " + env.session->state_dir);
-    return int(Exit::ok);
+    return apply_recipes(g, env, std::move(loaded), *o);
   };
 }
 

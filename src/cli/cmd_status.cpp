@@ -23,23 +23,16 @@ std::string_view advice_name(engine::Advice a) {
   return "?";
 }
 
-// How to put a patch back: its recipe file when it is still the one applied, else
-// the copy the history keeps.
+// How to put a patch back: reapply, from the copy of the recipe the history keeps
+// (the file may be gone, or changed since; a changed one is the user's to plan).
 std::string reapply_command(const std::string& cmd, const engine::PatchStatus& p, std::string& note) {
   std::error_code ec;
-  bool there = !p.recipe_path.empty() && std::filesystem::is_regular_file(p.recipe_path, ec);
-  if (there) {
+  if (!p.recipe_path.empty() && std::filesystem::is_regular_file(p.recipe_path, ec)) {
     auto text = util::read_file(p.recipe_path);
-    there = bool(text);
-    if (there && util::sha256_hex(*text) != p.recipe_hash)
-      note = p.recipe_path + " changed since it was applied; plan it first";
+    if (text && util::sha256_hex(*text) != p.recipe_hash)
+      note = p.recipe_path + " changed since it was applied: this puts the applied copy back; plan the file to take the change";
   }
-  // A patch kept with a shared folder's owner goes back there only with --system.
-  std::string apply = p.shared_by.empty() ? " apply " : " apply --system ";
-  if (there) return cmd + apply + util::shell_word(p.recipe_path);
-  note = "the recipe file is gone; the history keeps the applied copy";
-  std::string saved = p.id + ".yaml";
-  return cmd + " show --recipe " + p.id + " > " + saved + " && " + cmd + apply + saved;
+  return cmd + " reapply " + p.id;
 }
 
 }  // namespace

@@ -25,6 +25,22 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g);
 Runner register_rules(CLI::App& app, const GlobalOptions& g);
 Runner register_explain(CLI::App& app, const GlobalOptions& g);
 Runner register_try(CLI::App& app, const GlobalOptions& g);
+Runner register_reapply(CLI::App& app, const GlobalOptions& g);
+
+/// What apply and reapply both take.
+struct ApplyOptions {
+  bool dry_run = false;
+  bool force = false;
+  bool system = false;
+  bool check = false;
+  std::string check_with;
+};
+/// Registers -n, --force, --system, --check and --check-with on `app`.
+void add_apply_options(CLI::App& app, ApplyOptions& o);
+/// apply's pipeline after the recipes are loaded: apply, check, report; the exit code.
+/// `left_out` (reapply's) goes into the JSON document when given.
+int apply_recipes(const GlobalOptions& g, Env& env, std::vector<recipe::Recipe> loaded, const ApplyOptions& o,
+                  const std::vector<std::string>* left_out = nullptr);
 
 /// What follows `--` on a `try` command line: the user's command, untouched (main sets it).
 std::vector<std::string>& trailing_command();

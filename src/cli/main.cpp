@@ -35,6 +35,8 @@ const Command kCommands[] = {
      register_plan},
     {"apply", "Apply recipes: all edits or none, originals saved in the history first",
      register_apply},
+    {"reapply", "After an upgrade or a reinstall: apply patches again from the recipes the history recorded",
+     register_reapply},
     {"list", "List the applied patches", register_list},
     {"status", "After an upgrade: which patches need reapplying, and the command for each (exit 3 if any)",
      register_status},

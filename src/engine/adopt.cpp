@@ -31,11 +31,7 @@ std::string refusal(Session& s, const store::PatchRecord& r, const PatchStatus& 
       std::vector<std::string> why;
       for (auto& f : ps.files)
         if (f.state != FileState::applied && f.state != FileState::modified) why.push_back(f.message);
-      std::string apply = r.recipe_path.empty() || r.recipe_path == "(standard input)"
-                              ? detail::fix_command(s, "show --recipe " + r.id + " > " + r.id + ".yaml") + " && " +
-                                    detail::fix_command(s, "apply " + r.id + ".yaml")
-                              : detail::fix_command(s, "apply " + util::shell_word(r.recipe_path));
-      return util::join(why, "; ") + ". It needs reapplying, not adopting: run " + apply;
+      return util::join(why, "; ") + ". It needs reapplying, not adopting: run " + detail::fix_command(s, "reapply " + r.id);
     }
     case Advice::review:
     case Advice::none: break;

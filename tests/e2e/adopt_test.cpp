@@ -130,8 +130,8 @@ TEST_CASE("adopt refuses a patch to reapply, a missing file, an unknown id, and 
   auto reverted = env.sp({"adopt", "flashinfer-dynamo"});
   CHECK(reverted.status == 1);
   CHECK(reverted.err == "sitepatch: error: cannot adopt flashinfer-dynamo: " + rel +
-                            " is back to its original. It needs reapplying, not adopting: run " + sp + " apply " +
-                            recipe + "; nothing was written\n");
+                            " is back to its original. It needs reapplying, not adopting: run " + sp +
+                            " reapply flashinfer-dynamo; nothing was written\n");
   testsupport::spit(env.site(rel), ours);
 
   // After pip install -U, the new version's files need the recipe again.
@@ -140,7 +140,7 @@ TEST_CASE("adopt refuses a patch to reapply, a missing file, an unknown id, and 
   CHECK(upgraded.status == 1);
   CHECK(upgraded.err.rfind("sitepatch: error: cannot adopt flashinfer-dynamo: flashinfer-python 0.5.3 -> 0.6.0 "
                            "replaced " + rel, 0) == 0);
-  CHECK(upgraded.err.find(". It needs reapplying, not adopting: run " + sp + " apply " + recipe +
-                          "; nothing was written\n") != std::string::npos);
+  CHECK(upgraded.err.find(". It needs reapplying, not adopting: run " + sp +
+                          " reapply flashinfer-dynamo; nothing was written\n") != std::string::npos);
   CHECK(entries(env) == before);
 }

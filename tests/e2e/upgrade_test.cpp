@@ -348,6 +348,7 @@ TEST_CASE("status after pip install -U names the patch and the command that reap
   auto st = k.sp({"status"});
   CHECK(st.status == 3);
   std::string venv = k.venv.root;
+  // reapply puts back the history's copy: the recipe file may be gone by now.
   CHECK(st.out.substr(st.out.find(':')) ==
         ": 1 patch(es), 1 need(s) attention\n"
         "  fastkern-dynamo  needs reapplying\n"
@@ -355,24 +356,14 @@ TEST_CASE("status after pip install -U names the patch and the command that reap
         "                   fastkern 1.0 -> 2.0 replaced fastkern/ops.py\n"
         "\n"
         "to fix:\n"
-        "  sitepatch --venv " + venv + " apply " + k.recipe + "\n");
+        "  sitepatch --venv " + venv + " reapply fastkern-dynamo\n");
   CHECK(st.out.find(venv + " (Python ") == 0);
 
-  // The recipe file is gone: the history's copy is offered instead.
-  std::filesystem::remove(k.recipe);
-  auto gone = k.sp({"status"});
-  CHECK(gone.out.find("  sitepatch --venv " + venv + " show --recipe fastkern-dynamo > fastkern-dynamo.yaml && "
-                      "sitepatch --venv " + venv + " apply fastkern-dynamo.yaml    # the recipe file is gone; "
-                      "the history keeps the applied copy\n") != std::string::npos);
-  // Applied from another folder by a relative path, the recipe is still found: the
-  // history records where the file is.
-  testsupport::spit(k.recipe, recipe_text());
-  auto rel = sitepatch::util::run({"env", "-C", k.tmp.path, SITEPATCH_BIN, "--venv", k.venv.root, "apply",
-                                   "fastkern.yaml"});
-  INFO(rel.err);
-  REQUIRE(rel.status == 0);
-  k.upgrade(3);
-  CHECK(k.sp({"status"}).out.find("  sitepatch --venv " + venv + " apply " + k.recipe + "\n") != std::string::npos);
+  // The file changed since it was applied: the user may want the file, not the copy.
+  testsupport::spit(k.recipe, recipe_text("on-upgrade: warn\n"));
+  CHECK(k.sp({"status"}).out.find("  sitepatch --venv " + venv + " reapply fastkern-dynamo    # " + k.recipe +
+                                  " changed since it was applied: this puts the applied copy back; plan the file "
+                                  "to take the change\n") != std::string::npos);
   std::filesystem::remove(k.recipe);
 
   auto saved = k.sp({"show", "--recipe", "fastkern-dynamo"});
@@ -383,7 +374,81 @@ TEST_CASE("status after pip install -U names the patch and the command that reap
   auto doc = nlohmann::json::parse(j.out);
   CHECK(doc["ok"] == false);
   CHECK(doc["patches"][0]["advice"] == "needs reapplying");
-  CHECK(doc["patches"][0]["files"][0]["upgrade"] == "fastkern 2.0 -> 3.0");
+  CHECK(doc["patches"][0]["files"][0]["upgrade"] == "fastkern 1.0 -> 2.0");
+  CHECK(doc["patches"][0]["command"] == "sitepatch --venv " + venv + " reapply fastkern-dynamo");
+}
+
+TEST_CASE("reapply --all after a force-reinstall, the recipe file deleted: the history's copy goes back",
+          "[e2e][upgrade][reapply]") {
+  Kern k(1);
+  REQUIRE(k.sp({"apply", k.recipe}).status == 0);
+  const auto patched = e2e::read_tree(k.venv.site_packages + "/fastkern");
+  std::filesystem::remove(k.recipe);
+  k.downgrade(1);  // pip install --force-reinstall of the same wheel
+  REQUIRE(k.pristine());
+
+  // A dry run says what would change and writes nothing.
+  auto dry = k.sp({"reapply", "--all", "--dry-run"});
+  INFO(dry.err);
+  CHECK(dry.status == 0);
+  CHECK(dry.err.find("dry run: 2 file(s) would change; nothing was written\n") != std::string::npos);
+  CHECK(k.pristine());
+
+  auto r = k.sp({"reapply", "--all"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("applied fastkern-dynamo: 2 file(s) changed") != std::string::npos);
+  CHECK(e2e::read_tree(k.venv.site_packages + "/fastkern") == patched);
+  CHECK(k.sp({"verify"}).status == 0);
+  // The record still names the file it was first applied from, not the history's copy.
+  auto listed = nlohmann::json::parse(k.sp({"--json", "list"}).out);
+  CHECK(listed["patches"][0]["recipe"] == k.recipe);
+
+  // Nothing left to reapply: said, exit 0, nothing written.
+  auto again = k.sp({"reapply", "--all"});
+  CHECK(again.status == 0);
+  CHECK(again.err == "nothing to reapply: every patch is applied\n");
+  // A named patch that is applied: apply's own answer.
+  auto named = k.sp({"reapply", "fastkern-dynamo"});
+  CHECK(named.status == 0);
+  CHECK(named.err.find("nothing to do: fastkern-dynamo already applied\n") != std::string::npos);
+
+  // After an upgrade the recorded recipe is reapplied to the new version, with apply's checks.
+  k.upgrade(2);
+  auto up = k.sp({"--json", "reapply", "fastkern-dynamo"});
+  INFO(up.out);
+  REQUIRE(up.status == 0);
+  auto doc = nlohmann::json::parse(up.out);
+  CHECK(doc["written"] == true);
+  CHECK(doc["left_out"] == nlohmann::json::array());
+  CHECK(doc["edits"].size() == 2);
+  CHECK(k.read("fastkern/cuda.py").find("    return \"12.8\"\n") != std::string::npos);
+  CHECK(k.sp({"verify"}).status == 0);
+}
+
+TEST_CASE("reapply refuses unknown ids, a gone distribution, and no ids at all", "[e2e][upgrade][reapply]") {
+  Kern k(1);
+  auto none = k.sp({"reapply"});
+  CHECK(none.status == 2);
+  CHECK(none.err == "sitepatch: error: name the patches to reapply, or give --all\n");
+  auto both = k.sp({"reapply", "--all", "x"});
+  CHECK(both.status == 2);
+  CHECK(both.err == "sitepatch: error: give ids or --all, not both\n");
+  REQUIRE(k.sp({"apply", k.recipe}).status == 0);
+  auto unknown = k.sp({"reapply", "nope"});
+  CHECK(unknown.status == 1);
+  CHECK(unknown.err.find("nope") != std::string::npos);
+  CHECK(unknown.err.find("fastkern-dynamo") != std::string::npos);
+
+  k.venv.uninstall("fastkern");
+  auto gone = k.sp({"reapply", "fastkern-dynamo"});
+  CHECK(gone.status == 1);
+  CHECK(gone.err == ("sitepatch: error: cannot reapply fastkern-dynamo: fastkern 1.0 was uninstalled: nothing to reapply it to; "
+                          "sitepatch --venv " + k.venv.root + " rollback fastkern-dynamo forgets the record\n"));
+  auto all = k.sp({"reapply", "--all"});
+  CHECK(all.status == 0);
+  CHECK(all.err.find("left out fastkern-dynamo: fastkern 1.0 was uninstalled: nothing to reapply it to") != std::string::npos);
+  CHECK(all.err.find("nothing reapplied\n") != std::string::npos);
 }
 
 TEST_CASE("a recipe whose requires no longer matches refuses, naming the versions, unless --force",

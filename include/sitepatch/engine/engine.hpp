@@ -204,4 +204,17 @@ Shown show(Session& s, const std::string& what);
 /// The recipe of an applied patch, as it was applied (kept in the history).
 std::string show_recipe(Session& s, const std::string& id);
 
+/// What `reapply` hands to apply: the recipes the history recorded, and what it leaves out.
+struct Recorded {
+  std::vector<recipe::Recipe> recipes;  // parsed from the history's copies, in id order
+  std::vector<std::string> left_out;    // "ID: why", for the patches --all passes over
+  bool shared = false;                  // one of them is kept with a shared folder's owner
+};
+
+/// The recipes of the applied patches `ids` as the history keeps them (`path` names the
+/// copy, `origin` the file first applied); with `all`, every patch an upgrade or a
+/// reinstall took away. Throws naming what is applied for an unknown id, and for a named
+/// patch whose distribution is gone.
+Recorded recorded_recipes(Session& s, const std::vector<std::string>& ids, bool all);
+
 }  // namespace sitepatch::engine

@@ -1,0 +1,64 @@
+// reapply: after `pip install -U` or a reinstall, the recipes the history recorded go
+// back through apply (same checks: requires, on-upgrade, overlaps) without the recipe
+// files, which may be gone or changed since.
+#include <map>
+
+#include "history_access.hpp"
+#include "internal.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine {
+namespace {
+
+// Every applied patch's recipe text and where it was applied from, by id, over every
+// history this environment reads.
+std::map<std::string, store::PatchRecord> applied_records(Session& s) {
+  std::map<std::string, store::PatchRecord> out;
+  detail::each_history(s, [&](Session&, detail::HistoryAccess& h) {
+    for (auto& r : h.patches()) out.emplace(r.id, std::move(r));
+  });
+  return out;
+}
+
+recipe::Recipe parse_recorded(const store::PatchRecord& r) {
+  if (r.recipe_text.empty())
+    throw Error("the history keeps no recipe for " + r.id + " (applied by an older sitepatch): apply its file again");
+  // Messages name the history's copy (`show --recipe ID` prints it); the record keeps
+  // pointing at the file it was first applied from.
+  recipe::Recipe rec = recipe::parse(r.recipe_text, "history:" + r.id + "/recipe.yaml");
+  rec.origin = r.recipe_path;
+  if (rec.id != r.id)
+    throw Error("the history's recipe for " + r.id + " has id " + rec.id + "; it cannot be reapplied");
+  return rec;
+}
+
+}  // namespace
+
+Recorded recorded_recipes(Session& s, const std::vector<std::string>& ids, bool all) {
+  Recorded out;
+  auto statuses = verify(s, all ? std::vector<std::string>{} : ids);
+  auto records = applied_records(s);
+  for (auto& ps : statuses) {
+    Advice a = advice_for(ps);
+    if (a == Advice::drop) {
+      std::string why = ps.files.front().upgrade + ": nothing to reapply it to; " +
+                        detail::fix_command(s, "rollback " + ps.id) + " forgets the record";
+      if (!all) throw Error("cannot reapply " + ps.id + ": " + why);
+      out.left_out.push_back(ps.id + ": " + why);
+      continue;
+    }
+    if (all && a == Advice::none) continue;  // intact: nothing to say
+    if (all && a == Advice::review) {
+      out.left_out.push_back(ps.id + ": its edits are there, in files someone else changed since; " +
+                             detail::fix_command(s, "adopt --dry-run " + ps.id) + " shows their change");
+      continue;
+    }
+    auto it = records.find(ps.id);
+    if (it == records.end()) continue;  // verify named it, so a history holds it
+    out.recipes.push_back(parse_recorded(it->second));
+    out.shared = out.shared || !ps.shared_by.empty();
+  }
+  return out;
+}
+
+}  // namespace sitepatch::engine
