@@ -367,8 +367,8 @@ TEST_CASE("remote: after pip install -U there, status, apply and rollback handle
   CHECK(st.out.find(env.sshd.target() + ":/srv/venv (Python ") == 0);
   CHECK(st.out.find("flashinfer-python 0.5.3 -> 0.6.0 replaced flashinfer/jit/cpp_ext.py\n") != std::string::npos);
   CHECK(st.out.find("  sitepatch --host " + env.sshd.target() + " --ssh-command " +
-                    sitepatch::util::shell_quote(env.sshd.ssh_command()) + " --venv /srv/venv apply " + recipe +
-                    "\n") != std::string::npos);
+                    sitepatch::util::shell_quote(env.sshd.ssh_command()) +
+                    " --venv /srv/venv reapply flashinfer-dynamo\n") != std::string::npos);
   CHECK(env.sshd.connections() == before + 1);
 
   auto a = env.sp({"apply", recipe});
@@ -379,6 +379,29 @@ TEST_CASE("remote: after pip install -U there, status, apply and rollback handle
   CHECK(env.sp({"status"}).status == 0);
   REQUIRE(env.sp({"rollback", "--all"}).status == 0);
   CHECK(e2e::read_tree(env.venv.site_packages + "/flashinfer") == fresh);
+}
+
+TEST_CASE("remote: reapply --all after pip install --force-reinstall there, the recipe file deleted here",
+          "[e2e][remote][reapply]") {
+  RemoteDemo env;
+  std::string recipe = env.tmp.path + "/flashinfer-dynamo.yaml";
+  std::filesystem::copy_file(e2e::bundled("flashinfer-dynamo.yaml"), recipe);
+  REQUIRE(env.sp({"apply", recipe}).status == 0);
+  auto patched = e2e::read_tree(env.venv.site_packages + "/flashinfer");
+  std::filesystem::remove(recipe);
+  env.venv.install(std::vector<std::string>{
+      "--force-reinstall", "--no-deps", e2e::data_wheel("flashinfer-python", "0.5.3", env.tmp.path + "/wheels")});
+  REQUIRE(env.pristine());
+
+  int before = env.sshd.connections();
+  auto r = env.sp({"reapply", "--all"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(env.sshd.connections() == before + 1);
+  CHECK(r.err.find("applied flashinfer-dynamo: 2 file(s) changed") != std::string::npos);
+  CHECK(e2e::read_tree(env.venv.site_packages + "/flashinfer") == patched);
+  CHECK(env.sp({"verify"}).status == 0);
+  CHECK(env.sp({"reapply", "--all"}).err == "nothing to reapply: every patch is applied\n");
 }
 
 TEST_CASE("remote: a base interpreter's patch is kept with the base there, and another venv rolls it back",
