@@ -432,6 +432,8 @@ TEST_CASE("fleet: the tasks on the controller's own venv, and the errors they re
   std::string bad = env.recipe("bad.yaml",
                                "id: bad\nedits:\n  - module: flashinfer.jit.cpp_ext\n    function: get_cuda_versoin\n"
                                "    replace-body: |\n      return None\n");
+  // pip's wheel, to reinstall over the patched files (the recipe file stays unread).
+  std::string wheel = e2e::data_wheel("flashinfer-python", "0.5.3", tmp.path + "/wheels");
   auto task = [](const std::string& name, const std::string& body) {
     return "    - name: " + name + "\n" + body + "      register: " + name + "\n      ignore_errors: true\n";
   };
@@ -441,13 +443,18 @@ TEST_CASE("fleet: the tasks on the controller's own venv, and the errors they re
                                "]\n        check_command: echo warm-up died; exit 7\n") +
       task("applied", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n") +
       task("info", "      sitepatch.fleet.sitepatch_info:\n") +
+      task("reinstalled", "      ansible.builtin.command: /usr/bin/python3 -m pip --python " + env.venv.python +
+                          " install --no-index --no-deps --force-reinstall " + wheel + "\n") +
+      task("reapplied", "      sitepatch.fleet.sitepatch:\n        state: present\n") +
+      task("reapplied_again", "      sitepatch.fleet.sitepatch:\n        state: present\n") +
       task("unknown_function", "      sitepatch.fleet.sitepatch:\n        recipes: [" + bad + "]\n") +
       task("no_venv", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n        venv: " + tmp.path + "/none\n") +
       task("no_binary", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n        executable: " + tmp.path + "/nosuch\n") +
       task("become", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n      become: true\n") +
       task("rolled_back", "      sitepatch.fleet.sitepatch:\n        recipes: [" + recipe + "]\n        state: absent\n") +
       "    - name: Report\n      ansible.builtin.copy:\n"
-      "        content: \"{{ dict(check_failed=check_failed, applied=applied, info=info, unknown_function=unknown_function, no_venv=no_venv,"
+      "        content: \"{{ dict(check_failed=check_failed, applied=applied, info=info, reapplied=reapplied,"
+      " reapplied_again=reapplied_again, unknown_function=unknown_function, no_venv=no_venv,"
       " no_binary=no_binary, become=become, rolled_back=rolled_back) | to_json }}\"\n"
       "        dest: " + tmp.path + "/report.json\n        mode: \"0644\"\n";
   testsupport::spit(tmp.path + "/local.yml", play);
@@ -466,6 +473,12 @@ TEST_CASE("fleet: the tasks on the controller's own venv, and the errors they re
   CHECK(j["applied"]["distributions"] == json::array({"flashinfer-python==0.5.3"}));
   CHECK(j["info"]["applied"] == json::array({"flashinfer-dynamo"}));
   CHECK(j["info"]["intact"] == true);
+  // state: present without recipes, after a reinstall: the history's copies go back.
+  CHECK(j["reapplied"]["changed"] == true);
+  CHECK(j["reapplied"]["cmd"][6] == "reapply");
+  CHECK(j["reapplied"]["cmd"][7] == "--all");
+  CHECK(j["reapplied"]["files"].size() == 2);
+  CHECK(j["reapplied_again"]["changed"] == false);
   // sitepatch's own words and exit code.
   CHECK(j["unknown_function"]["failed"] == true);
   CHECK(j["unknown_function"]["rc"] == 1);

@@ -54,8 +54,6 @@ class ActionModule(ActionBase):
 
         state = args['state']
         recipes = [self._find_needle('files', r) for r in args['recipes']]
-        if state == 'present' and not recipes:
-            raise AnsibleError('state=present needs recipes: the recipe files to apply')
         if state == 'absent' and not recipes and not args['ids']:
             raise AnsibleError('state=absent needs the recipes (or ids) of the patches to roll back')
 
@@ -67,9 +65,16 @@ class ActionModule(ActionBase):
                 # Run on the host after the write; a failure rolls this host back, and
                 # fails this host's task alone.
                 flags += ['--check-with', args['check_command']]
-            # plan takes no flags; `apply --dry-run` is plan with them.
-            command, extra = ('apply', flags + ['--dry-run']) if check and flags else ('plan' if check else 'apply', flags)
-            argv, rc, doc, err = runner.run(executable, globals_, command, extra + recipes)
+            if not recipes:
+                # No recipe files: the host's history has them. After a reinstall or an
+                # upgrade, its patches go back (the ids named, else every one taken away).
+                which = args['ids'] or ['--all']
+                extra = flags + (['--dry-run'] if check else [])
+                argv, rc, doc, err = runner.run(executable, globals_, 'reapply', extra + which)
+            else:
+                # plan takes no flags; `apply --dry-run` is plan with them.
+                command, extra = ('apply', flags + ['--dry-run']) if check and flags else ('plan' if check else 'apply', flags)
+                argv, rc, doc, err = runner.run(executable, globals_, command, extra + recipes)
         else:
             ids = []
             for i in args['ids'] + [_recipe_id(r) for r in recipes]:

@@ -21,6 +21,9 @@ description:
   - With C(state=present) the recipes are applied (C(sitepatch apply)); with
     C(state=absent) the patches they made are rolled back (C(sitepatch rollback)),
     restoring pip's bytes.
+  - With C(state=present) and no I(recipes), the patches the host's history records are
+    applied again from its copies of their recipes (C(sitepatch reapply)): those named in
+    I(ids), else every one an upgrade or a reinstall took away.
   - In check mode C(sitepatch plan) (or C(rollback --dry-run)) runs instead and nothing
     is written; in diff mode the exact unified diff is returned as the task's diff.
   - C(changed) is what sitepatch wrote. A failure carries sitepatch's own message and exit code.
@@ -37,13 +40,16 @@ options:
   ids:
     description:
       - With C(state=absent), patch ids to roll back, besides those of I(recipes).
-      - An id that is not applied on the host is skipped.
+        An id that is not applied on the host is skipped.
+      - With C(state=present) and no I(recipes), the patches to reapply from the host's
+        history (C(sitepatch reapply ID...)); none means C(reapply --all).
     type: list
     elements: str
     default: []
   state:
     description:
-      - C(present) applies the recipes; applying again changes nothing.
+      - C(present) applies the recipes (or, without recipes, reapplies from the history);
+        applying again changes nothing.
       - C(absent) rolls the patches back; rolling back again changes nothing.
     type: str
     choices: [present, absent]
