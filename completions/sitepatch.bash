@@ -3,7 +3,7 @@
 # tests/e2e/install_test.cpp runs it against what `sitepatch COMMAND --help` prints:
 # a command or option added there and not here fails it.
 
-_sitepatch_commands="plan apply list status verify rollback adopt log show audit try rules explain help"
+_sitepatch_commands="plan apply reapply list status verify rollback adopt log show audit try rules explain help"
 # The options every command takes (before or after the command name).
 _sitepatch_global_options="-h --help --version --venv --host --ssh-command --state-dir --json
   --no-pager --color --colour --lock-timeout -v --verbose -q --quiet"
@@ -14,6 +14,7 @@ _sitepatch_global_valued="--venv --host --ssh-command --state-dir --color --colo
 _sitepatch_command_options() {
   case $1 in
     apply) echo "-n --dry-run --force --system --check --check-with" ;;
+    reapply) echo "--all -n --dry-run --force --system --check --check-with" ;;
     rollback) echo "--all -n --dry-run --missing-ok" ;;
     adopt) echo "-n --dry-run" ;;
     log) echo "-p --patch -n --max-count" ;;

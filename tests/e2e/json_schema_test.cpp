@@ -176,6 +176,13 @@ TEST_CASE("json schema: plan, apply, list, verify, status, log, show and rollbac
   auto adopted = document(env.sp({"--json", "adopt", "flashinfer-dynamo"}), "adopt", 0);
   CHECK(adopted["commit"].get<std::string>().size() == 40);
   CHECK(document(env.sp({"--json", "status"}), "status", 0)["patches"][0]["advice"] == "ok");
+  // reapply: nothing taken away, so nothing to do; named, apply's answer.
+  auto nothing = document(env.sp({"--json", "reapply", "--all"}), "reapply", 0);
+  CHECK(nothing["written"] == false);
+  CHECK(nothing["left_out"] == nlohmann::json::array());
+  auto named = document(env.sp({"--json", "reapply", "--dry-run", "flashinfer-dynamo"}), "reapply", 0);
+  CHECK(named["commit"].is_null());
+  CHECK(named["edits"].size() == 2);
 
   auto preview = document(env.sp({"--json", "rollback", "--dry-run", "flashinfer-dynamo"}), "rollback", 0);
   CHECK(preview["commit"].is_null());
@@ -281,7 +288,7 @@ TEST_CASE("json schema: with --json every error is one document on stdout, the c
                     std::vector<std::string>{"plan", "--dryrun", recipe, "--json"}}) {
     auto option = error_document(env.sp(args), "usage", 2);
     CHECK(option["error"]["message"] ==
-          "The following argument was not expected: --dryrun; `--dry-run` is an option of apply, rollback and adopt, not of plan");
+          "The following argument was not expected: --dryrun; `--dry-run` is an option of apply, reapply, rollback and adopt, not of plan");
   }
   auto missing = error_document(testsupport::run_sitepatch({"apply", "--json"}), "usage", 2);
   CHECK(missing["error"]["message"] == "recipes is required");
