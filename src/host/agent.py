@@ -411,6 +411,24 @@ def op_read_lines(req):
     return {"files": out["files"]}
 
 
+def op_stat(req):
+    # Sizes and times only: which of a distribution's files changed is told without
+    # sending them.
+    files = []
+    for path in req["paths"]:
+        item = {"path": path, "exists": False}
+        try:
+            st = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            files.append(item)
+            continue
+        except OSError as e:
+            raise Refused(oserr(e, path))
+        item.update(exists=True, is_file=stat.S_ISREG(st.st_mode), size=st.st_size, mtime_ns=st.st_mtime_ns)
+        files.append(item)
+    return {"files": files}
+
+
 def op_list(req):
     d = req["dir"]
     try:
@@ -1031,7 +1049,7 @@ def op_run(req):
 
 
 OPS = {
-    "hello": op_hello, "compile": op_compile, "read": op_read, "read_lines": op_read_lines, "search": op_search, "list": op_list,
+    "hello": op_hello, "compile": op_compile, "read": op_read, "read_lines": op_read_lines, "search": op_search, "list": op_list, "stat": op_stat,
     "realpath": op_realpath, "write": op_write, "remove": op_remove,
     "lock": op_lock, "unlock": op_unlock, "list_many": op_list_many, "snapshot": op_snapshot,
     "importable": op_importable, "run": op_run,

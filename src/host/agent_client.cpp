@@ -347,6 +347,22 @@ std::vector<FileData> AgentClient::ask_read(const std::vector<std::string>& path
   return files;
 }
 
+std::vector<FileStat> AgentClient::stat(const std::vector<std::string>& paths) {
+  json r = call({{"op", "stat"}, {"paths", paths}});
+  std::vector<FileStat> out;
+  for (auto& f : r.at("files")) {
+    FileStat st;
+    st.path = f.at("path").get<std::string>();
+    st.exists = f.at("exists").get<bool>();
+    st.is_file = f.value("is_file", false);
+    st.size = f.value("size", uint64_t(0));
+    st.mtime_ns = f.value("mtime_ns", int64_t(0));
+    out.push_back(std::move(st));
+  }
+  if (out.size() != paths.size()) throw Error(who_ + ": the sitepatch agent lost files it was asked about");
+  return out;
+}
+
 std::vector<FileData> AgentClient::read_lines(const std::vector<std::string>& paths,
                                               const std::vector<std::string>& needles) {
   return files_of(call({{"op", "read_lines"}, {"paths", paths}, {"needles", needles}}));

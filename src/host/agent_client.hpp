@@ -51,6 +51,7 @@ class AgentClient {
   /// Host::read_lines, filtered on the far side.
   std::vector<FileData> read_lines(const std::vector<std::string>& paths, const std::vector<std::string>& needles);
   std::vector<DirEntry> list(const std::string& dir);
+  std::vector<FileStat> stat(const std::vector<std::string>& paths);
   /// Host::search, answered on the far side.
   std::vector<std::vector<EntryHit>> search(const std::vector<EntryQuery>& queries);
   std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs);

@@ -130,6 +130,26 @@ class LocalHost : public Host {
     return out;
   }
 
+  std::vector<FileStat> stat(const std::vector<std::string>& paths) override {
+    std::vector<FileStat> out;
+    out.reserve(paths.size());
+    for (auto& path : paths) {
+      FileStat f;
+      f.path = path;
+      struct stat st;
+      if (::stat(path.c_str(), &st) != 0) {
+        if (!missing(errno)) throw Error(errno_text(path, errno));
+      } else {
+        f.exists = true;
+        f.is_file = S_ISREG(st.st_mode);
+        f.size = uint64_t(st.st_size);
+        f.mtime_ns = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+      }
+      out.push_back(std::move(f));
+    }
+    return out;
+  }
+
   std::vector<DirEntry> list(const std::string& dir) override {
     DIR* d = ::opendir(dir.c_str());
     if (!d) {

@@ -31,6 +31,12 @@ class OverlayHost : public Host {
   }
 
   std::vector<DirEntry> list(const std::string& dir) override { return inner_.list(dir); }
+  std::vector<FileStat> stat(const std::vector<std::string>& paths) override {
+    auto out = inner_.stat(paths);
+    for (auto& f : out)
+      if (auto it = texts_.find(f.path); it != texts_.end() && f.exists) f.size = it->second.size();
+    return out;
+  }
   std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs) override {
     return inner_.list_many(dirs);
   }

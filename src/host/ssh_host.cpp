@@ -72,6 +72,7 @@ class SshHost : public Host {
     return a().read_lines(paths, needles);
   }
   std::vector<DirEntry> list(const std::string& dir) override { return a().list(dir); }
+  std::vector<FileStat> stat(const std::vector<std::string>& paths) override { return a().stat(paths); }
   std::vector<std::vector<EntryHit>> search(const std::vector<EntryQuery>& qs) override { return a().search(qs); }
   std::vector<std::vector<DirEntry>> list_many(const std::vector<std::string>& dirs) override {
     return a().list_many(dirs);

@@ -16,6 +16,9 @@ class ForwardingHost : public sitepatch::host::Host {
   std::vector<sitepatch::host::FileData> read(const std::vector<std::string>& p) override {
     return real_->read(p);
   }
+  std::vector<sitepatch::host::FileStat> stat(const std::vector<std::string>& p) override {
+    return real_->stat(p);
+  }
   std::vector<sitepatch::host::FileData> read_lines(const std::vector<std::string>& p,
                                                     const std::vector<std::string>& needles) override {
     return real_->read_lines(p, needles);

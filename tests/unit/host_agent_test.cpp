@@ -345,6 +345,32 @@ TEST_CASE("agent: read_lines keeps the same lines as the local host", "[host]") 
   CHECK_FALSE(remote[2].exists);
 }
 
+TEST_CASE("agent: stat reports what the local host reports, reading nothing", "[host]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  host::AgentClient agent(host::agent_argv(venv.python), venv.python);
+  agent.hello();
+  testsupport::spit(tmp.path + "/a.py", "x = 1\n");
+  std::vector<std::string> paths = {tmp.path + "/a.py", tmp.path, tmp.path + "/nope", tmp.path + "/a.py/under"};
+  auto remote = agent.stat(paths);
+  auto local = host::make_local_host()->stat(paths);
+  REQUIRE(remote.size() == 4);
+  REQUIRE(local.size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    INFO(paths[i]);
+    CHECK(remote[i].path == paths[i]);
+    CHECK(remote[i].exists == local[i].exists);
+    CHECK(remote[i].is_file == local[i].is_file);
+    CHECK(remote[i].size == local[i].size);
+    CHECK(remote[i].mtime_ns == local[i].mtime_ns);
+  }
+  CHECK(remote[0].size == 6);
+  CHECK(remote[0].mtime_ns > 0);
+  CHECK_FALSE(remote[1].is_file);
+  CHECK_FALSE(remote[2].exists);
+  CHECK_FALSE(remote[3].exists);
+}
+
 namespace {
 
 // XDG_CACHE_HOME for the agents this test starts (they inherit the environment).

@@ -22,6 +22,15 @@ struct FileData {
   unsigned long nlink = 0;
 };
 
+/// What stat(2) says of a file, for telling which of many changed without reading them.
+struct FileStat {
+  std::string path;      // absolute, as asked
+  bool exists = false;
+  bool is_file = false;  // a regular file (links followed)
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;  // modification time, nanoseconds since the epoch
+};
+
 struct DirEntry {
   std::string name;
   bool is_dir = false;
@@ -161,6 +170,13 @@ class Host {
     return files;
   }
 
+  /// Size and modification time of many files at once, nothing read; a missing one
+  /// comes back with exists=false. (The default reads them: hosts override it.)
+  virtual std::vector<FileStat> stat(const std::vector<std::string>& paths) {
+    std::vector<FileStat> out;
+    for (auto& f : read(paths)) out.push_back({f.path, f.exists, f.exists && !f.is_dir, f.content.size(), 0});
+    return out;
+  }
   /// Entries of a folder, sorted by name; empty when it does not exist.
   virtual std::vector<DirEntry> list(const std::string& dir) = 0;
 
