@@ -74,6 +74,7 @@ bool kind_fits(const recipe::Edit& e, EditResult& r) {
                                              ": set-value needs a variable");
       return true;
     case Action::replace:
+    case Action::insert_after:
     case Action::none:
       return true;
     default:
@@ -93,6 +94,7 @@ bool run_action(const Context& cx, const Def& d, const recipe::Edit& e, ActionOu
     case Action::replace_function: return replace_function(cx, d, e, out, r);
     case Action::replace: return replace_text(cx, d, e, out, r);
     case Action::set_value: return set_value(cx, d, e, out, r);
+    case Action::insert_after: return insert_after(cx, d, e, out, r);
     case Action::none: return true;
   }
   return true;

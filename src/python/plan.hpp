@@ -65,6 +65,8 @@ bool replace_text(const Context& cx, const Def& d, const recipe::Edit& e, Action
                   EditResult& r);
 bool set_value(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
                EditResult& r);
+bool insert_after(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+                  EditResult& r);
 
 /// The byte ranges of the string literals (f-, byte and raw strings too) in `code`.
 std::vector<text::Range> string_ranges(std::string_view code);

@@ -12,7 +12,7 @@ const std::vector<std::string> kEditKeys = {
     "module",           "file",    "function",  "class",         "variable",
     "replace-body",     "prepend-body",         "add-decorator", "position",
     "remove-decorator", "replace-function",     "replace",       "set-value",
-    "ensure-import",    "occurrence"};
+    "ensure-import",    "occurrence",           "insert-after"};
 
 const std::vector<std::pair<std::string, TargetKind>> kTargets = {
     {"function", TargetKind::function}, {"class", TargetKind::class_}, {"variable", TargetKind::variable}};
@@ -20,11 +20,11 @@ const std::vector<std::pair<std::string, TargetKind>> kTargets = {
 const std::vector<Action> kActions = {Action::replace_body,     Action::prepend_body,
                                       Action::add_decorator,    Action::remove_decorator,
                                       Action::replace_function, Action::replace,
-                                      Action::set_value};
+                                      Action::set_value,        Action::insert_after};
 
 const char* kActionList =
     "replace-body, prepend-body, add-decorator, remove-decorator, replace-function, replace, "
-    "set-value or ensure-import";
+    "set-value, insert-after or ensure-import";
 
 // Actions that change a definition (`def` or `class`), never an assignment.
 bool needs_definition(Action a) {

@@ -13,6 +13,7 @@ std::string_view action_name(Action a) {
     case Action::replace_function: return "replace-function";
     case Action::replace: return "replace";
     case Action::set_value: return "set-value";
+    case Action::insert_after: return "insert-after";
   }
   return "?";
 }

@@ -148,3 +148,35 @@ TEST_CASE("set-value on a function is refused", "[python]") {
   CHECK(r.results[0].failure == Failure::invalid);
   CHECK(r.results[0].message == "f is a function: set-value needs a variable");
 }
+
+TEST_CASE("insert-after puts new definitions after the target, once", "[python]") {
+  std::string src =
+      "def probe():\n"
+      "    return 1\n"
+      "\n"
+      "\n"
+      "def other():\n"
+      "    pass\n";
+  std::vector<Edit> edits{edit(Action::insert_after, "probe", "def _helper():\n    return 2\n")};
+  Run r = run(src, edits);
+  CHECK(r.results[0].outcome == sitepatch::python::Outcome::will_apply);
+  CHECK(r.out ==
+        "def probe():\n"
+        "    return 1\n"
+        "\n"
+        "\n"
+        "def _helper():\n"
+        "    return 2\n"
+        "\n"
+        "\n"
+        "def other():\n"
+        "    pass\n");
+  // Applying it again finds the helper already right after the target.
+  CHECK(idempotent(r.out, edits));
+  // Elsewhere in the file is not "after the target": it is inserted.
+  Run moved = run("def _helper():\n    return 2\n\n\ndef probe():\n    return 1\n\n\ndef other():\n    pass\n", edits);
+  CHECK(moved.out.find("def probe():\n    return 1\n\n\ndef _helper():\n    return 2\n") != std::string::npos);
+  Run empty = run(src, {edit(Action::insert_after, "probe", "  \n")});
+  CHECK(empty.results[0].outcome == sitepatch::python::Outcome::failed);
+  CHECK(empty.results[0].message == "insert-after needs `code`");
+}

@@ -28,6 +28,7 @@ enum class Action {
   replace_function,  // whole definition, decorators included
   replace,           // `old` -> `new` inside the target only, exactly `count` times
   set_value,         // right-hand side of a module-level assignment
+  insert_after,      // new definitions (or assignments) placed right after the target's
 };
 
 /// The YAML key of an action ("replace-body"), or "ensure-import" for none.
