@@ -1,0 +1,184 @@
+// capture: hand edits of each shape become the smallest named edit, checked by
+// applying them to pip's text; what no named edit can make is reported by line.
+#include <catch2/catch.hpp>
+
+#include "sitepatch/python/capture.hpp"
+#include "unit/python_support.hpp"
+
+using namespace pytest;
+using sitepatch::python::capture;
+
+namespace {
+
+const std::string kPip =
+    "\"\"\"CUDA helpers.\"\"\"\n"
+    "import subprocess\n"
+    "\n"
+    "TIMEOUT = 30\n"
+    "\n"
+    "\n"
+    "def get_cuda_version():\n"
+    "    \"\"\"nvcc's version.\"\"\"\n"
+    "    out = subprocess.check_output([\"nvcc\", \"--version\"])\n"
+    "    return out.decode().split()[-1]\n"
+    "\n"
+    "\n"
+    "def fp4_quantize(x):\n"
+    "    return x\n"
+    "\n"
+    "\n"
+    "class Loader:\n"
+    "    def load(self, name):\n"
+    "        text = '''first\n"
+    "  second'''\n"
+    "        return name + text\n"
+    "\n"
+    "    def close(self):\n"
+    "        pass\n"
+    "\n"
+    "\n"
+    "print('loaded')\n";
+
+std::string with(std::string s, const std::string& from, const std::string& to) {
+  size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+// The captured edits, applied to pip's text, give the edited text (and again, nothing).
+void check_round_trip(const std::string& edited, const sitepatch::python::Capture& c) {
+  REQUIRE(c.exact);
+  CHECK(c.outside.empty());
+  Run r = run(kPip, c.edits);
+  CHECK(r.out == edited);
+  CHECK(idempotent(r.out, c.edits));
+}
+
+}  // namespace
+
+TEST_CASE("capture: a replaced body is replace-body, the docstring kept", "[python][capture]") {
+  std::string edited = with(kPip,
+                            "    out = subprocess.check_output([\"nvcc\", \"--version\"])\n"
+                            "    return out.decode().split()[-1]\n",
+                            "    return str(torch.version.cuda)\n");
+  auto c = capture(kPip, edited);
+  REQUIRE(c.edits.size() == 1);
+  CHECK(c.edits[0].action == Action::replace_body);
+  CHECK(c.edits[0].target == "get_cuda_version");
+  CHECK(c.edits[0].code == "return str(torch.version.cuda)\n");
+  check_round_trip(edited, c);
+}
+
+TEST_CASE("capture: lines put at the top of a body are prepend-body", "[python][capture]") {
+  std::string edited = with(kPip, "def fp4_quantize(x):\n", "def fp4_quantize(x):\n    x = x + 0\n");
+  auto c = capture(kPip, edited);
+  REQUIRE(c.edits.size() == 1);
+  CHECK(c.edits[0].action == Action::prepend_body);
+  CHECK(c.edits[0].code == "x = x + 0\n");
+  check_round_trip(edited, c);
+}
+
+TEST_CASE("capture: a decorator typed in is add-decorator, outermost or innermost, and a removed one remove-decorator",
+          "[python][capture]") {
+  std::string edited = with(kPip, "def fp4_quantize(x):\n", "@torch.compiler.disable\ndef fp4_quantize(x):\n");
+  auto c = capture(kPip, edited);
+  REQUIRE(c.edits.size() == 1);
+  CHECK(c.edits[0].action == Action::add_decorator);
+  CHECK(c.edits[0].code == "torch.compiler.disable");
+  CHECK_FALSE(c.edits[0].innermost);
+  check_round_trip(edited, c);
+
+  std::string cached = with(kPip, "def fp4_quantize(x):\n", "@functools.cache\ndef fp4_quantize(x):\n");
+  std::string both = with(cached, "def fp4_quantize(x):\n", "@torch.compiler.assume_constant_result\ndef fp4_quantize(x):\n");
+  auto inner = capture(cached, both);
+  REQUIRE(inner.edits.size() == 1);
+  CHECK(inner.edits[0].innermost);
+  auto removed = capture(cached, kPip);
+  REQUIRE(removed.edits.size() == 1);
+  CHECK(removed.edits[0].action == Action::remove_decorator);
+  CHECK(removed.edits[0].code == "functools.cache");
+  CHECK(removed.exact);
+}
+
+TEST_CASE("capture: a changed constant is set-value, a new helper insert-after, a new import ensure-import",
+          "[python][capture]") {
+  std::string edited = with(kPip, "TIMEOUT = 30\n", "TIMEOUT = 300\n");
+  auto value = capture(kPip, edited);
+  REQUIRE(value.edits.size() == 1);
+  CHECK(value.edits[0].action == Action::set_value);
+  CHECK(value.edits[0].kind == TargetKind::variable);
+  CHECK(value.edits[0].target == "TIMEOUT");
+  CHECK(value.edits[0].code == "300");
+  check_round_trip(edited, value);
+
+  std::string helper = with(kPip, "\n\ndef fp4_quantize(x):\n",
+                            "\n\ndef _cuda_from_torch():\n    return torch.version.cuda\n\n\ndef fp4_quantize(x):\n");
+  helper = with(helper, "import subprocess\n", "import subprocess\nimport torch\n");
+  auto added = capture(kPip, helper);
+  REQUIRE(added.edits.size() == 2);
+  CHECK(added.edits[0].action == Action::none);
+  CHECK(added.edits[0].ensure_import == "import torch");
+  CHECK(added.edits[1].action == Action::insert_after);
+  CHECK(added.edits[1].target == "get_cuda_version");
+  CHECK(added.edits[1].code == "def _cuda_from_torch():\n    return torch.version.cuda\n");
+  check_round_trip(helper, added);
+}
+
+TEST_CASE("capture: a method's body and a new method inside a class, string literals kept byte for byte",
+          "[python][capture]") {
+  std::string edited = with(kPip, "        return name + text\n", "        return text\n");
+  edited = with(edited, "    def close(self):\n        pass\n",
+                "    def close(self):\n        pass\n\n    def reopen(self):\n        return self\n");
+  auto c = capture(kPip, edited);
+  REQUIRE(c.edits.size() == 2);
+  CHECK(c.edits[0].target == "Loader.load");
+  CHECK(c.edits[0].action == Action::replace_body);
+  // The literal's second line starts in the string: not dedented.
+  CHECK(c.edits[0].code == "text = '''first\n  second'''\nreturn text\n");
+  CHECK(c.edits[1].target == "Loader.close");
+  CHECK(c.edits[1].action == Action::insert_after);
+  check_round_trip(edited, c);
+}
+
+TEST_CASE("capture: a changed signature is replace-function", "[python][capture]") {
+  std::string edited = with(kPip, "def fp4_quantize(x):\n    return x\n", "def fp4_quantize(x, scale=1):\n    return x * scale\n");
+  auto c = capture(kPip, edited);
+  REQUIRE(c.edits.size() == 1);
+  CHECK(c.edits[0].action == Action::replace_function);
+  CHECK(c.edits[0].code == "def fp4_quantize(x, scale=1):\n    return x * scale\n");
+  check_round_trip(edited, c);
+}
+
+TEST_CASE("capture: a change outside any definition is reported by line and left out", "[python][capture]") {
+  std::string edited = with(kPip, "print('loaded')\n", "print('loaded, patched')\n");
+  edited = with(edited, "TIMEOUT = 30\n", "TIMEOUT = 60\n");
+  auto c = capture(kPip, edited);
+  CHECK_FALSE(c.exact);
+  REQUIRE(c.outside.size() == 1);
+  CHECK(c.outside[0].old_first == 27);
+  CHECK(c.outside[0].new_first == 27);
+  CHECK(c.outside[0].new_last == 27);
+  CHECK(c.outside[0].text == "print('loaded, patched')\n");
+  // The named part is still captured.
+  REQUIRE(c.edits.size() == 1);
+  CHECK(c.edits[0].action == Action::set_value);
+
+  // A statement removed: its old lines.
+  auto gone = capture(kPip, with(kPip, "\n\nprint('loaded')\n", "\n"));
+  REQUIRE(gone.outside.size() == 1);
+  CHECK(gone.outside[0].old_first == 27);
+  CHECK(gone.outside[0].new_first == 0);
+}
+
+TEST_CASE("capture: CRLF files and the same text", "[python][capture]") {
+  auto same = capture(kPip, kPip);
+  CHECK(same.exact);
+  CHECK(same.edits.empty());
+  std::string crlf;
+  for (char ch : kPip) crlf += ch == '\n' ? std::string("\r\n") : std::string(1, ch);
+  std::string edited = with(crlf, "def fp4_quantize(x):\r\n", "@torch.compiler.disable\r\ndef fp4_quantize(x):\r\n");
+  auto c = capture(crlf, edited);
+  REQUIRE(c.exact);
+  REQUIRE(c.edits.size() == 1);
+  CHECK(c.edits[0].action == Action::add_decorator);
+}
