@@ -109,6 +109,14 @@ std::optional<Requirement> parse_requirement(std::string_view s, std::string* er
 /// A recipe id: [a-z0-9][a-z0-9._-]*.
 bool valid_id(std::string_view s);
 
+/// `s` as a one-line YAML scalar that reads back as `s`: plain where YAML allows, else
+/// double-quoted.
+std::string yaml_scalar(std::string_view s);
+
+/// `e` as a recipe's list item (two spaces in): its code a `|` block where YAML gives the
+/// bytes back exactly, else double-quoted; `parse` reads the same edit back.
+std::string edit_yaml(const Edit& e);
+
 /// Validates `text` against the v1 schema. Throws RecipeError listing every problem.
 Recipe parse(std::string_view text, const std::string& path);
 

@@ -1,0 +1,64 @@
+// Recipe YAML written by sitepatch (capture): each value in the form YAML reads back as
+// the same bytes, a `|` block where that holds, else double-quoted (JSON's escapes,
+// which YAML reads the same).
+#include <nlohmann/json.hpp>
+
+#include "sitepatch/recipe/recipe.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::recipe {
+namespace {
+
+bool control_free(std::string_view s) {
+  for (unsigned char c : s)
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return false;
+  return true;
+}
+
+// Whether a `|` block at any indentation gives `s` back: one final newline, a first line
+// that sets the indentation (no leading blank), no carriage return.
+bool block_safe(std::string_view s) {
+  if (s.size() < 2 || s.back() != '\n' || s[s.size() - 2] == '\n') return false;
+  if (s.find('\r') != std::string_view::npos || !control_free(s)) return false;
+  size_t first = s.find_first_not_of('\n');
+  return first != std::string_view::npos && s[first] != ' ' && s[first] != '\t' && first == 0;
+}
+
+std::string quoted(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+
+}  // namespace
+
+std::string yaml_scalar(std::string_view s) {
+  static const std::string kIndicators = "-?:,[]{}#&*!|>'\"%@`";
+  bool plain = !s.empty() && control_free(s) && s.find('\n') == std::string_view::npos &&
+               s.front() != ' ' && s.back() != ' ' && s.front() != '\t' && s.back() != '\t' &&
+               kIndicators.find(s.front()) == std::string::npos && s.find(": ") == std::string_view::npos &&
+               s.find(" #") == std::string_view::npos && s.back() != ':';
+  // Words YAML reads as something else, and numbers, stay strings only quoted.
+  static const std::vector<std::string> kSpecial = {"true", "false", "yes", "no", "on", "off", "null", "~",
+                                                    "True", "False", "Yes", "No", "On", "Off", "Null", "NULL",
+                                                    "TRUE", "FALSE"};
+  if (plain && std::find(kSpecial.begin(), kSpecial.end(), std::string(s)) != kSpecial.end()) plain = false;
+  return plain ? std::string(s) : quoted(s);
+}
+
+std::string edit_yaml(const Edit& e) {
+  std::string out = "  - " + std::string(e.file.empty() ? "module: " + yaml_scalar(e.module) : "file: " + yaml_scalar(e.file)) + "\n";
+  if (!e.target.empty()) out += "    " + std::string(kind_name(e.kind)) + ": " + yaml_scalar(e.target) + "\n";
+  if (e.action != Action::none) {
+    out += "    " + std::string(action_name(e.action)) + ":";
+    bool decorator = e.action == Action::add_decorator || e.action == Action::remove_decorator;
+    if (!decorator && block_safe(e.code)) {
+      out += " |\n";
+      for (auto& line : util::split(std::string_view(e.code).substr(0, e.code.size() - 1), '\n'))
+        out += line.empty() ? "\n" : "      " + line + "\n";
+    } else {
+      out += " " + yaml_scalar(e.code) + "\n";
+    }
+    if (e.innermost) out += "    position: innermost\n";
+  }
+  if (!e.ensure_import.empty()) out += "    ensure-import: " + yaml_scalar(e.ensure_import) + "\n";
+  return out;
+}
+
+}  // namespace sitepatch::recipe

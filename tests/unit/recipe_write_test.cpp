@@ -1,0 +1,71 @@
+// edit_yaml: what sitepatch writes, parse reads back as the same edit, whatever the code.
+#include <catch2/catch.hpp>
+
+#include "sitepatch/recipe/recipe.hpp"
+
+using namespace sitepatch::recipe;
+
+namespace {
+
+Edit read_back(const Edit& e) {
+  std::string text = "id: t\nedits:\n" + edit_yaml(e);
+  INFO(text);
+  Recipe r = parse(text, "t.yaml");
+  REQUIRE(r.edits.size() == 1);
+  return r.edits[0];
+}
+
+}  // namespace
+
+TEST_CASE("edit_yaml: code, decorators, values and imports read back byte for byte", "[recipe]") {
+  std::vector<std::string> codes = {
+      "return 1\n",
+      "x = 1\n\n\nreturn x\n",                        // blank lines inside
+      "s = '''a\n  b'''\nreturn s\n",                 // a literal's lines
+      "  indented_first = 1\n",                       // a leading space: quoted
+      "tab\tinside = 1\n",
+      "trailing = 1   \nreturn trailing\n",
+      "two_newlines = 1\n\n",                         // `|` would drop one: quoted
+      "no_newline = 1",
+      "# comment: with colon\nreturn {'a': [1, 2]}\n",
+      "crlf = 1\r\nreturn crlf\r\n",
+      "uni = 'é ✓'\n",
+  };
+  for (auto& code : codes) {
+    Edit e;
+    e.module = "pkg.mod";
+    e.target = "f";
+    e.action = Action::replace_body;
+    e.code = code;
+    CHECK(read_back(e).code == code);
+  }
+  for (std::string value : {"300", "True", "None", "'x'", "[1, 2]", "{'a': 1}", "a: b", "-1", "x  # not a comment",
+                            "\"q\""}) {
+    Edit e;
+    e.module = "pkg.mod";
+    e.kind = TargetKind::variable;
+    e.target = "X";
+    e.action = Action::set_value;
+    e.code = value;
+    CHECK(read_back(e).code == value);
+  }
+  Edit d;
+  d.module = "pkg.mod";
+  d.target = "C.m";
+  d.kind = TargetKind::class_;
+  d.action = Action::add_decorator;
+  d.code = "functools.lru_cache(maxsize=None)";
+  d.innermost = true;
+  Edit back = read_back(d);
+  CHECK(back.code == d.code);
+  CHECK(back.innermost);
+  CHECK(back.kind == TargetKind::class_);
+  CHECK(back.target == "C.m");
+  Edit imp;
+  imp.file = "pkg/mod.py";
+  imp.ensure_import = "from a.b import c as d";
+  Edit ib = read_back(imp);
+  CHECK(ib.ensure_import == imp.ensure_import);
+  CHECK(ib.file == "pkg/mod.py");
+  CHECK(ib.action == Action::none);
+}
