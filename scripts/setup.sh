@@ -8,7 +8,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 packages=(build-essential cmake ninja-build pkg-config git patch ca-certificates
   python3 python3-venv python3-pip openssh-server openssh-client iproute2 util-linux procps
-  libgit2-dev libcli11-dev libspdlog-dev libyaml-cpp-dev
+  libgit2-dev libcli11-dev libspdlog-dev libyaml-cpp-dev libzip-dev
   catch2 nlohmann-json3-dev libssl-dev libexpected-dev
   python3-click python3-certifi  # real third-party modules some unit tests read
   python3-jsonschema python3-yaml  # the tests that check --json output and recipes against docs/schema/

@@ -26,6 +26,8 @@ Runner register_rules(CLI::App& app, const GlobalOptions& g);
 Runner register_explain(CLI::App& app, const GlobalOptions& g);
 Runner register_try(CLI::App& app, const GlobalOptions& g);
 Runner register_reapply(CLI::App& app, const GlobalOptions& g);
+Runner register_capture(CLI::App& app, const GlobalOptions& g);
+Runner register_edit(CLI::App& app, const GlobalOptions& g);
 
 /// What apply and reapply both take.
 struct ApplyOptions {

@@ -138,7 +138,7 @@ std::string commit_applied(Session& s, detail::HistoryAccess& history, const sto
 
 /// Under the writer's lock: the history opened after what a killed command left is
 /// cleaned up and an unfinished apply finished; `existing` gets the records.
-std::unique_ptr<detail::HistoryAccess> open_cleaned(Session& s, host::Lock& lock,
+std::unique_ptr<detail::HistoryAccess> open_cleaned_history(Session& s, host::Lock& lock,
                                                     std::vector<store::PatchRecord>& existing,
                                                     std::vector<std::string>& notes,
                                                     std::vector<std::string>* recovered = nullptr) {
@@ -204,7 +204,7 @@ std::string recovered_note(const ApplyResult& res) {
          "it; sitepatch rollback ID undoes it):\n  " + util::join(res.recovered_files, "\n  ");
 }
 
-/// apply's steps once the history is clean: plan, save the originals, write, commit.
+/// apply's steps once the history is clean: plan, then write it.
 ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, ApplyResult res,
                           std::vector<store::PatchRecord>& existing, std::unique_ptr<detail::HistoryAccess> history) {
   res.plan = detail::plan_against(s, std::move(recipes), existing);
@@ -216,7 +216,16 @@ ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, Apply
     return res;
   }
   if (!history) history = detail::HistoryAccess::open(s, true);
+  detail::write_plan(s, res, existing, *history);
+  return res;
+}
 
+}  // namespace
+
+namespace detail {
+
+void write_plan(Session& s, ApplyResult& res, const std::vector<store::PatchRecord>& existing,
+                HistoryAccess& history) {
   int64_t now = std::time(nullptr);
 
   // 1. Originals (and the planned results) into the history, marked pending.
@@ -236,7 +245,7 @@ ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, Apply
   std::vector<std::string> written;
   for (auto& fc : res.plan.files) written.push_back(fc.path);
   read_ahead_of_write(s, res.plan.files, after, written);
-  history->commit(saved);
+  history.commit(saved);
   spdlog::info("apply: originals of {} file(s) committed ({:.0f} ms)", res.plan.files.size(), ms());
 
   // 2. Write, all or nothing, refusing any file that changed since it was read.
@@ -252,7 +261,7 @@ ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, Apply
     bool none = written && std::none_of(written->begin(), written->end(), [](bool w) { return w; });
     if (!none) throw Error(half_written(s, res.plan, e.what(), written, ids), Exit::partial);
     // Nothing of ours reached the disk: put the records back as they were.
-    history->commit(undo_of(saved, existing, ids));
+    history.commit(undo_of(saved, existing, ids));
     throw;
   }
   if (!stale_notes.empty()) s.host.remove(stale_notes);
@@ -262,14 +271,18 @@ ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, Apply
   res.pyc_removed = detail::remove_bytecode(s.host, written);
 
   // 4. The apply itself, one commit.
-  res.commit = commit_applied(s, *history, saved, res.plan);
+  res.commit = commit_applied(s, history, saved, res.plan);
   spdlog::info("apply: {} .pyc removed, committed {} ({:.0f} ms)", res.pyc_removed.size(),
                res.commit.substr(0, 10), ms());
   res.written = true;
-  return res;
 }
 
-}  // namespace
+std::unique_ptr<HistoryAccess> open_cleaned(Session& s, host::Lock& lock, std::vector<store::PatchRecord>& existing,
+                                            std::vector<std::string>& notes, std::vector<std::string>* recovered) {
+  return open_cleaned_history(s, lock, existing, notes, recovered);
+}
+
+}  // namespace detail
 
 ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run) {
   ApplyResult res;
@@ -284,7 +297,7 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   read_ahead_of_plan(s, recipes);
   std::vector<store::PatchRecord> existing;
-  auto history = open_cleaned(s, *lock, existing, res.recovered, &res.recovered_files);
+  auto history = open_cleaned_history(s, *lock, existing, res.recovered, &res.recovered_files);
   std::string finished = recovered_note(res);
   try {
     return apply_planned(s, std::move(recipes), std::move(res), existing, std::move(history));

@@ -27,6 +27,18 @@ std::vector<PyFile> python_files(host::Host& host, const std::string& root, cons
 Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
                   const std::vector<store::PatchRecord>& existing);
 
+/// apply's writing steps for a plan whose files are read and checked (`res.plan`): the
+/// originals (old_text) committed as pending, every file written with its old_sha
+/// checked, pip's RECORD rows and the notes in the same batch, bytecode removed, the
+/// apply committed. `existing`: the history's records before it.
+void write_plan(Session& s, ApplyResult& res, const std::vector<store::PatchRecord>& existing, HistoryAccess& history);
+
+/// Under the writer's `lock`: the history, after what a killed command left is cleaned
+/// and an interrupted apply finished (`notes` say so; `recovered` gets the files that
+/// wrote); `existing` gets its records. nullptr when there is no history.
+std::unique_ptr<HistoryAccess> open_cleaned(Session& s, host::Lock& lock, std::vector<store::PatchRecord>& existing,
+                                            std::vector<std::string>& notes, std::vector<std::string>* recovered);
+
 /// Fails every planned edit whose target another applied recipe already patches (the
 /// same definition, or one inside the other), naming that recipe and the remedy.
 void refuse_overlaps(const Session& s, Plan& p, const std::vector<store::PatchRecord>& existing);

@@ -148,6 +148,14 @@ std::string History::commit(const Transaction& tx) {
     check_rel(rel, "site file");
     edit.put("site/" + rel, data);
   }
+  for (const auto& path : tx.pristine_drop) {
+    check_rel(path, "pristine file");
+    edit.remove("pristine/" + path);
+  }
+  for (const auto& [path, data] : tx.pristine) {
+    check_rel(path, "pristine file");
+    edit.put("pristine/" + path, data);
+  }
   git_oid tree_oid = edit.write_tree();
 
   git_tree* raw_tree = nullptr;

@@ -77,6 +77,13 @@ std::optional<PatchRecord> History::patch(const std::string& id) const {
   return load(*impl_, tree.get(), id);
 }
 
+std::optional<std::string> History::pristine_file(const std::string& path) const {
+  if (path.empty() || path.front() == '/') return std::nullopt;
+  TreePtr tree = impl_->head_tree();
+  if (!tree) return std::nullopt;
+  return impl_->read_path(tree.get(), "pristine/" + path);
+}
+
 std::optional<std::string> History::site_file(const std::string& rel) const {
   if (rel.empty() || rel.front() == '/') return std::nullopt;
   TreePtr tree = impl_->head_tree();

@@ -8,6 +8,8 @@
 //   patches/<id>/recipe.yaml        the recipe as applied
 //   patches/<id>/before/<rel>       the file before this patch was applied
 //   patches/<id>/after/<rel>        the file right after this patch was applied
+//   pristine/<dist>/<version>/<rel> pip's bytes of a distribution's sources, saved by
+//                                   `edit` before hand edits (`capture` reads them)
 // A patch is applied while patches/<id>/ exists in HEAD's tree.
 #include <cstdint>
 #include <map>
@@ -65,6 +67,8 @@ struct Transaction {
   std::vector<std::string> drop;                    // patch ids to remove
   std::map<std::string, std::string> site;          // site/<rel> contents to set
   std::vector<std::string> site_drop;               // site/<rel> entries to remove
+  std::map<std::string, std::string> pristine;      // pristine/<path> contents to set (after the rest)
+  std::vector<std::string> pristine_drop;           // pristine/<path> files or folders to remove (before)
 };
 
 struct LogEntry {
@@ -91,6 +95,9 @@ class History {
 
   /// HEAD's site/<rel>: the file as sitepatch last left it (nullopt when untracked).
   std::optional<std::string> site_file(const std::string& rel) const;
+
+  /// HEAD's pristine/<path> (nullopt when absent).
+  std::optional<std::string> pristine_file(const std::string& path) const;
 
   /// Writes one commit on HEAD (main); returns its oid.
   std::string commit(const Transaction& tx);

@@ -1,0 +1,64 @@
+#pragma once
+// What capture.cpp, changed_files.cpp, originals.cpp and pristine.cpp share.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sitepatch/engine/capture.hpp"
+#include "sitepatch/site/distribution.hpp"
+
+namespace sitepatch::engine::detail {
+
+class HistoryAccess;
+
+/// One file of a distribution, as its RECORD names it.
+struct DistFile {
+  std::string rel;   // relative to the site folder, normalized
+  std::string path;  // absolute
+  std::string hash;  // RECORD's "sha256=..."
+  std::string size;  // RECORD's size ("" when it gives none)
+  std::string text;  // its bytes, once read
+};
+
+/// The rows of `d`'s RECORD that name a file of its own with a hash: inside its site
+/// folder, not its .dist-info, not bytecode.
+std::vector<DistFile> hashed_files(Session& s, const site::Distribution& d);
+
+/// The distribution `name` (PEP 503), or an error naming what is installed near it.
+const site::Distribution& distribution_named(Session& s, const std::string& name);
+
+struct Changes {
+  std::vector<DistFile> python;       // .py files whose bytes differ, `text` the edited bytes
+  std::vector<std::string> left_out;  // other files that differ, and missing ones: "rel: why"
+  size_t checked = 0, hashed = 0;
+};
+
+/// The files of `d` whose bytes differ from RECORD: those whose size differs, or whose
+/// time is after the install (the .dist-info's INSTALLER), are read and hashed; with
+/// `hash_all`, every one.
+Changes changed_in_place(Session& s, const site::Distribution& d, bool hash_all);
+
+/// The files of a copy of `d` in `dir` (on this machine) whose bytes differ from RECORD;
+/// the installed ones must be pip's (read into `installed`, rel -> bytes).
+Changes changed_in_copy(Session& s, const site::Distribution& d, const std::string& dir,
+                        std::map<std::string, std::string>& installed);
+
+/// pip's bytes of each of `files` (rel -> text, `from` says where each came from), each
+/// checked against RECORD: from `given` (a wheel or a folder) when set; else the
+/// history's pristine copy, then uv's and pip's caches on this machine. Throws naming
+/// each file no source has.
+struct Original {
+  std::string text;
+  std::string from;
+};
+std::map<std::string, Original> find_originals(Session& s, HistoryAccess* history, const site::Distribution& d,
+                                               const std::vector<DistFile>& files, const std::string& given);
+
+/// The history's folder for pip's bytes of `d`: "<normalized name>/<version>".
+std::string pristine_key(const site::Distribution& d);
+
+/// The module a file is: "pkg/sub/mod.py" -> "pkg.sub.mod", "pkg/__init__.py" -> "pkg";
+/// "" when its path is no module name.
+std::string module_of(const std::string& rel);
+
+}  // namespace sitepatch::engine::detail

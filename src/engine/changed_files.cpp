@@ -1,0 +1,126 @@
+// Which files of a distribution a user changed: RECORD holds pip's sha256 and size of
+// each. Hashing all of torch's 20,000 files would take seconds; a file whose size is
+// RECORD's and whose time is no later than the install (the .dist-info's INSTALLER)
+// is taken as pip's, unless --hash-all.
+#include <algorithm>
+
+#include "capture_impl.hpp"
+#include "internal.hpp"
+#include "sitepatch/util/file.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine::detail {
+
+namespace {
+
+bool pip_bytes(const DistFile& f, const std::string& text) { return "sha256=" + util::sha256_record(text) == f.hash; }
+
+}  // namespace
+
+const site::Distribution& distribution_named(Session& s, const std::string& name) {
+  if (const site::Distribution* d = s.distributions().find(name)) {
+    if (!d->conda_meta.empty() || d->dist_info.size() < 10 ||
+        d->dist_info.substr(d->dist_info.size() - 10) != ".dist-info")
+      throw Error(d->name + " " + d->version + " has no .dist-info RECORD with pip's hashes (" + d->dist_info +
+                  "): capture needs one");
+    return *d;
+  }
+  std::vector<std::string> names;
+  for (const site::Distribution* d : s.distributions().all()) names.push_back(d->name);
+  auto near = util::nearest(name, names);
+  throw Error("no distribution named " + name + " is installed in " + s.env.prefix +
+              (near.empty() ? "" : "; did you mean " + util::join(near, ", ") + "?"));
+}
+
+std::vector<DistFile> hashed_files(Session& s, const site::Distribution& d) {
+  std::vector<DistFile> out;
+  for (const auto& row : s.distributions().files(d)) {
+    std::string rel = site::normalize_record_path(row.path);
+    if (row.hash.rfind("sha256=", 0) != 0 || rel.empty() || rel[0] == '/' || rel.rfind("../", 0) == 0 ||
+        rel.rfind(d.dist_info + "/", 0) == 0 || util::ends_with(rel, ".pyc"))
+      continue;
+    out.push_back({rel, d.site_dir + "/" + rel, row.hash, row.size, ""});
+  }
+  return out;
+}
+
+Changes changed_in_place(Session& s, const site::Distribution& d, bool hash_all) {
+  Changes out;
+  auto files = hashed_files(s, d);
+  std::vector<std::string> paths;
+  for (auto& f : files) paths.push_back(f.path);
+  std::string info = d.site_dir + "/" + d.dist_info + "/";
+  paths.push_back(info + "INSTALLER");
+  paths.push_back(info + "METADATA");
+  auto st = s.host.stat(paths);
+  int64_t installed = std::max(st[files.size()].mtime_ns, st[files.size() + 1].mtime_ns);
+  std::vector<DistFile*> read;
+  for (size_t i = 0; i < files.size(); ++i) {
+    ++out.checked;
+    if (!st[i].exists || !st[i].is_file) {
+      out.left_out.push_back(files[i].rel + ": missing");
+      continue;
+    }
+    bool same_size = files[i].size.empty() || files[i].size == std::to_string(st[i].size);
+    if (hash_all || !same_size || st[i].mtime_ns > installed || installed == 0) read.push_back(&files[i]);
+  }
+  std::vector<std::string> wanted;
+  for (auto* f : read) wanted.push_back(f->path);
+  auto now = s.host.read(wanted);
+  out.hashed = read.size();
+  for (size_t i = 0; i < read.size(); ++i) {
+    DistFile& f = *read[i];
+    if (!now[i].exists || pip_bytes(f, now[i].content)) continue;
+    f.text = std::move(now[i].content);
+    if (util::ends_with(f.rel, ".py")) out.python.push_back(f);
+    else out.left_out.push_back(f.rel + ": not Python source (a recipe edits .py files)");
+  }
+  return out;
+}
+
+Changes changed_in_copy(Session& s, const site::Distribution& d, const std::string& dir,
+                        std::map<std::string, std::string>& installed) {
+  Changes out;
+  std::vector<DistFile> changed;
+  for (auto& f : hashed_files(s, d)) {
+    ++out.checked;
+    auto text = util::read_file(dir + "/" + f.rel);
+    if (!text) continue;  // not copied, or removed from the copy: nothing to capture
+    ++out.hashed;
+    if (pip_bytes(f, *text)) continue;
+    f.text = std::move(*text);
+    if (util::ends_with(f.rel, ".py")) changed.push_back(std::move(f));
+    else out.left_out.push_back(f.rel + ": not Python source (a recipe edits .py files)");
+  }
+  std::vector<std::string> paths;
+  for (auto& f : changed) paths.push_back(f.path);
+  auto now = s.host.read(paths);
+  std::vector<std::string> not_pip;
+  for (size_t i = 0; i < changed.size(); ++i) {
+    if (!now[i].exists || !pip_bytes(changed[i], now[i].content)) not_pip.push_back(changed[i].rel);
+    else installed[changed[i].rel] = now[i].content;
+  }
+  if (!not_pip.empty())
+    throw Error("the installed " + util::join(not_pip, ", ") + " of " + d.name + " " + d.version +
+                " are not pip's bytes (RECORD's sha256 differs): capture the edits there without --from, or "
+                "reinstall first");
+  out.python = std::move(changed);
+  return out;
+}
+
+std::string module_of(const std::string& rel) {
+  if (!util::ends_with(rel, ".py")) return "";
+  std::string m = rel.substr(0, rel.size() - 3);
+  if (util::ends_with(m, "/__init__")) m.resize(m.size() - 9);
+  for (auto& c : m)
+    if (c == '/') c = '.';
+  for (auto& part : util::split(m, '.')) {
+    bool ok = !part.empty() && !std::isdigit(static_cast<unsigned char>(part[0]));
+    for (unsigned char c : part) ok = ok && (std::isalnum(c) || c == '_' || c >= 0x80);
+    if (!ok) return "";
+  }
+  return m;
+}
+
+}  // namespace sitepatch::engine::detail

@@ -1,0 +1,100 @@
+// edit: pip's bytes of a distribution's Python sources go into the history before
+// anyone edits them (pristine/<name>/<version>/<rel>), so capture finds its originals
+// without a wheel; with a copy, the distribution's files are also put in a folder of this
+// machine to edit there (capture --from reads them back).
+#include <filesystem>
+
+#include "capture_impl.hpp"
+#include "history_access.hpp"
+#include "internal.hpp"
+#include "sitepatch/util/file.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace sitepatch::engine {
+namespace {
+
+// The folders a distribution's modules are in: the first part of each file's path.
+std::vector<std::string> folders_of(const site::Distribution& d, const std::vector<detail::DistFile>& files) {
+  std::vector<std::string> out;
+  for (auto& f : files) {
+    std::string top = f.rel.substr(0, f.rel.find('/'));
+    std::string where = d.site_dir + "/" + top;
+    if (std::find(out.begin(), out.end(), where) == out.end()) out.push_back(where);
+  }
+  return out;
+}
+
+// Writes `files` under `dir` (made if missing; an existing file is replaced): a plain
+// copy on this machine for the user to edit.
+void copy_to(const std::string& dir, const std::vector<detail::DistFile>& files) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(dir + ": " + ec.message());
+  for (auto& f : files) {
+    fs::path to = fs::path(dir) / f.rel;
+    fs::create_directories(to.parent_path(), ec);
+    if (ec) throw Error(to.parent_path().string() + ": " + ec.message());
+    util::AtomicFile out(to.string());
+    out.write(f.text);
+    out.commit_unsynced();  // a working copy: no fsync per file
+  }
+}
+
+}  // namespace
+
+SavedDistribution save_pristine(Session& s, const std::string& dist, const std::string& copy, bool dry_run) {
+  SavedDistribution res;
+  const site::Distribution& d = detail::distribution_named(s, dist);
+  res.dist = d.name;
+  res.version = d.version;
+  std::unique_ptr<host::Lock> lock =
+      dry_run ? detail::read_lock(s) : s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
+
+  // Every file as pip wrote it, or nothing is saved: a file already edited has no
+  // original here, and saving it would make the edit look like pip's.
+  auto files = detail::hashed_files(s, d);
+  std::vector<std::string> paths;
+  for (auto& f : files) paths.push_back(f.path);
+  auto now = s.host.read(paths);
+  std::vector<std::string> edited;
+  std::vector<detail::DistFile> python;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!now[i].exists) continue;
+    files[i].text = std::move(now[i].content);
+    bool pip = "sha256=" + util::sha256_record(files[i].text) == files[i].hash;
+    if (util::ends_with(files[i].rel, ".py")) {
+      if (!pip) edited.push_back(files[i].rel);
+      python.push_back(files[i]);
+    }
+  }
+  if (!edited.empty())
+    throw Error(util::join(edited, ", ") + " of " + d.name + " " + d.version +
+                " already differ from pip's bytes (RECORD): capture them with --original WHEEL|DIR instead, or "
+                "reinstall and run edit again; nothing was saved");
+  res.folders = folders_of(d, python);
+  res.files = python.size();
+  if (!copy.empty() && !dry_run) {
+    copy_to(copy, python);  // the sources: what a recipe can change
+    res.copy = fs::absolute(copy).lexically_normal().string();
+    res.copied = python.size();
+  }
+  if (dry_run) return res;
+
+  std::vector<store::PatchRecord> existing;
+  std::vector<std::string> notes, recovered;
+  auto history = detail::open_cleaned(s, *lock, existing, notes, &recovered);
+  if (!history) history = detail::HistoryAccess::open(s, true, true);
+  store::Transaction tx;
+  tx.message = "edit " + d.name + "==" + d.version + ": pip's bytes of " + std::to_string(python.size()) +
+               " Python file(s) saved";
+  tx.trailers.emplace_back("Sitepatch-Distribution", d.name + "==" + d.version);
+  tx.pristine_drop.push_back(site::normalize_name(d.name));  // an older version's copy goes
+  for (auto& f : python) tx.pristine[detail::pristine_key(d) + "/" + f.rel] = f.text;
+  res.commit = history->commit(tx);
+  return res;
+}
+
+}  // namespace sitepatch::engine

@@ -1,0 +1,301 @@
+// From hand edits to a recipe: a distribution pip installed is edited by hand (sed, vim),
+// `capture` turns the edits into named edits recorded as applied; rollback gives pip's
+// bytes back, the recipe applied to a fresh install gives the edited bytes.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e_support.hpp"
+#include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kCuda =
+    "\"\"\"CUDA helpers.\"\"\"\n"
+    "import subprocess\n"
+    "\n"
+    "TIMEOUT = 30\n"
+    "\n"
+    "\n"
+    "def get_cuda_version():\n"
+    "    \"\"\"nvcc's version.\"\"\"\n"
+    "    out = subprocess.check_output([\"nvcc\", \"--version\"], timeout=TIMEOUT)\n"
+    "    return out.decode().split()[-1]\n";
+
+const char* kOps =
+    "from .cuda import get_cuda_version\n"
+    "\n"
+    "\n"
+    "def fp4_quantize(x):\n"
+    "    if get_cuda_version() < \"12.8\":\n"
+    "        raise RuntimeError(\"fp4 needs CUDA 12.8\")\n"
+    "    return x\n"
+    "\n"
+    "\n"
+    "print(\"ops loaded\")\n";
+
+testsupport::WheelSpec handkern(const std::string& version = "1.0") {
+  return {"handkern", version,
+          {{"handkern/__init__.py", "from .ops import fp4_quantize\n"},
+           {"handkern/cuda.py", kCuda},
+           {"handkern/ops.py", kOps},
+           {"handkern/data.txt", "plain data\n"}}};
+}
+
+std::string replaced(std::string s, const std::string& from, const std::string& to) {
+  size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+struct Hand {
+  testsupport::TempDir tmp;
+  testsupport::Venv venv;
+  std::string wheel;
+  std::map<std::string, std::string> pip;  // what pip installed
+
+  Hand() : venv(testsupport::Venv::create(tmp.path + "/venv")) {
+    wheel = testsupport::build_wheel(handkern(), tmp.path + "/wheels");
+    // The edits use torch: the environment has a stand-in to import.
+    venv.install({e2e::data_wheel("torch", "2.9.0", tmp.path + "/wheels"), wheel});
+    pip = tree();
+  }
+  std::map<std::string, std::string> tree() const { return e2e::read_tree(venv.site_packages + "/handkern"); }
+  std::string path(const std::string& rel) const { return venv.site_packages + "/handkern/" + rel; }
+  std::string read(const std::string& rel) const { return testsupport::slurp(path(rel)); }
+  void write(const std::string& rel, const std::string& text) const { testsupport::spit(path(rel), text); }
+  sitepatch::util::RunResult sp(std::vector<std::string> args, const std::map<std::string, std::string>& vars = {}) const {
+    args.insert(args.begin(), {"--venv", venv.root});
+    return testsupport::run_sitepatch(args, vars);
+  }
+  // The edits of every shape a named edit makes: a body, a decorator, a constant, a new
+  // helper, an import.
+  void edit_by_hand() const {
+    std::string cuda = replaced(kCuda,
+                                "    out = subprocess.check_output([\"nvcc\", \"--version\"], timeout=TIMEOUT)\n"
+                                "    return out.decode().split()[-1]\n",
+                                "    return _cuda_from_torch()\n");
+    cuda = replaced(cuda, "TIMEOUT = 30\n", "TIMEOUT = 300\n");
+    cuda = replaced(cuda, "import subprocess\n", "import subprocess\nimport torch\n");
+    cuda += "\n\ndef _cuda_from_torch():\n    return str(torch.version.cuda)\n";
+    write("cuda.py", cuda);
+    std::string ops = replaced(kOps, "def fp4_quantize(x):\n", "@torch.compiler.disable\ndef fp4_quantize(x):\n");
+    write("ops.py", replaced(ops, "from .cuda import get_cuda_version\n", "from .cuda import get_cuda_version\nimport torch\n"));
+  }
+  // RECORD's row of `rel` as pip's format writes it for `text`.
+  bool record_says(const std::string& rel, const std::string& text) const {
+    std::string record = testsupport::slurp(venv.site_packages + "/handkern-1.0.dist-info/RECORD");
+    return record.find("handkern/" + rel + ",sha256=" + sitepatch::util::sha256_record(text) + "," +
+                       std::to_string(text.size())) != std::string::npos;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("capture: hand edits of every shape, recorded; rollback gives pip's bytes, apply gives the edits again",
+          "[e2e][capture]") {
+  Hand h;
+  auto saved = h.sp({"edit", "handkern"});
+  INFO(saved.err);
+  REQUIRE(saved.status == 0);
+  CHECK(saved.err.find("saved pip's bytes of 3 Python file(s) of handkern 1.0 in the history") != std::string::npos);
+  CHECK(saved.out == "  " + h.venv.site_packages + "/handkern\n");
+  CHECK(h.tree() == h.pip);  // edit changes nothing
+
+  h.edit_by_hand();
+  auto edited = h.tree();
+  std::string recipe = h.tmp.path + "/handkern-local.yaml";
+  auto r = testsupport::run_sitepatch({"--venv", h.venv.root, "capture", "handkern", "-o", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("captured handkern 1.0: 2 file(s) edited, 6 named edit(s) -> " + recipe) != std::string::npos);
+  CHECK(r.err.find("left out") == std::string::npos);
+  CHECK(r.err.find("  handkern/cuda.py: 4 edit(s), pip's bytes from the history (sitepatch edit)\n") != std::string::npos);
+  CHECK(r.err.find("recorded handkern-local as applied (the files stay as edited)") != std::string::npos);
+  // The diff is pip's bytes -> the edited ones.
+  CHECK(r.out.find("+@torch.compiler.disable\n def fp4_quantize(x):") != std::string::npos);
+
+  // The recipe names each edit by the smallest action that makes it.
+  std::string text = testsupport::slurp(recipe);
+  INFO(text);
+  CHECK(text.find("id: handkern-local\n") != std::string::npos);
+  CHECK(text.find("requires: handkern>=1.0,<1.1\n") != std::string::npos);
+  CHECK(text.find("  - module: handkern.cuda\n    variable: TIMEOUT\n    set-value: 300\n") != std::string::npos);
+  CHECK(text.find("  - module: handkern.cuda\n    ensure-import: import torch\n") != std::string::npos);
+  CHECK(text.find("    function: get_cuda_version\n    replace-body: |\n      return _cuda_from_torch()\n") !=
+        std::string::npos);
+  CHECK(text.find("    function: get_cuda_version\n    insert-after: |\n      def _cuda_from_torch():\n"
+                  "          return str(torch.version.cuda)\n") != std::string::npos);
+  CHECK(text.find("  - module: handkern.ops\n    ensure-import: import torch\n") != std::string::npos);
+  CHECK(text.find("    function: fp4_quantize\n    add-decorator: torch.compiler.disable\n") != std::string::npos);
+  CHECK(text.find("replace-function") == std::string::npos);
+
+  // Recorded as applied: nothing on disk moved, RECORD follows the edited bytes.
+  CHECK(h.tree() == edited);
+  CHECK(h.record_says("cuda.py", edited.at("cuda.py")));
+  CHECK(h.sp({"verify"}).status == 0);
+  auto list = nlohmann::json::parse(h.sp({"--json", "list"}).out);
+  REQUIRE(list["patches"].size() == 1);
+  CHECK(list["patches"][0]["id"] == "handkern-local");
+  CHECK(list["patches"][0]["recipe"] == recipe);
+
+  // rollback: pip's bytes and pip's RECORD rows.
+  auto rb = h.sp({"rollback", "handkern-local"});
+  INFO(rb.err);
+  REQUIRE(rb.status == 0);
+  CHECK(h.tree() == h.pip);
+  CHECK(h.record_says("cuda.py", h.pip.at("cuda.py")));
+
+  // The recipe on a fresh install gives the hand-edited bytes back.
+  h.venv.install(std::vector<std::string>{"--force-reinstall", "--no-deps", h.wheel});
+  auto a = h.sp({"apply", recipe});
+  INFO(a.err);
+  REQUIRE(a.status == 0);
+  CHECK(h.tree() == edited);
+  // Nothing left to capture: every file is as the history says (RECORD kept true).
+  auto again = h.sp({"capture", "handkern", "--id", "again", "-o", h.tmp.path + "/again.yaml"});
+  CHECK(again.status == 0);
+  INFO(again.err);
+  CHECK(again.err.find("nothing to capture: every file of handkern 1.0 is pip's (4 checked, 2 hashed; --hash-all hashes every one)") != std::string::npos);
+  CHECK_FALSE(fs::exists(h.tmp.path + "/again.yaml"));
+}
+
+TEST_CASE("capture: pip's bytes from a wheel, an unpacked tree, a uv cache; another version refused by RECORD's hash",
+          "[e2e][capture]") {
+  Hand h;
+  h.write("ops.py", replaced(kOps, "    return x\n", "    return x * 2\n"));
+  auto edited = h.tree();
+
+  // No original anywhere: say where it looked and what to give.
+  auto none = h.sp({"capture", "handkern", "-o", h.tmp.path + "/x.yaml"}, {{"HOME", h.tmp.path}, {"XDG_CACHE_HOME", ""}});
+  CHECK(none.status == 1);
+  CHECK(none.err == "sitepatch: error: pip's bytes of handkern/ops.py (handkern 1.0) are nowhere sitepatch can find "
+                    "them (the history, uv's or pip's cache): give --original WHEEL|DIR of handkern==1.0 (pip download "
+                    "--no-deps handkern==1.0 gets the wheel); next time, run `sitepatch edit handkern` before editing\n");
+  CHECK_FALSE(fs::exists(h.tmp.path + "/x.yaml"));
+
+  // Another version's wheel: refused, naming it; nothing recorded.
+  std::string other = testsupport::build_wheel(handkern("1.1"), h.tmp.path + "/other");
+  auto wrong = h.sp({"capture", "handkern", "--original", other, "-o", h.tmp.path + "/x.yaml"});
+  CHECK(wrong.status == 1);
+  CHECK(wrong.err == "sitepatch: error: --original " + other + " is handkern 1.1, not handkern 1.0 (the version installed)\n");
+  // A tree of the right name whose file is not pip's: refused by RECORD's hash.
+  std::string tree = h.tmp.path + "/unpacked";
+  auto unzip = sitepatch::util::run({"python3", "-m", "zipfile", "-e", h.wheel, tree});
+  REQUIRE(unzip.status == 0);
+  testsupport::spit(tree + "/handkern/ops.py", kOps + std::string("# changed\n"));
+  auto bad = h.sp({"capture", "handkern", "--original", tree, "-o", h.tmp.path + "/x.yaml"});
+  CHECK(bad.status == 1);
+  CHECK(bad.err.find("does not hold pip's bytes of handkern/ops.py") != std::string::npos);
+  CHECK(h.sp({"list"}).out.find("handkern-local") == std::string::npos);
+
+  // The wheel itself.
+  auto from_wheel = h.sp({"capture", "handkern", "--original", h.wheel, "--dry-run"});
+  INFO(from_wheel.err);
+  REQUIRE(from_wheel.status == 0);
+  CHECK(from_wheel.err.find("pip's bytes from wheel " + h.wheel) != std::string::npos);
+  CHECK(from_wheel.err.find("dry run: nothing was recorded or written") != std::string::npos);
+  // The unpacked tree (pip's bytes again).
+  testsupport::spit(tree + "/handkern/ops.py", kOps);
+  auto from_tree = h.sp({"capture", "handkern", "--original", tree, "--dry-run"});
+  REQUIRE(from_tree.status == 0);
+  CHECK(from_tree.err.find("pip's bytes from folder " + tree) != std::string::npos);
+
+  // uv's cache layout: each wheel unpacked under archive-v0/<id>/, its .dist-info there.
+  std::string uv = h.tmp.path + "/uv-cache";
+  fs::create_directories(uv + "/archive-v0");
+  fs::rename(tree, uv + "/archive-v0/q1w2e3");
+  std::string recipe = h.tmp.path + "/from-uv.yaml";
+  auto from_uv = h.sp({"capture", "handkern", "--id", "from-uv", "-o", recipe}, {{"UV_CACHE_DIR", uv}});
+  INFO(from_uv.err);
+  REQUIRE(from_uv.status == 0);
+  CHECK(from_uv.err.find("pip's bytes from uv's cache " + uv + "/archive-v0/q1w2e3") != std::string::npos);
+  CHECK(testsupport::slurp(recipe).find("    function: fp4_quantize\n    replace-body: |\n") != std::string::npos);
+  CHECK(h.tree() == edited);
+  REQUIRE(h.sp({"rollback", "from-uv"}).status == 0);
+  CHECK(h.tree() == h.pip);
+}
+
+TEST_CASE("capture: a change outside any definition is named by line and left out, the rest recorded",
+          "[e2e][capture]") {
+  Hand h;
+  REQUIRE(h.sp({"edit", "handkern"}).status == 0);
+  std::string ops = replaced(kOps, "print(\"ops loaded\")\n", "print(\"ops loaded, patched\")\n");
+  ops = replaced(ops, "    return x\n", "    return x + 0\n");
+  h.write("ops.py", ops);
+  h.write("data.txt", "changed data\n");
+  std::string recipe = h.tmp.path + "/r.yaml";
+  auto r = h.sp({"capture", "handkern", "-o", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("left out:\n"
+                   "  handkern/ops.py lines 10-10: outside any definition it can name (the file keeps it; the recipe "
+                   "does not make it)\n"
+                   "  handkern/data.txt: not Python source (a recipe edits .py files)\n") != std::string::npos);
+  std::string text = testsupport::slurp(recipe);
+  CHECK(text.find("# Left out (outside any definition it can name; the edited file keeps them, a fresh install\n"
+                  "# will not get them from this recipe):\n#   handkern/ops.py lines 10-10\n") != std::string::npos);
+  CHECK(text.find("print(") == std::string::npos);
+  CHECK(h.read("ops.py") == ops);
+  CHECK(h.sp({"verify"}).status == 0);
+  REQUIRE(h.sp({"rollback", "handkern-local"}).status == 0);
+  CHECK(h.read("ops.py") == kOps);
+
+  // Only outside changes: nothing to record, exit 1, nothing written.
+  h.write("ops.py", replaced(kOps, "print(\"ops loaded\")\n", "print(\"ops\")\n"));
+  auto only = h.sp({"capture", "handkern", "-o", h.tmp.path + "/only.yaml"});
+  CHECK(only.status == 1);
+  CHECK(only.err.find("sitepatch: error") == std::string::npos);
+  CHECK(only.err.find("nothing captured: no change is inside a definition a recipe can name") != std::string::npos);
+  CHECK_FALSE(fs::exists(h.tmp.path + "/only.yaml"));
+}
+
+TEST_CASE("capture: edit --copy, edits made in the copy, capture --from writes them into the environment",
+          "[e2e][capture]") {
+  Hand h;
+  std::string copy = h.tmp.path + "/work";
+  auto saved = h.sp({"edit", "handkern", "--copy", copy});
+  INFO(saved.err);
+  REQUIRE(saved.status == 0);
+  CHECK(saved.err.find("copied them to " + copy + "; edit them there\nthen: sitepatch --venv " + h.venv.root +
+                       " capture handkern --from " + copy + "\n") != std::string::npos);
+  CHECK(testsupport::slurp(copy + "/handkern/ops.py") == kOps);
+  testsupport::spit(copy + "/handkern/ops.py", replaced(kOps, "def fp4_quantize(x):\n", "@functools.cache\ndef fp4_quantize(x):\n"));
+  std::string recipe = h.tmp.path + "/c.yaml";
+  auto r = h.sp({"capture", "handkern", "--from", copy, "-o", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("recorded handkern-local as applied (the copy's files written)") != std::string::npos);
+  CHECK(h.read("ops.py") == testsupport::slurp(copy + "/handkern/ops.py"));
+  CHECK(h.sp({"verify"}).status == 0);
+  REQUIRE(h.sp({"rollback", "--all"}).status == 0);
+  CHECK(h.tree() == h.pip);
+}
+
+TEST_CASE("capture and edit refuse what they cannot do, naming it", "[e2e][capture]") {
+  Hand h;
+  auto unknown = h.sp({"capture", "handkrn"});
+  CHECK(unknown.status == 1);
+  CHECK(unknown.err == "sitepatch: error: no distribution named handkrn is installed in " + h.venv.root +
+                           "; did you mean handkern?\n");
+  h.write("ops.py", replaced(kOps, "    return x\n", "    return -x\n"));
+  auto late = h.sp({"edit", "handkern"});
+  CHECK(late.status == 1);
+  CHECK(late.err == "sitepatch: error: handkern/ops.py of handkern 1.0 already differ from pip's bytes (RECORD): "
+                    "capture them with --original WHEEL|DIR instead, or reinstall and run edit again; nothing was saved\n");
+  std::string exists = h.tmp.path + "/exists.yaml";
+  testsupport::spit(exists, "mine\n");
+  auto kept = h.sp({"capture", "handkern", "--original", h.wheel, "-o", exists});
+  CHECK(kept.status == 2);
+  CHECK(kept.err == "sitepatch: error: " + exists + " exists; give -o another file (capture never overwrites a recipe)\n");
+  CHECK(testsupport::slurp(exists) == "mine\n");
+  REQUIRE(h.sp({"capture", "handkern", "--original", h.wheel, "-o", h.tmp.path + "/one.yaml"}).status == 0);
+  auto twice = h.sp({"capture", "handkern", "--original", h.wheel, "-o", h.tmp.path + "/two.yaml"});
+  CHECK(twice.status == 1);
+  CHECK(twice.err.find("a patch named handkern-local is already applied") != std::string::npos);
+}
