@@ -46,6 +46,8 @@ complete -c sitepatch -n __sitepatch_needs_command -a status -d "After an upgrad
 complete -c sitepatch -n __sitepatch_needs_command -a verify -d "Check each patched file against the history"
 complete -c sitepatch -n __sitepatch_needs_command -a rollback -d "Undo applied patches"
 complete -c sitepatch -n __sitepatch_needs_command -a adopt -d "Record files others changed as the patch's applied state"
+complete -c sitepatch -n __sitepatch_needs_command -a edit -d "Before editing a distribution by hand: save pip's bytes"
+complete -c sitepatch -n __sitepatch_needs_command -a capture -d "Turn hand edits of a distribution into a recipe"
 complete -c sitepatch -n __sitepatch_needs_command -a log -d "Show the history of applies and rollbacks"
 complete -c sitepatch -n __sitepatch_needs_command -a show -d "Print an applied patch as a unified diff"
 complete -c sitepatch -n __sitepatch_needs_command -a audit -d "Find functions that reach operations dynamo cannot trace"
@@ -53,7 +55,7 @@ complete -c sitepatch -n __sitepatch_needs_command -a try -d "Run a command with
 complete -c sitepatch -n __sitepatch_needs_command -a rules -d "List the rules audit uses"
 complete -c sitepatch -n __sitepatch_needs_command -a explain -d "Read a dynamo log: each graph break and a recipe fixing it"
 complete -c sitepatch -n __sitepatch_needs_command -a help -d "Show a command's options"
-complete -c sitepatch -n "__sitepatch_using help" -a "plan apply reapply list status verify rollback adopt log show audit try rules explain"
+complete -c sitepatch -n "__sitepatch_using help" -a "plan apply reapply list status verify rollback adopt edit capture log show audit try rules explain"
 
 # The global options, before or after the command.
 complete -c sitepatch -s h -l help -d "Print the help and exit"
@@ -92,6 +94,18 @@ complete -c sitepatch -n "__sitepatch_using rollback" -l missing-ok -d "Skip ids
 
 # adopt
 complete -c sitepatch -n "__sitepatch_using adopt" -s n -l dry-run -d "Print the changes adopt would record; write nothing"
+
+# edit
+complete -c sitepatch -n "__sitepatch_using edit" -l copy -x -a "(__fish_complete_directories)" -d "Copy its Python sources to DIR to edit there"
+complete -c sitepatch -n "__sitepatch_using edit" -s n -l dry-run -d "Check its files are pip's; save nothing"
+
+# capture
+complete -c sitepatch -n "__sitepatch_using capture" -l id -x -d "The recipe id"
+complete -c sitepatch -n "__sitepatch_using capture" -s o -l output -r -F -d "Where to write the recipe"
+complete -c sitepatch -n "__sitepatch_using capture" -l original -r -F -d "A wheel or unpacked tree of the installed version"
+complete -c sitepatch -n "__sitepatch_using capture" -l from -x -a "(__fish_complete_directories)" -d "Read the edits from a copy (edit --copy)"
+complete -c sitepatch -n "__sitepatch_using capture" -l hash-all -d "Hash every file, not only changed ones"
+complete -c sitepatch -n "__sitepatch_using capture" -s n -l dry-run -d "Print the diff and the edits; record nothing"
 
 # log
 complete -c sitepatch -n "__sitepatch_using log" -s p -l patch -d "Follow each entry with its diff"

@@ -288,7 +288,7 @@ TEST_CASE("json schema: with --json every error is one document on stdout, the c
                     std::vector<std::string>{"plan", "--dryrun", recipe, "--json"}}) {
     auto option = error_document(env.sp(args), "usage", 2);
     CHECK(option["error"]["message"] ==
-          "The following argument was not expected: --dryrun; `--dry-run` is an option of apply, reapply, rollback and adopt, not of plan");
+          "The following argument was not expected: --dryrun; `--dry-run` is an option of apply, reapply, rollback, adopt, edit and capture, not of plan");
   }
   auto missing = error_document(testsupport::run_sitepatch({"apply", "--json"}), "usage", 2);
   CHECK(missing["error"]["message"] == "recipes is required");
@@ -403,4 +403,30 @@ TEST_CASE("recipe schemas: what sitepatch refuses, the schema refuses too", "[e2
   auto refused = testsupport::run_sitepatch({"audit", "--path", tmp.path, "--ignore", ignore});
   CHECK(refused.status == 2);
   CHECK(refused.err.find("`at` must be FILE.py:LINE, got `rp/alarms.py`") != std::string::npos);
+}
+
+TEST_CASE("json schema: edit and capture documents", "[e2e][json]") {
+  e2e::DemoEnv env;
+  auto saved = document(env.sp({"--json", "edit", "flashinfer-python"}), "edit", 0);
+  CHECK(saved["commit"].get<std::string>().size() == 40);
+  CHECK(saved["copy"].is_null());
+  CHECK(saved["folders"][0] == env.venv.site_packages + "/flashinfer");
+  std::string rel = "flashinfer/jit/cpp_ext.py";
+  std::string text = env.read(rel);
+  size_t at = text.find("def get_cuda_version");
+  REQUIRE(at != std::string::npos);
+  testsupport::spit(env.site(rel), text.substr(0, at) + "@functools.cache\n" + text.substr(at));
+  auto dry = document(env.sp({"--json", "capture", "flashinfer-python", "--dry-run"}), "capture", 0);
+  CHECK(dry["commit"].is_null());
+  CHECK(dry["recipe_path"].is_null());
+  CHECK(dry["captured"][0]["path"] == rel);
+  CHECK(dry["captured"][0]["original"] == "the history (sitepatch edit)");
+  CHECK(dry["recipe"].get<std::string>().find("add-decorator: functools.cache") != std::string::npos);
+  std::string out = env.tmp.path + "/captured.yaml";
+  auto done = document(env.sp({"--json", "capture", "flashinfer-python", "-o", out}), "capture", 0);
+  CHECK(done["written"] == true);
+  CHECK(done["recipe_path"] == out);
+  CHECK(done["id"] == "flashinfer-python-local");
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  CHECK(env.pristine());
 }
