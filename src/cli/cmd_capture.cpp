@@ -14,6 +14,7 @@ namespace {
 struct Opts {
   std::string dist, id, output, original, from;
   bool hash_all = false;
+  bool whole_file = false;
   bool dry_run = false;
 };
 
@@ -100,13 +101,16 @@ Runner register_capture(CLI::App& app, const GlobalOptions& g) {
       ->type_name("DIR");
   app.add_flag("--hash-all", o->hash_all,
                "Hash every file of the distribution, not only those whose size or time differs from pip's install");
+  app.add_flag("--whole-file", o->whole_file,
+               "A file with changes outside any definition goes into the recipe whole (replace-module) instead "
+               "of leaving them out");
   app.add_flag("-n,--dry-run", o->dry_run, "Print the diff and the recipe's edits; record and write nothing");
   return [&g, o] {
     Env env = open_env(g);
     Output out(g);
     std::string path = o->output;
     if (path.empty() && !o->dry_run) path = "<id>";
-    engine::CaptureOptions co{o->dist, o->id, o->original, o->from, "", o->hash_all, o->dry_run};
+    engine::CaptureOptions co{o->dist, o->id, o->original, o->from, "", o->hash_all, o->whole_file, o->dry_run};
     // The id decides the default file name: known only once the distribution is.
     if (path == "<id>") {
       path = (o->id.empty() ? site::normalize_name(o->dist) + "-local" : o->id) + ".yaml";

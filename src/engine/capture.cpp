@@ -68,7 +68,7 @@ void drop_patched(std::vector<DistFile>& files, const std::vector<store::PatchRe
 
 // The named edits of every changed file, in file order; `res.files` says what each holds.
 std::vector<recipe::Edit> named_edits(CaptureResult& res, const std::vector<DistFile>& files,
-                                      const std::map<std::string, detail::Original>& originals) {
+                                      const std::map<std::string, detail::Original>& originals, bool whole_file) {
   std::vector<recipe::Edit> edits;
   for (auto& f : files) {
     const auto& orig = originals.at(f.rel);
@@ -76,7 +76,7 @@ std::vector<recipe::Edit> named_edits(CaptureResult& res, const std::vector<Dist
     cf.rel = f.rel;
     cf.original = orig.from;
     std::string module = detail::module_of(f.rel);
-    auto c = python::capture(orig.text, f.text, f.rel);
+    auto c = python::capture(orig.text, f.text, f.rel, whole_file);
     cf.outside = c.outside;
     cf.problem = c.problem;
     cf.edits = c.edits.size();
@@ -167,7 +167,7 @@ CaptureResult capture(Session& s, const CaptureOptions& o) {
   }
 
   // 2. The named edits, the recipe, and its plan against pip's bytes.
-  auto edits = named_edits(res, ch.python, originals);
+  auto edits = named_edits(res, ch.python, originals, o.whole_file);
   if (edits.empty()) return res;  // every change is outside a definition: nothing to record
   res.recipe_text = recipe_text(res, edits, !o.from.empty());
   recipe::Recipe rec = recipe::parse(res.recipe_text, o.recipe_path.empty() ? "(captured)" : o.recipe_path);

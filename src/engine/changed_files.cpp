@@ -8,6 +8,7 @@
 #include "internal.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/safe_path.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine::detail {
@@ -81,6 +82,9 @@ Changes changed_in_place(Session& s, const site::Distribution& d, bool hash_all)
 
 Changes changed_in_copy(Session& s, const site::Distribution& d, const std::string& dir,
                         std::map<std::string, std::string>& installed) {
+  // Its bytes are written into the environment as they are: a copy another user could
+  // change would choose the code others import.
+  if (auto why = util::unsafe_path(dir)) throw Error("--from " + dir + ": " + *why + "; nothing was written");
   Changes out;
   std::vector<DistFile> changed;
   for (auto& f : hashed_files(s, d)) {

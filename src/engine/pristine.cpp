@@ -9,6 +9,7 @@
 #include "internal.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/safe_path.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace fs = std::filesystem;
@@ -30,9 +31,11 @@ std::vector<std::string> folders_of(const site::Distribution& d, const std::vect
 // Writes `files` under `dir` (made if missing; an existing file is replaced): a plain
 // copy on this machine for the user to edit.
 void copy_to(const std::string& dir, const std::vector<detail::DistFile>& files) {
+  // Root copies into it: a folder another user could swap for a link is refused, and
+  // what is made below it is then ours alone.
+  if (auto why = util::make_safe_folder(dir))
+    throw Error("--copy " + dir + ": " + *why + "; give a folder only you can change");
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw Error(dir + ": " + ec.message());
   for (auto& f : files) {
     fs::path to = fs::path(dir) / f.rel;
     fs::create_directories(to.parent_path(), ec);

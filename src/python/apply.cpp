@@ -75,6 +75,7 @@ bool kind_fits(const recipe::Edit& e, EditResult& r) {
       return true;
     case Action::replace:
     case Action::insert_after:
+    case Action::replace_module:
     case Action::none:
       return true;
     default:
@@ -95,6 +96,7 @@ bool run_action(const Context& cx, const Def& d, const recipe::Edit& e, ActionOu
     case Action::replace: return replace_text(cx, d, e, out, r);
     case Action::set_value: return set_value(cx, d, e, out, r);
     case Action::insert_after: return insert_after(cx, d, e, out, r);
+    case Action::replace_module: return true;  // handled before any lookup
     case Action::none: return true;
   }
   return true;
@@ -138,7 +140,13 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
     // The action part.
     ActionOut out;
     out.already = true;
-    if (e.action != Action::none) {
+    if (e.action == Action::replace_module) {
+      // The whole text, as given: nothing is located, every other edit of the file overlaps it.
+      std::string code = text::with_eol(text::to_lf(e.code), cx.style.eol);
+      out.already = src == code;
+      if (!out.already) out.splices.push_back({0, src.size(), code});
+      r.line = 1;
+    } else if (e.action != Action::none) {
       out.already = false;
       if (!kind_fits(e, r)) continue;
       const Def* d = locate(cx, e, r);

@@ -432,7 +432,9 @@ OutsideChange whole_difference(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-Capture capture(const std::string& old_text, const std::string& new_text, const std::string& name) {
+namespace {
+
+Capture named(const std::string& old_text, const std::string& new_text, const std::string& name) {
   Capture out;
   if (old_text == new_text) {
     out.exact = true;
@@ -459,6 +461,26 @@ Capture capture(const std::string& old_text, const std::string& new_text, const 
   out.problem = "the named edits found do not give its bytes back exactly";
   out.outside = {whole_difference(old_text, new_text)};
   return out;
+}
+
+}  // namespace
+
+Capture capture(const std::string& old_text, const std::string& new_text, const std::string& name,
+                bool whole_file) {
+  Capture out = named(old_text, new_text, name);
+  if (out.exact || !whole_file) return out;
+  // The whole text as the edited file has it (after its BOM, which apply keeps).
+  std::string_view v = new_text;
+  if (v.substr(0, 3) == "\xEF\xBB\xBF") v.remove_prefix(3);
+  Edit e = make(TargetKind::function, "", Action::replace_module, text::to_lf(v));
+  if (!reproduces(old_text, new_text, {e}, name)) {
+    out.problem = "not even the whole text gives its bytes back (mixed line endings, another encoding)";
+    return out;
+  }
+  Capture whole;
+  whole.edits = {std::move(e)};
+  whole.exact = true;
+  return whole;
 }
 
 }  // namespace sitepatch::python

@@ -12,7 +12,7 @@ const std::vector<std::string> kEditKeys = {
     "module",           "file",    "function",  "class",         "variable",
     "replace-body",     "prepend-body",         "add-decorator", "position",
     "remove-decorator", "replace-function",     "replace",       "set-value",
-    "ensure-import",    "occurrence",           "insert-after"};
+    "ensure-import",    "occurrence",           "insert-after",  "replace-module"};
 
 const std::vector<std::pair<std::string, TargetKind>> kTargets = {
     {"function", TargetKind::function}, {"class", TargetKind::class_}, {"variable", TargetKind::variable}};
@@ -20,11 +20,12 @@ const std::vector<std::pair<std::string, TargetKind>> kTargets = {
 const std::vector<Action> kActions = {Action::replace_body,     Action::prepend_body,
                                       Action::add_decorator,    Action::remove_decorator,
                                       Action::replace_function, Action::replace,
-                                      Action::set_value,        Action::insert_after};
+                                      Action::set_value,        Action::insert_after,
+                                      Action::replace_module};
 
 const char* kActionList =
     "replace-body, prepend-body, add-decorator, remove-decorator, replace-function, replace, "
-    "set-value, insert-after or ensure-import";
+    "set-value, insert-after, replace-module or ensure-import";
 
 // Actions that change a definition (`def` or `class`), never an assignment.
 bool needs_definition(Action a) {
@@ -219,9 +220,13 @@ std::optional<Edit> read_edit(const YAML::Node& item, int number, Mark mark, Pro
     else
       problems.add(mark, nth + " has no action; give one of " + kActionList);
   }
-  if (action && !target)
+  if (action && !target && edit.action != Action::replace_module)
     problems.add(mark_of(action->key_node),
                  "`" + action->key + "` needs a target: `function`, `class` or `variable`");
+  if (action && target && edit.action == Action::replace_module)
+    problems.add(mark_of(target->key_node), "`replace-module` replaces the whole module: it takes no `" + target->key + "`");
+  if (action && ensure && edit.action == Action::replace_module)
+    problems.add(mark_of(ensure->key_node), "`replace-module` gives the whole text: put the import in it, not in `ensure-import`");
   if (action && target) {
     if (edit.action == Action::set_value && edit.kind != TargetKind::variable)
       problems.add(mark_of(action->key_node), "`set-value` works on a `variable`, not a `" + target->key + "`");

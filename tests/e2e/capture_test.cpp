@@ -97,7 +97,7 @@ struct Hand {
 
 }  // namespace
 
-TEST_CASE("capture: hand edits of every shape, recorded; rollback gives pip's bytes, apply gives the edits again",
+TEST_CASE("capture: hand edits of every shape, recorded, rollback gives pip's bytes, apply gives the edits again",
           "[e2e][capture]") {
   Hand h;
   auto saved = h.sp({"edit", "handkern"});
@@ -165,7 +165,7 @@ TEST_CASE("capture: hand edits of every shape, recorded; rollback gives pip's by
   CHECK_FALSE(fs::exists(h.tmp.path + "/again.yaml"));
 }
 
-TEST_CASE("capture: pip's bytes from a wheel, an unpacked tree, a uv cache; another version refused by RECORD's hash",
+TEST_CASE("capture: pip's bytes from a wheel, an unpacked tree, a uv cache, another version refused by RECORD's hash",
           "[e2e][capture]") {
   Hand h;
   h.write("ops.py", replaced(kOps, "    return x\n", "    return x * 2\n"));
@@ -298,4 +298,21 @@ TEST_CASE("capture and edit refuse what they cannot do, naming it", "[e2e][captu
   auto twice = h.sp({"capture", "handkern", "--original", h.wheel, "-o", h.tmp.path + "/two.yaml"});
   CHECK(twice.status == 1);
   CHECK(twice.err.find("a patch named handkern-local is already applied") != std::string::npos);
+}
+
+TEST_CASE("capture --whole-file: a file with a change outside any definition goes in whole", "[e2e][capture]") {
+  Hand h;
+  REQUIRE(h.sp({"edit", "handkern"}).status == 0);
+  std::string ops = replaced(kOps, "print(\"ops loaded\")\n", "print(\"ops loaded, patched\")\n");
+  h.write("ops.py", ops);
+  std::string recipe = h.tmp.path + "/w.yaml";
+  auto r = h.sp({"capture", "handkern", "--whole-file", "-o", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("left out") == std::string::npos);
+  CHECK(testsupport::slurp(recipe).find("  - module: handkern.ops\n    replace-module: |\n") != std::string::npos);
+  REQUIRE(h.sp({"rollback", "handkern-local"}).status == 0);
+  CHECK(h.tree() == h.pip);
+  REQUIRE(h.sp({"apply", recipe}).status == 0);
+  CHECK(h.read("ops.py") == ops);
 }

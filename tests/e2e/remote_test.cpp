@@ -404,6 +404,36 @@ TEST_CASE("remote: reapply --all after pip install --force-reinstall there, the 
   CHECK(env.sp({"reapply", "--all"}).err == "nothing to reapply: every patch is applied\n");
 }
 
+TEST_CASE("remote: edit, a hand edit there, capture: the recipe here, the record there, one connection each",
+          "[e2e][remote][capture]") {
+  RemoteDemo env;
+  int before = env.sshd.connections();
+  auto saved = env.sp({"edit", "flashinfer-python"});
+  INFO(saved.err);
+  REQUIRE(saved.status == 0);
+  CHECK(saved.out == "  /srv/venv" + env.venv.site_packages.substr(env.venv.root.size()) + "/flashinfer\n");
+  std::string rel = "flashinfer/jit/cpp_ext.py";
+  std::string text = env.read(rel);
+  size_t at = text.find("def get_cuda_version");
+  REQUIRE(at != std::string::npos);
+  std::string edited = text.substr(0, at) + "@functools.cache\n" + text.substr(at);
+  testsupport::spit(env.venv.site_packages + "/" + rel, edited);
+
+  std::string recipe = env.tmp.path + "/captured.yaml";
+  auto r = env.sp({"capture", "flashinfer-python", "-o", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(env.sshd.connections() == before + 2);
+  CHECK(r.err.find("flashinfer/jit/cpp_ext.py: 1 edit(s), pip's bytes from the history (sitepatch edit)") !=
+        std::string::npos);
+  CHECK(testsupport::slurp(recipe).find("    function: get_cuda_version\n    add-decorator: functools.cache\n") !=
+        std::string::npos);
+  CHECK(env.read(rel) == edited);
+  CHECK(env.sp({"verify"}).status == 0);
+  REQUIRE(env.sp({"rollback", "flashinfer-python-local"}).status == 0);
+  CHECK(env.pristine());
+}
+
 TEST_CASE("remote: a base interpreter's patch is kept with the base there, and another venv rolls it back",
           "[e2e][remote]") {
   testsupport::TestSshd sshd;

@@ -370,3 +370,26 @@ TEST_CASE("try refuses a TMPDIR another user owns: its sitecustomize would be th
   CHECK(ok.status == 0);
   CHECK(fs::exists(witness));
 }
+
+TEST_CASE("edit --copy and capture --from refuse a folder another user could change", "[e2e][root]") {
+  e2e::DemoEnv env;
+  std::string theirs = env.tmp.path + "/their-work";
+  fs::create_directories(theirs);
+  give(theirs);
+  // Root would copy into it: the other user could swap a folder for a link to /etc.
+  auto copy = env.sp({"edit", "flashinfer-python", "--copy", theirs + "/fi"});
+  CHECK(copy.status == 1);
+  CHECK(copy.err.rfind("sitepatch: error: --copy " + theirs + "/fi: ", 0) == 0);
+  CHECK(copy.err.find("; give a folder only you can change\n") != std::string::npos);
+  CHECK(fs::is_empty(theirs));
+  // Root would write what is in it into site-packages: that user would choose the code.
+  std::string rel = "flashinfer/jit/cpp_ext.py";
+  fs::create_directories(theirs + "/flashinfer/jit");
+  testsupport::spit(theirs + "/" + rel, "import os\nos.system('id')\n");
+  give(theirs);
+  auto from = env.sp({"capture", "flashinfer-python", "--from", theirs, "-o", env.tmp.path + "/x.yaml"});
+  CHECK(from.status == 1);
+  CHECK(from.err.rfind("sitepatch: error: --from " + theirs + ": ", 0) == 0);
+  CHECK(env.pristine());
+  CHECK_FALSE(fs::exists(env.tmp.path + "/x.yaml"));
+}

@@ -182,3 +182,19 @@ TEST_CASE("capture: CRLF files and the same text", "[python][capture]") {
   REQUIRE(c.edits.size() == 1);
   CHECK(c.edits[0].action == Action::add_decorator);
 }
+
+TEST_CASE("capture --whole-file: a file with a change outside any definition is one replace-module",
+          "[python][capture]") {
+  std::string edited = with(kPip, "print('loaded')\n", "print('loaded, patched')\n");
+  auto c = capture(kPip, edited, "m.py", true);
+  REQUIRE(c.exact);
+  CHECK(c.outside.empty());
+  REQUIRE(c.edits.size() == 1);
+  CHECK(c.edits[0].action == Action::replace_module);
+  CHECK(c.edits[0].target.empty());
+  check_round_trip(edited, c);
+  // A file the named edits reproduce keeps them.
+  auto named = capture(kPip, with(kPip, "TIMEOUT = 30\n", "TIMEOUT = 1\n"), "m.py", true);
+  REQUIRE(named.edits.size() == 1);
+  CHECK(named.edits[0].action == Action::set_value);
+}

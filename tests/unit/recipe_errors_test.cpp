@@ -114,8 +114,8 @@ TEST_CASE("edit target: one of function, class, variable, a qualified name", "[r
 
 TEST_CASE("edit action: present, one, fitting its target", "[recipe]") {
   const std::string actions =
-      "replace-body, prepend-body, add-decorator, remove-decorator, replace-function, replace, set-value or "
-      "ensure-import";
+      "replace-body, prepend-body, add-decorator, remove-decorator, replace-function, replace, set-value, "
+      "insert-after, replace-module or ensure-import";
   CHECK(errors_of(with_edit("- module: m\n")) == Lines{"r.yaml:3:1: edit 1 has no action; give one of " + actions});
   CHECK(errors_of(with_edit("- module: m\n  function: f\n")) ==
         Lines{"r.yaml:3:1: edit 1 names a function but no action; give one of " + actions});
@@ -258,4 +258,12 @@ TEST_CASE("a very long value is checked without overflowing the stack", "[recipe
 TEST_CASE("nesting too deep is named as such, not as yaml-cpp's `bad file`", "[recipe]") {
   CHECK(errors_of(std::string(100000, '[')) ==
         Lines{"r.yaml:1:1: YAML syntax error: nested more than 499 levels deep"});
+}
+
+TEST_CASE("replace-module takes no target and no ensure-import", "[recipe]") {
+  CHECK(errors_of(with_edit("- module: m\n  function: f\n  replace-module: x = 1\n")) ==
+        Lines{"r.yaml:4:3: `replace-module` replaces the whole module: it takes no `function`"});
+  CHECK(errors_of(with_edit("- module: m\n  replace-module: x = 1\n  ensure-import: import os\n")) ==
+        Lines{"r.yaml:5:3: `replace-module` gives the whole text: put the import in it, not in `ensure-import`"});
+  CHECK(errors_of(with_edit("- module: m\n  replace-module: x = 1\n")).empty());
 }

@@ -22,7 +22,7 @@ description:
     C(state=absent) the patches they made are rolled back (C(sitepatch rollback)),
     restoring pip's bytes.
   - With C(state=present) and no I(recipes), the patches the host's history records are
-    applied again from its copies of their recipes (C(sitepatch reapply)): those named in
+    applied again from its copies of their recipes (C(sitepatch reapply)), those named in
     I(ids), else every one an upgrade or a reinstall took away.
   - In check mode C(sitepatch plan) (or C(rollback --dry-run)) runs instead and nothing
     is written; in diff mode the exact unified diff is returned as the task's diff.

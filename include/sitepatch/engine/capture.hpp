@@ -17,6 +17,7 @@ struct CaptureOptions {
   std::string from;         // a copy the edits were made in (edit --copy), on this machine ("" = in place)
   std::string recipe_path;  // where the recipe goes, for the record ("" = not written)
   bool hash_all = false;    // hash every file, not only those whose size or time changed
+  bool whole_file = false;  // a file with changes outside any definition: its whole text (replace-module)
   bool dry_run = false;
 };
 

@@ -29,7 +29,9 @@ struct Capture {
 
 /// The named edits from `old_text` to `new_text` (`name` for messages), checked by
 /// applying them to `old_text`: a file whose small edits do not reproduce it gets whole
-/// definitions instead, and when even those do not, `exact` stays false.
-Capture capture(const std::string& old_text, const std::string& new_text, const std::string& name = "");
+/// definitions instead, and when even those do not, `exact` stays false. With
+/// `whole_file`, such a file (or one with outside changes) is one `replace-module`.
+Capture capture(const std::string& old_text, const std::string& new_text, const std::string& name = "",
+                bool whole_file = false);
 
 }  // namespace sitepatch::python

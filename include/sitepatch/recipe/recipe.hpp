@@ -29,6 +29,7 @@ enum class Action {
   replace,           // `old` -> `new` inside the target only, exactly `count` times
   set_value,         // right-hand side of a module-level assignment
   insert_after,      // new definitions (or assignments) placed right after the target's
+  replace_module,    // the whole module's text (capture --whole-file); no target
 };
 
 /// The YAML key of an action ("replace-body"), or "ensure-import" for none.
