@@ -40,7 +40,7 @@ python3 -m venv "$work/venv" >/dev/null
 "$work/venv/bin/python" -m pip install -q --no-index --no-deps "$work/bigkern-1.0-py3-none-any.whl" 2>/dev/null
 site=$("$work/venv/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 mkdir "$work/unpacked" && (cd "$work/unpacked" && python3 -m zipfile -e "$work/bigkern-1.0-py3-none-any.whl" .)
-"$sitepatch" --venv "$work/venv" -q edit bigkern
+"$sitepatch" --venv "$work/venv" -q edit bigkern >/dev/null 2>&1
 # Three hand edits: a body, a decorator, a constant.
 sed -i 's/    y = x + 3$/    y = x - 3/' "$site/bigkern/p05/m0105.py"
 sed -i 's/^def f1(x):$/@functools.cache\ndef f1(x):/' "$site/bigkern/p07/m0507.py"
