@@ -64,6 +64,12 @@ Changes changed_in_place(Session& s, const site::Distribution& d, bool hash_all)
       continue;
     }
     bool same_size = files[i].size.empty() || files[i].size == std::to_string(st[i].size);
+    bool python = util::ends_with(files[i].rel, ".py");
+    if (!python) {
+      // Not read: a recipe edits sources, and a library can be gigabytes.
+      if (!same_size) out.left_out.push_back(files[i].rel + ": not Python source (its size is not RECORD's)");
+      continue;
+    }
     if (hash_all || !same_size || st[i].mtime_ns > installed || installed == 0) read.push_back(&files[i]);
   }
   std::vector<std::string> wanted;
@@ -74,8 +80,7 @@ Changes changed_in_place(Session& s, const site::Distribution& d, bool hash_all)
     DistFile& f = *read[i];
     if (!now[i].exists || pip_bytes(f, now[i].content)) continue;
     f.text = std::move(now[i].content);
-    if (util::ends_with(f.rel, ".py")) out.python.push_back(f);
-    else out.left_out.push_back(f.rel + ": not Python source (a recipe edits .py files)");
+    out.python.push_back(f);
   }
   return out;
 }

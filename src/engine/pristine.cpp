@@ -58,20 +58,17 @@ SavedDistribution save_pristine(Session& s, const std::string& dist, const std::
 
   // Every file as pip wrote it, or nothing is saved: a file already edited has no
   // original here, and saving it would make the edit look like pip's.
-  auto files = detail::hashed_files(s, d);
+  // Only the sources: a recipe edits .py files, and torch's libraries are gigabytes.
+  std::vector<detail::DistFile> python;
+  for (auto& f : detail::hashed_files(s, d))
+    if (util::ends_with(f.rel, ".py")) python.push_back(std::move(f));
   std::vector<std::string> paths;
-  for (auto& f : files) paths.push_back(f.path);
+  for (auto& f : python) paths.push_back(f.path);
   auto now = s.host.read(paths);
   std::vector<std::string> edited;
-  std::vector<detail::DistFile> python;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (!now[i].exists) continue;
-    files[i].text = std::move(now[i].content);
-    bool pip = "sha256=" + util::sha256_record(files[i].text) == files[i].hash;
-    if (util::ends_with(files[i].rel, ".py")) {
-      if (!pip) edited.push_back(files[i].rel);
-      python.push_back(files[i]);
-    }
+  for (size_t i = 0; i < python.size(); ++i) {
+    python[i].text = std::move(now[i].content);
+    if (!now[i].exists || "sha256=" + util::sha256_record(python[i].text) != python[i].hash) edited.push_back(python[i].rel);
   }
   if (!edited.empty())
     throw Error(util::join(edited, ", ") + " of " + d.name + " " + d.version +

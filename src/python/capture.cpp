@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "python/text.hpp"
 #include "python/tree.hpp"
@@ -390,8 +391,8 @@ struct Capturer {
 };
 
 // Whether `edits` turn `old_text` into `new_text` byte for byte.
-bool reproduces(const std::string& old_text, const std::string& new_text, const std::vector<Edit>& edits,
-                const std::string& name) {
+// What `edits` make of `old_text`; nullopt when one fails.
+std::optional<std::string> applied(const std::string& old_text, const std::vector<Edit>& edits, const std::string& name) {
   try {
     Module m(old_text, name);
     std::vector<const Edit*> ptrs;
@@ -399,11 +400,17 @@ bool reproduces(const std::string& old_text, const std::string& new_text, const 
     std::vector<EditResult> results;
     std::string out = m.apply(ptrs, results);
     for (auto& r : results)
-      if (r.outcome == Outcome::failed) return false;
-    return out == new_text;
+      if (r.outcome == Outcome::failed) return std::nullopt;
+    return out;
   } catch (const Error&) {
-    return false;
+    return std::nullopt;
   }
+}
+
+bool reproduces(const std::string& old_text, const std::string& new_text, const std::vector<Edit>& edits,
+                const std::string& name) {
+  auto out = applied(old_text, edits, name);
+  return out && *out == new_text;
 }
 
 // One change covering every line that differs, for a file the edits do not reproduce.
@@ -458,8 +465,12 @@ Capture named(const std::string& old_text, const std::string& new_text, const st
     out.exact = reproduces(old_text, new_text, out.edits, name);
     if (out.exact) return out;
   }
+  // What is left between the edits' result and the edited text: often only blank lines
+  // between definitions, which no edit names.
+  auto made = applied(old_text, out.edits, name);
   out.problem = "the named edits found do not give its bytes back exactly";
-  out.outside = {whole_difference(old_text, new_text)};
+  out.outside = {whole_difference(made ? *made : old_text, new_text)};
+  if (made) out.problem += " (the lines named are what they leave different)";
   return out;
 }
 

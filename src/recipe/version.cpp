@@ -161,7 +161,9 @@ std::string up_to_next_minor(const std::string& dist, const std::string& version
   if (!v || v->release.empty()) return dist + "==" + version;
   std::string next = v->release.size() == 1 ? std::to_string(v->release[0] + 1)
                                             : std::to_string(v->release[0]) + "." + std::to_string(v->release[1] + 1);
-  return dist + ">=" + version + ",<" + next;
+  // A local label (`2.13.0+cpu`) goes only with == in a specifier: the public version is
+  // the floor, and it admits the same local builds.
+  return dist + ">=" + version.substr(0, version.find('+')) + ",<" + next;
 }
 
 }  // namespace sitepatch::recipe

@@ -236,7 +236,7 @@ TEST_CASE("capture: a change outside any definition is named by line and left ou
   CHECK(r.err.find("left out:\n"
                    "  handkern/ops.py lines 10-10: outside any definition it can name (the file keeps it; the recipe "
                    "does not make it)\n"
-                   "  handkern/data.txt: not Python source (a recipe edits .py files)\n") != std::string::npos);
+                   "  handkern/data.txt: not Python source (its size is not RECORD's)\n") != std::string::npos);
   std::string text = testsupport::slurp(recipe);
   CHECK(text.find("# Left out (outside any definition it can name; the edited file keeps them, a fresh install\n"
                   "# will not get them from this recipe):\n#   handkern/ops.py lines 10-10\n") != std::string::npos);

@@ -117,3 +117,13 @@ TEST_CASE("requirements split the name from the specifier", "[recipe]") {
   CHECK_FALSE(parse_requirement("torch[cuda>=1", &error));
   CHECK(error == "`[` without `]` in `torch[cuda>=1`");
 }
+
+TEST_CASE("up_to_next_minor: the floor is the public version, so a local build (+cpu) satisfies it", "[recipe]") {
+  CHECK(up_to_next_minor("torch", "2.13.0+cpu") == "torch>=2.13.0,<2.14");
+  CHECK(up_to_next_minor("flashinfer-python", "0.5.3") == "flashinfer-python>=0.5.3,<0.6");
+  std::string error;
+  auto r = parse_requirement(up_to_next_minor("torch", "2.13.0+cpu"), &error);
+  REQUIRE(r);
+  CHECK(satisfies(*Version::parse("2.13.0+cpu"), r->clauses));
+  CHECK_FALSE(satisfies(*Version::parse("2.14.0+cpu"), r->clauses));
+}
