@@ -15,14 +15,18 @@ class HistoryAccess;
 struct DistFile {
   std::string rel;   // relative to the site folder, normalized
   std::string path;  // absolute
-  std::string hash;  // RECORD's "sha256=..."
+  std::string hash;  // RECORD's "sha256=<urlsafe base64>", or conda's "sha256:<hex>"
   std::string size;  // RECORD's size ("" when it gives none)
   std::string text;  // its bytes, once read
 };
 
-/// The rows of `d`'s RECORD that name a file of its own with a hash: inside its site
-/// folder, not its .dist-info, not bytecode.
+/// The rows of `d`'s RECORD (or conda's record of it) that name a file of its own with a
+/// hash: inside a site folder, not its .dist-info, not bytecode. Throws when it lists no
+/// hash at all (an egg-info, a Debian package's dist-info).
 std::vector<DistFile> hashed_files(Session& s, const site::Distribution& d);
+
+/// Whether `text` is the bytes the installer wrote (the record's hash).
+bool installed_bytes(const DistFile& f, std::string_view text);
 
 /// The distribution `name` (PEP 503), or an error naming what is installed near it.
 const site::Distribution& distribution_named(Session& s, const std::string& name);

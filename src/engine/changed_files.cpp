@@ -6,6 +6,8 @@
 
 #include "capture_impl.hpp"
 #include "internal.hpp"
+#include <nlohmann/json.hpp>
+
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/safe_path.hpp"
@@ -15,18 +17,42 @@ namespace sitepatch::engine::detail {
 
 namespace {
 
-bool pip_bytes(const DistFile& f, const std::string& text) { return "sha256=" + util::sha256_record(text) == f.hash; }
+// conda's record of `d`: every file it lists under one of the environment's site
+// folders, with the hash of its bytes in the prefix.
+std::vector<DistFile> conda_files(Session& s, const site::Distribution& d) {
+  std::vector<DistFile> out;
+  auto read = s.host.read({s.env.prefix + "/" + d.conda_meta});
+  nlohmann::json doc = nlohmann::json::parse(read[0].exists ? read[0].content : "{}", nullptr, false);
+  if (!doc.is_object() || !doc.contains("paths_data") || !doc["paths_data"].is_object() ||
+      !doc["paths_data"].contains("paths") || !doc["paths_data"]["paths"].is_array())
+    return out;
+  const nlohmann::json& paths = doc["paths_data"]["paths"];
+  for (const auto& entry : paths) {
+    if (!entry.is_object() || !entry.contains("_path") || !entry["_path"].is_string()) continue;
+    std::string path = entry["_path"];
+    std::string hash = entry.value("sha256_in_prefix", entry.value("sha256", std::string()));
+    if (hash.size() != 64 || util::ends_with(path, ".pyc")) continue;
+    for (auto& dir : s.env.site_dirs) {
+      if (!util::starts_with(dir, s.env.prefix + "/")) continue;
+      std::string below = dir.substr(s.env.prefix.size() + 1) + "/";
+      if (!util::starts_with(path, below)) continue;
+      std::string rel = site::normalize_record_path(path.substr(below.size()));
+      if (rel.empty() || rel.rfind("../", 0) == 0) continue;
+      out.push_back({rel, dir + "/" + rel, "sha256:" + hash, std::to_string(entry.value("size_in_bytes", 0)), ""});
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
+bool installed_bytes(const DistFile& f, std::string_view text) {
+  if (util::starts_with(f.hash, "sha256:")) return f.hash.compare(7, std::string::npos, util::sha256_hex(text)) == 0;
+  return "sha256=" + util::sha256_record(text) == f.hash;
+}
+
 const site::Distribution& distribution_named(Session& s, const std::string& name) {
-  if (const site::Distribution* d = s.distributions().find(name)) {
-    if (!d->conda_meta.empty() || d->dist_info.size() < 10 ||
-        d->dist_info.substr(d->dist_info.size() - 10) != ".dist-info")
-      throw Error(d->name + " " + d->version + " has no .dist-info RECORD with pip's hashes (" + d->dist_info +
-                  "): capture needs one");
-    return *d;
-  }
+  if (const site::Distribution* d = s.distributions().find(name)) return *d;
   std::vector<std::string> names;
   for (const site::Distribution* d : s.distributions().all()) names.push_back(d->name);
   auto near = util::nearest(name, names);
@@ -35,14 +61,18 @@ const site::Distribution& distribution_named(Session& s, const std::string& name
 }
 
 std::vector<DistFile> hashed_files(Session& s, const site::Distribution& d) {
-  std::vector<DistFile> out;
-  for (const auto& row : s.distributions().files(d)) {
+  std::vector<DistFile> out = d.conda_meta.empty() ? std::vector<DistFile>{} : conda_files(s, d);
+  for (const auto& row : d.conda_meta.empty() ? s.distributions().files(d) : std::vector<site::RecordEntry>{}) {
     std::string rel = site::normalize_record_path(row.path);
     if (row.hash.rfind("sha256=", 0) != 0 || rel.empty() || rel[0] == '/' || rel.rfind("../", 0) == 0 ||
         rel.rfind(d.dist_info + "/", 0) == 0 || util::ends_with(rel, ".pyc"))
       continue;
     out.push_back({rel, d.site_dir + "/" + rel, row.hash, row.size, ""});
   }
+  if (out.empty())
+    throw Error(d.name + " " + d.version + " lists no hash of its files (" +
+                (d.conda_meta.empty() ? d.dist_info : d.conda_meta) +
+                "): capture tells edited files from the hashes pip's RECORD or conda's record keeps");
   return out;
 }
 
@@ -51,6 +81,7 @@ Changes changed_in_place(Session& s, const site::Distribution& d, bool hash_all)
   auto files = hashed_files(s, d);
   std::vector<std::string> paths;
   for (auto& f : files) paths.push_back(f.path);
+  // conda's packages have no INSTALLER: both times read as 0, and every source is hashed.
   std::string info = d.site_dir + "/" + d.dist_info + "/";
   paths.push_back(info + "INSTALLER");
   paths.push_back(info + "METADATA");
@@ -78,7 +109,7 @@ Changes changed_in_place(Session& s, const site::Distribution& d, bool hash_all)
   out.hashed = read.size();
   for (size_t i = 0; i < read.size(); ++i) {
     DistFile& f = *read[i];
-    if (!now[i].exists || pip_bytes(f, now[i].content)) continue;
+    if (!now[i].exists || installed_bytes(f, now[i].content)) continue;
     f.text = std::move(now[i].content);
     out.python.push_back(f);
   }
@@ -97,7 +128,7 @@ Changes changed_in_copy(Session& s, const site::Distribution& d, const std::stri
     auto text = util::read_file(dir + "/" + f.rel);
     if (!text) continue;  // not copied, or removed from the copy: nothing to capture
     ++out.hashed;
-    if (pip_bytes(f, *text)) continue;
+    if (installed_bytes(f, *text)) continue;
     f.text = std::move(*text);
     if (util::ends_with(f.rel, ".py")) changed.push_back(std::move(f));
     else out.left_out.push_back(f.rel + ": not Python source (a recipe edits .py files)");
@@ -107,7 +138,7 @@ Changes changed_in_copy(Session& s, const site::Distribution& d, const std::stri
   auto now = s.host.read(paths);
   std::vector<std::string> not_pip;
   for (size_t i = 0; i < changed.size(); ++i) {
-    if (!now[i].exists || !pip_bytes(changed[i], now[i].content)) not_pip.push_back(changed[i].rel);
+    if (!now[i].exists || !installed_bytes(changed[i], now[i].content)) not_pip.push_back(changed[i].rel);
     else installed[changed[i].rel] = now[i].content;
   }
   if (!not_pip.empty())

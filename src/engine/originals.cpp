@@ -20,8 +20,6 @@ namespace fs = std::filesystem;
 namespace sitepatch::engine::detail {
 namespace {
 
-bool pip_bytes(const DistFile& f, const std::string& text) { return "sha256=" + util::sha256_record(text) == f.hash; }
-
 // The wheel member that installs as `rel`: itself, or under .data/purelib|platlib.
 std::string rel_of_member(const std::string& member) {
   for (const char* scheme : {".data/purelib/", ".data/platlib/"}) {
@@ -139,7 +137,7 @@ std::map<std::string, Original> find_originals(Session& s, HistoryAccess* histor
     std::map<std::string, std::string> got;
     source(want, got);
     for (auto* f : want)
-      if (auto it = got.find(f->rel); it != got.end() && pip_bytes(*f, it->second)) out[f->rel] = {it->second, from};
+      if (auto it = got.find(f->rel); it != got.end() && installed_bytes(*f, it->second)) out[f->rel] = {it->second, from};
   };
 
   if (!given.empty()) {

@@ -18,11 +18,11 @@ namespace sitepatch::engine {
 namespace {
 
 // The folders a distribution's modules are in: the first part of each file's path.
-std::vector<std::string> folders_of(const site::Distribution& d, const std::vector<detail::DistFile>& files) {
+std::vector<std::string> folders_of(const std::vector<detail::DistFile>& files) {
   std::vector<std::string> out;
   for (auto& f : files) {
     std::string top = f.rel.substr(0, f.rel.find('/'));
-    std::string where = d.site_dir + "/" + top;
+    std::string where = f.path.substr(0, f.path.size() - f.rel.size()) + top;  // its own site folder
     if (std::find(out.begin(), out.end(), where) == out.end()) out.push_back(where);
   }
   return out;
@@ -68,13 +68,13 @@ SavedDistribution save_pristine(Session& s, const std::string& dist, const std::
   std::vector<std::string> edited;
   for (size_t i = 0; i < python.size(); ++i) {
     python[i].text = std::move(now[i].content);
-    if (!now[i].exists || "sha256=" + util::sha256_record(python[i].text) != python[i].hash) edited.push_back(python[i].rel);
+    if (!now[i].exists || !detail::installed_bytes(python[i], python[i].text)) edited.push_back(python[i].rel);
   }
   if (!edited.empty())
     throw Error(util::join(edited, ", ") + " of " + d.name + " " + d.version +
                 " already differ from pip's bytes (RECORD): capture them with --original WHEEL|DIR instead, or "
                 "reinstall and run edit again; nothing was saved");
-  res.folders = folders_of(d, python);
+  res.folders = folders_of(python);
   res.files = python.size();
   if (!copy.empty() && !dry_run) {
     copy_to(copy, python);  // the sources: what a recipe can change

@@ -219,6 +219,19 @@ TEST_CASE("capture: pip's bytes from a wheel, an unpacked tree, a uv cache, anot
   CHECK(h.tree() == edited);
   REQUIRE(h.sp({"rollback", "from-uv"}).status == 0);
   CHECK(h.tree() == h.pip);
+
+  // pip's cache: a wheel it built (wheels/.../<name>-<version>-<tags>.whl), and one it
+  // downloaded, kept as an HTTP body (http-v2/.../<key>.body, the zip itself).
+  h.write("ops.py", replaced(kOps, "    return x\n", "    return x * 2\n"));
+  for (std::string where : {"/wheels/ab/cd/ef0123/handkern-1.0-py3-none-any.whl", "/http-v2/a/b/c/d/e/0f1e2d3c.body"}) {
+    std::string pip = h.tmp.path + "/pip-cache-" + std::to_string(where.size());
+    fs::create_directories(fs::path(pip + where).parent_path());
+    fs::copy_file(h.wheel, pip + where);
+    auto from_pip = h.sp({"capture", "handkern", "--dry-run"}, {{"PIP_CACHE_DIR", pip}, {"HOME", h.tmp.path}});
+    INFO(from_pip.err);
+    CHECK(from_pip.status == 0);
+    CHECK(from_pip.err.find("pip's bytes from pip's cache " + pip + where) != std::string::npos);
+  }
 }
 
 TEST_CASE("capture: a change outside any definition is named by line and left out, the rest recorded",
@@ -315,4 +328,59 @@ TEST_CASE("capture --whole-file: a file with a change outside any definition goe
   CHECK(h.tree() == h.pip);
   REQUIRE(h.sp({"apply", recipe}).status == 0);
   CHECK(h.read("ops.py") == ops);
+}
+
+TEST_CASE("capture in a conda environment: conda's record holds the hashes, and follows the edited bytes",
+          "[e2e][capture]") {
+  e2e::DemoEnv env;
+  std::string below = env.venv.site_packages.substr(env.venv.root.size() + 1) + "/";
+  std::string original = "def probe():\n    return 1\n";
+  testsupport::spit(env.site("fastjit/__init__.py"), original);
+  // A conda package with no dist-info: its record lists each file with its hash.
+  nlohmann::json paths = nlohmann::json::array();
+  paths.push_back({{"_path", below + "fastjit/__init__.py"},
+                   {"path_type", "hardlink"},
+                   {"sha256", sitepatch::util::sha256_hex(original)},
+                   {"sha256_in_prefix", sitepatch::util::sha256_hex(original)},
+                   {"size_in_bytes", original.size()}});
+  nlohmann::json doc = {{"name", "fastjit"},
+                        {"version", "0.3.1"},
+                        {"files", {below + "fastjit/__init__.py"}},
+                        {"paths_data", {{"paths", paths}, {"paths_version", 1}}}};
+  std::string record = env.venv.root + "/conda-meta/fastjit-0.3.1-py_0.json";
+  testsupport::spit(record, doc.dump(2) + "\n");
+  auto saved = env.sp({"edit", "fastjit"});
+  INFO(saved.err);
+  REQUIRE(saved.status == 0);
+  CHECK(saved.err.find("saved pip's bytes of 1 Python file(s) of fastjit 0.3.1") != std::string::npos);
+
+  std::string edited = "@functools.cache\ndef probe():\n    return 1\n";
+  testsupport::spit(env.site("fastjit/__init__.py"), edited);
+  std::string recipe = env.tmp.path + "/fastjit.yaml";
+  auto r = env.sp({"capture", "fastjit", "-o", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(testsupport::slurp(recipe).find("  - module: fastjit\n    function: probe\n    add-decorator: functools.cache\n") !=
+        std::string::npos);
+  auto after = nlohmann::json::parse(testsupport::slurp(record));
+  CHECK(after["paths_data"]["paths"][0]["sha256_in_prefix"] == sitepatch::util::sha256_hex(edited));
+  CHECK(env.sp({"verify"}).status == 0);
+  REQUIRE(env.sp({"rollback", "fastjit-local"}).status == 0);
+  CHECK(env.read("fastjit/__init__.py") == original);
+  CHECK(nlohmann::json::parse(testsupport::slurp(record))["paths_data"]["paths"][0]["sha256_in_prefix"] ==
+        sitepatch::util::sha256_hex(original));
+}
+
+TEST_CASE("capture refuses a distribution that lists no hashes, naming it", "[e2e][capture]") {
+  Hand h;
+  // An egg-info lists its files without hashes (as Debian's python3-* packages do).
+  std::string egg = h.venv.site_packages + "/oldkern-2.0.egg-info";
+  fs::create_directories(egg);
+  testsupport::spit(egg + "/PKG-INFO", "Metadata-Version: 1.1\nName: oldkern\nVersion: 2.0\n\n");
+  testsupport::spit(egg + "/installed-files.txt", "../oldkern.py\n");
+  testsupport::spit(h.venv.site_packages + "/oldkern.py", "X = 1\n");
+  auto r = h.sp({"capture", "oldkern"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: oldkern 2.0 lists no hash of its files (oldkern-2.0.egg-info): capture tells "
+                 "edited files from the hashes pip's RECORD or conda's record keeps\n");
 }
