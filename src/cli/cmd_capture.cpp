@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "sitepatch/engine/capture.hpp"
 #include "sitepatch/util/file.hpp"
+#include "sitepatch/util/safe_path.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
@@ -15,6 +16,7 @@ struct Opts {
   std::string dist, id, output, original, from;
   bool hash_all = false;
   bool whole_file = false;
+  bool system = false;
   bool dry_run = false;
 };
 
@@ -76,12 +78,17 @@ void report(const Output& out, const engine::CaptureResult& r, const Opts& o, co
             "): `sitepatch rollback " + r.id + "` gives pip's bytes back");
 }
 
-// The recipe file must not replace one the user has (unless it is already this text).
+// The recipe file must not replace one the user has, nor land where another user could
+// steer it (root writes it). Checked before anything is recorded; the write itself never
+// replaces (AtomicFile::commit_new).
 void check_output(const std::string& path) {
   if (path.empty() || path == "-") return;
   std::error_code ec;
-  if (std::filesystem::exists(path, ec))
+  if (std::filesystem::exists(std::filesystem::symlink_status(path, ec)))
     throw Error(path + " exists; give -o another file (capture never overwrites a recipe)", Exit::usage);
+  std::string folder = std::filesystem::absolute(path, ec).parent_path().string();
+  if (auto why = util::unsafe_path(folder))
+    throw Error("-o " + path + ": " + *why + "; write the recipe into a folder only you can change", Exit::usage);
 }
 
 }  // namespace
@@ -104,6 +111,9 @@ Runner register_capture(CLI::App& app, const GlobalOptions& g) {
   app.add_flag("--whole-file", o->whole_file,
                "A file with changes outside any definition goes into the recipe whole (replace-module) instead "
                "of leaving them out");
+  app.add_flag("--system", o->system,
+               "Also capture files in folders this environment shares but does not own, or that a Debian package "
+               "or an EXTERNALLY-MANAGED Python owns (as apply --system)");
   app.add_flag("-n,--dry-run", o->dry_run, "Print the diff and the recipe's edits; record and write nothing");
   return [&g, o] {
     Env env = open_env(g);
@@ -115,19 +125,23 @@ Runner register_capture(CLI::App& app, const GlobalOptions& g) {
     if (path == "<id>") {
       path = (o->id.empty() ? site::normalize_name(o->dist) + "-local" : o->id) + ".yaml";
     }
-    if (!o->dry_run) check_output(path);
+    check_output(o->dry_run ? o->output : path);  // a dry run refuses what the real run would
     co.recipe_path = path;
+    env.session->system = o->system;
     say_environment(out, env);
     auto r = engine::capture(*env.session, co);
+    if (!out.json())
+      for (auto& note : r.applied.recovered) out.err(note);
     bool nothing = r.recipe_text.empty();
     if (!nothing && !o->dry_run && path != "-") {
       try {
         util::AtomicFile f(path);
         f.write(r.recipe_text);
-        f.commit();
+        f.commit_new();
       } catch (const Error& e) {
         throw Error(std::string(e.what()) + "\n" + r.id + " is recorded as applied; its recipe is in the history: " +
-                    env.session->invocation + " show --recipe " + r.id + " > " + r.id + ".yaml");
+                        env.session->invocation + " show --recipe " + r.id + " > " + r.id + ".yaml",
+                    Exit::partial);
       }
     }
     if (out.json()) {

@@ -109,8 +109,9 @@ Plan plan_on_originals(Session& s, const recipe::Recipe& rec, const std::vector<
   }
   for (auto& fc : p.files) {
     auto f = std::find_if(files.begin(), files.end(), [&](auto& x) { return x.path == fc.path; });
-    auto cf = std::find_if(res.files.begin(), res.files.end(), [&](auto& x) { return x.rel == f->rel; });
     if (f == files.end()) throw Error("the captured recipe changes " + fc.rel + ", which was not edited (a sitepatch bug)");
+    auto cf = std::find_if(res.files.begin(), res.files.end(), [&](auto& x) { return x.rel == f->rel; });
+    if (cf == res.files.end()) throw Error("the captured recipe changes " + fc.rel + ", which it did not capture (a sitepatch bug)");
     if (cf->outside.empty() && fc.new_text != f->text)
       throw Error("the captured recipe does not give " + fc.rel + "'s edited bytes back (a sitepatch bug)");
     // The record's result is the file as edited, outside changes included: verify is green
@@ -175,10 +176,10 @@ CaptureResult capture(Session& s, const CaptureOptions& o) {
   if (!o.recipe_path.empty() && o.recipe_path != "-")
     rec.origin = std::filesystem::absolute(o.recipe_path, ec).lexically_normal().string();
   res.applied.plan = plan_on_originals(s, rec, ch.python, originals, res, existing, o.from.empty());
+  detail::refuse_shared(s, res.applied.plan);  // the dry run refuses what the real one would
   if (o.dry_run) return res;
 
   // 3. Recorded as applied (with --from, written as apply writes).
-  detail::refuse_shared(s, res.applied.plan);
   if (!history) history = detail::HistoryAccess::open(s, true, true);
   detail::write_plan(s, res.applied, existing, *history);
   return res;

@@ -3,6 +3,7 @@
 // RECORD's and whose time is no later than the install (the .dist-info's INSTALLER)
 // is taken as pip's, unless --hash-all.
 #include <algorithm>
+#include <filesystem>
 
 #include "capture_impl.hpp"
 #include "internal.hpp"
@@ -119,14 +120,25 @@ Changes changed_in_place(Session& s, const site::Distribution& d, bool hash_all)
 Changes changed_in_copy(Session& s, const site::Distribution& d, const std::string& dir,
                         std::map<std::string, std::string>& installed) {
   // Its bytes are written into the environment as they are: a copy another user could
-  // change would choose the code others import.
+  // change (the folder, a folder in it, a file, a link on the way) would choose the code
+  // others import.
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) throw Error("--from " + dir + ": no such folder");
   if (auto why = util::unsafe_path(dir)) throw Error("--from " + dir + ": " + *why + "; nothing was written");
   Changes out;
   std::vector<DistFile> changed;
+  size_t absent = 0;
   for (auto& f : hashed_files(s, d)) {
+    if (!util::ends_with(f.rel, ".py")) continue;  // edit --copy copies the sources
     ++out.checked;
-    auto text = util::read_file(dir + "/" + f.rel);
-    if (!text) continue;  // not copied, or removed from the copy: nothing to capture
+    std::string path = dir + "/" + f.rel;
+    if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+      ++absent;  // not copied, or removed from the copy: nothing to capture
+      continue;
+    }
+    if (auto why = util::unsafe_path(path)) throw Error("--from " + dir + ": " + *why + "; nothing was written");
+    auto text = util::read_file(path);
+    if (!text) throw Error("--from " + dir + ": " + text.error());
     ++out.hashed;
     if (installed_bytes(f, *text)) continue;
     f.text = std::move(*text);
@@ -146,6 +158,8 @@ Changes changed_in_copy(Session& s, const site::Distribution& d, const std::stri
                 " are not pip's bytes (RECORD's sha256 differs): capture the edits there without --from, or "
                 "reinstall first");
   out.python = std::move(changed);
+  if (absent == out.checked) throw Error("--from " + dir + " holds none of " + d.name + "'s sources (edit --copy puts them there)");
+  if (absent) out.left_out.push_back(std::to_string(absent) + " source(s) not in " + dir + ": taken as pip's");
   return out;
 }
 

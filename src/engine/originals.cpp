@@ -15,6 +15,8 @@
 #include "sitepatch/util/strings.hpp"
 #include "sitepatch/util/zip.hpp"
 
+#include <spdlog/spdlog.h>
+
 namespace fs = std::filesystem;
 
 namespace sitepatch::engine::detail {
@@ -49,24 +51,27 @@ Source wheel_source(const std::string& wheel) {
   };
 }
 
-// The name and version a wheel or a tree says it is (its .dist-info/METADATA), or "".
-std::string says(const std::string& given, bool wheel) {
-  std::string meta;
+// The names and versions a wheel or a tree says it holds (each .dist-info/METADATA).
+std::vector<std::string> says(const std::string& given, bool wheel) {
+  std::vector<std::string> metas;
   if (wheel) {
     auto m = util::read_zip(given, [](const std::string& n) {
       return util::ends_with(n, ".dist-info/METADATA") && std::count(n.begin(), n.end(), '/') == 1;
     });
     if (!m) throw Error(m.error());
-    if (!m->empty()) meta = m->begin()->second;
+    for (auto& [n, text] : *m) metas.push_back(text);
   } else {
     std::error_code ec;
     for (auto& e : fs::directory_iterator(given, ec))
       if (util::ends_with(e.path().filename().string(), ".dist-info"))
-        if (auto t = util::read_file(e.path().string() + "/METADATA")) meta = *t;
+        if (auto t = util::read_file(e.path().string() + "/METADATA")) metas.push_back(*t);
   }
-  if (meta.empty()) return "";
-  auto [name, version] = site::parse_metadata(meta);
-  return name + " " + version;
+  std::vector<std::string> out;
+  for (auto& meta : metas) {
+    auto [name, version] = site::parse_metadata(meta);
+    out.push_back(name + " " + version);
+  }
+  return out;
 }
 
 // Cache folders of this machine's user, as uv and pip find them; one another user could
@@ -103,8 +108,8 @@ std::vector<std::pair<std::string, Source>> pip_sources(const site::Distribution
   std::string record = d.dist_info + "/RECORD";
   std::error_code ec;
   for (auto& root : cache_roots("PIP_CACHE_DIR", "pip")) {
-    size_t looked = 0;
     for (const char* sub : {"/wheels", "/http-v2"}) {
+      size_t looked = 0;
       for (auto it = fs::recursive_directory_iterator(root + sub, fs::directory_options::skip_permission_denied, ec);
            !ec && it != fs::recursive_directory_iterator() && looked < 20000; it.increment(ec), ++looked) {
         if (!it->is_regular_file(ec)) continue;
@@ -135,7 +140,16 @@ std::map<std::string, Original> find_originals(Session& s, HistoryAccess* histor
       if (!out.count(f.rel)) want.push_back(&f);
     if (want.empty()) return;
     std::map<std::string, std::string> got;
-    source(want, got);
+    if (given.empty()) {
+      // A cache's broken or foreign file is passed over: another source may hold the bytes.
+      try {
+        source(want, got);
+      } catch (const Error& e) {
+        spdlog::info("capture: {} passed over: {}", from, e.what());
+      }
+    } else {
+      source(want, got);
+    }
     for (auto* f : want)
       if (auto it = got.find(f->rel); it != got.end() && installed_bytes(*f, it->second)) out[f->rel] = {it->second, from};
   };
@@ -144,11 +158,14 @@ std::map<std::string, Original> find_originals(Session& s, HistoryAccess* histor
     std::error_code ec;
     bool dir = fs::is_directory(given, ec);
     if (!dir && !fs::is_regular_file(given, ec)) throw Error("--original " + given + ": no such wheel or folder");
-    std::string what = says(given, !dir);
+    std::vector<std::string> held = says(given, !dir);
     std::string want = d.name + " " + d.version;
-    if (!what.empty() && site::normalize_name(what.substr(0, what.find(' '))) + what.substr(what.find(' ')) !=
-                             site::normalize_name(d.name) + " " + d.version)
-      throw Error("--original " + given + " is " + what + ", not " + want + " (the version installed)");
+    bool holds = held.empty() || std::any_of(held.begin(), held.end(), [&](const std::string& w) {
+      return site::normalize_name(w.substr(0, w.find(' '))) + w.substr(w.find(' ')) ==
+             site::normalize_name(d.name) + " " + d.version;
+    });
+    if (!holds) throw Error("--original " + given + " is " + util::join(held, ", ") + ", not " + want + " (the version installed)");
+    std::string what = held.empty() ? "" : want;
     take((dir ? "folder " : "wheel ") + given, dir ? tree_source(given) : wheel_source(given));
     std::vector<std::string> wrong;
     for (auto& f : files)
@@ -164,7 +181,9 @@ std::map<std::string, Original> find_originals(Session& s, HistoryAccess* histor
       for (auto* f : want)
         if (auto t = history->pristine_file(pristine_key(d) + "/" + f->rel)) got[f->rel] = std::move(*t);
     });
-  if (s.host.local()) {
+  {
+    // This machine's caches, whichever machine the environment is on: their bytes count
+    // only where RECORD's hash says they are pip's.
     auto missing = [&] { return out.size() < files.size(); };
     for (auto& [from, source] : uv_sources(d))
       if (missing()) take(from, source);

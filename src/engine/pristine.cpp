@@ -30,11 +30,20 @@ std::vector<std::string> folders_of(const std::vector<detail::DistFile>& files) 
 
 // Writes `files` under `dir` (made if missing; an existing file is replaced): a plain
 // copy on this machine for the user to edit.
+// The folder a copy goes to: new or empty (a copy never replaces edits made there), and
+// no other user can change it, so what is made below it is ours alone.
+void check_copy_folder(const std::string& dir, bool make) {
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(dir, ec)) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
+    throw Error("--copy " + dir + " exists and is not an empty folder: copy into a new one (the files there would be "
+                "replaced)");
+  // Judged before anything is made in it; then made, and judged again.
+  auto why = util::unsafe_path(dir);
+  if (!why && make) why = util::make_safe_folder(dir);
+  if (why) throw Error("--copy " + dir + ": " + *why + "; give a folder only you can change");
+}
+
 void copy_to(const std::string& dir, const std::vector<detail::DistFile>& files) {
-  // Root copies into it: a folder another user could swap for a link is refused, and
-  // what is made below it is then ours alone.
-  if (auto why = util::make_safe_folder(dir))
-    throw Error("--copy " + dir + ": " + *why + "; give a folder only you can change");
   std::error_code ec;
   for (auto& f : files) {
     fs::path to = fs::path(dir) / f.rel;
@@ -53,6 +62,7 @@ SavedDistribution save_pristine(Session& s, const std::string& dist, const std::
   const site::Distribution& d = detail::distribution_named(s, dist);
   res.dist = d.name;
   res.version = d.version;
+  if (!copy.empty()) check_copy_folder(copy, false);  // before anything is read or made
   std::unique_ptr<host::Lock> lock =
       dry_run ? detail::read_lock(s) : s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
 
@@ -77,6 +87,7 @@ SavedDistribution save_pristine(Session& s, const std::string& dist, const std::
   res.folders = folders_of(python);
   res.files = python.size();
   if (!copy.empty() && !dry_run) {
+    check_copy_folder(copy, true);
     copy_to(copy, python);  // the sources: what a recipe can change
     res.copy = fs::absolute(copy).lexically_normal().string();
     res.copied = python.size();

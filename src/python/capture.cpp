@@ -455,22 +455,31 @@ Capture named(const std::string& old_text, const std::string& new_text, const st
       return out;
     }
   Side o(old_text), n(new_text);
-  // Smallest edits first; if they do not reproduce the file, whole definitions.
+  // Smallest edits first; if they do not apply (a name defined twice) or do not give the
+  // file back, whole definitions. Every recipe edit returned applies to pip's text.
+  std::optional<std::string> made;  // what the last edits that apply make
   for (bool coarse : {false, true}) {
     Capturer c{o, n, coarse, {}, {}};
     c.scope(statements(o, o.tree->root()), statements(n, n.tree->root()), "");
+    auto result = applied(old_text, c.edits, name);
+    if (!result) continue;
+    made = std::move(result);
     out.edits = std::move(c.edits);
     out.outside = std::move(c.outside);
-    if (!out.outside.empty()) return out;
-    out.exact = reproduces(old_text, new_text, out.edits, name);
-    if (out.exact) return out;
+    out.exact = out.outside.empty() && *made == new_text;
+    if (out.exact || !out.outside.empty()) return out;
+  }
+  if (!made) {
+    out.edits.clear();
+    out.problem = "its changes could not be named (a name defined twice, say)";
+    out.outside = {whole_difference(old_text, new_text)};
+    return out;
   }
   // What is left between the edits' result and the edited text: often only blank lines
   // between definitions, which no edit names.
-  auto made = applied(old_text, out.edits, name);
   out.problem = "the named edits found do not give its bytes back exactly";
-  out.outside = {whole_difference(made ? *made : old_text, new_text)};
-  if (made) out.problem += " (the lines named are what they leave different)";
+  out.outside = {whole_difference(*made, new_text)};
+  out.problem += " (the lines named are what they leave different)";
   return out;
 }
 

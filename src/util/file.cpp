@@ -217,6 +217,15 @@ void AtomicFile::commit(bool sync_folder) {
   if (sync_folder) ::fsync(dir_.fd());
 }
 
+void AtomicFile::commit_new() {
+  stage();
+  if (::linkat(dir_.fd(), tmp_.c_str(), dir_.fd(), base_.c_str(), 0) != 0)
+    throw Error(path_ + (errno == EEXIST ? std::string(": exists; nothing was replaced") : ": cannot write: " + std::string(std::strerror(errno))));
+  ::unlinkat(dir_.fd(), tmp_.c_str(), 0);
+  committed_ = true;
+  ::fsync(dir_.fd());
+}
+
 void AtomicFile::commit_unsynced() {
   close_temp(false);
   replace();

@@ -1,5 +1,7 @@
 #include "sitepatch/util/zip.hpp"
 
+#include "sitepatch/util/file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,6 +49,10 @@ tl::expected<std::map<std::string, std::string>, std::string> read_zip(
     zip_stat_t zs;
     if (zip_stat_index(z.get(), zip_uint64_t(i), 0, &zs) != 0)
       return tl::unexpected(path + ": cannot read " + name + " (" + zip_strerror(z.get()) + ")");
+    // A member is held in memory: no more than any file sitepatch reads (a zip bomb
+    // says small and inflates large, so what is read is counted too).
+    if ((zs.valid & ZIP_STAT_SIZE) && zs.size > kMaxFileBytes)
+      return tl::unexpected(path + ": " + name + " is " + too_large(zs.size));
     std::unique_ptr<zip_file_t, decltype(&zip_fclose)> f(zip_fopen_index(z.get(), zip_uint64_t(i), 0), zip_fclose);
     if (!f) return tl::unexpected(path + ": cannot read " + name + " (" + zip_strerror(z.get()) + ")");
     std::string data;
@@ -54,6 +60,7 @@ tl::expected<std::map<std::string, std::string>, std::string> read_zip(
     for (zip_int64_t got; (got = zip_fread(f.get(), buf, sizeof buf)) != 0;) {
       if (got < 0) return tl::unexpected(path + ": cannot read " + name + " (" + zip_file_strerror(f.get()) + ")");
       data.append(buf, size_t(got));
+      if (data.size() > kMaxFileBytes) return tl::unexpected(path + ": " + name + " is " + too_large(data.size()));
     }
     out[name] = std::move(data);
   }

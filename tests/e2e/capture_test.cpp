@@ -307,6 +307,24 @@ TEST_CASE("capture and edit refuse what they cannot do, naming it", "[e2e][captu
   CHECK(kept.status == 2);
   CHECK(kept.err == "sitepatch: error: " + exists + " exists; give -o another file (capture never overwrites a recipe)\n");
   CHECK(testsupport::slurp(exists) == "mine\n");
+  // A dry run refuses what the real run would.
+  auto dry = h.sp({"capture", "handkern", "--original", h.wheel, "--dry-run", "-o", exists});
+  CHECK(dry.status == 2);
+  // A copy folder that does not exist, or holds none of the sources; a copy never
+  // replaces what is in a folder.
+  auto typo = h.sp({"capture", "handkern", "--from", h.tmp.path + "/wrok"});
+  CHECK(typo.status == 1);
+  CHECK(typo.err == "sitepatch: error: --from " + h.tmp.path + "/wrok: no such folder\n");
+  fs::create_directories(h.tmp.path + "/empty");
+  auto empty = h.sp({"capture", "handkern", "--from", h.tmp.path + "/empty"});
+  CHECK(empty.status == 1);
+  CHECK(empty.err == "sitepatch: error: --from " + h.tmp.path + "/empty holds none of handkern's sources (edit --copy "
+                     "puts them there)\n");
+  testsupport::spit(h.tmp.path + "/work/notes.txt", "my edits\n");
+  auto over = h.sp({"edit", "handkern", "--copy", h.tmp.path + "/work", "--dry-run"});
+  CHECK(over.status == 1);
+  CHECK(over.err == "sitepatch: error: --copy " + h.tmp.path + "/work exists and is not an empty folder: copy into "
+                    "a new one (the files there would be replaced)\n");
   REQUIRE(h.sp({"capture", "handkern", "--original", h.wheel, "-o", h.tmp.path + "/one.yaml"}).status == 0);
   auto twice = h.sp({"capture", "handkern", "--original", h.wheel, "-o", h.tmp.path + "/two.yaml"});
   CHECK(twice.status == 1);

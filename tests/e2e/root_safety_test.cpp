@@ -392,4 +392,18 @@ TEST_CASE("edit --copy and capture --from refuse a folder another user could cha
   CHECK(from.err.rfind("sitepatch: error: --from " + theirs + ": ", 0) == 0);
   CHECK(env.pristine());
   CHECK_FALSE(fs::exists(env.tmp.path + "/x.yaml"));
+
+  // A copy of root's own, with one file (or a folder in it) handed to that user: refused too.
+  std::string ours = env.tmp.path + "/our-work";
+  REQUIRE(env.sp({"edit", "flashinfer-python", "--copy", ours}).status == 0);
+  testsupport::spit(ours + "/" + rel, "import os\nos.system('id')\n");
+  give(ours + "/flashinfer/jit");
+  auto nested = env.sp({"capture", "flashinfer-python", "--from", ours, "-o", env.tmp.path + "/y.yaml"});
+  CHECK(nested.status == 1);
+  CHECK(nested.err.rfind("sitepatch: error: --from " + ours + ": ", 0) == 0);
+  CHECK(env.pristine());
+  // The recipe is not written into a folder that user could steer either.
+  auto out = env.sp({"capture", "flashinfer-python", "--original", env.tmp.path, "-o", theirs + "/r.yaml"});
+  CHECK(out.status == 2);
+  CHECK(out.err.rfind("sitepatch: error: -o " + theirs + "/r.yaml: ", 0) == 0);
 }

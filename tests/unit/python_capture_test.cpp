@@ -46,12 +46,16 @@ std::string with(std::string s, const std::string& from, const std::string& to) 
 }
 
 // The captured edits, applied to pip's text, give the edited text (and again, nothing).
-void check_round_trip(const std::string& edited, const sitepatch::python::Capture& c) {
+void check_round_trip_of(const std::string& pip, const std::string& edited, const sitepatch::python::Capture& c) {
   REQUIRE(c.exact);
   CHECK(c.outside.empty());
-  Run r = run(kPip, c.edits);
+  Run r = run(pip, c.edits);
   CHECK(r.out == edited);
   CHECK(idempotent(r.out, c.edits));
+}
+
+void check_round_trip(const std::string& edited, const sitepatch::python::Capture& c) {
+  check_round_trip_of(kPip, edited, c);
 }
 
 }  // namespace
@@ -197,4 +201,31 @@ TEST_CASE("capture --whole-file: a file with a change outside any definition is 
   auto named = capture(kPip, with(kPip, "TIMEOUT = 30\n", "TIMEOUT = 1\n"), "m.py", true);
   REQUIRE(named.edits.size() == 1);
   CHECK(named.edits[0].action == Action::set_value);
+}
+
+TEST_CASE("capture: a name defined twice gets its whole definition, or nothing, never an edit that fails",
+          "[python][capture]") {
+  // A property's getter and setter share a name: `Box.size` is ambiguous to an edit.
+  std::string pip =
+      "class Box:\n"
+      "    @property\n"
+      "    def size(self):\n"
+      "        return self._size\n"
+      "\n"
+      "    @size.setter\n"
+      "    def size(self, v):\n"
+      "        self._size = v\n";
+  std::string edited = with(pip, "        self._size = v\n", "        self._size = max(v, 0)\n");
+  auto c = capture(pip, edited);
+  REQUIRE(c.exact);
+  REQUIRE(c.edits.size() == 1);
+  CHECK(c.edits[0].action == Action::replace_function);
+  CHECK(c.edits[0].target == "Box");
+  check_round_trip_of(pip, edited, c);
+  // With a change outside any definition too: the edits found still apply.
+  std::string both = edited + "\nprint('x')\n";
+  auto d = capture(pip, both);
+  REQUIRE(d.outside.size() == 1);
+  Run r = run(pip, d.edits);
+  for (auto& res : r.results) CHECK(res.outcome != sitepatch::python::Outcome::failed);
 }

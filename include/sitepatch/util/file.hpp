@@ -81,6 +81,9 @@ class AtomicFile {
   void commit(bool sync_folder = true);
   /// Renames over the target without any fsync: for copies that can be fetched again.
   void commit_unsynced();
+  /// stage(), then puts the file at the target only if nothing is there (a link, not a
+  /// rename: an existing file, or a dangling symlink, is left alone and this throws).
+  void commit_new();
   /// The folder the temp lives in (opened once).
   const Dir& dir() const { return dir_; }
   const std::string& tmp_name() const { return tmp_; }
