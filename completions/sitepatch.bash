@@ -18,7 +18,7 @@ _sitepatch_command_options() {
     rollback) echo "--all -n --dry-run --missing-ok" ;;
     adopt) echo "-n --dry-run" ;;
     edit) echo "--copy -n --dry-run" ;;
-    capture) echo "--id -o --output --original --from --hash-all --whole-file -n --dry-run" ;;
+    capture) echo "--id -o --output --original --from --hash-all --whole-file --system -n --dry-run" ;;
     log) echo "-p --patch -n --max-count" ;;
     show) echo "--recipe" ;;
     audit) echo "--depth --package --module --all --path --rules --no-default-rules --suggest

@@ -106,6 +106,7 @@ complete -c sitepatch -n "__sitepatch_using capture" -l original -r -F -d "A whe
 complete -c sitepatch -n "__sitepatch_using capture" -l from -x -a "(__fish_complete_directories)" -d "Read the edits from a copy (edit --copy)"
 complete -c sitepatch -n "__sitepatch_using capture" -l hash-all -d "Hash every file, not only changed ones"
 complete -c sitepatch -n "__sitepatch_using capture" -l whole-file -d "Put a file with changes outside any definition in whole"
+complete -c sitepatch -n "__sitepatch_using capture" -l system -d "Also capture files in folders the environment shares"
 complete -c sitepatch -n "__sitepatch_using capture" -s n -l dry-run -d "Print the diff and the edits; record nothing"
 
 # log

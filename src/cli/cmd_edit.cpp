@@ -30,6 +30,7 @@ Runner register_edit(CLI::App& app, const GlobalOptions& g) {
                     {"copied", r.copied}, {"dry_run", o->dry_run}, {"next", next}});
       return int(Exit::ok);
     }
+    for (auto& note : r.notes) out.err(note);
     if (o->dry_run) {
       out.err("dry run: " + std::to_string(r.files) + " Python file(s) of " + r.dist + " " + r.version +
               " are pip's and would be saved; nothing was saved");

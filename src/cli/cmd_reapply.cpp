@@ -1,5 +1,7 @@
 // sitepatch reapply [ID...|--all]: after an upgrade or a reinstall, the recipes the
 // history recorded are applied again, with apply's checks; no recipe file needed.
+#include <algorithm>
+
 #include "commands.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -43,8 +45,17 @@ Runner register_reapply(CLI::App& app, const GlobalOptions& g) {
     }
     ApplyOptions opts = *o;
     // A patch kept with a shared folder's owner was applied with --system: that consent
-    // is in the history, and reapplying it goes back to the same place.
-    opts.system = opts.system || rec.shared;
+    // is in the history, and reapplying it goes back to the same place. One apply writes
+    // one history: patches of both kinds go back in two commands.
+    if (!rec.shared.empty() && rec.shared.size() != rec.recipes.size()) {
+      std::vector<std::string> own;
+      for (auto& r : rec.recipes)
+        if (std::find(rec.shared.begin(), rec.shared.end(), r.id) == rec.shared.end()) own.push_back(r.id);
+      throw Error("these patches keep their histories in two places; reapply them apart: " +
+                  env.session->invocation + " reapply " + util::join(own, " ") + ", then " +
+                  env.session->invocation + " reapply " + util::join(rec.shared, " "));
+    }
+    opts.system = opts.system || !rec.shared.empty();
     return apply_recipes(g, env, std::move(rec.recipes), opts, &rec.left_out);
   };
 }

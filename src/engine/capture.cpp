@@ -45,7 +45,10 @@ std::string recipe_text(const CaptureResult& r, const std::vector<recipe::Edit>&
            "# will not get them from this recipe):\n" + util::join(left, "\n") + "\n";
   out += "id: " + r.id + "\n";
   out += "description: " + recipe::yaml_scalar("Hand edits of " + r.dist + " " + r.version + ", captured") + "\n";
-  out += "requires: " + recipe::yaml_scalar(recipe::up_to_next_minor(r.dist, r.version)) + "\n";
+  // A whole module's text fits only the version it was taken from; named edits, the minor.
+  bool whole = std::any_of(edits.begin(), edits.end(), [](auto& e) { return e.action == recipe::Action::replace_module; });
+  out += "requires: " +
+         recipe::yaml_scalar(whole ? r.dist + "==" + r.version : recipe::up_to_next_minor(r.dist, r.version)) + "\n";
   out += "edits:\n";
   for (auto& e : edits) out += recipe::edit_yaml(e);
   return out;

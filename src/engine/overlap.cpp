@@ -20,20 +20,30 @@ bool nested(const std::string& a, const std::string& b) {
   return a == b || within(a, b) || within(b, a);
 }
 
+// A record's edit that replaced its whole module (no target, a replace-module recipe).
+bool whole_module(const store::PatchRecord& r, const store::EditRecord& e) {
+  return target_of(e.where).empty() && r.recipe_text.find("replace-module:") != std::string::npos;
+}
+
 }  // namespace
 
 void refuse_overlaps(const Session& s, Plan& p, const std::vector<store::PatchRecord>& existing) {
   for (auto& st : p.edits) {
     if (st.state != EditState::will_apply || st.file.empty()) continue;
     std::string target = target_of(st.where);
+    // A whole module replaced overlaps every edit of its file, either way round.
+    bool whole = st.action == "replace-module";
     for (auto& r : existing) {
       if (r.id == st.recipe_id) continue;
       for (auto& e : r.edits) {
-        if (e.rel != st.file || !nested(target, target_of(e.where))) continue;
+        if (e.rel != st.file) continue;
+        if (!whole && !whole_module(r, e) && !nested(target, target_of(e.where))) continue;
+        std::string what = whole ? "replace-module replaces the whole module, which recipe `" + r.id + "` patches (" + e.where + ")"
+                           : whole_module(r, e) ? "recipe `" + r.id + "` replaced the whole module (" + e.where + ")"
+                                                : target + " is already patched by recipe `" + r.id + "` (" + e.where + ")";
         st.state = EditState::failed;
-        st.message = st.file + ": " + target + " is already patched by recipe `" + r.id + "` (" + e.where +
-                     "); two recipes on one target cannot both be undone: roll `" + r.id + "` back first (" +
-                     fix_command(s, "rollback " + r.id) + "), or merge the two recipes into one";
+        st.message = st.file + ": " + what + "; two recipes on one target cannot both be undone: roll `" + r.id +
+                     "` back first (" + fix_command(s, "rollback " + r.id) + "), or merge the two recipes into one";
         break;
       }
       if (st.state == EditState::failed) break;

@@ -55,6 +55,20 @@ void copy_to(const std::string& dir, const std::vector<detail::DistFile>& files)
   }
 }
 
+// Each patched file's bytes before the first patch on it (path -> text): in a chain of
+// records on one file, the before that is no other record's after.
+std::map<std::string, std::string> pip_bytes_of_patched(const std::vector<store::PatchRecord>& records) {
+  std::map<std::string, std::vector<const store::FileRecord*>> chains;
+  for (auto& r : records)
+    for (auto& f : r.files) chains[f.site_dir + "/" + f.rel].push_back(&f);
+  std::map<std::string, std::string> out;
+  for (auto& [path, chain] : chains)
+    for (auto* f : chain)
+      if (std::none_of(chain.begin(), chain.end(), [&](auto* g) { return g != f && g->after == f->before; }))
+        out[path] = f->before;
+  return out;
+}
+
 }  // namespace
 
 SavedDistribution save_pristine(Session& s, const std::string& dist, const std::string& copy, bool dry_run) {
@@ -65,6 +79,15 @@ SavedDistribution save_pristine(Session& s, const std::string& dist, const std::
   if (!copy.empty()) check_copy_folder(copy, false);  // before anything is read or made
   std::unique_ptr<host::Lock> lock =
       dry_run ? detail::read_lock(s) : s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
+  std::vector<store::PatchRecord> existing;
+  std::unique_ptr<detail::HistoryAccess> history;
+  if (dry_run) {
+    history = detail::HistoryAccess::open(s, false);
+    if (history) existing = history->patches();
+  } else {
+    history = detail::open_cleaned(s, *lock, existing, res.notes, nullptr);
+  }
+  auto before = pip_bytes_of_patched(existing);
 
   // Every file as pip wrote it, or nothing is saved: a file already edited has no
   // original here, and saving it would make the edit look like pip's.
@@ -94,16 +117,17 @@ SavedDistribution save_pristine(Session& s, const std::string& dist, const std::
   }
   if (dry_run) return res;
 
-  std::vector<store::PatchRecord> existing;
-  std::vector<std::string> notes, recovered;
-  auto history = detail::open_cleaned(s, *lock, existing, notes, &recovered);
   if (!history) history = detail::HistoryAccess::open(s, true, true);
   store::Transaction tx;
   tx.message = "edit " + d.name + "==" + d.version + ": pip's bytes of " + std::to_string(python.size()) +
                " Python file(s) saved";
   tx.trailers.emplace_back("Sitepatch-Distribution", d.name + "==" + d.version);
   tx.pristine_drop.push_back(site::normalize_name(d.name));  // an older version's copy goes
-  for (auto& f : python) tx.pristine[detail::pristine_key(d) + "/" + f.rel] = f.text;
+  for (auto& f : python) {
+    // A file a patch holds: RECORD follows the patched bytes; pip's are its record's before.
+    auto it = before.find(f.path);
+    tx.pristine[detail::pristine_key(d) + "/" + f.rel] = it == before.end() ? f.text : it->second;
+  }
   res.commit = history->commit(tx);
   return res;
 }

@@ -56,7 +56,7 @@ Recorded recorded_recipes(Session& s, const std::vector<std::string>& ids, bool 
     auto it = records.find(ps.id);
     if (it == records.end()) continue;  // verify named it, so a history holds it
     out.recipes.push_back(parse_recorded(it->second));
-    out.shared = out.shared || !ps.shared_by.empty();
+    if (!ps.shared_by.empty()) out.shared.push_back(ps.id);
   }
   return out;
 }

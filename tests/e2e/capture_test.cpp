@@ -346,6 +346,16 @@ TEST_CASE("capture --whole-file: a file with a change outside any definition goe
   CHECK(h.tree() == h.pip);
   REQUIRE(h.sp({"apply", recipe}).status == 0);
   CHECK(h.read("ops.py") == ops);
+  // A whole module replaced overlaps every other recipe's edit of that file.
+  std::string other = h.tmp.path + "/other.yaml";
+  testsupport::spit(other, "id: other\nedits:\n  - module: handkern.ops\n    function: fp4_quantize\n"
+                           "    add-decorator: functools.cache\n");
+  auto clash = h.sp({"apply", other});
+  CHECK(clash.status == 1);
+  CHECK(clash.err.find("handkern/ops.py: recipe `handkern-local` replaced the whole module (handkern.ops); two "
+                       "recipes on one target cannot both be undone") != std::string::npos);
+  // And the recipe asks for exactly the version its whole text is of.
+  CHECK(testsupport::slurp(recipe).find("requires: handkern==1.0\n") != std::string::npos);
 }
 
 TEST_CASE("capture in a conda environment: conda's record holds the hashes, and follows the edited bytes",
@@ -401,4 +411,21 @@ TEST_CASE("capture refuses a distribution that lists no hashes, naming it", "[e2
   CHECK(r.status == 1);
   CHECK(r.err == "sitepatch: error: oldkern 2.0 lists no hash of its files (oldkern-2.0.egg-info): capture tells "
                  "edited files from the hashes pip's RECORD or conda's record keeps\n");
+}
+
+TEST_CASE("edit on a distribution a patch holds saves pip's bytes, not the patched ones", "[e2e][capture]") {
+  Hand h;
+  std::string fix = h.tmp.path + "/fix.yaml";
+  testsupport::spit(fix, "id: fix\nedits:\n  - module: handkern.ops\n    function: fp4_quantize\n"
+                         "    replace-body: return x\n");
+  REQUIRE(h.sp({"apply", fix}).status == 0);
+  REQUIRE(h.sp({"edit", "handkern"}).status == 0);
+  REQUIRE(h.sp({"rollback", "fix"}).status == 0);
+  CHECK(h.tree() == h.pip);
+  // Hand edits after the rollback: the history's copy is pip's, so capture needs nothing else.
+  h.write("ops.py", replaced(kOps, "    return x\n", "    return x * 3\n"));
+  auto r = h.sp({"capture", "handkern", "--dry-run"}, {{"HOME", h.tmp.path}, {"XDG_CACHE_HOME", ""}});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("handkern/ops.py: 1 edit(s), pip's bytes from the history (sitepatch edit)") != std::string::npos);
 }

@@ -56,6 +56,7 @@ struct SavedDistribution {
   std::string commit;                 // "" for a dry run
   std::string copy;                   // with a copy: where
   size_t copied = 0;
+  std::vector<std::string> notes;     // what finishing an earlier command's work did
 };
 
 /// `edit DIST`: saves pip's bytes of every Python source of `dist` in the history

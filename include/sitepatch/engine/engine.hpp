@@ -208,7 +208,7 @@ std::string show_recipe(Session& s, const std::string& id);
 struct Recorded {
   std::vector<recipe::Recipe> recipes;  // parsed from the history's copies, in id order
   std::vector<std::string> left_out;    // "ID: why", for the patches --all passes over
-  bool shared = false;                  // one of them is kept with a shared folder's owner
+  std::vector<std::string> shared;      // the ids of those kept with a shared folder's owner
 };
 
 /// The recipes of the applied patches `ids` as the history keeps them (`path` names the
