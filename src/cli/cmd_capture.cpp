@@ -86,8 +86,8 @@ void check_output(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(std::filesystem::symlink_status(path, ec)))
     throw Error(path + " exists; give -o another file (capture never overwrites a recipe)", Exit::usage);
-  std::string folder = std::filesystem::absolute(path, ec).parent_path().string();
-  if (auto why = util::unsafe_path(folder))
+  // The file as it will be made: in a sticky folder (/tmp) only its own entry counts.
+  if (auto why = util::unsafe_path(std::filesystem::absolute(path, ec).lexically_normal().string()))
     throw Error("-o " + path + ": " + *why + "; write the recipe into a folder only you can change", Exit::usage);
 }
 

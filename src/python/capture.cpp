@@ -212,6 +212,44 @@ Parts parts_of(const Side& s, TSNode def) {
   return p;
 }
 
+// The lines of `b` that differ from `a` as one run (old lines, new lines), with a line of
+// context when the old run is empty (replace needs something to find); nullopt when the
+// texts are equal.
+std::optional<std::pair<std::string, std::string>> hunk(std::string_view a, std::string_view b) {
+  auto lines = [](std::string_view t) {
+    std::vector<std::string_view> out;
+    for (size_t at = 0; at < t.size();) {
+      size_t end = t.find('\n', at);
+      end = end == std::string_view::npos ? t.size() : end + 1;
+      out.push_back(t.substr(at, end - at));
+      at = end;
+    }
+    return out;
+  };
+  auto la = lines(a), lb = lines(b);
+  size_t pre = 0;
+  while (pre < la.size() && pre < lb.size() && la[pre] == lb[pre]) ++pre;
+  if (pre == la.size() && pre == lb.size()) return std::nullopt;
+  size_t suf = 0;
+  while (suf < la.size() - pre && suf < lb.size() - pre && la[la.size() - 1 - suf] == lb[lb.size() - 1 - suf]) ++suf;
+  size_t a_end = la.size() - suf, b_end = lb.size() - suf;
+  if (pre == a_end) {  // lines only added: take the one before (or after) along
+    if (pre > 0) --pre;
+    else if (suf > 0) ++a_end, ++b_end;
+    else return std::nullopt;
+  }
+  std::string old_lines, new_lines;
+  for (size_t i = pre; i < a_end; ++i) old_lines += la[i];
+  for (size_t i = pre; i < b_end; ++i) new_lines += lb[i];
+  return std::make_pair(old_lines, new_lines);
+}
+
+size_t count_of(std::string_view hay, std::string_view needle) {
+  size_t n = 0;
+  for (size_t at = hay.find(needle); at != std::string_view::npos; at = hay.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
 Edit make(TargetKind kind, std::string target, Action action, std::string code = "") {
   Edit e;
   e.kind = kind;
@@ -294,6 +332,14 @@ struct Capturer {
       } else if (!bo.empty() && bn.size() > bo.size() && bn.substr(bn.size() - bo.size()) == bo) {
         out.push_back(make(kind_of(sn), q, Action::prepend_body,
                            dedent(n, pn.body_begin, pn.body_end - bo.size(), indent)));
+      } else if (auto h = hunk(bo, bn); h && h->first.size() < bo.size() &&
+                 count_of(o.range(so.begin, so.end), h->first) == 1) {
+        // A few lines of a longer body: those lines, old -> new (what survives an upgrade
+        // that changes the rest of the function).
+        Edit e = make(kind_of(sn), q, Action::replace);
+        e.old_text = h->first;
+        e.new_text = h->second;
+        out.push_back(std::move(e));
       } else {
         out.push_back(make(kind_of(sn), q, Action::replace_body, dedent(n, pn.body_begin, pn.body_end, indent)));
       }

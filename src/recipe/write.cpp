@@ -24,7 +24,7 @@ bool block_safe(std::string_view s) {
   return first != std::string_view::npos && s[first] != ' ' && s[first] != '\t' && first == 0;
 }
 
-std::string quoted(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+std::string json_quoted(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
 
 }  // namespace
 
@@ -39,13 +39,27 @@ std::string yaml_scalar(std::string_view s) {
                                                     "True", "False", "Yes", "No", "On", "Off", "Null", "NULL",
                                                     "TRUE", "FALSE"};
   if (plain && std::find(kSpecial.begin(), kSpecial.end(), std::string(s)) != kSpecial.end()) plain = false;
-  return plain ? std::string(s) : quoted(s);
+  return plain ? std::string(s) : json_quoted(s);
 }
 
 std::string edit_yaml(const Edit& e) {
   std::string out = "  - " + std::string(e.file.empty() ? "module: " + yaml_scalar(e.module) : "file: " + yaml_scalar(e.file)) + "\n";
   if (!e.target.empty()) out += "    " + std::string(kind_name(e.kind)) + ": " + yaml_scalar(e.target) + "\n";
-  if (e.action != Action::none) {
+  if (e.action == Action::replace) {
+    // old and new inside `replace`, each a block or a quoted string.
+    out += "    replace:\n";
+    for (auto [key, text] : {std::pair<const char*, const std::string*>{"old", &e.old_text}, {"new", &e.new_text}}) {
+      out += std::string("      ") + key + ":";
+      if (block_safe(*text)) {
+        out += " |\n";
+        for (auto& line : util::split(std::string_view(*text).substr(0, text->size() - 1), '\n'))
+          out += line.empty() ? "\n" : "        " + line + "\n";
+      } else {
+        out += " " + json_quoted(*text) + "\n";
+      }
+    }
+    if (e.count != 1) out += "      count: " + std::to_string(e.count) + "\n";
+  } else if (e.action != Action::none) {
     out += "    " + std::string(action_name(e.action)) + ":";
     bool decorator = e.action == Action::add_decorator || e.action == Action::remove_decorator;
     if (!decorator && block_safe(e.code)) {

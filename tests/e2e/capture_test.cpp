@@ -215,7 +215,9 @@ TEST_CASE("capture: pip's bytes from a wheel, an unpacked tree, a uv cache, anot
   INFO(from_uv.err);
   REQUIRE(from_uv.status == 0);
   CHECK(from_uv.err.find("pip's bytes from uv's cache " + uv + "/archive-v0/q1w2e3") != std::string::npos);
-  CHECK(testsupport::slurp(recipe).find("    function: fp4_quantize\n    replace-body: |\n") != std::string::npos);
+  // One line of a longer body: that line, old -> new.
+  CHECK(testsupport::slurp(recipe).find("    function: fp4_quantize\n    replace:\n      old: \"    return x\\n\"\n"
+                                        "      new: \"    return x * 2\\n\"\n") != std::string::npos);
   CHECK(h.tree() == edited);
   REQUIRE(h.sp({"rollback", "from-uv"}).status == 0);
   CHECK(h.tree() == h.pip);

@@ -130,7 +130,8 @@ TEST_CASE("capture: a changed constant is set-value, a new helper insert-after, 
 
 TEST_CASE("capture: a method's body and a new method inside a class, string literals kept byte for byte",
           "[python][capture]") {
-  std::string edited = with(kPip, "        return name + text\n", "        return text\n");
+  std::string edited = with(kPip, "        text = '''first\n", "        text = '''FIRST\n");
+  edited = with(edited, "        return name + text\n", "        return text\n");
   edited = with(edited, "    def close(self):\n        pass\n",
                 "    def close(self):\n        pass\n\n    def reopen(self):\n        return self\n");
   auto c = capture(kPip, edited);
@@ -138,7 +139,7 @@ TEST_CASE("capture: a method's body and a new method inside a class, string lite
   CHECK(c.edits[0].target == "Loader.load");
   CHECK(c.edits[0].action == Action::replace_body);
   // The literal's second line starts in the string: not dedented.
-  CHECK(c.edits[0].code == "text = '''first\n  second'''\nreturn text\n");
+  CHECK(c.edits[0].code == "text = '''FIRST\n  second'''\nreturn text\n");
   CHECK(c.edits[1].target == "Loader.close");
   CHECK(c.edits[1].action == Action::insert_after);
   check_round_trip(edited, c);
@@ -228,4 +229,30 @@ TEST_CASE("capture: a name defined twice gets its whole definition, or nothing, 
   REQUIRE(d.outside.size() == 1);
   Run r = run(pip, d.edits);
   for (auto& res : r.results) CHECK(res.outcome != sitepatch::python::Outcome::failed);
+}
+
+TEST_CASE("capture: a few lines of a longer body are replace old -> new, lines only added take one along",
+          "[python][capture]") {
+  std::string pip = "def f(x):\n    a = 1\n    b = 2\n    c = 3\n    return a + b + c + x\n";
+  std::string changed = with(pip, "    b = 2\n", "    b = 20\n");
+  auto one = capture(pip, changed);
+  REQUIRE(one.edits.size() == 1);
+  CHECK(one.edits[0].action == Action::replace);
+  CHECK(one.edits[0].old_text == "    b = 2\n");
+  CHECK(one.edits[0].new_text == "    b = 20\n");
+  check_round_trip_of(pip, changed, one);
+  std::string added = with(pip, "    b = 2\n", "    b = 2\n    b += 1\n");
+  auto more = capture(pip, added);
+  REQUIRE(more.edits.size() == 1);
+  CHECK(more.edits[0].action == Action::replace);
+  CHECK(more.edits[0].old_text == "    b = 2\n");
+  CHECK(more.edits[0].new_text == "    b = 2\n    b += 1\n");
+  check_round_trip_of(pip, added, more);
+  // The old lines found twice in the function: the whole body instead.
+  std::string twice = "def g():\n    x = 1\n    y = 2\n    x = 1\n    return x + y\n";
+  std::string changed_twice = with(twice, "    x = 1\n    return", "    x = 5\n    return");
+  auto body = capture(twice, changed_twice);
+  REQUIRE(body.edits.size() == 1);
+  CHECK(body.edits[0].action == Action::replace_body);
+  check_round_trip_of(twice, changed_twice, body);
 }

@@ -69,3 +69,20 @@ TEST_CASE("edit_yaml: code, decorators, values and imports read back byte for by
   CHECK(ib.file == "pkg/mod.py");
   CHECK(ib.action == Action::none);
 }
+
+TEST_CASE("edit_yaml: replace's old and new read back byte for byte", "[recipe]") {
+  for (auto [o, n] : std::vector<std::pair<std::string, std::string>>{
+           {"    return x\n", "    return x * 2\n"}, {"a = 1\n", "a = 1\nb = 2\n"}, {"x", "y  \t"}}) {
+    Edit e;
+    e.module = "m";
+    e.target = "f";
+    e.action = Action::replace;
+    e.old_text = o;
+    e.new_text = n;
+    Edit back = read_back(e);
+    CHECK(back.action == Action::replace);
+    CHECK(back.old_text == o);
+    CHECK(back.new_text == n);
+    CHECK(back.count == 1);
+  }
+}
