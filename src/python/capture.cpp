@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "python/plan.hpp"
 #include "python/text.hpp"
 #include "python/tree.hpp"
 #include "sitepatch/python/module.hpp"
@@ -114,43 +115,16 @@ std::vector<std::pair<int, int>> align(const std::vector<Stmt>& a, const std::ve
   return out;
 }
 
-// Ranges of the string literals inside [b, e) of a side.
-std::vector<std::pair<size_t, size_t>> strings_within(const Side& s, size_t b, size_t e) {
-  std::vector<std::pair<size_t, size_t>> out;
-  TSTreeCursor c = ts_tree_cursor_new(s.tree->root());
-  bool descend = true;
-  while (true) {
-    TSNode n = ts_tree_cursor_current_node(&c);
-    bool inside = ts_node_end_byte(n) > b && ts_node_start_byte(n) < e;
-    if (descend && inside && ts::is(n, "string")) {
-      out.push_back({ts_node_start_byte(n), ts_node_end_byte(n)});
-      descend = false;
-    }
-    if (descend && inside && ts_tree_cursor_goto_first_child(&c)) continue;
-    if (ts_tree_cursor_goto_next_sibling(&c)) {
-      descend = true;
-      continue;
-    }
-    bool up = false;
-    while ((up = ts_tree_cursor_goto_parent(&c)))
-      if (ts_tree_cursor_goto_next_sibling(&c)) break;
-    if (!up) break;
-    descend = true;
-  }
-  ts_tree_cursor_delete(&c);
-  return out;
-}
-
 // Lines [b, e) of a side with `indent` taken off each line that has it, except the lines
 // that begin inside a string literal: those are the literal's bytes, kept as they are
 // (apply re-indents code the same way).
 std::string dedent(const Side& s, size_t b, size_t e, std::string_view indent) {
-  auto literals = strings_within(s, b, e);
+  auto literals = string_ranges(s.tree->root(), b, e);
   std::string out;
   for (size_t at = b; at < e;) {
     size_t end = std::min(e, text::line_after(s.text, at));
     std::string_view line = s.range(at, end);
-    bool literal = std::any_of(literals.begin(), literals.end(), [&](auto& r) { return r.first < at && at < r.second; });
+    bool literal = std::any_of(literals.begin(), literals.end(), [&](auto& r) { return r.begin < at && at < r.end; });
     if (!literal && line.substr(0, indent.size()) == indent) line.remove_prefix(indent.size());
     else if (!literal && text::strip(line).empty()) line = "\n";
     out += line;

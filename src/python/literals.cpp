@@ -6,14 +6,20 @@
 namespace sitepatch::python {
 
 std::vector<text::Range> string_ranges(std::string_view code) {
-  std::vector<text::Range> out;
-  if (code.find_first_of("\"'") == std::string_view::npos) return out;
+  if (code.find_first_of("\"'") == std::string_view::npos) return {};
   ts::Tree tree(code);
+  return string_ranges(tree.root(), 0, code.size());
+}
+
+std::vector<text::Range> string_ranges(TSNode root, size_t begin, size_t end) {
+  std::vector<text::Range> out;
   // A walk with a cursor, not recursion: deep expressions must not exhaust a stack.
-  TSTreeCursor c = ts_tree_cursor_new(tree.root());
+  TSTreeCursor c = ts_tree_cursor_new(root);
   bool descend = true;
   while (true) {
     TSNode n = ts_tree_cursor_current_node(&c);
+    // Only subtrees that reach into [begin, end) are walked.
+    descend = descend && ts_node_end_byte(n) > begin && ts_node_start_byte(n) < end;
     if (descend && ts::is(n, "string")) {
       // Nested strings (inside an f-string's braces) lie within this one.
       out.push_back({ts_node_start_byte(n), ts_node_end_byte(n)});

@@ -70,6 +70,8 @@ bool insert_after(const Context& cx, const Def& d, const recipe::Edit& e, Action
 
 /// The byte ranges of the string literals (f-, byte and raw strings too) in `code`.
 std::vector<text::Range> string_ranges(std::string_view code);
+/// The same in a parsed tree, for the literals that reach into bytes [begin, end).
+std::vector<text::Range> string_ranges(TSNode root, size_t begin, size_t end);
 
 /// `code` re-indented as text::reindent does, keeping every string literal byte for byte.
 std::string reindent_code(std::string_view code, std::string_view prefix, const text::Style& style);
