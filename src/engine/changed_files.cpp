@@ -167,13 +167,14 @@ std::string module_of(const std::string& rel) {
   if (!util::ends_with(rel, ".py")) return "";
   std::string m = rel.substr(0, rel.size() - 3);
   if (util::ends_with(m, "/__init__")) m.resize(m.size() - 9);
-  for (auto& c : m)
-    if (c == '/') c = '.';
-  for (auto& part : util::split(m, '.')) {
+  // Each folder and the file must be a name: `foo.libs/x.py` is no module `foo.libs.x`.
+  for (auto& part : util::split(m, '/')) {
     bool ok = !part.empty() && !std::isdigit(static_cast<unsigned char>(part[0]));
     for (unsigned char c : part) ok = ok && (std::isalnum(c) || c == '_' || c >= 0x80);
     if (!ok) return "";
   }
+  for (auto& c : m)
+    if (c == '/') c = '.';
   return m;
 }
 
