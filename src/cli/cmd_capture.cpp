@@ -118,15 +118,11 @@ Runner register_capture(CLI::App& app, const GlobalOptions& g) {
   return [&g, o] {
     Env env = open_env(g);
     Output out(g);
+    // The default file is named after the id, as the engine makes it (normalized name).
     std::string path = o->output;
-    if (path.empty() && !o->dry_run) path = "<id>";
-    engine::CaptureOptions co{o->dist, o->id, o->original, o->from, "", o->hash_all, o->whole_file, o->dry_run};
-    // The id decides the default file name: known only once the distribution is.
-    if (path == "<id>") {
-      path = (o->id.empty() ? site::normalize_name(o->dist) + "-local" : o->id) + ".yaml";
-    }
+    if (path.empty() && !o->dry_run) path = (o->id.empty() ? site::normalize_name(o->dist) + "-local" : o->id) + ".yaml";
     check_output(o->dry_run ? o->output : path);  // a dry run refuses what the real run would
-    co.recipe_path = path;
+    engine::CaptureOptions co{o->dist, o->id, o->original, o->from, path, o->hash_all, o->whole_file, o->dry_run};
     env.session->system = o->system;
     say_environment(out, env);
     auto r = engine::capture(*env.session, co);

@@ -186,10 +186,14 @@ Parts parts_of(const Side& s, TSNode def) {
   return p;
 }
 
-// The lines of `b` that differ from `a` as one run (old lines, new lines), with a line of
-// context when the old run is empty (replace needs something to find); nullopt when the
-// texts are equal.
-std::optional<std::pair<std::string, std::string>> hunk(std::string_view a, std::string_view b) {
+// Two texts as lines (each with its '\n'), and the run of lines where they differ:
+// a[pre, a_end) became b[pre, b_end); the lines before and after it are the same.
+struct LineRun {
+  std::vector<std::string_view> a, b;
+  size_t pre = 0, a_end = 0, b_end = 0;
+};
+
+LineRun differing_lines(std::string_view a, std::string_view b) {
   auto lines = [](std::string_view t) {
     std::vector<std::string_view> out;
     for (size_t at = 0; at < t.size();) {
@@ -200,21 +204,31 @@ std::optional<std::pair<std::string, std::string>> hunk(std::string_view a, std:
     }
     return out;
   };
-  auto la = lines(a), lb = lines(b);
-  size_t pre = 0;
-  while (pre < la.size() && pre < lb.size() && la[pre] == lb[pre]) ++pre;
-  if (pre == la.size() && pre == lb.size()) return std::nullopt;
+  LineRun r{lines(a), lines(b)};
+  while (r.pre < r.a.size() && r.pre < r.b.size() && r.a[r.pre] == r.b[r.pre]) ++r.pre;
   size_t suf = 0;
-  while (suf < la.size() - pre && suf < lb.size() - pre && la[la.size() - 1 - suf] == lb[lb.size() - 1 - suf]) ++suf;
-  size_t a_end = la.size() - suf, b_end = lb.size() - suf;
-  if (pre == a_end) {  // lines only added: take the one before (or after) along
-    if (pre > 0) --pre;
-    else if (suf > 0) ++a_end, ++b_end;
+  while (suf < r.a.size() - r.pre && suf < r.b.size() - r.pre &&
+         r.a[r.a.size() - 1 - suf] == r.b[r.b.size() - 1 - suf])
+    ++suf;
+  r.a_end = r.a.size() - suf;
+  r.b_end = r.b.size() - suf;
+  return r;
+}
+
+// The lines of `b` that differ from `a` as one run (old lines, new lines), with a line of
+// context when the old run is empty (replace needs something to find); nullopt when the
+// texts are equal.
+std::optional<std::pair<std::string, std::string>> hunk(std::string_view a, std::string_view b) {
+  LineRun r = differing_lines(a, b);
+  if (r.pre == r.a_end && r.pre == r.b_end) return std::nullopt;
+  if (r.pre == r.a_end) {  // lines only added: take the one before (or after) along
+    if (r.pre > 0) --r.pre;
+    else if (r.a_end < r.a.size()) ++r.a_end, ++r.b_end;
     else return std::nullopt;
   }
   std::string old_lines, new_lines;
-  for (size_t i = pre; i < a_end; ++i) old_lines += la[i];
-  for (size_t i = pre; i < b_end; ++i) new_lines += lb[i];
+  for (size_t i = r.pre; i < r.a_end; ++i) old_lines += r.a[i];
+  for (size_t i = r.pre; i < r.b_end; ++i) new_lines += r.b[i];
   return std::make_pair(old_lines, new_lines);
 }
 
@@ -435,25 +449,11 @@ bool reproduces(const std::string& old_text, const std::string& new_text, const 
 
 // One change covering every line that differs, for a file the edits do not reproduce.
 OutsideChange whole_difference(const std::string& a, const std::string& b) {
-  auto lines = [](const std::string& s) {
-    std::vector<std::string> out;
-    for (size_t at = 0; at < s.size();) {
-      size_t end = s.find('\n', at);
-      end = end == std::string::npos ? s.size() : end + 1;
-      out.push_back(s.substr(at, end - at));
-      at = end;
-    }
-    return out;
-  };
-  auto la = lines(a), lb = lines(b);
-  size_t pre = 0;
-  while (pre < la.size() && pre < lb.size() && la[pre] == lb[pre]) ++pre;
-  size_t suf = 0;
-  while (suf < la.size() - pre && suf < lb.size() - pre && la[la.size() - 1 - suf] == lb[lb.size() - 1 - suf]) ++suf;
+  LineRun r = differing_lines(a, b);
   OutsideChange c;
-  if (la.size() - suf > pre) c.old_first = int(pre) + 1, c.old_last = int(la.size() - suf);
-  if (lb.size() - suf > pre) c.new_first = int(pre) + 1, c.new_last = int(lb.size() - suf);
-  for (size_t i = pre; i < lb.size() - suf; ++i) c.text += lb[i];
+  if (r.a_end > r.pre) c.old_first = int(r.pre) + 1, c.old_last = int(r.a_end);
+  if (r.b_end > r.pre) c.new_first = int(r.pre) + 1, c.new_last = int(r.b_end);
+  for (size_t i = r.pre; i < r.b_end; ++i) c.text += r.b[i];
   return c;
 }
 
