@@ -52,6 +52,18 @@ std::vector<store::EditRecord> edit_records(const Plan& plan, const std::string&
   return out;
 }
 
+// What a recipe re-applied to a file found once its own earlier edit (`was`) is taken
+// out of `found`: the file as it would be without this recipe. Not simply `was.before`:
+// after a reinstall the file no longer holds that edit, and the recipe now starts from
+// pip's bytes (or from another recipe reapplied before it); keeping the old original
+// would make a later rollback put the other recipe's edit back.
+std::string original_under(const store::FileRecord& was, const std::string& found) {
+  if (found == was.after) return was.before;
+  if (found == was.before) return found;
+  auto m = store::merge3(was.after, found, was.before, was.rel);
+  return m.clean ? m.content : found;
+}
+
 }  // namespace
 
 std::vector<store::PatchRecord> records_for(const Plan& plan,
@@ -87,9 +99,7 @@ std::vector<store::PatchRecord> records_for(const Plan& plan,
       bool merged = false;
       for (auto& f : rec.files)
         if (f.rel == fc.rel) {
-          // Re-applied: the original is still what this recipe first found, unless
-          // an upgrade put a new version's file there.
-          if (!upgrade_of(f, dists)) fr.before = f.before;
+          if (!upgrade_of(f, dists)) fr.before = original_under(f, prev);
           f = fr;
           merged = true;
         }

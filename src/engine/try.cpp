@@ -49,7 +49,9 @@ CheckResult check_applied(Session& s, const Plan& p, const std::string& command)
   run.capture = true;
   if (command.empty()) {
     c.what = "importing the patched modules";
-    run.argv = {s.env.python, "-c", kImportCheck};
+    // -I: not the caller's folder first on sys.path (a traceback.py there would run
+    // as root), nor PYTHONPATH or the user's site; the environment's own site stays.
+    run.argv = {s.env.python, "-I", "-c", kImportCheck};
     for (const FileChange& f : p.files) run.argv.push_back(site::module_for_file(f.rel));
   } else {
     c.what = "`" + command + "`";

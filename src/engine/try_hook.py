@@ -31,15 +31,17 @@ def _sitepatch_try_read(data):
     return by_path, names
 
 
-def _sitepatch_sha256(data):
-    # The interpreter's own sha256 where it has one: hashlib loads OpenSSL (3 ms).
+def _sitepatch_sha256_impl():
+    # The interpreter's own sha256 where it has one: hashlib loads OpenSSL (3 ms). Found
+    # now, while site runs: later the command's own folder is first on sys.path, and a
+    # _sha256.py or hashlib.py someone left there would be imported by the hook.
     for name in ("_sha2", "_sha256"):
         try:
-            return __import__(name).sha256(data).hexdigest()
+            return __import__(name).sha256
         except (ImportError, AttributeError):
             pass
     import hashlib
-    return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256
 
 
 def _sitepatch_try_install():
@@ -50,7 +52,9 @@ def _sitepatch_try_install():
     # Python start; nor json (re, enum: 7 ms): the manifest is lines and byte counts.
     # The import system takes any object with these methods.
     import importlib.machinery
+    import linecache
 
+    sha256 = _sitepatch_sha256_impl()
     try:
         with open(manifest, "rb") as f:
             data = f.read()
@@ -113,7 +117,7 @@ def _sitepatch_try_install():
                 return None
             try:
                 with open(found.origin, "rb") as f:
-                    now = _sitepatch_sha256(f.read())
+                    now = sha256(f.read()).hexdigest()
             except OSError:
                 return None
             if now != entry["old_sha256"]:
@@ -124,7 +128,6 @@ def _sitepatch_try_install():
             found.cached = None
             # linecache keeps entries whose mtime is None: tracebacks and inspect read
             # the patched lines, not the file on disk.
-            import linecache
             linecache.cache[found.origin] = (len(text), None, text.splitlines(True), found.origin)
             return found
 
@@ -141,13 +144,13 @@ def _sitepatch_dynamo_counts():
     if not os.environ.get("SITEPATCH_DYNAMO_COUNTS"):
         return
     import atexit
+    import json  # now, not at exit: by then the command's folder is on sys.path
 
     def dump():
         utils = sys.modules.get("torch._dynamo.utils")
         if utils is None:
             return
         try:
-            import json
             counters = utils.counters
             graphs = int(counters["stats"].get("unique_graphs", 0))
             breaks = sum(int(v) for v in counters["graph_break"].values())
@@ -155,7 +158,6 @@ def _sitepatch_dynamo_counts():
             sys.stderr.write("\nsitepatch-dynamo-counts: %s\n" % line)
             sys.stderr.flush()
         except Exception as e:  # a torch whose counters differ: say so, do not fail the run
-            import json
             sys.stderr.write("\nsitepatch-dynamo-counts: %s\n" % json.dumps({"error": str(e)}))
 
     atexit.register(dump)

@@ -210,6 +210,27 @@ def install_paths():
         return sysconfig.get_paths()
 
 
+def isolated_user_site():
+    # The agent runs with -I, which turns the user's site folder off; the programs it
+    # patches for run without -I and keep it, unless site.py would have turned it off:
+    # a venv that does not include the system's site-packages, or a setuid process.
+    if os.getuid() != os.geteuid() or os.getgid() != os.getegid():
+        return None
+    if sys.prefix != getattr(sys, "base_prefix", sys.prefix):
+        try:
+            with open(os.path.join(sys.prefix, "pyvenv.cfg")) as f:
+                cfg = dict((k.strip().lower(), v.strip().lower()) for k, v in
+                           (line.split("=", 1) for line in f if "=" in line))
+        except (OSError, ValueError):
+            return None
+        if cfg.get("include-system-site-packages") != "true":
+            return None
+    try:
+        return site.getusersitepackages()
+    except Exception:
+        return None
+
+
 def site_folders():
     # Where `import` looks for third-party code, in its order: sys.path without the
     # standard library, so a module resolves to the file Python would load. Folders a
@@ -218,6 +239,8 @@ def site_folders():
     listed = [paths.get("purelib"), paths.get("platlib")]
     listed += list(getattr(site, "getsitepackages", list)())  # old virtualenv's site lacks it
     user = getattr(site, "ENABLE_USER_SITE", False) and getattr(site, "USER_SITE", None)
+    if not user and sys.flags.isolated:
+        user = isolated_user_site()
     if user:
         listed.append(user)
     known = set(os.path.realpath(d) for d in listed if d)

@@ -110,7 +110,9 @@ std::string agent_boot_payload() {
 }
 
 std::vector<std::string> agent_boot_argv(const std::string& python) {
-  return {python, "-u", "-c", agent_boot_code()};
+  // -I: nothing from the caller's folder, PYTHONPATH or PYTHONSTARTUP-style settings
+  // runs before the agent; the user's site folder is added back by the agent itself.
+  return {python, "-I", "-u", "-c", agent_boot_code()};
 }
 
 }  // namespace sitepatch::host

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <glob.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -64,7 +65,18 @@ std::string find_python(const std::string& venv) {
 /// An interpreter, or an environment, that another user can change runs that user's code
 /// as the caller: refused, before anything of it starts.
 void refuse_unsafe_python(const std::string& venv, const std::string& python) {
-  for (auto& path : {venv, python})
+  // Its site-packages too: the .pth files there run at every start.
+  std::vector<std::string> paths{venv, python};
+  std::string pattern;
+  for (char c : venv) {
+    if (c == '*' || c == '?' || c == '[' || c == '\\') pattern += '\\';
+    pattern += c;
+  }
+  glob_t g{};
+  if (::glob((pattern + "/lib*/python*/site-packages").c_str(), GLOB_NOSORT, nullptr, &g) == 0)
+    for (size_t k = 0; k < g.gl_pathc; ++k) paths.emplace_back(g.gl_pathv[k]);
+  ::globfree(&g);
+  for (auto& path : paths)
     if (auto why = util::unsafe_path(path))
       throw Error("refusing to run " + python + ": " + *why +
                   ", who could make it run their code as you; run sitepatch as that user");

@@ -22,16 +22,57 @@ namespace {
 // $0 of the local shell that runs --ssh-command: its own errors start with it.
 constexpr const char* kShellName = "sitepatch-ssh";
 
+// `unsafe PATH`, in POSIX sh, before the environment's Python runs there: prints why a
+// user other than this one and root could change where PATH leads, and fails. The same
+// walk as util::unsafe_path (and the agent's): from /, folder by folder, each link
+// followed as the kernel would; every entry owned by root or us; a folder others may
+// write passes only when sticky; the last folder not writable by others. `ls -ldn` gives
+// mode, owner and group; a link's target is what follows "PATH -> ".
+constexpr const char* kUnsafeFunction =
+    "unsafe() { "
+    "set -f; me=$(id -u); rest=$1; n=0; "
+    "case $rest in /*) ;; *) rest=$(pwd -P)/$rest;; esac; "
+    "cur=/; set -- $(ls -ldn /); cm=$1; cg=$4; "
+    "if [ \"$3\" != 0 ] && [ \"$3\" != \"$me\" ]; then echo \"/ belongs to uid $3, another user\"; return 0; fi; "
+    "while :; do "
+    "while case $rest in /*) true;; *) false;; esac; do rest=${rest#/}; done; "
+    "[ -z \"$rest\" ] && break; "
+    "name=${rest%%/*}; case $rest in */*) rest=${rest#*/};; *) rest=;; esac; "
+    "case $name in .) continue;; ..) cur=$(dirname \"$cur\"); set -- $(ls -ldn \"$cur\"); cm=$1; cg=$4; continue;; esac; "
+    "case $cm in ?????????[tT]*) ;; ????????w*) echo \"$cur is writable by other users\"; return 0;; "
+    "?????w*) if [ \"$cg\" != 0 ]; then echo \"$cur is writable by its group $cg\"; return 0; fi;; esac; "
+    "here=${cur%/}/$name; "
+    "l=$(ls -ldn -- \"$here\" 2>/dev/null) || return 1; "
+    "set -- $l; "
+    "if [ \"$3\" != 0 ] && [ \"$3\" != \"$me\" ]; then echo \"$here belongs to uid $3, another user\"; return 0; fi; "
+    "case $1 in "
+    "l*) n=$((n+1)); if [ $n -gt 40 ]; then echo \"$here: too many levels of symbolic links\"; return 0; fi; "
+    "t=${l#*\" $here -> \"}; case $t in /*) cur=/; set -- $(ls -ldn /); cm=$1; cg=$4;; esac; rest=$t/$rest;; "
+    "d*) cur=$here; cm=$1; cg=$4;; "
+    "*) if [ -n \"$rest\" ]; then echo \"$here is not a folder\"; return 0; fi; return 1;; "
+    "esac; "
+    "done; "
+    "case $cm in ????????w*) echo \"$cur is writable by other users\"; return 0;; "
+    "?????w*) if [ \"$cg\" != 0 ]; then echo \"$cur is writable by its group $cg\"; return 0; fi;; esac; "
+    "return 1; }; ";
+
 // The one command the remote shell sees. It is constant: the venv path and the
 // agent's source arrive on stdin, so nothing the user typed is ever parsed by a
-// remote shell. `read -r` takes the path line; Python then reads exactly the
-// bootstrap and the agent's bytes (agent_boot.cpp), and what follows is the protocol.
+// remote shell. `read -r` takes the path line; the venv and its Python are checked by
+// `unsafe` before anything of theirs runs (a venv another user owns would run their
+// .pth files as us); Python then reads exactly the bootstrap and the agent's bytes
+// (agent_boot.cpp), and what follows is the protocol.
 std::string remote_command() {
   std::string script =
+      std::string(kUnsafeFunction) +
       "IFS= read -r v || exit 97; "
       "for p in \"$v/bin/python3\" \"$v/bin/python\" \"$v\"; do "
       "if [ -f \"$p\" ] && [ -x \"$p\" ]; then "
-      "exec \"$p\" -u -c \"" + agent_boot_code() + "\"; fi; done; "
+      "for w in \"$v\" \"$p\" \"$v\"/lib*/python*/site-packages; do [ -e \"$w\" ] || continue; "
+      "if why=$(unsafe \"$w\"); then "
+      "echo \"refusing to run $p: $why, who could make it run their code as you; run sitepatch as that user\" >&2; "
+      "exit 96; fi; done; "
+      "exec \"$p\" -I -u -c \"" + agent_boot_code() + "\"; fi; done; "
       "if [ -e \"$v\" ]; then echo \"$v is not a Python environment: no bin/python3 or bin/python in it\" >&2; exit 98; fi; "
       "echo \"no Python environment at $v: $v does not exist\" >&2; exit 99";
   return "exec /bin/sh -c " + util::shell_quote(script);
@@ -140,7 +181,7 @@ class SshHost : public Host {
     if (status == 255 || status >= 128)
       return "the connection to " + target_.str() + " was lost (exit status " + std::to_string(status) +
              ")" + (last.empty() ? "" : ": " + last);
-    if (status == 98 || status == 99) return target_.str() + ": " + last;
+    if (status == 96 || status == 98 || status == 99) return target_.str() + ": " + last;
     if (status == 127) return target_.str() + ": no /bin/sh there to start Python: " + last;
     return "";  // the agent's own message stands
   }

@@ -407,3 +407,117 @@ TEST_CASE("edit --copy and capture --from refuse a folder another user could cha
   CHECK(out.status == 2);
   CHECK(out.err.rfind("sitepatch: error: -o " + theirs + "/r.yaml: ", 0) == 0);
 }
+
+namespace {
+
+/// sitepatch run from `cwd` (sh cds there first), NO_COLOR as run_sitepatch sets it.
+RunResult sp_in(const std::string& cwd, const e2e::DemoEnv& env, std::vector<std::string> args) {
+  std::vector<std::string> argv{"sh", "-c", "cd \"$1\" && shift && NO_COLOR=1 exec \"$@\" </dev/null", "sh", cwd,
+                                SITEPATCH_BIN, "--venv", env.venv.root};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return sitepatch::util::run(argv);
+}
+
+}  // namespace
+
+TEST_CASE("apply --check and reapply --check import nothing from the folder they are run in", "[e2e][root]") {
+  REQUIRE(::geteuid() == 0);
+  e2e::DemoEnv env;
+  REQUIRE(::chmod(env.tmp.path.c_str(), 0755) == 0);
+  // A project folder another user owns, where root runs sitepatch: they left modules there
+  // that the check's own first line imports, and a package named like the patched one.
+  std::string project = env.tmp.path + "/project";
+  std::string witness = env.tmp.path + "/witness";
+  std::string plant = "import os\nopen(" + sitepatch::util::shell_quote(witness) +
+                      ", 'a').write('%s ran as %d\\n' % (__name__, os.geteuid()))\n";
+  for (const char* name : {"traceback.py", "importlib.py", "_sha2.py", "hashlib.py", "flashinfer/__init__.py",
+                           "flashinfer/jit/__init__.py", "flashinfer/jit/cpp_ext.py"})
+    testsupport::spit(project + "/" + name, plant);
+  give(project);
+
+  auto r = sp_in(project, env, {"apply", "--check", e2e::bundled("flashinfer-dynamo.yaml")});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(!fs::exists(witness));
+  CHECK(!env.pristine());
+
+  env.venv.install(std::vector<std::string>{
+      "--force-reinstall", "--no-deps", e2e::data_wheel("flashinfer-python", "0.5.3", env.tmp.path + "/wheels")});
+  REQUIRE(env.pristine());
+  r = sp_in(project, env, {"reapply", "--all", "--check"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(!fs::exists(witness));
+  CHECK(!env.pristine());
+
+  // The same folder on PYTHONPATH (root's own variable, but the folder is theirs): the
+  // check and the agent ignore it.
+  r = sitepatch::util::run({"sh", "-c", "cd \"$1\" && PYTHONPATH=\"$1\" NO_COLOR=1 exec \"$2\" --venv \"$3\" verify",
+                            "sh", project, SITEPATCH_BIN, env.venv.root});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(!fs::exists(witness));
+}
+
+TEST_CASE("remote: a venv another user can change is refused before its Python runs there", "[e2e][root][remote]") {
+  REQUIRE(::geteuid() == 0);
+  testsupport::TestSshd sshd;
+  auto venv = testsupport::Venv::create(sshd.local("/srv/venv"));
+  std::string site = venv.site_packages.substr(sshd.local("/srv/venv").size());  // /lib/python3.x/site-packages
+  auto sp = [&] {
+    return testsupport::run_sitepatch(
+        {"--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv", "/srv/venv", "list"});
+  };
+  // A .pth file runs at every start of that Python: its witness says whether it ran.
+  testsupport::spit(venv.site_packages + "/evil.pth",
+                    "import os; open('/srv/witness', 'a').write('ran as %d\\n' % os.geteuid())\n");
+  std::string witness = sshd.local("/srv/witness");
+  // The check can fail: as root's own venv, the .pth runs.
+  REQUIRE(sp().status == 0);
+  REQUIRE(fs::exists(witness));
+  fs::remove(witness);
+
+  SECTION("the venv belongs to another user") {
+    give(venv.root);
+    auto r = sp();
+    CHECK(r.status == 1);
+    CHECK(r.err == "sitepatch: error: " + sshd.target() + ": refusing to run /srv/venv/bin/python3: /srv/venv belongs "
+                       "to uid 65534, another user, who could make it run their code as you; run sitepatch as that user\n");
+  }
+  SECTION("its site-packages is writable by everyone") {
+    REQUIRE(::chmod(venv.site_packages.c_str(), 0777) == 0);
+    auto r = sp();
+    CHECK(r.status == 1);
+    CHECK(r.err == "sitepatch: error: " + sshd.target() + ": refusing to run /srv/venv/bin/python3: /srv/venv" + site +
+                       " is writable by other users, who could make it run their code as you; run sitepatch as that "
+                       "user\n");
+  }
+  SECTION("its bin is a link into a folder another user owns") {
+    std::string theirs = sshd.local("/srv/theirs");
+    fs::create_directories(theirs);
+    fs::rename(venv.root + "/bin", theirs + "/bin");
+    fs::create_directory_symlink("/srv/theirs/bin", venv.root + "/bin");
+    give(theirs);
+    auto r = sp();
+    CHECK(r.status == 1);
+    CHECK(r.err == "sitepatch: error: " + sshd.target() + ": refusing to run /srv/venv/bin/python3: /srv/theirs "
+                       "belongs to uid 65534, another user, who could make it run their code as you; run sitepatch as "
+                       "that user\n");
+  }
+  CHECK(!fs::exists(witness));
+}
+
+TEST_CASE("a venv whose site-packages another user can write is not run as root", "[e2e][root]") {
+  REQUIRE(::geteuid() == 0);
+  e2e::DemoEnv env;
+  testsupport::spit(env.venv.site_packages + "/evil.pth", "import os; open(" +
+                                                              sitepatch::util::shell_quote(env.tmp.path + "/witness") +
+                                                              ", 'a').write('ran')\n");
+  REQUIRE(::chmod(env.venv.site_packages.c_str(), 0777) == 0);
+  auto r = env.sp({"list"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: refusing to run " + env.venv.root + "/bin/python3: " + env.venv.site_packages +
+                     " is writable by other users (mode 0777), who could make it run their code as you; run sitepatch as that "
+                     "user\n");
+  CHECK(!fs::exists(env.tmp.path + "/witness"));
+}
