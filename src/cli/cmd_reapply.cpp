@@ -21,8 +21,13 @@ Runner register_reapply(CLI::App& app, const GlobalOptions& g) {
       throw Error(o->all ? "give ids or --all, not both" : "name the patches to reapply, or give --all",
                   Exit::usage);
     Env env = open_env(g);
-    auto rec = engine::recorded_recipes(*env.session, o->ids, o->all);
     Output out(g);
+    // A reapply killed half-way is finished first: its files are as it planned them, and
+    // judged before that they would look changed by someone else.
+    if (!o->dry_run)
+      for (auto& note : engine::finish_interrupted(*env.session))
+        if (!out.json()) out.err(note);
+    auto rec = engine::recorded_recipes(*env.session, o->ids, o->all);
     if (!out.json())
       for (auto& why : rec.left_out) out.err("left out " + why);
     if (rec.recipes.empty()) {

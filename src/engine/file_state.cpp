@@ -38,7 +38,9 @@ FileStatus file_state(const store::FileRecord& f, bool exists, const std::string
     else fs.message = upgrade->from_to + " removed " + f.rel;
     return fs;
   }
-  if (left && content == *left) return fs;
+  // As sitepatch last left it, or exactly as this patch left it: a later patch of the same
+  // file is not in it (its rollback was cut short, say), but this one's edit is intact.
+  if ((left && content == *left) || content == f.after) return fs;
   if (upgrade) {
     // pip rewrote the file: whatever it holds now is that version's, not ours to undo.
     fs.state = FileState::replaced;

@@ -34,6 +34,18 @@ recipe::Recipe parse_recorded(const store::PatchRecord& r) {
 
 }  // namespace
 
+std::vector<std::string> finish_interrupted(Session& s) {
+  {
+    auto seen = detail::HistoryAccess::open(s, false);
+    if (!seen || !detail::any_pending(seen->patches())) return {};
+  }
+  auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
+  std::vector<store::PatchRecord> existing;
+  std::vector<std::string> notes;
+  detail::open_cleaned(s, *lock, existing, notes, nullptr);
+  return notes;
+}
+
 Recorded recorded_recipes(Session& s, const std::vector<std::string>& ids, bool all) {
   Recorded out;
   auto statuses = verify(s, all ? std::vector<std::string>{} : ids);

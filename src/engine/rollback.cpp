@@ -197,8 +197,19 @@ void write_back(Session& s, RollbackResult& res, const Undone& u, const std::str
     writes.push_back({fc.path, fc.new_text, fc.old_sha, fc.site_dir});
     written.push_back(fc.path);
   }
-  // pip's own rows, from pip's own bytes
-  auto stale_notes = detail::add_sidecars(s, res.files, u.kept, writes);
+  // pip's own rows, from pip's own bytes; for a file already as the rollback leaves it
+  // too (a rollback killed after its files and before RECORD): the row follows the bytes.
+  std::vector<FileChange> rows = res.files;
+  for (auto& [path, t] : u.text)
+    if (u.rec_of.count(path) && u.found.at(path).content == t) {
+      FileChange fc;
+      fc.path = path;
+      fc.rel = u.rec_of.at(path)->rel;
+      fc.site_dir = u.rec_of.at(path)->site_dir;
+      fc.new_text = t;
+      rows.push_back(std::move(fc));
+    }
+  auto stale_notes = detail::add_sidecars(s, rows, u.kept, writes);
   try {
     s.host.write(writes);
   } catch (const host::PartialWriteError& e) {

@@ -269,3 +269,124 @@ TEST_CASE("remote: the agent killed at every step of apply and rollback: the nex
     check();
   }
 }
+
+namespace {
+
+/// Two recipes that share a file, and what the files are with each and with both.
+struct SharedPair {
+  e2e::DemoEnv env;
+  std::string state = env.venv.root + "/.sitepatch";
+  std::string a = env.recipe("a.yaml", "id: a\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                       "    function: get_cuda_version\n    replace-body: return Version(torch.version.cuda)\n");
+  std::string b = env.recipe("b.yaml", "id: b\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                       "    function: get_cuda_path\n    replace-body: return '/opt/cuda'\n");
+  std::string rel = "flashinfer/jit/cpp_ext.py";
+  std::string dist_info = env.venv.site_packages + "/flashinfer_python-0.5.3.dist-info";
+  std::map<std::string, std::string> saved_site;  // site-packages files -> bytes, of a saved moment
+  std::string saved_state = env.tmp.path + "/saved-state";
+
+  /// The history and the package's files as they are now, to come back to.
+  void save() {
+    saved_site = e2e::read_tree(env.venv.site_packages + "/flashinfer");
+    for (auto& [rel_path, bytes] : e2e::read_tree(dist_info)) saved_site["../" + rel_path] = bytes;
+    fs::remove_all(saved_state);
+    fs::copy(state, saved_state, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  }
+  void restore() const {
+    for (auto& [rel_path, bytes] : saved_site) {
+      std::string path = rel_path.rfind("../", 0) == 0 ? dist_info + "/" + rel_path.substr(3)
+                                                       : env.venv.site_packages + "/flashinfer/" + rel_path;
+      testsupport::spit(path, bytes);
+    }
+    fs::remove_all(state);
+    fs::copy(saved_state, state, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  }
+  /// RECORD's rows of the package's files (pip's reinstall writes another direct_url.json).
+  std::string record() const {
+    std::string rows;
+    for (auto& line : sitepatch::util::split(testsupport::slurp(dist_info + "/RECORD"), '\n'))
+      if (line.rfind("flashinfer/", 0) == 0) rows += line + "\n";
+    return rows;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("reapply --all of two recipes sharing a file, killed at every step: the next command finishes or undoes it",
+          "[e2e][crash][reapply]") {
+  SharedPair p;
+  auto& env = p.env;
+  Killer k{env.tmp.path + "/count"};
+  std::string pip_record = p.record();
+  REQUIRE(env.sp({"apply", p.a, p.b}).status == 0);
+  std::string both = env.read(p.rel), both_record = p.record();
+  env.venv.install(std::vector<std::string>{
+      "--force-reinstall", "--no-deps", e2e::data_wheel("flashinfer-python", "0.5.3", env.tmp.path + "/wheels")});
+  REQUIRE(env.pristine());
+  p.save();
+  REQUIRE(k.run(env, {"reapply", "--all"}, 0).status == 0);
+  long steps = k.count();
+  REQUIRE(steps > 5);
+  REQUIRE(env.read(p.rel) == both);
+  for (long at = 1; at <= steps; ++at) {
+    p.restore();
+    auto r = k.run(env, {"reapply", "--all"}, at);
+    INFO("killed before step " << at << " of " << steps << "; " << r.err);
+    REQUIRE((r.status == 137 || r.status == -9 || r.status == 0));
+    if (at % 2) {
+      auto again = env.sp({"reapply", "--all"});
+      INFO(again.err);
+      CHECK(again.status == 0);
+      CHECK(again.err.find("neither as it was nor as planned") == std::string::npos);
+      CHECK(env.read(p.rel) == both);
+      CHECK(p.record() == both_record);
+      auto v = env.sp({"verify"});
+      INFO(v.out << v.err);
+      CHECK(v.status == 0);
+    }
+    auto back = env.sp({"rollback", "--all"});
+    INFO(back.err);
+    REQUIRE(back.status == 0);
+    CHECK(env.pristine());
+    CHECK(p.record() == pip_record);
+    CHECK(leftovers(env).empty());
+    CHECK(git_fsck_clean(p.state));
+  }
+}
+
+TEST_CASE("rollback of one of two recipes sharing a file, killed at every step: the next command finishes it",
+          "[e2e][crash][rollback]") {
+  SharedPair p;
+  auto& env = p.env;
+  Killer k{env.tmp.path + "/count"};
+  std::string pip_record = p.record();
+  REQUIRE(env.sp({"apply", p.a}).status == 0);
+  std::string only_a = env.read(p.rel), a_record = p.record();
+  REQUIRE(env.sp({"apply", p.b}).status == 0);
+  p.save();
+  REQUIRE(k.run(env, {"rollback", "b"}, 0).status == 0);
+  long steps = k.count();
+  REQUIRE(steps > 3);
+  REQUIRE(env.read(p.rel) == only_a);
+  for (long at = 1; at <= steps; ++at) {
+    p.restore();
+    auto r = k.run(env, {"rollback", "b"}, at);
+    INFO("killed before step " << at << " of " << steps << "; " << r.err);
+    REQUIRE((r.status == 137 || r.status == -9 || r.status == 0));
+    // What verify says of a: its edit is there, as it left it, whatever b's state.
+    auto v = env.sp({"verify", "a"});
+    INFO(v.out << v.err);
+    CHECK(v.status == 0);
+    CHECK(v.err.find("adopt") == std::string::npos);
+    auto again = env.sp({"rollback", "--missing-ok", "b"});
+    INFO(again.err);
+    CHECK(again.status == 0);
+    CHECK(env.read(p.rel) == only_a);
+    CHECK(p.record() == a_record);
+    CHECK(env.sp({"verify"}).status == 0);
+    REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+    CHECK(env.pristine());
+    CHECK(p.record() == pip_record);
+    CHECK(leftovers(env).empty());
+  }
+}

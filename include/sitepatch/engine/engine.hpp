@@ -211,6 +211,12 @@ struct Recorded {
   std::vector<std::string> shared;      // the ids of those kept with a shared folder's owner
 };
 
+/// Under the writer's lock, what a killed command left is finished or cleaned (as apply
+/// does first): an interrupted apply is completed. Returns what was done, for the user.
+/// reapply runs it before it judges what needs reapplying, which a half-done apply
+/// would otherwise show as "changed by someone else".
+std::vector<std::string> finish_interrupted(Session& s);
+
 /// The recipes of the applied patches `ids` as the history keeps them (`path` names the
 /// copy, `origin` the file first applied); with `all`, every patch an upgrade or a
 /// reinstall took away. Throws naming what is applied for an unknown id, and for a named
