@@ -17,6 +17,21 @@ namespace {
 
 constexpr int kProtocol = 4;
 
+// The longest reply line read. Replies that carry files' bytes or a command's output
+// are as long as those (a file may be 64 MB, its base64 a third more, and a read asks
+// for many): they get a larger bound. Either way the far side cannot make this
+// process hold more than that.
+constexpr size_t kMaxReply = util::Process::kMaxLine;
+constexpr size_t kMaxBulkReply = size_t(512) << 20;
+// Of what is printed before the agent's first reply, this much is kept for a message.
+constexpr size_t kStrayKept = 64 << 10;
+
+size_t reply_bound(const std::string& op) {
+  for (const char* bulk : {"read", "read_lines", "search", "snapshot", "run"})
+    if (op == bulk) return kMaxBulkReply;
+  return kMaxReply;
+}
+
 using nlohmann::json;
 
 std::string str_or_empty(const json& j, const char* key) {
@@ -86,7 +101,10 @@ void AgentClient::died(const std::string& what) {
   int status = proc_->wait();
   std::string msg = who_ + ": the sitepatch agent " + what + " (exit status " +
                     std::to_string(status) + ")";
-  std::string err = util::trim(stray_ + proc_->stderr_text());
+  std::string stray = stray_;
+  if (stray_dropped_) stray += "[" + std::to_string(stray_dropped_) + " more bytes of output left out]\n";
+  // Bound for a terminal: escape sequences in it would be the far side's to play.
+  std::string err = util::printable_lines(util::trim(stray + proc_->stderr_text()));
   if (explain_) {
     std::string better = explain_(status, err);
     if (!better.empty()) throw Error(better);
@@ -95,6 +113,26 @@ void AgentClient::died(const std::string& what) {
   if (status == 96 && !err.empty()) throw Error(who_ + ": " + err);
   if (!err.empty()) msg += ":\n" + err;
   throw Error(msg);
+}
+
+void AgentClient::broke(const std::string& what) {
+  try {
+    throw Error(who_ + ": the sitepatch agent broke the protocol: " + what);
+  } catch (const Error&) {
+    broken_ = std::current_exception();
+    throw;
+  }
+}
+
+template <class F>
+auto AgentClient::shaped(const char* op, F&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const json::exception&) {
+  } catch (const std::invalid_argument&) {  // base64_decode
+  }
+  throw Error(who_ + ": the sitepatch agent broke the protocol: its answer to `" + op +
+              "` does not have the expected shape");
 }
 
 size_t AgentClient::send(const json& request) {
@@ -109,13 +147,28 @@ size_t AgentClient::send(const json& request) {
 }
 
 json AgentClient::receive(const Posted& p) {
+  if (broken_) std::rethrow_exception(broken_);
   std::string line;
   for (;;) {
-    if (!proc_->read_line(line)) died("stopped answering");
+    size_t bound = reply_bound(p.op);
+    bool got;
+    try {
+      got = proc_->read_line(line, bound);
+    } catch (const Error&) {
+      broke("its answer to `" + p.op + "` is longer than " + std::to_string(bound >> 20) +
+            " MB, the most sitepatch reads");
+    }
+    if (!got) died("stopped answering");
     // Only whole JSON objects are replies; anything else was printed before the
     // agent took over stdout (by a .pth file, say): keep it for the error message.
     if (!line.empty() && line[0] == '{') break;
-    stray_ += line + "\n";
+    size_t room = kStrayKept - std::min(kStrayKept, stray_.size());
+    if (line.size() + 1 <= room) {
+      stray_ += line + "\n";
+    } else {
+      stray_ += line.substr(0, room);
+      stray_dropped_ += line.size() + 1 - room;
+    }
   }
   if (spdlog::should_log(spdlog::level::trace))
     spdlog::trace("agent: {}{} took {:.1f} ms, sent {} B, received {} B", p.op,
@@ -124,10 +177,15 @@ json AgentClient::receive(const Posted& p) {
                   p.sent_bytes, line.size() + 1);
   json reply = json::parse(line, nullptr, false);
   if (reply.is_discarded() || !reply.is_object())
-    throw Error(who_ + ": the sitepatch agent answered with something that is not JSON: " +
-                line.substr(0, 200));
-  if (!reply.value("ok", false)) {
-    std::string error = reply.value("error", std::string("the sitepatch agent failed"));
+    broke("its answer to `" + p.op + "` is not JSON: " + util::printable(line.substr(0, 200)) +
+          (line.size() > 200 ? "..." : ""));
+  auto ok = reply.find("ok");
+  if (ok == reply.end() || !ok->is_boolean())
+    throw Error(who_ + ": the sitepatch agent broke the protocol: its answer to `" + p.op + "` has no `ok` of true or false");
+  if (!ok->get<bool>()) {
+    // The agent's words, escaped: the far side's text must not steer this terminal.
+    std::string error = util::printable_lines(str_or_empty(reply, "error"));
+    if (error.empty()) error = who_ + ": the sitepatch agent failed at `" + p.op + "` without saying why";
     if (reply.contains("partial") && reply["partial"].is_array()) {
       std::vector<std::string> changed;
       for (auto& p : reply["partial"])
@@ -146,6 +204,7 @@ void AgentClient::drain() {
     try {
       keep(p, receive(p));
     } catch (const Error&) {
+      if (broken_) throw;  // nothing after it can be read
       // A read ahead that failed is asked again when it is needed, and fails there.
       if (p.checked && !failed_) failed_ = std::current_exception();
     }
@@ -172,6 +231,8 @@ void AgentClient::keep(const Posted& p, const json& reply) {
     else if (p.ahead == Ahead::real) store(paths_of(reply), resolved_ahead_);
   } catch (const json::exception&) {
     // A reply of another shape is dropped the same way.
+  } catch (const std::invalid_argument&) {
+    // So are bytes that are not base64.
   }
 }
 
@@ -256,6 +317,7 @@ void AgentClient::confirm() {
 }
 
 json AgentClient::call(const json& request) {
+  if (broken_) std::rethrow_exception(broken_);
   if (failed_) std::rethrow_exception(failed_);
   Posted p{request.value("op", std::string("?")), true, 0, std::chrono::steady_clock::now(), Ahead::none, {}};
   // What changes files goes out only once the lock it needs is known to be held.
@@ -266,7 +328,7 @@ json AgentClient::call(const json& request) {
   try {
     reply = receive(p);
   } catch (const Error&) {
-    if (failed_) std::rethrow_exception(failed_);  // the lock's refusal explains the rest
+    if (failed_ && !broken_) std::rethrow_exception(failed_);  // the lock's refusal explains the rest
     throw;
   }
   ++round_trips_;  // counted once answered: none yet means ssh never got in (SshHost::explain)
@@ -276,10 +338,13 @@ json AgentClient::call(const json& request) {
 
 site::Environment AgentClient::hello() {
   json r = call({{"op", "hello"}, {"protocol", kProtocol}});
+  return shaped("hello", [&] { return environment_of(r); });
+}
+
+site::Environment AgentClient::environment_of(const json& r) {
   if (r.value("protocol", 0) != kProtocol)
     throw Error(who_ + ": the sitepatch agent speaks protocol " +
-                std::to_string(r.value("protocol", 0)) + ", expected " +
-                std::to_string(kProtocol));
+                util::printable(r.value("protocol", json(0)).dump()) + ", expected " + std::to_string(kProtocol));
   site::Environment env;
   env.python = str_or_empty(r, "python");
   env.prefix = str_or_empty(r, "prefix");
@@ -290,7 +355,7 @@ site::Environment AgentClient::hello() {
   for (auto& d : r.value("pth_dirs", json::array())) env.pth_dirs.push_back(d.get<std::string>());
   env.dpkg = r.value("dpkg", false);
   for (auto& n : r.value("notes", json::array()))
-    if (n.is_string()) spdlog::warn("{}: {}", who_, n.get<std::string>());
+    if (n.is_string()) spdlog::warn("{}: {}", who_, util::printable(n.get<std::string>()));
   for (auto& b : r.value("builtins", json::array()))
     if (b.is_string()) env.builtins.push_back(b.get<std::string>());
   return env;
@@ -303,17 +368,22 @@ CommandResult AgentClient::run_command(const CommandRun& run) {
                  {"env", run.env},
                  {"path_first", run.path_first},
                  {"path_first_dirs", run.path_first_dirs}});
-  CommandResult out;
-  out.status = r.at("status").get<int>();
-  out.out = r.at("out").get<std::string>();
-  out.err = r.at("err").get<std::string>();
-  return out;
+  return shaped("run", [&] {
+    CommandResult out;
+    out.status = r.at("status").get<int>();
+    out.out = r.at("out").get<std::string>();
+    out.err = r.at("err").get<std::string>();
+    return out;
+  });
 }
 
 std::vector<bool> AgentClient::importable(const std::vector<std::string>& modules) {
   json r = call({{"op", "importable"}, {"modules", modules}});
-  std::vector<bool> out;
-  for (auto& f : r.at("found")) out.push_back(f.is_boolean() && f.get<bool>());
+  std::vector<bool> out = shaped("importable", [&] {
+    std::vector<bool> found;
+    for (auto& f : r.at("found")) found.push_back(f.is_boolean() && f.get<bool>());
+    return found;
+  });
   if (out.size() != modules.size()) throw Error(who_ + ": the agent answered importable for other modules");
   return out;
 }
@@ -323,16 +393,20 @@ std::vector<CompileResult> AgentClient::compile(const std::vector<CompileRequest
   for (auto& s : sources)
     files.push_back({{"label", s.label}, {"source_b64", util::base64_encode(s.source)}});
   json r = call({{"op", "compile"}, {"files", files}});
-  std::vector<CompileResult> out;
-  for (auto& x : r.at("results")) {
-    CompileResult c;
-    c.ok = x.value("ok", false);
-    c.line = x.value("line", 0);
-    c.column = x.value("column", 0);
-    c.message = str_or_empty(x, "message");
-    c.reason = str_or_empty(x, "reason");
-    out.push_back(std::move(c));
-  }
+  auto out = shaped("compile", [&] {
+    std::vector<CompileResult> results;
+    for (auto& x : r.at("results")) {
+      CompileResult c;
+      c.ok = x.value("ok", false);
+      c.line = x.value("line", 0);
+      c.column = x.value("column", 0);
+      // Shown to the user as the environment's Python's verdict.
+      c.message = util::printable_lines(str_or_empty(x, "message"));
+      c.reason = util::printable_lines(str_or_empty(x, "reason"));
+      results.push_back(std::move(c));
+    }
+    return results;
+  });
   if (out.size() != sources.size()) throw Error(who_ + ": the sitepatch agent lost compile results");
   return out;
 }
@@ -343,30 +417,35 @@ std::vector<FileData> AgentClient::read(const std::vector<std::string>& paths) {
 }
 
 std::vector<FileData> AgentClient::ask_read(const std::vector<std::string>& paths) {
-  auto files = files_of(call({{"op", "read"}, {"paths", paths}}));
+  json r = call({{"op", "read"}, {"paths", paths}});
+  auto files = shaped("read", [&] { return files_of(r); });
   if (files.size() != paths.size()) throw Error(who_ + ": the sitepatch agent lost files it was asked to read");
   return files;
 }
 
 std::vector<FileStat> AgentClient::stat(const std::vector<std::string>& paths) {
   json r = call({{"op", "stat"}, {"paths", paths}});
-  std::vector<FileStat> out;
-  for (auto& f : r.at("files")) {
-    FileStat st;
-    st.path = f.at("path").get<std::string>();
-    st.exists = f.at("exists").get<bool>();
-    st.is_file = f.value("is_file", false);
-    st.size = f.value("size", uint64_t(0));
-    st.mtime_ns = f.value("mtime_ns", int64_t(0));
-    out.push_back(std::move(st));
-  }
+  auto out = shaped("stat", [&] {
+    std::vector<FileStat> stats;
+    for (auto& f : r.at("files")) {
+      FileStat st;
+      st.path = f.at("path").get<std::string>();
+      st.exists = f.at("exists").get<bool>();
+      st.is_file = f.value("is_file", false);
+      st.size = f.value("size", uint64_t(0));
+      st.mtime_ns = f.value("mtime_ns", int64_t(0));
+      stats.push_back(std::move(st));
+    }
+    return stats;
+  });
   if (out.size() != paths.size()) throw Error(who_ + ": the sitepatch agent lost files it was asked about");
   return out;
 }
 
 std::vector<FileData> AgentClient::read_lines(const std::vector<std::string>& paths,
                                               const std::vector<std::string>& needles) {
-  return files_of(call({{"op", "read_lines"}, {"paths", paths}, {"needles", needles}}));
+  json r = call({{"op", "read_lines"}, {"paths", paths}, {"needles", needles}});
+  return shaped("read_lines", [&] { return files_of(r); });
 }
 
 std::vector<std::vector<EntryHit>> AgentClient::search(const std::vector<EntryQuery>& queries) {
@@ -375,6 +454,10 @@ std::vector<std::vector<EntryHit>> AgentClient::search(const std::vector<EntryQu
     qs.push_back({{"dirs", q.dirs}, {"patterns", q.patterns}, {"lists", q.lists}, {"needles", q.needles},
                   {"heads", q.heads}, {"wholes", q.wholes}});
   json r = call({{"op", "search"}, {"queries", qs}});
+  return shaped("search", [&] { return hits_of(r, queries); });
+}
+
+std::vector<std::vector<EntryHit>> AgentClient::hits_of(const json& r, const std::vector<EntryQuery>& queries) {
   std::vector<std::vector<EntryHit>> out;
   for (auto& answer : r.at("answers")) {
     if (out.size() == queries.size()) break;
@@ -432,9 +515,11 @@ std::vector<FileData> AgentClient::files_of(const nlohmann::json& r, const char*
 
 std::vector<DirEntry> AgentClient::list(const std::string& dir) {
   json r = call({{"op", "list"}, {"dir", dir}});
-  std::vector<DirEntry> out;
-  for (auto& x : r.at("entries")) out.push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
-  return out;
+  return shaped("list", [&] {
+    std::vector<DirEntry> out;
+    for (auto& x : r.at("entries")) out.push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
+    return out;
+  });
 }
 
 std::vector<std::vector<DirEntry>> AgentClient::list_many(const std::vector<std::string>& dirs) {
@@ -443,7 +528,8 @@ std::vector<std::vector<DirEntry>> AgentClient::list_many(const std::vector<std:
 }
 
 std::vector<std::vector<DirEntry>> AgentClient::ask_list_many(const std::vector<std::string>& dirs) {
-  auto out = lists_of(call({{"op", "list_many"}, {"dirs", dirs}}));
+  json r = call({{"op", "list_many"}, {"dirs", dirs}});
+  auto out = shaped("list_many", [&] { return lists_of(r); });
   if (out.size() != dirs.size()) throw Error(who_ + ": the sitepatch agent lost folders it was asked to list");
   return out;
 }
@@ -453,17 +539,19 @@ std::optional<std::map<std::string, std::string>> AgentClient::snapshot(
   json hashes = json::object();
   for (auto& [rel, bytes] : have) hashes[rel] = util::sha256_hex(bytes);
   json r = call({{"op", "snapshot"}, {"dir", dir}, {"skip", skip}, {"have", hashes}});
-  if (!r.value("exists", false)) return std::nullopt;
-  std::map<std::string, std::string> files;
-  for (auto& x : r.at("files")) {
-    std::string rel = str_or_empty(x, "rel");
-    auto mine = have.find(rel);
-    if (x.value("same", false) && mine != have.end())
-      files[rel] = mine->second;
-    else
-      files[rel] = util::base64_decode(str_or_empty(x, "content_b64"));
-  }
-  return files;
+  return shaped("snapshot", [&]() -> std::optional<std::map<std::string, std::string>> {
+    if (!r.value("exists", false)) return std::nullopt;
+    std::map<std::string, std::string> files;
+    for (auto& x : r.at("files")) {
+      std::string rel = str_or_empty(x, "rel");
+      auto mine = have.find(rel);
+      if (x.value("same", false) && mine != have.end())
+        files[rel] = mine->second;
+      else
+        files[rel] = util::base64_decode(str_or_empty(x, "content_b64"));
+    }
+    return files;
+  });
 }
 
 std::vector<std::optional<std::string>> AgentClient::realpath(const std::vector<std::string>& paths) {
@@ -473,7 +561,8 @@ std::vector<std::optional<std::string>> AgentClient::realpath(const std::vector<
 }
 
 std::vector<std::optional<std::string>> AgentClient::ask_realpath(const std::vector<std::string>& paths) {
-  auto out = paths_of(call({{"op", "realpath"}, {"paths", paths}}));
+  json r = call({{"op", "realpath"}, {"paths", paths}});
+  auto out = shaped("realpath", [&] { return paths_of(r); });
   if (out.size() != paths.size()) throw Error(who_ + ": the sitepatch agent lost paths it was asked to resolve");
   return out;
 }

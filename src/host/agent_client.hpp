@@ -122,19 +122,31 @@ class AgentClient {
   std::map<std::string, std::vector<DirEntry>> listed_ahead_;
   std::map<std::string, std::optional<std::string>> resolved_ahead_;
   std::set<std::string> reading_ahead_, listing_ahead_, resolving_ahead_;  // posted, not answered yet
+  site::Environment environment_of(const nlohmann::json& hello);
+  std::vector<std::vector<EntryHit>> hits_of(const nlohmann::json& reply, const std::vector<EntryQuery>& queries);
   static std::vector<FileData> files_of(const nlohmann::json& reply, const char* key = "files");
   static std::vector<std::vector<DirEntry>> lists_of(const nlohmann::json& reply);
   static std::vector<std::optional<std::string>> paths_of(const nlohmann::json& reply);
   [[noreturn]] void died(const std::string& what);
+  /// The far side sent what no agent sends (a reply too long, not JSON): every later
+  /// call fails the same way, since the replies after it cannot be matched to requests.
+  [[noreturn]] void broke(const std::string& what);
+  /// `read()`'s result, where `read` takes `op`'s reply apart: a reply of another shape
+  /// (a key missing, a string for a number, bytes that are not base64) is an error
+  /// naming the host, never the JSON library's.
+  template <class F>
+  auto shaped(const char* op, F&& read) -> decltype(read());
   size_t send(const nlohmann::json& request);
   nlohmann::json receive(const Posted& p);
   /// Reads every posted reply; a checked one's failure becomes failed_.
   void drain();
   std::deque<Posted> posted_;
   std::exception_ptr failed_;  // a posted lock that was refused
+  std::exception_ptr broken_;  // broke(): the protocol is lost
   std::unique_ptr<util::Process> proc_;
   std::string who_;
-  std::string stray_;  // lines printed before the first reply (e.g. by a .pth file)
+  std::string stray_;  // lines printed before the first reply (e.g. by a .pth file), the first kept
+  size_t stray_dropped_ = 0;  // bytes of them beyond what stray_ keeps
   const std::string tag_;  // begins the name of every temp the agent makes (host.hpp, Lock)
   std::vector<std::string> unfinished_;  // the lock's answer: tags of writers that never released it
   friend class AgentLock;

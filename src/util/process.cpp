@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -69,6 +71,8 @@ Process::Process(const std::vector<std::string>& argv) {
     throw Error(argv[0] + ": cannot run: " + std::strerror(e));
   }
   ::fcntl(err_, F_SETFL, ::fcntl(err_, F_GETFL) | O_NONBLOCK);
+  // write() waits in poll, where it can read stderr too, never in a blocked write.
+  ::fcntl(in_, F_SETFL, ::fcntl(in_, F_GETFL) | O_NONBLOCK);
 }
 
 Process::~Process() {
@@ -109,9 +113,21 @@ Process::~Process() {
   if (err_ >= 0) ::close(err_);
 }
 
+void Process::keep_stderr(const char* data, size_t n) {
+  size_t head = std::min(n, err_keep_ - std::min(err_keep_, err_buf_.size()));
+  err_buf_.append(data, head);
+  err_tail_.append(data + head, n - head);
+  // Trimmed once it holds twice what is kept: each byte is moved at most once.
+  if (err_tail_.size() > 2 * err_keep_) {
+    size_t cut = err_tail_.size() - err_keep_;
+    err_dropped_ += cut;
+    err_tail_.erase(0, cut);
+  }
+}
+
 void Process::drain_stderr(bool block) {
   if (err_ < 0) return;
-  char buf[4096];
+  char buf[65536];
   for (;;) {
     if (block) {
       pollfd p{err_, POLLIN, 0};
@@ -119,7 +135,7 @@ void Process::drain_stderr(bool block) {
     }
     ssize_t n = ::read(err_, buf, sizeof buf);
     if (n > 0) {
-      err_buf_.append(buf, size_t(n));
+      keep_stderr(buf, size_t(n));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -133,14 +149,21 @@ void Process::drain_stderr(bool block) {
 }
 
 void Process::write(std::string_view data) {
+  if (in_ < 0) throw Error("child process stopped reading: its input is closed");
   // Ignore SIGPIPE for this write: a dead child becomes an error, not our death.
   struct sigaction ign {}, old{};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ign, &old);
   while (!data.empty()) {
+    // A child that writes stderr before it reads stdin would block on a full pipe
+    // while this write blocks on its full stdin: read its stderr while waiting.
+    pollfd p[2] = {{in_, POLLOUT, 0}, {err_, POLLIN, 0}};
+    if (::poll(p, err_ >= 0 ? 2 : 1, -1) < 0 && errno == EINTR) continue;
+    if (err_ >= 0 && (p[1].revents & (POLLIN | POLLHUP))) drain_stderr(false);
+    if (!(p[0].revents & (POLLOUT | POLLERR | POLLHUP))) continue;
     ssize_t n = ::write(in_, data.data(), data.size());
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR || errno == EAGAIN) continue;
       int e = errno;
       ::sigaction(SIGPIPE, &old, nullptr);
       throw Error(std::string("child process stopped reading: ") + std::strerror(e));
@@ -150,32 +173,58 @@ void Process::write(std::string_view data) {
   ::sigaction(SIGPIPE, &old, nullptr);
 }
 
-bool Process::read_line(std::string& line) {
+bool Process::fill() {
   for (;;) {
-    size_t nl = out_buf_.find('\n');
-    if (nl != std::string::npos) {
-      line = out_buf_.substr(0, nl);
-      out_buf_.erase(0, nl + 1);
-      return true;
-    }
     if (out_ < 0) return false;
     pollfd p[2] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}};
     ::poll(p, err_ >= 0 ? 2 : 1, -1);
     if (err_ >= 0 && (p[1].revents & (POLLIN | POLLHUP))) drain_stderr(false);
-    if (!(p[0].revents & (POLLIN | POLLHUP))) continue;
+    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    // What was returned already goes once it is half the buffer: moving the rest
+    // costs no more than the bytes that were returned.
+    if (out_start_ > 0 && out_start_ >= out_buf_.size() / 2) {
+      out_buf_.erase(0, out_start_);
+      out_scanned_ -= out_start_;
+      out_start_ = 0;
+    }
     char buf[65536];
     ssize_t n = ::read(out_, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       ::close(out_);
       out_ = -1;
-      if (out_buf_.empty()) return false;
-      line = std::move(out_buf_);
-      out_buf_.clear();
-      return true;
+      return false;
     }
     out_buf_.append(buf, size_t(n));
+    return true;
   }
+}
+
+bool Process::read_line(std::string& line, size_t max) {
+  for (;;) {
+    size_t nl = out_buf_.find('\n', out_scanned_);
+    if (nl != std::string::npos) {
+      if (nl - out_start_ > max) break;
+      line.assign(out_buf_, out_start_, nl - out_start_);
+      out_start_ = out_scanned_ = nl + 1;
+      return true;
+    }
+    out_scanned_ = out_buf_.size();
+    if (out_buf_.size() - out_start_ > max) break;
+    if (!fill()) {
+      if (out_start_ == out_buf_.size()) return false;
+      line.assign(out_buf_, out_start_, std::string::npos);
+      out_buf_.clear();
+      out_start_ = out_scanned_ = 0;
+      return true;
+    }
+  }
+  // The line is not kept: nothing after it can be read as the child meant it.
+  out_buf_.clear();
+  out_buf_.shrink_to_fit();
+  out_start_ = out_scanned_ = 0;
+  throw Error("a line longer than " +
+              (max >= (1 << 20) ? std::to_string(max >> 20) + " MB" : std::to_string(max) + " bytes"));
 }
 
 void Process::close_input() {
@@ -185,11 +234,11 @@ void Process::close_input() {
 
 std::string Process::read_all() {
   // Byte-exact: a last line without '\n' comes back without one.
-  std::string all, line;
-  while (read_line(line)) {
-    all += line;
-    if (out_ >= 0 || !out_buf_.empty()) all += '\n';
+  while (fill()) {
   }
+  std::string all = out_buf_.substr(out_start_);
+  out_buf_.clear();
+  out_start_ = out_scanned_ = 0;
   return all;
 }
 
@@ -211,24 +260,55 @@ int Process::wait() {
 
 std::string Process::stderr_text() {
   drain_stderr(false);
-  return err_buf_;
+  if (err_tail_.size() > err_keep_) {
+    err_dropped_ += err_tail_.size() - err_keep_;
+    err_tail_.erase(0, err_tail_.size() - err_keep_);
+  }
+  if (!err_dropped_) return err_buf_ + err_tail_;
+  return err_buf_ + "\n[" + std::to_string(err_dropped_) + " bytes of stderr left out]\n" + err_tail_;
+}
+
+std::string Process::communicate(std::string_view input) {
+  struct sigaction ign {}, old{};
+  ign.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ign, &old);
+  if (input.empty()) close_input();
+  // One loop over the three pipes: a child that fills its stdout or stderr pipe before
+  // it has read its input cannot deadlock us.
+  while (out_ >= 0 || err_ >= 0) {
+    pollfd p[3] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}, {in_, POLLOUT, 0}};
+    if (::poll(p, 3, -1) < 0) continue;
+    if (p[1].revents & (POLLIN | POLLHUP | POLLERR)) drain_stderr(false);
+    if (p[2].revents & (POLLOUT | POLLERR | POLLHUP)) {
+      ssize_t n = ::write(in_, input.data(), input.size());
+      if (n > 0) input.remove_prefix(size_t(n));
+      // A child that stopped reading gets no more; its output still counts.
+      if (input.empty() || (n < 0 && errno != EINTR && errno != EAGAIN)) close_input();
+    }
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      char buf[65536];
+      ssize_t n = ::read(out_, buf, sizeof buf);
+      if (n > 0) out_buf_.append(buf, size_t(n));
+      else if (n == 0 || errno != EINTR) {
+        ::close(out_);
+        out_ = -1;
+      }
+    }
+  }
+  close_input();
+  ::sigaction(SIGPIPE, &old, nullptr);
+  std::string all = out_buf_.substr(out_start_);
+  out_buf_.clear();
+  out_start_ = out_scanned_ = 0;
+  return all;
 }
 
 RunResult run(const std::vector<std::string>& argv, std::string_view input) {
   Process p(argv);
-  // Write input from a thread so a child that fills its stdout pipe cannot deadlock us.
-  std::thread feeder([&] {
-    try {
-      if (!input.empty()) p.write(input);
-    } catch (...) {
-    }
-    p.close_input();
-  });
-  std::string out = p.read_all();
-  feeder.join();
+  p.err_keep_ = SIZE_MAX / 4;  // the caller asked for all of it
   RunResult r;
+  r.out = p.communicate(input);
   r.status = p.wait();
-  r.out = out;
   r.err = p.stderr_text();
   return r;
 }

@@ -170,6 +170,17 @@ std::string printable(std::string_view s) {
   return out;
 }
 
+std::string printable_lines(std::string_view s) {
+  std::string out;
+  for (size_t at = 0;;) {
+    size_t nl = s.find_first_of("\n\t", at);
+    out += printable(s.substr(at, nl == std::string_view::npos ? nl : nl - at));
+    if (nl == std::string_view::npos) return out;
+    out += s[nl];
+    at = nl + 1;
+  }
+}
+
 std::string shell_word(std::string_view s) {
   bool safe = !s.empty();
   for (char c : s)

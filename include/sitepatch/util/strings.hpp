@@ -28,6 +28,9 @@ std::string shell_word(std::string_view s);
 /// `s` safe to print on a terminal: control characters (C0, DEL, C1), and bytes that are
 /// not UTF-8, as \xNN. For text read from files others may write.
 std::string printable(std::string_view s);
+/// printable(), but '\n' and '\t' are kept: for text of many lines (another program's
+/// stderr), which they only lay out.
+std::string printable_lines(std::string_view s);
 /// Standard base64 (with padding), both ways; decode throws std::invalid_argument.
 std::string base64_encode(std::string_view data);
 std::string base64_decode(std::string_view text);
