@@ -28,11 +28,11 @@ struct Side {
   std::string text;
   std::unique_ptr<ts::Tree> tree;
 
-  explicit Side(const std::string& raw) {
+  Side(const std::string& raw, const std::string& what) {
     std::string_view v = raw;
     if (v.substr(0, 3) == "\xEF\xBB\xBF") v.remove_prefix(3);
     text = text::to_lf(v);
-    tree = std::make_unique<ts::Tree>(text);
+    tree = std::make_unique<ts::Tree>(text, what);
   }
   std::string_view of(TSNode n) const { return ts::text(text, n); }
   std::string_view range(size_t b, size_t e) const { return std::string_view(text).substr(b, e - b); }
@@ -474,7 +474,8 @@ Capture named(const std::string& old_text, const std::string& new_text, const st
       out.outside.push_back(whole_difference(old_text, new_text));
       return out;
     }
-  Side o(old_text), n(new_text);
+  const std::string file = name.empty() ? "the module" : name;
+  Side o(old_text, file + " (pip's text)"), n(new_text, file + " (the edited text)");
   // Smallest edits first; if they do not apply (a name defined twice) or do not give the
   // file back, whole definitions. Every recipe edit returned applies to pip's text.
   std::optional<std::string> made;  // what the last edits that apply make

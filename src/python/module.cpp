@@ -27,7 +27,7 @@ Module::Module(std::string source, std::string name) : impl_(std::make_unique<Im
   impl_->source = std::move(source);
   impl_->name = std::move(name);
   impl_->decode();
-  impl_->tree = std::make_unique<ts::Tree>(impl_->text());
+  impl_->tree = std::make_unique<ts::Tree>(impl_->text(), impl_->name.empty() ? "the module" : impl_->name);
   ++parses;
   impl_->defs = std::make_unique<Definitions>(impl_->tree->root(), impl_->text());
 }
@@ -69,7 +69,8 @@ Module Module::edited(std::string new_source, const std::vector<TextChange>& cha
     e.new_end_point = advance(at, new_text.substr(start, c.new_end - c.new_begin));
     edits.push_back(e);
   }
-  m.impl_->tree = std::make_unique<ts::Tree>(m.impl_->text(), *impl_->tree, edits);
+  m.impl_->tree = std::make_unique<ts::Tree>(m.impl_->text(), *impl_->tree, edits,
+                                             impl_->name.empty() ? "the module" : impl_->name);
   ++parses;
   m.impl_->defs = std::make_unique<Definitions>(m.impl_->tree->root(), m.impl_->text());
   return m;

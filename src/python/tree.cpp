@@ -1,8 +1,16 @@
 #include "python/tree.hpp"
 
+#include <chrono>
+#include <cstdio>
 #include <stdexcept>
+#include <string>
 
 namespace sitepatch::python::ts {
+
+Bounds& bounds() {
+  thread_local Bounds b;
+  return b;
+}
 
 namespace {
 
@@ -27,29 +35,61 @@ TSParser* thread_parser() {
   return owned.p;
 }
 
-// `range` null: the whole text.
-TSTree* parse(std::string_view text, const TSTree* old, const TSRange* range = nullptr) {
+std::string size_text(std::size_t bytes) {
+  char buf[32];
+  if (bytes < 1024 * 1024) std::snprintf(buf, sizeof buf, "%.0f KB", double(bytes) / 1024);
+  else std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / (1024 * 1024));
+  return buf;
+}
+
+std::string subject(std::string_view what) {
+  return what.empty() ? std::string("a Python text") : std::string(what);
+}
+
+// `range` null: the whole text. Parsing is linear in the text (the grammar's scanner
+// is patched for comment runs: cmake/patches/), about 10 MB a second on one core here;
+// the bounds leave a slow, loaded machine 20x that and stop what would otherwise hold
+// the environment's lock for minutes (syntax errors around long comment runs are still
+// quadratic in the grammar's error recovery). The size bound also keeps offsets within
+// tree-sitter's 32 bits.
+TSTree* parse(std::string_view text, const TSTree* old, std::string_view what, const TSRange* range = nullptr) {
+  const Bounds& b = bounds();
+  std::size_t size = range ? range->end_byte - range->start_byte : text.size();
+  if (text.size() > b.max_bytes || text.size() > UINT32_MAX)
+    throw ParseLimit(subject(what) + ": " + size_text(text.size()) + " of Python, more than the " +
+                     size_text(b.max_bytes) + " sitepatch parses");
+  uint64_t limit = b.base_micros + uint64_t(double(b.micros_per_mib) * double(size) / (1024 * 1024));
   TSParser* parser = thread_parser();
   ts_parser_set_included_ranges(parser, range, range ? 1 : 0);
+  ts_parser_set_timeout_micros(parser, limit);
+  auto start = std::chrono::steady_clock::now();
   TSTree* tree = ts_parser_parse_string(parser, old, text.data(), uint32_t(text.size()));
   if (!tree) {
+    // The parser keeps a stopped parse to resume; the next text must start afresh.
     ts_parser_reset(parser);
-    throw std::runtime_error("tree-sitter-python: parse failed");
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (took * 1e6 < double(limit)) throw std::runtime_error("tree-sitter-python: parse failed");
+    char secs[64];
+    std::snprintf(secs, sizeof secs, "%.3g s", double(limit) / 1e6);
+    throw ParseLimit(subject(what) + ": parsing stopped after " + secs + ", the bound for " + size_text(size) +
+                     " of Python; no genuine module takes that long (this one is malformed, or built to "
+                     "stall tools: say, long runs of comment lines around a syntax error)");
   }
   return tree;
 }
 
 }  // namespace
 
-Tree::Tree(std::string_view text) : tree_(parse(text, nullptr)) {}
+Tree::Tree(std::string_view text, std::string_view what) : tree_(parse(text, nullptr, what)) {}
 
-Tree::Tree(std::string_view text, const TSRange& range) : tree_(parse(text, nullptr, &range)) {}
+Tree::Tree(std::string_view text, const TSRange& range, std::string_view what)
+    : tree_(parse(text, nullptr, what, &range)) {}
 
-Tree::Tree(std::string_view text, const Tree& base, const std::vector<TSInputEdit>& edits) {
+Tree::Tree(std::string_view text, const Tree& base, const std::vector<TSInputEdit>& edits, std::string_view what) {
   TSTree* old = ts_tree_copy(base.tree_);
   for (const auto& e : edits) ts_tree_edit(old, &e);
   try {
-    tree_ = parse(text, old);
+    tree_ = parse(text, old, what);
   } catch (...) {
     ts_tree_delete(old);
     throw;

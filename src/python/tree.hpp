@@ -3,25 +3,47 @@
 // (ts_node_child is linear per call, a cursor keeps walks linear), read node text.
 #include <tree_sitter/api.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "sitepatch/util/error.hpp"
 
 extern "C" const TSLanguage* tree_sitter_python();
 
 namespace sitepatch::python::ts {
 
-/// Owns a TSTree; the source it was parsed from is kept by the caller.
+/// What every parse on this thread keeps to: a text of at most `max_bytes`, parsed
+/// within `base_micros` plus `micros_per_mib` for each MiB (tests lower them).
+struct Bounds {
+  std::size_t max_bytes = std::size_t(64) << 20;
+  std::uint64_t base_micros = 5'000'000;
+  std::uint64_t micros_per_mib = 2'000'000;
+};
+Bounds& bounds();
+
+/// A parse refused or stopped by `bounds()`; the message names `what` was parsed.
+class ParseLimit : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Owns a TSTree; the source it was parsed from is kept by the caller. Each constructor
+/// throws ParseLimit, naming `what` (a file, say; "" for a Python text), when `text`
+/// is larger than bounds() allow or takes longer to parse.
 class Tree {
  public:
   /// Parses `text` as Python (no I/O).
-  explicit Tree(std::string_view text);
+  explicit Tree(std::string_view text, std::string_view what = {});
   /// Parses only `range` of `text` (one top-level statement, say); nodes keep their
   /// positions in the whole text.
-  Tree(std::string_view text, const TSRange& range);
+  Tree(std::string_view text, const TSRange& range, std::string_view what = {});
   /// Parses `text`, an edit of `base`'s text described by `edits` (in order, each in
   /// the coordinates left by the ones before), reusing the subtrees they did not touch.
-  Tree(std::string_view text, const Tree& base, const std::vector<TSInputEdit>& edits);
+  Tree(std::string_view text, const Tree& base, const std::vector<TSInputEdit>& edits,
+       std::string_view what = {});
   ~Tree();
   Tree(const Tree&) = delete;
   Tree& operator=(const Tree&) = delete;
