@@ -11,6 +11,7 @@
 #include "sitepatch/site/environment.hpp"
 
 #include "sitepatch/util/error.hpp"
+#include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
 
@@ -18,6 +19,17 @@ namespace {
 
 std::string plural(size_t n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// The links a --path scan did not follow, a few by name (escaped: the names are the
+// folder's, whoever made them).
+std::string links_out_note(const std::vector<std::string>& links) {
+  if (links.empty()) return "";
+  std::vector<std::string> named;
+  for (size_t i = 0; i < links.size() && i < 3; ++i) named.push_back(util::printable(links[i]));
+  if (links.size() > 3) named.push_back("...");
+  return "; " + plural(links.size(), "link", "links") + " leading out of the folder not followed (" +
+         util::join(named, ", ") + ")";
 }
 
 }  // namespace
@@ -131,6 +143,7 @@ std::string scan_conclusion(const engine::ScanResult& r, const ScanCounts& c) {
                            ? "; " + plural(r.files_with_syntax_errors, "file has", "files have") +
                                  " syntax errors, whose unparsed parts were not searched"
                            : "";
+  broken += links_out_note(r.links_out);
   if (c.calls > 0)
     return fmt::format("{} in {}{} in {} of {} ({} parsed after the text pre-filter){}{}",
                        plural(c.calls, "flagged call", "flagged calls"), plural(c.functions, "function", "functions"),

@@ -102,7 +102,8 @@ void print_limits(const Output& out, const audit::CallGraph& cg) {
                         " in a circle, which sitepatch cannot follow (a limit of this tool; "
                         "if the package imports, please report it):",
                     Paint::warn));
-  for (auto* u : limits) out.out(fmt::format("    {}:{}  {}  {}  ({})", u->file, u->line, u->function, u->call, u->why));
+  for (auto* u : limits)
+    out.out(fmt::format("    {}:{}  {}  {}  ({})", util::printable(u->file), u->line, u->function, u->call, u->why));
 }
 
 // With -v: each finding the ignore file accepted, and why.
@@ -112,7 +113,7 @@ void print_ignored(const Output& out, const std::vector<Reported>& found) {
   out.out(plural(n, "finding", "findings") + " accepted by the ignore file:");
   for (auto& f : found)
     if (f.ignored)
-      out.out(fmt::format("    {}:{}  {}  {}  ({}: {})", f.file, f.line, f.function, f.operation, f.ignored->where(),
+      out.out(fmt::format("    {}:{}  {}  {}  ({}: {})", util::printable(f.file), f.line, f.function, f.operation, f.ignored->where(),
                           f.ignored->reason));
 }
 
@@ -198,7 +199,8 @@ void print_walk(const Output& out, const GlobalOptions& g, const std::string& en
                                   audit::to_string(f.rule->severity), f.rule->message),
                       Paint::header));
     for (auto& s : f.steps)
-      out.out(fmt::format("    {:<{}}  {}:{}", s.name(), width, s.file, s.line) + (s.via.empty() ? "" : "  (" + s.via + ")"));
+      out.out(fmt::format("    {:<{}}  {}:{}", s.name(), width, util::printable(s.file), s.line) +
+              (s.via.empty() ? "" : "  (" + s.via + ")"));
   }
   if (out.quiet()) return;
   if (shown > 0) {
@@ -213,11 +215,13 @@ void print_walk(const Output& out, const GlobalOptions& g, const std::string& en
   if (!cg.ruled_out.empty())
     out.out(plural(cg.ruled_out.size(), "call", "calls") +
             " left out: the literal arguments of every call reaching them rule their branch out:");
-  for (auto& r : cg.ruled_out) out.out(fmt::format("    {}:{}  {}  {}  ({})", r.file, r.line, r.function, r.call, r.why));
+  for (auto& r : cg.ruled_out)
+    out.out(fmt::format("    {}:{}  {}  {}  ({})", util::printable(r.file), r.line, r.function, r.call, r.why));
   print_unused(out, unused);
   if (!g.verbose) return;
   if (!cg.unresolved.empty()) out.out(plural(cg.unresolved.size(), "call", "calls") + " could not be followed:");
-  for (auto& u : cg.unresolved) out.out(fmt::format("    {}:{}  {}  {}  ({})", u.file, u.line, u.function, u.call, u.why));
+  for (auto& u : cg.unresolved)
+    out.out(fmt::format("    {}:{}  {}  {}  ({})", util::printable(u.file), u.line, u.function, u.call, u.why));
   for (auto& cyc : cg.cycles) out.out("cycle: " + util::join(cyc, " -> ") + " -> " + cyc.front());
   print_ignored(out, found);
 }
@@ -329,8 +333,10 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
   } else {
     for (auto& f : found)
       if (!f.ignored)
-        out.out(fmt::format("{}:{}:{}: {}: {}: {} [{}]", f.file, f.line, f.column, audit::to_string(f.rule->severity),
-                            f.function.find(':') == std::string::npos ? f.function + " (module level)" : f.function,
+        // The file's name is the folder's, whoever made it: escaped for the terminal.
+        out.out(fmt::format("{}:{}:{}: {}: {}: {} [{}]", util::printable(f.file), f.line, f.column, audit::to_string(f.rule->severity),
+                            util::printable(f.function.find(':') == std::string::npos ? f.function + " (module level)"
+                                                                                      : f.function),
                             f.operation, f.rule->category));
     if (!out.quiet() || counts.calls == 0) out.out(scan_conclusion(r, counts));
     if (!out.quiet()) print_unused(out, unused);

@@ -56,7 +56,7 @@ std::vector<Source> record_files(host::Host& host, const site::Distribution& d,
 }
 
 std::vector<Source> sources(host::Host& host, Session* s, ScanScope scope, const std::string& what,
-                            std::string& root) {
+                            std::string& root, std::vector<std::string>& links_out) {
   std::vector<Source> files;
   switch (scope) {
     case ScanScope::path: {
@@ -64,7 +64,7 @@ std::vector<Source> sources(host::Host& host, Session* s, ScanScope scope, const
       if (!st[0].exists) throw Error("--path " + what + ": no such folder", Exit::usage);
       if (!st[0].is_dir) throw Error("--path " + what + ": not a folder", Exit::usage);
       root = what;
-      return detail::python_files(host, what, "");
+      return detail::python_files(host, what, "", &links_out);
     }
     case ScanScope::package: {
       const site::Distribution* d = s->distributions().find(what);
@@ -108,7 +108,8 @@ std::vector<Source> sources(host::Host& host, Session* s, ScanScope scope, const
 ScanResult audit_scan(host::Host& host, Session* s, const audit::RuleSet& rules, ScanScope scope,
                       const std::string& what, const Progress& progress) {
   ScanResult out;
-  std::vector<Source> files = sources(host, s, scope, what, out.root);
+  std::vector<Source> files = sources(host, s, scope, what, out.root, out.links_out);
+  std::sort(out.links_out.begin(), out.links_out.end());
   std::sort(files.begin(), files.end(), [](const Source& a, const Source& b) { return a.rel < b.rel; });
   out.files_total = files.size();
   for (const Source& f : files) out.scanned.push_back(f.rel);

@@ -20,8 +20,10 @@ struct PyFile {
   std::string rel;   // as reported
 };
 /// Every .py file under `root` (`rel` is `rel_prefix` + its path below root), one
-/// listing round per folder depth; each real folder once, so links cannot loop.
-std::vector<PyFile> python_files(host::Host& host, const std::string& root, const std::string& rel_prefix);
+/// listing round per folder depth; each real folder once, so links cannot loop. A link
+/// whose target lies outside root's real path is not followed; `outside` gets its rel.
+std::vector<PyFile> python_files(host::Host& host, const std::string& root, const std::string& rel_prefix,
+                                 std::vector<std::string>* outside = nullptr);
 
 /// plan() against the records already in the history (apply reads them once).
 Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,

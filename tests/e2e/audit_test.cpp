@@ -4,6 +4,8 @@
 // cycle, a function reached twice and two calls no static analysis can resolve.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "e2e_support.hpp"
@@ -281,4 +283,35 @@ TEST_CASE("the shipped rules flag print, logging, a Logger's methods and Tensor.
                      {"logging.debug", {"logging-call", "10"}},
                      {"torch.Tensor.item", {"tensor-item", "11"}},
                      {"torch.Tensor.tolist", {"tensor-tolist", "12"}}});
+}
+
+TEST_CASE("audit --path stays in its folder: links out are not followed but said, names are escaped",
+          "[e2e][audit]") {
+  testsupport::TempDir tmp;
+  const std::string flagged = "import subprocess\n\n\ndef f():\n    subprocess.run(['x'])\n";
+  std::string tree = tmp.path + "/tree";
+  testsupport::spit(tree + "/ok.py", flagged);
+  testsupport::spit(tree + "/sub/deep.py", flagged);
+  // A name that would paint the terminal red.
+  testsupport::spit(tree + "/\x1b[31mred.py", flagged);
+  // Outside the tree: a folder and a file with findings of their own.
+  testsupport::spit(tmp.path + "/outside/leak.py", flagged);
+  // Links out (to a folder, to a file, to /: the whole file system), and links inside
+  // (to a sibling, and to a folder above, a loop): those are read once.
+  std::filesystem::create_directory_symlink(tmp.path + "/outside", tree + "/out");
+  std::filesystem::create_symlink(tmp.path + "/outside/leak.py", tree + "/leak.py");
+  std::filesystem::create_directory_symlink("/", tree + "/sub/root");
+  std::filesystem::create_directory_symlink("sub", tree + "/again");
+  std::filesystem::create_directory_symlink("..", tree + "/sub/up");
+
+  auto r = testsupport::run_sitepatch({"audit", "--path", tree});
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out ==
+        "\\x1b[31mred.py:5:5: error: \\x1b[31mred:f: subprocess.run [process]\n"
+        "ok.py:5:5: error: ok:f: subprocess.run [process]\n"
+        "sub/deep.py:5:5: error: sub.deep:f: subprocess.run [process]\n"
+        "3 flagged calls in 3 functions in 3 files of 3 (3 parsed after the text pre-filter); "
+        "3 links leading out of the folder not followed (leak.py, out, sub/root)\n");
+  CHECK(r.out.find('\x1b') == std::string::npos);
 }

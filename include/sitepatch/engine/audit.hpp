@@ -55,6 +55,7 @@ struct ScanResult {
   std::size_t bytes_total = 0;
   std::size_t bytes_parsed = 0;
   std::size_t files_with_syntax_errors = 0;  // parsed with ERROR nodes: partly unread
+  std::vector<std::string> links_out;  // --path: links below the folder leading out of it, not followed
 };
 
 /// Every direct flagged call in a distribution, a module prefix, every distribution,
