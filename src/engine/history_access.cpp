@@ -20,6 +20,7 @@
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/safe_path.hpp"
 #include "sitepatch/util/strings.hpp"
+#include "sitepatch/util/temp_folder.hpp"
 
 namespace fs = std::filesystem;
 
@@ -109,9 +110,14 @@ void write_new(const std::string& path, std::string_view bytes) {
 
 std::shared_ptr<Mirror> fetch(Session& s) {
   auto m = std::make_shared<Mirror>();
-  char tmpl[] = "/tmp/sitepatch-history-XXXXXX";
-  if (!::mkdtemp(tmpl)) throw Error("cannot make a temporary folder for the history");
-  m->dir = tmpl;
+  m->dir = util::make_temp_folder("history");
+  // libgit2 reads the copy as the history: a folder another user could swap would be
+  // theirs to write.
+  if (auto why = util::unsafe_path(m->dir)) {
+    ::rmdir(m->dir.c_str());
+    throw Error("refusing to keep the history's working copy in " + util::temp_root() + ": " + *why +
+                "; set TMPDIR to a folder only you can change");
+  }
   m->cache = cache_dir(s);
   auto had = read_cache(m->cache);
   auto snap = s.host.snapshot(s.state_dir, {"sitepatch.lock"}, had);

@@ -13,6 +13,7 @@
 #include "sitepatch/util/command.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/safe_path.hpp"
+#include "sitepatch/util/temp_folder.hpp"
 
 namespace sitepatch::host {
 
@@ -21,11 +22,8 @@ namespace {
 class TempFolder {
  public:
   TempFolder() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/sitepatch-run-XXXXXX";
-    std::string parent = pattern.substr(0, pattern.rfind('/'));
-    if (!::mkdtemp(pattern.data())) throw Error("cannot make a temporary folder in " + parent + ": " + std::strerror(errno));
-    path_ = pattern;
+    path_ = util::make_temp_folder("run");
+    std::string parent = util::temp_root();
     // The folder's sitecustomize runs in every Python the command starts: if another
     // user could swap the folder (a TMPDIR they own), they would choose that code.
     if (auto why = util::unsafe_path(path_)) {
