@@ -37,8 +37,10 @@ int report_check(const Output& out, const Checked& c) {
     if (!out.quiet()) out.err("check passed: " + c.check.what);
     return int(Exit::ok);
   }
+  // Escaped: over ssh it is the far side's text, and either way a file's bytes printed
+  // by the check must not steer this terminal.
   for (const std::string* text : {&c.check.run.out, &c.check.run.err})
-    if (!text->empty()) std::cerr << *text << (text->back() == '\n' ? "" : "\n");
+    if (!text->empty()) std::cerr << util::printable_lines(*text) << (text->back() == '\n' ? "" : "\n");
   out.err("sitepatch: check failed: " + c.check.what + " exited " + std::to_string(c.check.run.status) +
           "; rolled back " + util::join(c.undone, ", ") + " (the history keeps the apply and its rollback)");
   return int(Exit::failed);
@@ -108,7 +110,7 @@ int apply_recipes(const GlobalOptions& g, Env& env, std::vector<recipe::Recipe> 
     out.document(j);
   } else {
     for (auto& note : r.recovered) out.err(note);
-    print_plan(out, p);
+    print_plan(out, p, true);
   }
   if (!p.ok() && !r.recovered_files.empty()) {
     // Not "nothing was written": the earlier apply's files were (exit 4, as the contract says).

@@ -154,7 +154,7 @@ Runner register_capture(CLI::App& app, const GlobalOptions& g) {
       return int(Exit::ok);
     }
     if (path == "-" && !nothing) out.out(r.recipe_text);
-    else print_plan(out, r.applied.plan);
+    else print_plan(out, r.applied.plan, true);
     report(out, r, *o, nothing || o->dry_run || path == "-" ? "" : path);
     if (nothing) {
       out.err("sitepatch: nothing captured: no change is inside a definition a recipe can name; nothing was recorded");

@@ -49,7 +49,7 @@ Runner register_try(CLI::App& app, const GlobalOptions& g) {
       if (out.json()) {
         document(false, {});
       } else {
-        print_plan(out, p);
+        print_plan(out, p, true);
         out.err("sitepatch: try failed: the recipes do not apply; `" + util::join(command, " ") + "` was not run");
       }
       return int(Exit::failed);

@@ -51,8 +51,10 @@ std::vector<std::string>& trailing_command();
 /// cannot be read or is malformed is an error (exit 2).
 audit::RuleSet load_rules(const std::vector<std::string>& files, bool builtin);
 
-/// Shared by plan and apply: the diff, then one line per edit.
-void print_plan(const Output& o, const engine::Plan& p);
+/// Shared by plan and apply: the diff, then one line per edit. `preview`: the edits
+/// come before what the command did (apply, try), so -q leaves out those that went
+/// as planned; plan's edit lines are its result and stay.
+void print_plan(const Output& o, const engine::Plan& p, bool preview = false);
 nlohmann::json plan_json(const engine::Plan& p);
 
 /// Shared by log -p and show COMMIT: one entry as git prints it, then its diff.

@@ -5,7 +5,7 @@
 
 namespace sitepatch::cli {
 
-void print_plan(const Output& o, const engine::Plan& p) {
+void print_plan(const Output& o, const engine::Plan& p, bool preview) {
   // Before the notes, so they keep their place above the diff in the pager.
   if (!o.quiet() && !p.files.empty()) o.page();
   for (const auto& note : p.notes) o.err(o.paint("upgrade", Paint::warn) + "  " + note);
@@ -13,6 +13,8 @@ void print_plan(const Output& o, const engine::Plan& p) {
   if (!o.quiet())
     for (const auto& f : p.files) o.diff(f.diff);
   for (const auto& e : p.edits) {
+    bool as_planned = e.state == engine::EditState::will_apply || e.state == engine::EditState::already_applied;
+    if (preview && o.quiet() && as_planned && e.warning.empty() && e.upstream.empty()) continue;
     Paint paint = e.state == engine::EditState::failed        ? Paint::bad
                   : e.state == engine::EditState::will_apply ? Paint::ok
                   : e.state == engine::EditState::skipped    ? Paint::warn

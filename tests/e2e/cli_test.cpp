@@ -30,6 +30,35 @@ TEST_CASE("bad options exit 2 naming the option", "[e2e][cli]") {
   CHECK(both.err == "sitepatch: error: rollback: give patch ids or --all, not both\n");
 }
 
+TEST_CASE("cli: -q leaves out apply's edit lines, not its outcome; plan -q keeps them, they are its result",
+          "[e2e][cli]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  auto plan = env.sp({"-q", "plan", recipe});
+  CHECK(plan.status == 0);
+  CHECK(plan.out.empty());
+  CHECK(plan.err.find("will apply  flashinfer-dynamo  flashinfer.jit.cpp_ext:get_cuda_version") != std::string::npos);
+  auto apply = env.sp({"-q", "apply", recipe});
+  CHECK(apply.status == 0);
+  CHECK(apply.out.empty());
+  INFO(apply.err);
+  CHECK(apply.err.find("will apply") == std::string::npos);
+  CHECK(apply.err.rfind("applied flashinfer-dynamo: 2 file(s) changed", 0) == 0);
+  auto again = env.sp({"-q", "apply", recipe});
+  CHECK(again.err == "nothing to do: flashinfer-dynamo already applied\n");
+}
+
+TEST_CASE("cli: a failed check's output is shown escaped, tabs and newlines kept", "[e2e][cli]") {
+  e2e::DemoEnv env;
+  auto r = env.sp({"apply", "--check-with", "printf '\\033]0;pwned\\007bad\\tthing\\n'; exit 1",
+                   e2e::bundled("flashinfer-dynamo.yaml")});
+  CHECK(r.status == 1);
+  INFO(r.err);
+  CHECK(r.err.find("\n\\x1b]0;pwned\\x07bad\tthing\nsitepatch: check failed: ") != std::string::npos);
+  CHECK(r.err.find('\x1b') == std::string::npos);
+  CHECK(env.pristine());
+}
+
 TEST_CASE("cli: --help lists every command and the exit codes", "[e2e][cli]") {
   auto r = testsupport::run_sitepatch({"--help"});
   CHECK(r.status == 0);
