@@ -1025,6 +1025,31 @@ def op_unlock(req):
     return {}
 
 
+def reclaim_run_folders(root):
+    # What an agent killed during a run left (util::make_temp_folder's rule): our own
+    # private folders named after a process that is gone; never a link or another's.
+    import shutil
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        parts = name.split("-")
+        if len(parts) < 4 or parts[0] != "sitepatch" or parts[1] != "run" or not parts[2].isdigit():
+            continue
+        path = os.path.join(root, name)
+        try:
+            st = os.lstat(path)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+                continue
+            os.kill(int(parts[2]), 0)
+            continue  # its maker still runs
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            continue
+
+
 def op_run(req):
     # A user's command (try, apply --check, explain --run) with files of its own in a
     # private folder (mkdtemp: 0700, a name nobody chose), removed after it; its output
@@ -1033,7 +1058,8 @@ def op_run(req):
     import subprocess
     import tempfile
 
-    folder = tempfile.mkdtemp(prefix="sitepatch-run-")
+    reclaim_run_folders(tempfile.gettempdir())
+    folder = tempfile.mkdtemp(prefix="sitepatch-run-%d-" % os.getpid())
     why = unsafe_path(folder)
     if why:
         # Its sitecustomize runs in every Python the command starts: a folder another

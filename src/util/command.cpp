@@ -39,7 +39,7 @@ int wait_for(pid_t pid) {
 }
 
 pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-            posix_spawn_file_actions_t* actions) {
+            posix_spawn_file_actions_t* actions, bool own_group = false) {
   if (argv.empty()) throw Error("no command to run", Exit::usage);
   auto args = pointers(argv);
   auto envp = pointers(env);
@@ -52,13 +52,72 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>
   sigset_t none;
   sigemptyset(&none);
   posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+  if (own_group) {
+    posix_spawnattr_setpgroup(&attr, 0);
+    flags |= POSIX_SPAWN_SETPGROUP;
+  }
+  posix_spawnattr_setflags(&attr, flags);
   pid_t pid = -1;
   int rc = ::posix_spawnp(&pid, args[0], actions, &attr, args.data(), envp.data());
   posix_spawnattr_destroy(&attr);
   if (rc != 0) throw Error("cannot run " + argv[0] + ": " + std::strerror(rc), Exit::failed);
   return pid;
 }
+
+/// Kills a captured command's process group when this process ends without saying it
+/// is done (SIGKILL included): a `sh` that reads the group from a pipe only we hold, then
+/// waits for a second line; end of file means we are gone. Nothing runs this side: the
+/// kernel closes the pipe for us.
+class GroupWatch {
+ public:
+  GroupWatch() {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) return;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, p[0], 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    try {
+      // Signals from the terminal are for us: the watch outlives us to act on them.
+      watcher_ = spawn({"/bin/sh", "-c",
+                        "trap '' INT QUIT HUP TERM; read g || exit 0; read done || kill -KILL -$g"},
+                       environment_with({}), &actions);
+    } catch (const Error&) {
+      watcher_ = -1;  // without it the command still runs; only a kill of ours leaves it
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(p[0]);
+    if (watcher_ > 0) write_end_ = p[1];
+    else ::close(p[1]);
+  }
+  ~GroupWatch() {
+    if (write_end_ >= 0) {
+      say("done\n");
+      ::close(write_end_);
+    }
+    if (watcher_ > 0) {
+      int st;
+      while (::waitpid(watcher_, &st, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+  GroupWatch(const GroupWatch&) = delete;
+  GroupWatch& operator=(const GroupWatch&) = delete;
+  // Digits only reach the shell: dash's kill takes `-PGID`, not `-- -PGID`.
+  void watch(pid_t group) { say(std::to_string(group) + "\n"); }
+
+ private:
+  void say(const std::string& line) {
+    if (write_end_ >= 0 && ::write(write_end_, line.data(), line.size()) != ssize_t(line.size())) {
+      ::close(write_end_);
+      write_end_ = -1;
+    }
+  }
+  pid_t watcher_ = -1;
+  int write_end_ = -1;
+};
 
 }  // namespace
 
@@ -108,8 +167,12 @@ RunResult run_captured(const std::vector<std::string>& argv, const std::vector<s
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
   pid_t pid = -1;
+  GroupWatch watch;
   try {
-    pid = spawn(argv, env, &actions);
+    // In a group of its own, which the watch kills should we be killed mid-run: a
+    // --check-with server must not outlive the sitepatch that started it.
+    pid = spawn(argv, env, &actions, true);
+    watch.watch(pid);
   } catch (...) {
     posix_spawn_file_actions_destroy(&actions);
     for (int fd : {out[0], out[1], err[0], err[1]}) ::close(fd);

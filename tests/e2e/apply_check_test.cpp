@@ -3,7 +3,14 @@
 // again, the history keeping both) and exits 1 with the check's output.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
 #include "e2e_support.hpp"
+#include "sitepatch/util/process.hpp"
 
 namespace {
 
@@ -79,4 +86,31 @@ TEST_CASE("apply --dry-run --check checks nothing: nothing was written", "[e2e][
   CHECK(r.status == 0);
   CHECK(r.err.find("check") == std::string::npos);
   CHECK(env.pristine());
+}
+
+TEST_CASE("a --check-with command and what it started end when sitepatch is killed", "[e2e][apply]") {
+  e2e::DemoEnv env;
+  std::string pidfile = env.tmp.path + "/pids";
+  // A server that outlives its shell: a child in the background, the shell waiting on it.
+  sitepatch::util::Process sp({SITEPATCH_BIN, "--venv", env.venv.root, "apply", "--check-with",
+                               "sleep 300 & echo $$ $! > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile +
+                                   "; wait",
+                               e2e::bundled("flashinfer-dynamo.yaml")});
+  for (int k = 0; k < 600 && !std::filesystem::exists(pidfile); ++k) ::usleep(50 * 1000);
+  REQUIRE(std::filesystem::exists(pidfile));
+  std::istringstream pids(testsupport::slurp(pidfile));
+  pid_t shell = 0, server = 0;
+  pids >> shell >> server;
+  REQUIRE(shell > 0);
+  REQUIRE(server > 0);
+  REQUIRE(::kill(server, 0) == 0);
+  ::kill(sp.pid(), SIGKILL);
+  sp.wait();
+  // Gone within a few seconds (the watch acts on end of file; the kernel reaps them).
+  bool gone = false;
+  for (int k = 0; k < 100 && !gone; ++k) {
+    gone = ::kill(server, 0) != 0 && ::kill(shell, 0) != 0;
+    if (!gone) ::usleep(50 * 1000);
+  }
+  CHECK(gone);
 }
