@@ -953,7 +953,7 @@ ModuleFacts extract(std::string_view source, const std::string& module, bool is_
   m.typed = types;
   Extractor x(source, m, types);
   {
-    python::ts::Tree tree(source);
+    python::ts::Tree tree(source, module);
     x.run(tree.root());
   }
   x.finish();
@@ -980,7 +980,7 @@ ModuleFacts extract_blocks(std::string_view source, const std::string& module, b
     // a time here, and across threads no more than the budget allows.
     util::ByteBudget::Lease lease = budget ? budget->take(b.end - b.begin) : util::ByteBudget::Lease{};
     {
-      python::ts::Tree tree(source, r);
+      python::ts::Tree tree(source, r, module);
       damaged = damaged || ts_node_has_error(tree.root());
       x.run(tree.root());
     }

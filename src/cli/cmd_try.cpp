@@ -54,11 +54,13 @@ Runner register_try(CLI::App& app, const GlobalOptions& g) {
       }
       return int(Exit::failed);
     }
-    if (!out.json() && !out.quiet())
-      out.err("sitepatch try: " + (files.empty() ? std::string("nothing to patch (every edit is already there)")
-                                                 : util::join(files, ", ") + " patched for this run") +
-              "; the environment is not written");
     host::CommandRun run = engine::try_run(p, command);
+    // Said by the host once the run's folder passed its checks: not before a refusal.
+    if (!out.json() && !out.quiet())
+      run.announce = "sitepatch try: " +
+                     (files.empty() ? std::string("nothing to patch (every edit is already there)")
+                                    : util::join(files, ", ") + " patched for this run") +
+                     "; the environment is not written";
     run.capture = out.json();
     host::CommandResult r = env.session->host.run_command(run);
     if (out.json()) document(true, r);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -85,6 +86,10 @@ CommandResult run_local_command(const CommandRun& run) {
   for (auto& var : run.path_first) first(var, folder.path());
   for (auto& [var, dir] : run.path_first_dirs) first(var, dir);
   auto env = util::environment_with(set);
+  if (!run.announce.empty()) {
+    std::fputs((run.announce + "\n").c_str(), stderr);
+    std::fflush(stderr);
+  }
   CommandResult r;
   if (run.capture) {
     auto got = util::run_captured(run.argv, env);

@@ -144,6 +144,11 @@ class SshHost : public Host {
   // The command runs there, through the agent on the one connection; its output comes
   // back when it ends and is printed here unless the caller collects it.
   CommandResult run_command(const CommandRun& run) override {
+    // The far side says nothing until the command ends: the line goes first here.
+    if (!run.announce.empty()) {
+      std::fputs((run.announce + "\n").c_str(), stderr);
+      std::fflush(stderr);
+    }
     CommandResult r = a().run_command(run);
     if (!run.capture) {
       std::fwrite(r.out.data(), 1, r.out.size(), stdout);

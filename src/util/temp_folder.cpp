@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sitepatch/util/error.hpp"
+#include "sitepatch/util/safe_path.hpp"
 
 namespace sitepatch::util {
 namespace {
@@ -57,7 +58,9 @@ std::string temp_root() {
 std::string make_temp_folder(const std::string& kind) {
   std::string root = temp_root();
   std::string prefix = "sitepatch-" + kind + "-";
-  reclaim(root, prefix);
+  // Only where no other user can rename what we remove under us (a TMPDIR they own would
+  // let them swap a folder for a link mid-removal).
+  if (!unsafe_path(root)) reclaim(root, prefix);
   std::string pattern = root + "/" + prefix + std::to_string(::getpid()) + "-XXXXXX";
   if (!::mkdtemp(pattern.data()))
     throw Error("cannot make a temporary folder in " + root + ": " + std::strerror(errno));

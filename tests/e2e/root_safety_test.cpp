@@ -521,3 +521,19 @@ TEST_CASE("a venv whose site-packages another user can write is not run as root"
                      "user\n");
   CHECK(!fs::exists(env.tmp.path + "/witness"));
 }
+
+TEST_CASE("try refusing its TMPDIR says nothing was patched for the run", "[e2e][root]") {
+  e2e::DemoEnv env;
+  std::string theirs = env.tmp.path + "/their-tmp";
+  fs::create_directories(theirs);
+  give(theirs);
+  auto r = sp_with(env, {"try", e2e::bundled("flashinfer-dynamo.yaml"), "--", "true"}, {{"TMPDIR", theirs}});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("patched for this run") == std::string::npos);
+  // With a folder it accepts, the line comes, before the command's own output.
+  auto ok = sp_with(env, {"try", e2e::bundled("flashinfer-dynamo.yaml"), "--", "sh", "-c", "echo ran >&2"}, {});
+  INFO(ok.err);
+  CHECK(ok.status == 0);
+  CHECK(ok.err.find("sitepatch try: flashinfer/jit/cpp_ext.py, flashinfer/fp4_quantization.py patched for this run; "
+                    "the environment is not written\nran\n") != std::string::npos);
+}

@@ -121,6 +121,9 @@ struct CommandRun {
   /// Variables (PATH) that get a given folder first, keeping what they held there.
   std::map<std::string, std::string> path_first_dirs;
   bool capture = false;  // collect stdout and stderr instead of passing them through
+  /// A line for stderr once the folder is ready and just before the command starts (what
+  /// a refusal of the folder must not be preceded by); empty: nothing.
+  std::string announce;
 };
 
 struct CommandResult {
