@@ -30,7 +30,7 @@ TEST_CASE("bad options exit 2 naming the option", "[e2e][cli]") {
   CHECK(both.err == "sitepatch: error: rollback: give patch ids or --all, not both\n");
 }
 
-TEST_CASE("cli: -q leaves out apply's edit lines, not its outcome; plan -q keeps them, they are its result",
+TEST_CASE("cli: -q leaves out apply's edit lines, not its outcome, and plan -q keeps them, they are its result",
           "[e2e][cli]") {
   e2e::DemoEnv env;
   std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
