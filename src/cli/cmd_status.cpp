@@ -25,7 +25,13 @@ std::string_view advice_name(engine::Advice a) {
 
 // How to put a patch back: reapply, from the copy of the recipe the history keeps
 // (the file may be gone, or changed since; a changed one is the user's to plan).
-std::string reapply_command(const std::string& cmd, const engine::PatchStatus& p, std::string& note) {
+std::string reapply_command(engine::Session& session, const std::string& cmd, const engine::PatchStatus& p,
+                            std::string& note) {
+  // Only a command that will work: where reapply would refuse or skip, --force, and why.
+  if (auto blocker = engine::reapply_blocker(session, p); !blocker.empty()) {
+    note = blocker;
+    return cmd + " reapply --force " + p.id;
+  }
   std::error_code ec;
   if (!p.recipe_path.empty() && std::filesystem::is_regular_file(p.recipe_path, ec)) {
     auto text = util::read_file(p.recipe_path);
@@ -52,7 +58,7 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
       intact = intact && s.state == engine::FileState::applied;
       engine::Advice a = engine::advice_for(s);
       std::string command, note;
-      if (a == engine::Advice::reapply) command = reapply_command(cmd, s, note);
+      if (a == engine::Advice::reapply) command = reapply_command(*env.session, cmd, s, note);
       if (a == engine::Advice::drop) command = cmd + " rollback " + s.id;
       if (a == engine::Advice::review) {
         // Their change may be a hotfix to keep, or a mistake to undo: look before adopting.

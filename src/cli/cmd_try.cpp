@@ -55,6 +55,10 @@ Runner register_try(CLI::App& app, const GlobalOptions& g) {
       return int(Exit::failed);
     }
     host::CommandRun run = engine::try_run(p, command);
+    // `python` is the environment's, as in --check-with and explain --run: the README's
+    // `try ... -- python ...` must test the interpreter the fix is for.
+    run.env["VIRTUAL_ENV"] = env.session->env.prefix;
+    run.path_first_dirs["PATH"] = env.session->env.prefix + "/bin";
     // Said by the host once the run's folder passed its checks: not before a refusal.
     if (!out.json() && !out.quiet())
       run.announce = "sitepatch try: " +

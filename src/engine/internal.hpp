@@ -137,6 +137,10 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history, std::vector
 /// Whether an earlier command left an apply unfinished (a record still "pending").
 bool any_pending(const std::vector<store::PatchRecord>& records);
 
+/// The recipe's `requires:` that the installed distributions do not meet, each said
+/// ("" when all hold), as plan words them.
+std::string requirements_unmet(Session& s, const recipe::Recipe& r);
+
 /// Under the writer's lock: removes the lock files libgit2 and the temps sitepatch
 /// leave in the history when killed. Returns a note for the user when it removed any.
 std::vector<std::string> clean_history_locks(Session& s);

@@ -557,5 +557,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   return p;
 }
 
+std::string requirements_unmet(Session& s, const recipe::Recipe& r) { return requirement_problem(s, r); }
+
 }  // namespace detail
 }  // namespace sitepatch::engine

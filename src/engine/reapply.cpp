@@ -3,6 +3,7 @@
 // files, which may be gone or changed since.
 #include <map>
 
+#include "file_state.hpp"
 #include "history_access.hpp"
 #include "internal.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -33,6 +34,28 @@ recipe::Recipe parse_recorded(const store::PatchRecord& r) {
 }
 
 }  // namespace
+
+std::string reapply_blocker(Session& s, const PatchStatus& p) {
+  auto records = applied_records(s);
+  auto it = records.find(p.id);
+  if (it == records.end() || it->second.recipe_text.empty()) return "";
+  recipe::Recipe rec;
+  try {
+    rec = parse_recorded(it->second);
+  } catch (const Error&) {
+    return "";  // reapply itself says why
+  }
+  if (auto unmet = detail::requirements_unmet(s, rec); !unmet.empty()) {
+    // plan's words end in "(--force applies anyway)": status gives the command itself.
+    auto cut = unmet.rfind(" (--force applies anyway)");
+    return cut == std::string::npos ? unmet : unmet.substr(0, cut);
+  }
+  if (rec.on_upgrade == recipe::OnUpgrade::reapply) return "";
+  auto replaced = detail::upgrades_of(it->second, s.distributions());
+  if (replaced.empty()) return "";
+  return util::join(replaced, ", ") + " and the recipe says on-upgrade: " +
+         std::string(recipe::on_upgrade_name(rec.on_upgrade)) + ": review the new version first";
+}
 
 std::vector<std::string> finish_interrupted(Session& s) {
   {

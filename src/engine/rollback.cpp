@@ -2,11 +2,13 @@
 // this recipe's hunks undone by a three-way merge. Nothing is written on conflict.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "file_state.hpp"
 #include "history_access.hpp"
 #include "internal.hpp"
 #include "records.hpp"
+#include "sitepatch/python/module.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -168,6 +170,45 @@ Undone undo_all(Session& s, const std::vector<store::PatchRecord>& records,
     for (auto& f : r.files) undo_file(s, r, f, u, conflicts, notes);
   if (!conflicts.empty()) throw Error(util::join(conflicts, "\n") + "\nnothing was written");
   return u;
+}
+
+// Names a patch that stays still uses and whose binding (an ensure-import another
+// recipe added, and this one found already there) the rollback would take out of the
+// file: the module would raise NameError. Refused, naming who needs it and the way out.
+void refuse_lost_bindings(Session& s, const Undone& u, const std::vector<store::PatchRecord>& chosen) {
+  std::vector<std::string> problems;
+  for (auto& [path, t] : u.text) {
+    auto rec = u.rec_of.find(path);
+    auto found = u.found.find(path);
+    if (rec == u.rec_of.end() || found == u.found.end() || t == found->second.content) continue;
+    std::vector<std::string> users;
+    for (auto& k : u.kept)
+      for (auto& kf : k.files)
+        if (kf.rel == rec->second->rel && kf.site_dir == rec->second->site_dir) users.push_back(k.id);
+    if (users.empty()) continue;  // nothing of ours stays in the file: pip's names are pip's
+    auto free_in = [&](const std::string& text) {
+      std::set<std::string> names;
+      python::Module m(text, rec->second->rel);
+      if (auto fn = m.free_names({{0, m.source().size()}}, {}))
+        for (auto& n : *fn) names.insert(n.name);
+      return names;
+    };
+    std::set<std::string> before = free_in(found->second.content), lost;
+    for (auto& n : free_in(t))
+      if (!before.count(n)) lost.insert(n);
+    if (lost.empty()) continue;
+    std::vector<std::string> ids;
+    for (auto& r : chosen) ids.push_back(r.id);
+    std::vector<std::string> together = ids;
+    together.insert(together.end(), users.begin(), users.end());
+    problems.push_back("rolling back " + util::join(ids, ", ") + " would take what binds " +
+                       util::join(std::vector<std::string>(lost.begin(), lost.end()), ", ") + " out of " +
+                       rec->second->rel + ", which " + util::join(users, ", ") +
+                       " (still applied) uses there: the module would raise NameError; roll them back together (" +
+                       detail::fix_command(s, "rollback " + util::join(together, " ")) + "), then apply " +
+                       util::join(users, ", ") + " again if it should stay");
+  }
+  if (!problems.empty()) throw Error(util::join(problems, "\n") + "\nnothing was written");
 }
 
 std::vector<FileChange> changes_of(Undone& u) {
@@ -333,6 +374,7 @@ RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool
   for (auto& r : chosen) res.ids.push_back(r.id);
 
   Undone u = undo_all(s, records, chosen, res.notes);
+  refuse_lost_bindings(s, u, chosen);
   res.files = changes_of(u);
   if (dry_run) return res;
 

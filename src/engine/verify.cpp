@@ -87,9 +87,14 @@ PatchStatus status_of(Session& s, const detail::HistoryAccess& history, const st
       auto gone = detail::missing_edits(r, f.rel, module);
       if (!gone.empty()) {
         fs.state = FileState::replaced;
-        fs.message = f.rel + ": the edit of " + util::join(gone, ", ") + " by " + r.id +
-                     " is no longer in it (another recipe or someone else replaced it); apply " + r.id +
-                     " again to put it back";
+        // An upgrade that this recipe was not reapplied after (on-upgrade: warn, or a
+        // reapply of only the other recipes) is the cause, not another recipe.
+        auto up = detail::upgrade_of(f, s.distributions());
+        fs.message = f.rel + ": the edit of " + util::join(gone, ", ") + " by " + r.id + " is no longer in it (" +
+                     (up ? up->from_to + " replaced the file and " + r.id + " was not reapplied"
+                         : std::string("another recipe or someone else replaced it")) +
+                     "); " + (up ? "sitepatch status gives the command that puts it back"
+                                 : "apply " + r.id + " again to put it back");
       }
     }
     if (r.state == "pending")

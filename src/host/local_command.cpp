@@ -14,6 +14,7 @@
 #include "sitepatch/util/command.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/safe_path.hpp"
+#include "sitepatch/util/strings.hpp"
 #include "sitepatch/util/temp_folder.hpp"
 
 namespace sitepatch::host {
@@ -86,18 +87,31 @@ CommandResult run_local_command(const CommandRun& run) {
   for (auto& var : run.path_first) first(var, folder.path());
   for (auto& [var, dir] : run.path_first_dirs) first(var, dir);
   auto env = util::environment_with(set);
+  // A bare name is looked up on the command's PATH (the environment's bin first), not
+  // ours: posix_spawnp would search the PATH sitepatch itself was started with.
+  std::vector<std::string> argv = run.argv;
+  if (!argv.empty() && argv[0].find('/') == std::string::npos) {
+    const char* ours = std::getenv("PATH");
+    std::string path = set.count("PATH") ? set["PATH"] : ours ? ours : "";
+    for (auto& dir : util::split(path, ':'))
+      if (struct stat st; !dir.empty() && ::stat((dir + "/" + argv[0]).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                          ::access((dir + "/" + argv[0]).c_str(), X_OK) == 0) {
+        argv[0] = dir + "/" + argv[0];
+        break;
+      }
+  }
   if (!run.announce.empty()) {
     std::fputs((run.announce + "\n").c_str(), stderr);
     std::fflush(stderr);
   }
   CommandResult r;
   if (run.capture) {
-    auto got = util::run_captured(run.argv, env);
+    auto got = util::run_captured(argv, env);
     r.status = got.status;
     r.out = std::move(got.out);
     r.err = std::move(got.err);
   } else {
-    r.status = util::run_attached(run.argv, env);
+    r.status = util::run_attached(argv, env);
   }
   return r;
 }

@@ -95,7 +95,13 @@ class SshHost : public Host {
       throw Error("--venv: a path on " + target_.str() + " cannot contain a line break", Exit::usage);
     std::vector<std::string> argv = ssh_;
     // BatchMode: never stop to ask for a password or a host key; -T: no terminal.
-    for (const char* a : {"-o", "BatchMode=yes", "-T"}) argv.push_back(a);
+    // ConnectTimeout bounds the TCP connect and the banner exchange (a host that accepts
+    // and never speaks waited forever); ServerAlive ends a connection whose far side is
+    // gone within 45 s. ssh takes the first value it is given: one in --ssh-command
+    // (before these) wins.
+    for (const char* a : {"-o", "BatchMode=yes", "-o", "ConnectTimeout=20", "-o", "ServerAliveInterval=15", "-o",
+                          "ServerAliveCountMax=3", "-T"})
+      argv.push_back(a);
     if (!target_.port.empty()) argv.insert(argv.end(), {"-p", target_.port});
     if (!target_.user.empty()) argv.insert(argv.end(), {"-l", target_.user});
     argv.insert(argv.end(), {"--", target_.host, remote_command()});

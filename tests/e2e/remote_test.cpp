@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <future>
 
@@ -14,6 +15,7 @@
 #include "sitepatch/recipe/recipe.hpp"
 #include "support/forwarding_host.hpp"
 #include "sitepatch/host/host.hpp"
+#include "sitepatch/util/process.hpp"
 #include "sitepatch/util/strings.hpp"
 #include "support/sshd.hpp"
 
@@ -646,4 +648,28 @@ TEST_CASE("remote: a history made on the host itself is used over ssh", "[e2e][r
   CHECK(env.sp({"list"}).out == "no patches applied in /srv/venv\n");
   CHECK(env.sp({"apply", recipe}).status == 0);
   CHECK(env.sp({"verify"}).status == 0);
+}
+
+TEST_CASE("remote: a host that accepts the connection and never speaks fails within the connect timeout",
+          "[e2e][remote]") {
+  // A listener that takes connections and sends nothing, as a wedged sshd does.
+  sitepatch::util::Process silent({"python3", "-c",
+                                   "import socket, sys, time\n"
+                                   "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(8)\n"
+                                   "print(s.getsockname()[1], flush=True)\n"
+                                   "held = []\n"
+                                   "while True: held.append(s.accept())\n"});
+  std::string port;
+  REQUIRE(silent.read_line(port));
+  port = sitepatch::util::trim(port);
+  auto started = std::chrono::steady_clock::now();
+  auto r = testsupport::run_sitepatch({"--host", "root@127.0.0.1:" + port, "--ssh-command",
+                                       "ssh -F /dev/null -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no",
+                                       "--venv", "/srv/venv", "list"});
+  auto took = std::chrono::steady_clock::now() - started;
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK(sitepatch::util::starts_with(r.err, "sitepatch: error: cannot reach root@127.0.0.1:" + port + " over ssh: "));
+  CHECK(r.err.find("timed out") != std::string::npos);
+  CHECK(took < std::chrono::seconds(45));
 }

@@ -278,3 +278,61 @@ TEST_CASE("apply A B, a reinstall, reapply --all, then rollback A B: pip's bytes
     }
   }
 }
+
+TEST_CASE("a rollback that would take an import another applied recipe uses is refused, naming it",
+          "[e2e][rollback]") {
+  Stack st;
+  auto recipe = [&](const std::string& id, const std::string& fn) {
+    std::string path = st.tmp.path + "/" + id + ".yaml";
+    testsupport::spit(path, "id: " + id + "\nedits:\n  - module: stackpkg.a\n    function: " + fn +
+                                "\n    add-decorator: functools.lru_cache(maxsize=None)\n"
+                                "    ensure-import: import functools\n");
+    return path;
+  };
+  // x adds the import; y, applied after it, finds functools bound and adds nothing.
+  REQUIRE(st.sp({"apply", recipe("x", "f0")}).status == 0);
+  REQUIRE(st.sp({"apply", recipe("y", "f1")}).status == 0);
+  std::string a = st.venv.site_packages + "/stackpkg/a.py";
+  std::string both = testsupport::slurp(a);
+  REQUIRE(both.find("import functools") != std::string::npos);
+
+  auto r = st.sp({"rollback", "x"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: rolling back x would take what binds functools out of stackpkg/a.py, which y "
+                 "(still applied) uses there: the module would raise NameError; roll them back together (sitepatch "
+                 "--venv " + st.venv.root + " rollback x y), then apply y again if it should stay\nnothing was "
+                 "written\n");
+  CHECK(testsupport::slurp(a) == both);
+  CHECK(st.venv.run_python("import stackpkg.a").status == 0);
+
+  // Together, or y first: pip's bytes.
+  auto together = st.sp({"rollback", "x", "y"});
+  INFO(together.err);
+  CHECK(together.status == 0);
+  CHECK(st.state() == st.pip_state["1.0"]);
+}
+
+TEST_CASE("status suggests only a reapply that will work: --force, and why, past requires or on-upgrade",
+          "[e2e][reapply]") {
+  Stack st;
+  std::string pinned = st.tmp.path + "/pinned.yaml", careful = st.tmp.path + "/careful.yaml";
+  testsupport::spit(pinned, "id: pinned\nrequires: stackpkg<1.1\nedits:\n  - module: stackpkg.a\n    function: f0\n"
+                            "    replace-body: return 'SPX_r0'\n");
+  testsupport::spit(careful, "id: careful\non-upgrade: warn\nedits:\n  - module: stackpkg.b\n    function: f0\n"
+                             "    replace-body: return 'SPX_r1'\n");
+  REQUIRE(st.sp({"apply", pinned, careful}).status == 0);
+  st.install("1.1", true);
+  auto r = st.sp({"status"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 3);
+  std::string cmd = "sitepatch --venv " + st.venv.root;
+  CHECK(r.out.find("  " + cmd + " reapply --force pinned    # pinned requires stackpkg<1.1; installed: stackpkg 1.1\n") !=
+        std::string::npos);
+  CHECK(r.out.find("  " + cmd + " reapply --force careful    # stackpkg 1.0 -> 1.1 replaced stackpkg/b.py and the "
+                   "recipe says on-upgrade: warn: review the new version first\n") != std::string::npos);
+  // The commands it gives do what they say.
+  CHECK(st.sp({"reapply", "--force", "pinned"}).status == 0);
+  CHECK(st.sp({"reapply", "--force", "careful"}).status == 0);
+  CHECK(tokens_in(st.state()) == std::set<std::string>{"r0", "r1"});
+  CHECK(st.sp({"status"}).status == 0);
+}

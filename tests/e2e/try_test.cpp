@@ -226,3 +226,15 @@ TEST_CASE("remote: try runs the command there over the one connection, and apply
   CHECK(checked.err.find("rolled back probe-fix") != std::string::npos);
   CHECK(testsupport::slurp(venv.site_packages + "/probe/__init__.py") == kProbe);
 }
+
+TEST_CASE("try -- python runs the environment's Python, whatever is first on PATH", "[e2e][try]") {
+  TryEnv env;
+  // As the README writes it: `python`, the venv not activated (the machine's python3 first).
+  auto r = testsupport::run_sitepatch(
+      {"--venv", env.venv.root, "try", env.recipe, "--", "python", "-c",
+       "import os, sys, probe; print(sys.prefix); print(os.environ['VIRTUAL_ENV']); print(probe.answer())"},
+      {{"PATH", "/usr/bin:/bin"}, {"VIRTUAL_ENV", ""}});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.out == env.venv.root + "\n" + env.venv.root + "\npatched\n");
+}

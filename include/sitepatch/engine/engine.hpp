@@ -217,6 +217,12 @@ struct Recorded {
 /// would otherwise show as "changed by someone else".
 std::vector<std::string> finish_interrupted(Session& s);
 
+/// Why `reapply ID` would not put the patch back as it stands ("" when it would): the
+/// installed version is outside the recipe's `requires:`, or an upgrade replaced its files
+/// and the recipe says on-upgrade: warn or fail. status suggests `reapply --force` then,
+/// with this reason, instead of a command that does nothing or fails.
+std::string reapply_blocker(Session& s, const PatchStatus& p);
+
 /// The recipes of the applied patches `ids` as the history keeps them (`path` names the
 /// copy, `origin` the file first applied); with `all`, every patch an upgrade or a
 /// reinstall took away. Throws naming what is applied for an unknown id, and for a named
