@@ -1,6 +1,7 @@
 #include "unbound.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <spdlog/spdlog.h>
 
@@ -30,6 +31,24 @@ std::map<size_t, std::vector<python::FreeName>> free_names_by_edit(const python:
 
 namespace {
 
+// The import that binds `name`: by the aliases the scientific Python world agrees on
+// (`np` is numpy, not a module named np), else the module of that name.
+std::string import_for(const std::string& name) {
+  static const std::map<std::string, std::string> kAliases = {
+      {"np", "import numpy as np"},
+      {"pd", "import pandas as pd"},
+      {"plt", "import matplotlib.pyplot as plt"},
+      {"F", "import torch.nn.functional as F"},
+      {"nn", "from torch import nn"},
+      {"tf", "import tensorflow as tf"},
+      {"jnp", "import jax.numpy as jnp"},
+      {"sp", "import scipy as sp"},
+      {"npt", "import numpy.typing as npt"},
+  };
+  auto it = kAliases.find(name);
+  return it != kAliases.end() ? it->second : "import " + name;
+}
+
 std::string quoted(const std::vector<std::string>& names) {
   std::vector<std::string> q;
   for (const auto& n : names) q.push_back("`" + n + "`");
@@ -53,7 +72,7 @@ void note_unbound(Plan& p, const std::string& rel, const std::map<size_t, std::v
       parts.push_back("uses " + quoted(plain) + ", which " + rel +
                       " never binds (no import, definition or assignment) and " +
                       (plain.size() == 1 ? "is not a builtin" : "are not builtins") +
-                      ": add `ensure-import: import " + plain.front() + "` (or the import that binds it)" + where);
+                      ": add `ensure-import: " + import_for(plain.front()) + "` (or the import that binds it)" + where);
     if (!attributes.empty())
       parts.push_back("uses " + quoted(attributes) + " bare, but " + (attributes.size() == 1 ? "it is" : "they are") +
                       " bound in a class body, which a method does not see: write `self." + attributes.front() +

@@ -38,9 +38,13 @@ void read_requires(const Entry& req, Recipe& r, Problems& problems) {
 
 
 // A hint for yaml-cpp's "unknown token" on a value that starts with `@` or a backquote,
-// both reserved by YAML (`add-decorator: @torch.compiler.disable`).
-std::string syntax_hint(std::string_view text, const YAML::Mark& m) {
+// both reserved by YAML (`add-decorator: @torch.compiler.disable`), and for "illegal map
+// value": a `: ` inside a plain value (`replace-body: return {a: b}`, a dict or a
+// slice written on one line) reads as a second key.
+std::string syntax_hint(std::string_view text, const YAML::Mark& m, const std::string& msg) {
   if (m.is_null()) return "";
+  if (msg == "illegal map value")
+    return "; a value holding `: ` must be quoted, or written as a block (`|` and the code on the lines below)";
   size_t at = 0;
   for (int line = 0; line < m.line && at != std::string_view::npos; ++line) {
     at = text.find('\n', at);
@@ -191,7 +195,7 @@ Recipe parse(std::string_view text, const std::string& path) {
                                       " levels deep");
     problems.raise();
   } catch (const YAML::Exception& e) {
-    problems.add(to_mark(e.mark), "YAML syntax error: " + e.msg + syntax_hint(text, e.mark));
+    problems.add(to_mark(e.mark), "YAML syntax error: " + e.msg + syntax_hint(text, e.mark, e.msg));
     problems.raise();
   }
   if (doc.root.IsNull() && !doc.second) {

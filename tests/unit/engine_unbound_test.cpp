@@ -49,3 +49,11 @@ TEST_CASE("the modules an ensure-import statement imports, top level only", "[en
   CHECK(imported_modules("from . import sibling").empty());
   CHECK(imported_modules("import os\nfrom json import loads") == std::vector<std::string>{"os", "json"});
 }
+
+TEST_CASE("a conventional alias gets the import that binds it, not a module named like it", "[engine]") {
+  engine::Plan p = one_edit();
+  engine::detail::note_unbound(p, "pkg/mod.py", {{0, {{"np", 10, false}}}});
+  CHECK(p.edits[0].warning ==
+        "uses `np`, which pkg/mod.py never binds (no import, definition or assignment) and is not a builtin: add "
+        "`ensure-import: import numpy as np` (or the import that binds it) to the edit at r.yaml:3");
+}

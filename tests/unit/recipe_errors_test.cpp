@@ -27,6 +27,12 @@ TEST_CASE("an unquoted @decorator gets a hint with the YAML error", "[recipe]") 
               "quote the value"});
 }
 
+TEST_CASE("a `: ` inside an unquoted value gets a hint with the YAML error", "[recipe]") {
+  CHECK(errors_of(with_edit("- module: m\n  function: f\n  replace-body: return {'a': 1}\n")) ==
+        Lines{"r.yaml:5:28: YAML syntax error: illegal map value; a value holding `: ` must be quoted, or written "
+              "as a block (`|` and the code on the lines below)"});
+}
+
 TEST_CASE("top-level keys: missing, unknown, duplicate, wrong shape", "[recipe]") {
   CHECK(errors_of("description: d\n") ==
         Lines{"r.yaml:1:1: missing required key `id`", "r.yaml:1:1: missing required key `edits`"});
