@@ -33,7 +33,7 @@ nlohmann::json capture_json(const engine::CaptureResult& r, const Opts& o, const
     for (auto& c : f.outside)
       outside.push_back({{"old_first", c.old_first}, {"old_last", c.old_last}, {"new_first", c.new_first},
                          {"new_last", c.new_last}, {"text", c.text}});
-    files.push_back({{"path", f.rel}, {"original", f.original}, {"edits", f.edits}, {"outside", outside},
+    files.push_back({{"path", f.rel}, {"original", f.original}, {"edits", f.edits}, {"outside", outside}, {"whole", f.whole},
                      {"problem", or_null(f.problem)}});
   }
   j["distribution"] = r.dist;
@@ -58,7 +58,11 @@ void report(const Output& out, const engine::CaptureResult& r, const Opts& o, co
   out.err("captured " + r.dist + " " + r.version + ": " + std::to_string(r.files.size()) + " file(s) edited, " +
           std::to_string(edits) + " named edit(s)" + (path.empty() ? "" : " -> " + path));
   for (auto& f : r.files)
-    out.err("  " + f.rel + ": " + std::to_string(f.edits) + " edit(s), pip's bytes from " + f.original);
+    out.err("  " + f.rel + ": " +
+            (f.whole ? std::string("taken whole (replace-module: nothing it changed is inside a definition; the "
+                                   "recipe fits this version only)")
+                     : std::to_string(f.edits) + " edit(s)") +
+            ", pip's bytes from " + f.original);
   std::vector<std::string> left;
   for (auto& f : r.files) {
     for (auto& c : f.outside)

@@ -80,6 +80,12 @@ std::vector<recipe::Edit> named_edits(CaptureResult& res, const std::vector<Dist
     cf.original = orig.from;
     std::string module = detail::module_of(f.rel);
     auto c = python::capture(orig.text, f.text, f.rel, whole_file);
+    if (!whole_file && c.edits.empty() && !c.outside.empty()) {
+      // Nothing changed here has a name: left out, the change would be in neither the
+      // recipe nor the record, and a rollback would not give pip's bytes back. Whole.
+      c = python::capture(orig.text, f.text, f.rel, true);
+      cf.whole = true;
+    }
     cf.outside = c.outside;
     cf.problem = c.problem;
     cf.edits = c.edits.size();

@@ -261,13 +261,28 @@ TEST_CASE("capture: a change outside any definition is named by line and left ou
   REQUIRE(h.sp({"rollback", "handkern-local"}).status == 0);
   CHECK(h.read("ops.py") == kOps);
 
-  // Only outside changes: nothing to record, exit 1, nothing written.
+  // A file whose only change is outside any definition, beside another file's named edit:
+  // it goes in whole (said so), so the record holds it and rollback gives pip's bytes.
   h.write("ops.py", replaced(kOps, "print(\"ops loaded\")\n", "print(\"ops\")\n"));
-  auto only = h.sp({"capture", "handkern", "-o", h.tmp.path + "/only.yaml"});
-  CHECK(only.status == 1);
-  CHECK(only.err.find("sitepatch: error") == std::string::npos);
-  CHECK(only.err.find("nothing captured: no change is inside a definition a recipe can name") != std::string::npos);
-  CHECK_FALSE(fs::exists(h.tmp.path + "/only.yaml"));
+  std::string cuda = replaced(kCuda, "TIMEOUT = 30\n", "TIMEOUT = 300\n");
+  h.write("cuda.py", cuda);
+  auto mixed = h.sp({"capture", "handkern", "-o", h.tmp.path + "/mixed.yaml"});
+  INFO(mixed.err);
+  REQUIRE(mixed.status == 0);
+  CHECK(mixed.err.find("  handkern/ops.py: taken whole (replace-module: nothing it changed is inside a definition; the "
+                       "recipe fits this version only), pip's bytes from ") != std::string::npos);
+  std::string whole = testsupport::slurp(h.tmp.path + "/mixed.yaml");
+  CHECK(whole.find("replace-module:") != std::string::npos);
+  CHECK(whole.find("requires: handkern==1.0\n") != std::string::npos);
+  CHECK(h.sp({"verify"}).status == 0);
+  REQUIRE(h.sp({"rollback", "handkern-local"}).status == 0);
+  CHECK(h.read("ops.py") == kOps);  // data.txt, changed above, is not Python: left as it is
+  CHECK(h.read("cuda.py") == kCuda);
+  CHECK(h.record_says("ops.py", kOps));
+  // And the recipe gives both back on pip's bytes.
+  REQUIRE(h.sp({"apply", h.tmp.path + "/mixed.yaml"}).status == 0);
+  CHECK(h.read("ops.py") == replaced(kOps, "print(\"ops loaded\")\n", "print(\"ops\")\n"));
+  CHECK(h.read("cuda.py") == cuda);
 }
 
 TEST_CASE("capture: edit --copy, edits made in the copy, capture --from writes them into the environment",

@@ -27,6 +27,7 @@ struct CapturedFile {
   std::vector<python::OutsideChange> outside;  // changes the recipe leaves out
   std::string problem;    // why the file is compared whole, else ""
   size_t edits = 0;       // named edits found in it
+  bool whole = false;     // taken whole (replace-module): nothing it changed has a name
 };
 
 struct CaptureResult {
