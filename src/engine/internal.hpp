@@ -137,6 +137,11 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history, std::vector
 /// Whether an earlier command left an apply unfinished (a record still "pending").
 bool any_pending(const std::vector<store::PatchRecord>& records);
 
+/// A warning on `st` when its target is an abstract method (`@abstractmethod`, or a body
+/// that only raises NotImplementedError), naming the overrides found in its
+/// distribution: the edit changes code that never runs (abstract.cpp).
+void note_abstract(Session& s, EditStatus& st, const recipe::Edit& e, const std::string& site_dir);
+
 /// The recipe's `requires:` that the installed distributions do not meet, each said
 /// ("" when all hold), as plan words them.
 std::string requirements_unmet(Session& s, const recipe::Recipe& r);

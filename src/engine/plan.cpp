@@ -386,6 +386,7 @@ void record_results(Session& s, Plan& p, const std::vector<FileWork>& work, std:
         note_upstream_change(st, record_of, out[k].fc);
     }
     detail::note_unbound(p, out[k].fc.rel, out[k].unbound);
+    for (auto& [i, r] : out[k].results) detail::note_abstract(s, p.edits[i], *edits[i], work[k].where.site_dir);
   }
   detail::note_unimportable(p, edits, s.host);
 }
