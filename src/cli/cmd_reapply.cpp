@@ -61,6 +61,7 @@ Runner register_reapply(CLI::App& app, const GlobalOptions& g) {
                   env.session->invocation + " reapply " + util::join(rec.shared, " "));
     }
     opts.system = opts.system || !rec.shared.empty();
+    env.session->reapply = true;  // the history's entries read "reapply", as the user typed
     return apply_recipes(g, env, std::move(rec.recipes), opts, &rec.left_out);
   };
 }

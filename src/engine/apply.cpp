@@ -121,7 +121,7 @@ std::string commit_applied(Session& s, detail::HistoryAccess& history, const sto
   done.put = saved.put;
   for (auto& r : done.put) r.state = "applied";
   std::string ids = detail::ids_of(saved.put);
-  done.message = "apply " + ids;
+  done.message = std::string(s.reapply ? "reapply " : "apply ") + ids;
   done.trailers = saved.trailers;
   done.drop = saved.drop;
   done.site_drop = saved.site_drop;
@@ -232,7 +232,7 @@ void write_plan(Session& s, ApplyResult& res, const std::vector<store::PatchReco
   store::Transaction saved;
   saved.put = detail::records_for(res.plan, existing, s.distributions(), "pending", now);
   std::string ids = detail::ids_of(saved.put);
-  saved.message = "apply " + ids + ": originals saved, writing";
+  saved.message = std::string(s.reapply ? "reapply " : "apply ") + ids + ": originals saved, writing";
   saved.trailers = detail::trailers_for(saved.put);
   for (auto& fc : res.plan.files) saved.site[fc.rel] = fc.old_text;
   saved.drop = res.plan.forget;

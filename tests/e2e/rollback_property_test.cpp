@@ -330,8 +330,10 @@ TEST_CASE("status suggests only a reapply that will work: --force, and why, past
         std::string::npos);
   CHECK(r.out.find("  " + cmd + " reapply --force careful    # stackpkg 1.0 -> 1.1 replaced stackpkg/b.py and the "
                    "recipe says on-upgrade: warn: review the new version first\n") != std::string::npos);
-  // The commands it gives do what they say.
+  // The commands it gives do what they say; the history calls them what they were.
   CHECK(st.sp({"reapply", "--force", "pinned"}).status == 0);
+  auto log = st.sp({"log", "-n", "1"});
+  CHECK(log.out.find("reapply pinned") != std::string::npos);
   CHECK(st.sp({"reapply", "--force", "careful"}).status == 0);
   CHECK(tokens_in(st.state()) == std::set<std::string>{"r0", "r1"});
   CHECK(st.sp({"status"}).status == 0);

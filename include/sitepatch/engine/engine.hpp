@@ -31,6 +31,7 @@ struct Session {
   bool force = false;     // apply even when `requires:` does not match
   bool system = false;    // apply may write into folders the environment shares (--system)
   bool missing_ok = false;  // rollback skips ids that are not applied (--missing-ok)
+  bool reapply = false;   // apply runs for `reapply`: the history's entries say so
   int lock_timeout_ms = 30000;  // how long a writer waits for another one to finish
   /// The sitepatch invocation that reaches this environment, for the commands messages
   /// suggest ("sitepatch --venv /srv/.venv"); the CLI sets it.
