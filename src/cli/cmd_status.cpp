@@ -25,11 +25,11 @@ std::string_view advice_name(engine::Advice a) {
 
 // How to put a patch back: reapply, from the copy of the recipe the history keeps
 // (the file may be gone, or changed since; a changed one is the user's to plan).
-std::string reapply_command(engine::Session& session, const std::string& cmd, const engine::PatchStatus& p,
-                            std::string& note) {
+std::string reapply_command(const std::map<std::string, std::string>& blockers, const std::string& cmd,
+                            const engine::PatchStatus& p, std::string& note) {
   // Only a command that will work: where reapply would refuse or skip, --force, and why.
-  if (auto blocker = engine::reapply_blocker(session, p); !blocker.empty()) {
-    note = blocker;
+  if (auto it = blockers.find(p.id); it != blockers.end()) {
+    note = it->second;
     return cmd + " reapply --force " + p.id;
   }
   std::error_code ec;
@@ -48,6 +48,10 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
     Env env = open_env(g);
     Output o(g);
     auto statuses = engine::verify(*env.session, {});
+    std::vector<engine::PatchStatus> to_reapply;
+    for (auto& st : statuses)
+      if (engine::advice_for(st) == engine::Advice::reapply) to_reapply.push_back(st);
+    auto blockers = engine::reapply_blockers(*env.session, to_reapply);
     std::string cmd = env.session->invocation;
     bool intact = true;
     nlohmann::json arr = nlohmann::json::array();
@@ -58,7 +62,7 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
       intact = intact && s.state == engine::FileState::applied;
       engine::Advice a = engine::advice_for(s);
       std::string command, note;
-      if (a == engine::Advice::reapply) command = reapply_command(*env.session, cmd, s, note);
+      if (a == engine::Advice::reapply) command = reapply_command(blockers, cmd, s, note);
       if (a == engine::Advice::drop) command = cmd + " rollback " + s.id;
       if (a == engine::Advice::review) {
         // Their change may be a hotfix to keep, or a mistake to undo: look before adopting.

@@ -1,6 +1,8 @@
 // An edit of an abstract method (`@abstractmethod`, or a body that only raises
 // NotImplementedError) changes code that never runs: what runs is an override. plan
 // warns and names the overrides it finds in the method's distribution.
+#include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 

@@ -35,13 +35,14 @@ recipe::Recipe parse_recorded(const store::PatchRecord& r) {
 
 }  // namespace
 
-std::string reapply_blocker(Session& s, const PatchStatus& p) {
-  auto records = applied_records(s);
-  auto it = records.find(p.id);
-  if (it == records.end() || it->second.recipe_text.empty()) return "";
+namespace {
+
+// Why the recorded recipe `r` would not reapply as it stands, or "".
+std::string blocker(Session& s, const store::PatchRecord& r) {
+  if (r.recipe_text.empty()) return "";
   recipe::Recipe rec;
   try {
-    rec = parse_recorded(it->second);
+    rec = parse_recorded(r);
   } catch (const Error&) {
     return "";  // reapply itself says why
   }
@@ -51,10 +52,22 @@ std::string reapply_blocker(Session& s, const PatchStatus& p) {
     return cut == std::string::npos ? unmet : unmet.substr(0, cut);
   }
   if (rec.on_upgrade == recipe::OnUpgrade::reapply) return "";
-  auto replaced = detail::upgrades_of(it->second, s.distributions());
+  auto replaced = detail::upgrades_of(r, s.distributions());
   if (replaced.empty()) return "";
   return util::join(replaced, ", ") + " and the recipe says on-upgrade: " +
          std::string(recipe::on_upgrade_name(rec.on_upgrade)) + ": review the new version first";
+}
+
+}  // namespace
+
+std::map<std::string, std::string> reapply_blockers(Session& s, const std::vector<PatchStatus>& patches) {
+  std::map<std::string, std::string> out;
+  if (patches.empty()) return out;
+  auto records = applied_records(s);  // once, whatever the number of patches
+  for (auto& p : patches)
+    if (auto it = records.find(p.id); it != records.end())
+      if (auto why = blocker(s, it->second); !why.empty()) out[p.id] = why;
+  return out;
 }
 
 std::vector<std::string> finish_interrupted(Session& s) {

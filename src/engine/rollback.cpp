@@ -211,18 +211,24 @@ void refuse_lost_bindings(Session& s, const Undone& u, const std::vector<store::
   if (!problems.empty()) throw Error(util::join(problems, "\n") + "\nnothing was written");
 }
 
+// The file at `path` as the rollback leaves it (`t`), named by the record undone there.
+FileChange change_at(const Undone& u, const std::string& path, const std::string& t) {
+  FileChange fc;
+  fc.path = path;
+  fc.rel = u.rec_of.at(path)->rel;
+  fc.site_dir = u.rec_of.at(path)->site_dir;
+  fc.new_text = t;
+  return fc;
+}
+
 std::vector<FileChange> changes_of(Undone& u) {
   std::vector<FileChange> out;
   for (auto& [path, t] : u.text) {
     const auto& orig = u.found[path];
     if (t == orig.content || !u.rec_of.count(path)) continue;
-    FileChange fc;
-    fc.path = path;
-    fc.rel = u.rec_of[path]->rel;
-    fc.site_dir = u.rec_of[path]->site_dir;
+    FileChange fc = change_at(u, path, t);
     fc.old_text = orig.content;
     fc.old_sha = util::sha256_hex(orig.content);
-    fc.new_text = t;
     fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
     out.push_back(std::move(fc));
   }
@@ -242,14 +248,7 @@ void write_back(Session& s, RollbackResult& res, const Undone& u, const std::str
   // too (a rollback killed after its files and before RECORD): the row follows the bytes.
   std::vector<FileChange> rows = res.files;
   for (auto& [path, t] : u.text)
-    if (u.rec_of.count(path) && u.found.at(path).content == t) {
-      FileChange fc;
-      fc.path = path;
-      fc.rel = u.rec_of.at(path)->rel;
-      fc.site_dir = u.rec_of.at(path)->site_dir;
-      fc.new_text = t;
-      rows.push_back(std::move(fc));
-    }
+    if (u.rec_of.count(path) && u.found.at(path).content == t) rows.push_back(change_at(u, path, t));
   auto stale_notes = detail::add_sidecars(s, rows, u.kept, writes);
   try {
     s.host.write(writes);

@@ -2,6 +2,7 @@
 // The only module that combines the others: plan, apply, verify, rollback, list,
 // log, show over one environment reached through a Host. Returns data; the CLI
 // decides how it looks.
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -218,11 +219,11 @@ struct Recorded {
 /// would otherwise show as "changed by someone else".
 std::vector<std::string> finish_interrupted(Session& s);
 
-/// Why `reapply ID` would not put the patch back as it stands ("" when it would): the
-/// installed version is outside the recipe's `requires:`, or an upgrade replaced its files
-/// and the recipe says on-upgrade: warn or fail. status suggests `reapply --force` then,
-/// with this reason, instead of a command that does nothing or fails.
-std::string reapply_blocker(Session& s, const PatchStatus& p);
+/// For each of `patches` that `reapply ID` would not put back as it stands, why (by id):
+/// the installed version is outside the recipe's `requires:`, or an upgrade replaced its
+/// files and the recipe says on-upgrade: warn or fail. status suggests `reapply --force`
+/// then, with this reason, instead of a command that does nothing or fails.
+std::map<std::string, std::string> reapply_blockers(Session& s, const std::vector<PatchStatus>& patches);
 
 /// The recipes of the applied patches `ids` as the history keeps them (`path` names the
 /// copy, `origin` the file first applied); with `all`, every patch an upgrade or a
