@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,14 +67,16 @@ pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>
 }
 
 /// Kills a captured command's process group when this process ends without saying it
-/// is done (SIGKILL included): a `sh` that reads the group from a pipe only we hold, then
+/// is done (SIGKILL included): a `sh` that reads the group from a socket only we hold, then
 /// waits for a second line; end of file means we are gone. Nothing runs this side: the
 /// kernel closes the pipe for us.
 class GroupWatch {
  public:
   GroupWatch() {
+    // A socket, not a pipe: send(MSG_NOSIGNAL) to a watch that is gone is an error, where
+    // a pipe's write would kill us with SIGPIPE.
     int p[2];
-    if (::pipe2(p, O_CLOEXEC) != 0) return;
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) != 0) return;
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, p[0], 0);
@@ -110,7 +113,7 @@ class GroupWatch {
 
  private:
   void say(const std::string& line) {
-    if (write_end_ >= 0 && ::write(write_end_, line.data(), line.size()) != ssize_t(line.size())) {
+    if (write_end_ >= 0 && ::send(write_end_, line.data(), line.size(), MSG_NOSIGNAL) != ssize_t(line.size())) {
       ::close(write_end_);
       write_end_ = -1;
     }
