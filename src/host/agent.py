@@ -1029,6 +1029,8 @@ def reclaim_run_folders(root):
     # What an agent killed during a run left (util::make_temp_folder's rule): our own
     # private folders named after a process that is gone; never a link or another's.
     import shutil
+    if unsafe_path(root):
+        return  # another user could rename what we remove under us
     try:
         names = os.listdir(root)
     except OSError:
