@@ -2,6 +2,7 @@
 // graph break the logs hold, each library frame placed in the environment, a fix per
 // break, and what the fixes leave (the next break after the restart).
 #include <algorithm>
+#include <thread>
 #include <iostream>
 #include <iterator>
 
@@ -23,8 +24,11 @@ struct ExplainOptions {
   std::vector<std::string> hints;    // --hints FILE...
   std::vector<std::string> rules;    // --rules FILE...
   std::string run;                   // --run CMD: run the repro and prove the fixes
-  int max_runs = 8;
+  int max_runs = 12;
+  int jobs = 0;                      // --jobs N; 0: half the cores, at least 1
 };
+
+int default_jobs() { return std::max(1, int(std::thread::hardware_concurrency() / 2)); }
 
 explain::HintSet load_hints(const std::vector<std::string>& files) {
   explain::HintSet hints;
@@ -140,13 +144,14 @@ int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
   engine::RunOptions ro;
   ro.command = o.run;
   ro.max_runs = o.max_runs;
+  ro.jobs = o.jobs > 0 ? o.jobs : default_jobs();
   size_t n = 0;
   ro.progress = [&](const engine::TriedRun& t) {
     if (!out.json() && !out.quiet()) out.err(run_line(++n, t));
   };
   if (!out.json() && !out.quiet())
     out.err("running `" + o.run + "` with TORCH_LOGS=graph_breaks (at most " + std::to_string(o.max_runs) +
-            " runs; nothing is written to the environment)");
+            " runs, " + std::to_string(ro.jobs) + " at once; nothing is written to the environment)");
   engine::ProvenFixes p = engine::prove_fixes(*env.session, ro, rules, hints);
   std::string recipe = run_recipe(p, o.run);
   if (!o.recipe.empty() && o.recipe != "-" && !recipe.empty()) write_recipe(o.recipe, recipe);
@@ -161,7 +166,7 @@ int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
     j["left"] = explanation_json(p.last);
     out.document(j);
   } else {
-    print_run(out, p, recipe, o.recipe);
+    print_run(out, p, recipe, o.recipe, g.verbose);
     if (left) {
       out.out("");
       out.out("what the last kept run still shows:");
@@ -260,7 +265,11 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
                  "breaks, and try fixes narrowest first (a hint's body, assume_constant_result, disable), keeping "
                  "each only if dynamo's counts improve; writes nothing to the environment")
       ->type_name("CMD");
-  app.add_option("--max-runs", o->max_runs, "With --run: at most N runs of CMD (default 8)")->type_name("N");
+  app.add_option("--max-runs", o->max_runs, "With --run: at most N runs of CMD (default 12)")->type_name("N");
+  app.add_option("--jobs,-j", o->jobs,
+                 "With --run: run up to N candidates at once, each under its own try hook (default: half the "
+                 "cores here, at least 1)")
+      ->type_name("N");
   app.footer(
       "Reads torch._dynamo.exc.Unsupported errors (\"from user code:\"), TORCH_LOGS=graph_breaks records\n"
       "(repeats whose stack dynamo suppressed are merged) and torch._dynamo.explain's break reasons.\n"

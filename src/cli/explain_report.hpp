@@ -34,7 +34,8 @@ std::string run_line(size_t n, const engine::TriedRun& t);
 /// The recipe of the kept fixes, each edit commented with what its run measured; "" for none.
 std::string run_recipe(const engine::ProvenFixes& p, const std::string& command);
 /// The before/after table, the fixes kept and the recipe (or where it was written).
-void print_run(const Output& out, const engine::ProvenFixes& p, const std::string& recipe, const std::string& file);
+void print_run(const Output& out, const engine::ProvenFixes& p, const std::string& recipe, const std::string& file,
+               int verbose);
 nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe);
 
 }  // namespace sitepatch::cli

@@ -23,7 +23,28 @@ nlohmann::json counts_json(const engine::RunCounts& c) {
           {"graphs", c.graphs < 0 ? nlohmann::json() : nlohmann::json(c.graphs)},
           {"graph_breaks", c.graph_breaks < 0 ? nlohmann::json() : nlohmann::json(c.graph_breaks)},
           {"compiled", c.compiled()},
-          {"library_breaks", c.library_breaks}};
+          {"library_breaks", c.library_breaks},
+          {"failure", or_null(c.failure)},
+          {"raised", or_null(c.raised)}};
+}
+
+nlohmann::json frames_json(const std::vector<engine::FrameNote>& notes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& n : notes)
+    out.push_back({{"function", n.function}, {"at", n.at}, {"assume_constant", n.assume_constant}, {"why", n.why}});
+  return out;
+}
+
+// Each library frame of a run's breaks, and why it was or was not a candidate for
+// assume_constant_result (-v).
+void print_frames(const Output& out, const engine::ProvenFixes& p) {
+  for (size_t i = 0; i < p.runs.size(); ++i) {
+    if (p.runs[i].frames.empty()) continue;
+    out.out("frames of run " + std::to_string(i + 1) + "'s breaks (assume_constant_result fits where every call passes "
+            "constants and the result is one dynamo can hold):");
+    for (auto& n : p.runs[i].frames)
+      out.out("  " + n.function + " (" + n.at + "): " + (n.assume_constant ? "candidate: " : "no: ") + n.why);
+  }
 }
 
 }  // namespace
@@ -31,8 +52,9 @@ nlohmann::json counts_json(const engine::RunCounts& c) {
 std::string run_line(size_t n, const engine::TriedRun& t) {
   const auto& c = t.counts;
   std::string state = t.candidate ? (t.kept ? "kept: " : "rejected: ") + t.verdict : t.verdict;
-  return fmt::format("run {}: {}: exit {}, graphs {}, graph breaks {}, {:.1f} s; {}", n, t.what, c.status,
-                     count(c.graphs), count(c.graph_breaks), c.seconds, state);
+  return fmt::format("run {}: {}: exit {}, graphs {}, graph breaks {}, {:.1f} s{}; {}", n, t.what, c.status,
+                     count(c.graphs), count(c.graph_breaks), c.seconds,
+                     t.batch > 1 ? " (" + std::to_string(t.batch) + " at once)" : std::string(), state);
 }
 
 std::string run_recipe(const engine::ProvenFixes& p, const std::string& command) {
@@ -55,7 +77,8 @@ std::string run_recipe(const engine::ProvenFixes& p, const std::string& command)
          engine::proven_recipe(p.kept, why, id, requires_line);
 }
 
-void print_run(const Output& out, const engine::ProvenFixes& p, const std::string& recipe, const std::string& file) {
+void print_run(const Output& out, const engine::ProvenFixes& p, const std::string& recipe, const std::string& file,
+               int verbose) {
   const engine::RunCounts& before = p.runs.front().counts;
   const engine::RunCounts* after = &before;
   for (auto& r : p.runs)
@@ -69,6 +92,13 @@ void print_run(const Output& out, const engine::ProvenFixes& p, const std::strin
                       yes_no(after->compiled())));
   out.out(fmt::format("{:<30} {:>9.1f}s {:>9.1f}s", "wall time", before.seconds, after->seconds));
   out.out(fmt::format("{} runs; stopped: {}", p.runs.size(), p.stop));
+  for (auto& s : p.skipped) out.out("not run: " + s);
+  for (auto& u : p.undone) out.out("undone: " + u);
+  if (!p.untried.empty()) {
+    out.out("left untried (--max-runs " + std::to_string(p.runs.size()) + " was spent; raise it to try them):");
+    for (auto& u : p.untried) out.out("  " + u);
+  }
+  if (verbose > 0) print_frames(out, p);
   out.out("");
   if (recipe.empty()) {
     out.out("no fix proven: nothing to write");
@@ -100,6 +130,8 @@ nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe)
                     {"kept", r.kept},
                     {"verdict", r.verdict},
                     {"breaks", r.breaks},
+                    {"batch", r.batch},
+                    {"frames", frames_json(r.frames)},
                     {"counts", counts_json(r.counts)}});
   for (auto& k : p.kept)
     kept.push_back({{"module", k.fix.module},
@@ -110,6 +142,7 @@ nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe)
   engine::Explanation after;
   after.user_walks = p.after;
   return {{"runs", runs}, {"kept", kept}, {"stop", p.stop}, {"recipe", or_null(recipe)},
+          {"untried", p.untried}, {"skipped", p.skipped}, {"undone", p.undone},
           {"after", explanation_json(after)["user_walks"]}};
 }
 

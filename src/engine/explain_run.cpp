@@ -4,11 +4,13 @@
 #include "sitepatch/engine/explain_run.hpp"
 
 #include "engine/explain_impl.hpp"
+#include "engine/run_impl.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -26,9 +28,6 @@ namespace sitepatch::engine {
 namespace {
 
 constexpr const char* kCountsMark = "sitepatch-dynamo-counts: ";
-// How dynamo words the break a disabled function makes where it is called: a disable
-// that only moves the break there did not fix it for fullgraph=True.
-constexpr const char* kDisabledCall = "torch.compiler.disable";
 
 // The breaks of a run's log, each once.
 std::vector<LoggedBreak> breaks_of(const std::string& log) {
@@ -52,117 +51,6 @@ std::string break_text(const ExplainedBreak& b) {
   return what;
 }
 
-// Whether a function can take torch.compiler.assume_constant_result: a plain function
-// with no parameters, or one cached with functools.cache / lru_cache (its result is
-// fixed for the process either way).
-class ConstantCheck {
- public:
-  explicit ConstantCheck(Session& s) : s_(s) {}
-
-  bool fixed(const PlacedFrame& f) {
-    if (f.qualified.empty() || f.site_dir.empty()) return false;
-    const audit::ModuleFacts* m = facts(f);
-    if (!m) return false;
-    for (size_t i = 1; i < m->functions.size(); ++i) {
-      const audit::Function& F = m->functions[i];
-      if (F.qualified != f.qualified) continue;
-      bool cached = std::any_of(F.refs.begin(), F.refs.end(), [](const audit::Ref& r) {
-        return r.kind == audit::Ref::decorator &&
-               (util::ends_with(r.name, "cache") || util::ends_with(r.name, "lru_cache"));
-      });
-      bool method = F.cls >= 0 && !F.self_name.empty();
-      return cached || (!method && F.params.empty());
-    }
-    return false;
-  }
-
- private:
-  const audit::ModuleFacts* facts(const PlacedFrame& f) {
-    std::string path = f.site_dir + "/" + f.rel;
-    auto it = cache_.find(path);
-    if (it != cache_.end()) return it->second ? &*it->second : nullptr;
-    auto data = s_.host.read({path});
-    std::optional<audit::ModuleFacts> m;
-    if (data[0].exists && !data[0].is_dir)
-      m = audit::extract(data[0].content, f.module, util::ends_with(f.rel, "/__init__.py"), true);
-    auto& slot = cache_[path] = std::move(m);
-    return slot ? &*slot : nullptr;
-  }
-
-  Session& s_;
-  std::map<std::string, std::optional<audit::ModuleFacts>> cache_;
-};
-
-Candidate decorate(const site::Environment& env, const PlacedFrame& f, Candidate::Kind kind) {
-  Candidate c;
-  c.kind = kind;
-  c.fix.module = f.module;
-  c.fix.function = f.qualified;
-  c.fix.action = "add-decorator";
-  c.fix.code = kind == Candidate::assume_constant ? "torch.compiler.assume_constant_result" : "torch.compiler.disable";
-  c.fix.ensure_import = "import torch";
-  c.fix.dist = f.dist;
-  c.fix.version = f.version;
-  c.shared = !f.site_dir.empty() && !shared_owner(env, f.site_dir).empty();
-  if (kind == Candidate::assume_constant) {
-    // Next to the def: dynamo traces through functools' caches above it, not through
-    // assume_constant_result above a cache.
-    c.fix.position = "innermost";
-    c.fix.why = "dynamo runs " + f.qualified + " once while tracing and keeps its result as a constant";
-    c.fix.cost = "the result is frozen in the compiled graph: a different result later (another device, a changed "
-                 "config) is not seen until a recompile";
-  } else {
-    c.fix.why = "keeps dynamo out of " + f.qualified + " and everything it calls";
-    c.fix.cost = "dynamo breaks the graph where " + f.qualified + " is called (fullgraph=True fails there)";
-  }
-  return c;
-}
-
-// Whether `now` is better than `before`, and why (for the table).
-bool improves(const RunCounts& before, const RunCounts& now, const std::vector<std::string>& gone,
-              const std::vector<std::string>& new_breaks, std::string& why) {
-  auto n = [](int v) { return v < 0 ? std::string("none") : std::to_string(v); };
-  if (now.status != 0 && before.status == 0 && !before.unsupported) {
-    why = "the command failed (exit " + std::to_string(now.status) + ") where it ran before";
-    return false;
-  }
-  if (now.status != 0 && !now.unsupported) {
-    // Not dynamo declining a construct: the fix broke the run (InternalTorchDynamoError,
-    // an exception of the library's own).
-    why = "the command failed with another error (exit " + std::to_string(now.status) + ")";
-    return false;
-  }
-  if (now.compiled() && !before.compiled()) {
-    why = "the command now runs and dynamo raises nothing (fullgraph=True compiles)";
-    return true;
-  }
-  if (now.graph_breaks >= 0 && before.graph_breaks >= 0 && now.graph_breaks < before.graph_breaks) {
-    why = "graph breaks " + n(before.graph_breaks) + " -> " + n(now.graph_breaks);
-    return true;
-  }
-  bool failing = !before.compiled() && !now.compiled();
-  bool moved = std::any_of(new_breaks.begin(), new_breaks.end(),
-                           [](const std::string& b) { return b.find(kDisabledCall) != std::string::npos; });
-  if (failing && moved) {
-    // fullgraph=True stops where the disabled function is called: nothing was won.
-    why = "the break only moved to where the disabled function is called";
-    return false;
-  }
-  if (now.library_breaks < before.library_breaks) {
-    why = "breaks inside libraries " + std::to_string(before.library_breaks) + " -> " +
-          std::to_string(now.library_breaks);
-    return true;
-  }
-  if (failing && !gone.empty()) {
-    // fullgraph=True stops at the first break: past this one, dynamo met the next.
-    why = "dynamo got past " + gone.front() + (new_breaks.empty() ? "" : " and stops at " + new_breaks.front());
-    return true;
-  }
-  why = "no better: graph breaks " + n(before.graph_breaks) + " -> " + n(now.graph_breaks) + ", graphs " +
-        n(before.graphs) + " -> " + n(now.graphs);
-  return false;
-}
-
 // The first run's walks from the user's code, each chain marked by the kept fixes
 // alone (the log's own breaks among them: the search answered those).
 std::vector<UserWalk> after_fixes(const Explanation& first, const std::vector<Candidate>& kept) {
@@ -177,92 +65,177 @@ std::vector<UserWalk> after_fixes(const Explanation& first, const std::vector<Ca
   return out;
 }
 
+// A point of the search: the fixes kept, and what the best run with them measured.
+struct State {
+  std::vector<Candidate> kept;
+  RunCounts best;
+  std::vector<std::string> breaks;
+  Explanation current;
+  size_t run = 0;  // the run that measured it (its frames are judged there)
+  std::string signature() const {
+    std::string out;
+    for (auto& k : kept) out += k.key() + ";";
+    return out;
+  }
+};
+
+// One run to make: the fixes in effect, the candidate it tries, what came of it.
+struct Trial {
+  std::vector<Candidate> fixes;
+  std::optional<Candidate> tried;
+  Plan plan;
+  std::optional<host::CommandRun> run;
+  TriedRun t;
+  Explanation e;
+  bool improved = false;
+};
+
 class Search {
  public:
   Search(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints)
-      : s_(s), o_(o), rules_(rules), hints_(hints) {}
+      : s_(s), o_(o), rules_(rules), hints_(hints), finder_(s) {}
 
   ProvenFixes run() {
-    ProvenFixes out;
-    Explanation current;
-    TriedRun first = measure({}, nullptr, current);
-    Explanation before = current;
-    first.what = "as it is";
-    first.verdict = "before";
-    RunCounts best = first.counts;
-    std::vector<std::string> best_breaks = first.breaks;
-    record(out, first);
-    std::set<std::string> rejected;
+    std::vector<Trial> first(1);
+    measure(first);
+    first[0].t.what = "as it is";
+    first[0].t.verdict = "before";
+    State st;
+    st.best = first[0].t.counts;
+    st.breaks = first[0].t.breaks;
+    st.current = first[0].e;
+    Explanation before = st.current;
+    record(first[0].t);
+    std::vector<State> trail;  // the state before each kept fix: where an undo goes back to
     while (true) {
-      if (best.library_breaks == 0) {
-        out.stop = "no break left inside a library";
+      if (st.best.library_breaks == 0) {
+        out_.stop = "no break left inside a library";
         break;
       }
-      std::vector<Candidate> cands;
-      for (auto& c : candidates(s_, current))
-        if (!rejected.count(c.key()) && !kept_key(out, c)) cands.push_back(c);
-      if (cands.empty()) {
-        out.stop = "no candidate left that helps";
+      std::vector<Candidate> pool = open_candidates(st);
+      if (pool.empty()) {
+        if (!trail.empty()) {
+          // Every candidate after the last kept fix failed: that fix may be what blocks
+          // them (it changed the path dynamo takes). Back to before it, without it.
+          Candidate dropped = st.kept.back();
+          st = std::move(trail.back());
+          trail.pop_back();
+          rejected_.insert(st.signature() + "|" + dropped.key());
+          out_.undone.push_back(dropped.describe() + ": every candidate after it failed; searching without it");
+          continue;
+        }
+        out_.stop = "no candidate left that helps";
         break;
       }
-      if (int(out.runs.size()) >= o_.max_runs) {
-        out.stop = "--max-runs " + std::to_string(o_.max_runs) + " reached";
+      int left = o_.max_runs - int(out_.runs.size());
+      if (left <= 0) {
+        out_.stop = "--max-runs " + std::to_string(o_.max_runs) + " reached";
+        for (auto& c : pool) out_.untried.push_back(c.describe());
         break;
       }
-      const Candidate& c = cands.front();
-      std::vector<Candidate> trial = out.kept;
-      trial.push_back(c);
-      Explanation next;
-      TriedRun t = measure(trial, &c, next);
-      t.what = "+ " + c.describe();
-      std::vector<std::string> gone;
-      for (auto& b : best_breaks)
-        if (std::find(t.breaks.begin(), t.breaks.end(), b) == t.breaks.end()) gone.push_back(b);
-      t.kept = t.verdict.empty() && improves(best, t.counts, gone, t.breaks, t.verdict);
-      if (t.kept) {
-        out.kept.push_back(c);
-        best = t.counts;
-        best_breaks = t.breaks;
-        current = std::move(next);
-      } else {
-        rejected.insert(c.key());
+      size_t n = std::min(pool.size(), size_t(std::max(1, std::min(o_.jobs, left))));
+      std::vector<Trial> batch(n);
+      for (size_t i = 0; i < n; ++i) {
+        batch[i].fixes = st.kept;
+        batch[i].fixes.push_back(pool[i]);
+        batch[i].tried = pool[i];
       }
-      record(out, t);
+      measure(batch);
+      judge(st, batch);
+      // The narrowest that helped: the first in the order they were found.
+      auto kept = std::find_if(batch.begin(), batch.end(), [](const Trial& t) { return t.improved; });
+      for (auto& tr : batch) {
+        if (kept != batch.end() && &tr != &*kept && tr.improved)
+          tr.t.verdict = "helped too (" + tr.t.verdict + "), but " + kept->tried->describe() + " is narrower";
+        tr.t.kept = kept != batch.end() && &tr == &*kept;
+        if (!tr.t.kept) reject(st, *tr.tried, tr.t.verdict);
+        tr.t.batch = int(n);
+        record(tr.t);
+      }
+      if (kept != batch.end()) {
+        trail.push_back(st);
+        st.kept.push_back(*kept->tried);
+        st.best = kept->t.counts;
+        st.breaks = kept->t.breaks;
+        st.current = std::move(kept->e);
+        st.run = out_.runs.size() - n + size_t(kept - batch.begin());
+      }
     }
-    out.last = std::move(current);
-    out.after = after_fixes(before, out.kept);
-    return out;
+    out_.kept = st.kept;
+    out_.last = std::move(st.current);
+    out_.after = after_fixes(before, out_.kept);
+    return std::move(out_);
   }
 
  private:
-  static bool kept_key(const ProvenFixes& p, const Candidate& c) {
-    return std::any_of(p.kept.begin(), p.kept.end(), [&](const Candidate& k) { return k.fix.name() == c.fix.name(); });
-  }
-
-  void record(ProvenFixes& out, TriedRun t) {
-    if (o_.progress) o_.progress(t);
-    out.runs.push_back(std::move(t));
-  }
-
-  // One run with `fixes` in effect; `e` gets what its log explains.
-  TriedRun measure(const std::vector<Candidate>& fixes, const Candidate* tried, Explanation& e) {
-    TriedRun t;
-    if (tried) t.candidate = *tried;
-    Plan p;
-    if (!fixes.empty()) {
-      std::string text = proven_recipe(fixes, {}, "explain-run-trial", "");
-      p = plan(s_, {recipe::parse(text, "explain --run")});
-      if (!p.ok()) {
-        t.verdict = "not applicable: " + (p.problems.empty() ? std::string("an edit does not apply") : p.problems.front());
-        for (auto& ed : p.edits)
-          if (!ed.message.empty()) {
-            t.verdict = "not applicable: " + ed.message;
-            break;
-          }
-        return t;
+  // The candidates of the state's breaks not yet tried there; each library frame's
+  // verdict goes on the run that measured the state.
+  std::vector<Candidate> open_candidates(const State& st) {
+    std::vector<FrameNote> notes;
+    std::vector<Candidate> all = finder_.find(st.current, &notes);
+    if (out_.runs[st.run].frames.empty()) out_.runs[st.run].frames = std::move(notes);
+    std::vector<Candidate> unchecked;
+    for (auto& c : all)
+      if (c.kind == Candidate::hint && !hint_checked_.count(c.key())) unchecked.push_back(c);
+    if (!unchecked.empty()) {
+      for (auto& [key, why] : check_hints(s_, unchecked))
+        if (!why.empty()) hint_skips_[key] = why;
+      for (auto& c : unchecked) {
+        hint_checked_.insert(c.key());
+        if (hint_skips_.count(c.key())) out_.skipped.push_back(c.describe() + ": " + hint_skips_[c.key()]);
       }
     }
-    host::CommandRun run = try_run(p, {"sh", "-c", o_.command});
+    std::vector<Candidate> open;
+    for (auto& c : all) {
+      bool kept = std::any_of(st.kept.begin(), st.kept.end(), [&](const Candidate& k) { return k.fix.name() == c.fix.name(); });
+      if (kept || hint_skips_.count(c.key()) || never_.count(c.key()) || rejected_.count(st.signature() + "|" + c.key()))
+        continue;
+      open.push_back(c);
+    }
+    return open;
+  }
+
+  void reject(const State& st, const Candidate& c, const std::string& verdict) {
+    rejected_.insert(st.signature() + "|" + c.key());
+    // A disable that moves the break to its caller does so whatever else is kept.
+    if (verdict.find("only moved to where the disabled function is called") != std::string::npos)
+      never_.insert(c.key());
+  }
+
+  void judge(const State& st, std::vector<Trial>& batch) {
+    for (auto& tr : batch) {
+      tr.t.what = "+ " + tr.tried->describe();
+      if (!tr.t.verdict.empty()) continue;  // not applicable: said when planned
+      std::vector<std::string> gone;
+      for (auto& b : st.breaks)
+        if (std::find(tr.t.breaks.begin(), tr.t.breaks.end(), b) == tr.t.breaks.end()) gone.push_back(b);
+      tr.improved = improves(st.best, tr.t.counts, gone, tr.t.breaks, tr.t.verdict);
+    }
+  }
+
+  void record(TriedRun t) {
+    out_.runs.push_back(std::move(t));
+    if (o_.progress) o_.progress(out_.runs.back());
+  }
+
+  // Plans a trial's fixes; a plan that fails is the trial's verdict, with no run.
+  void prepare(Trial& tr) {
+    if (tr.tried) tr.t.candidate = *tr.tried;
+    if (!tr.fixes.empty()) {
+      std::string text = proven_recipe(tr.fixes, {}, "explain-run-trial", "");
+      tr.plan = plan(s_, {recipe::parse(text, "explain --run")});
+      if (!tr.plan.ok()) {
+        tr.t.verdict =
+            "not applicable: " + (tr.plan.problems.empty() ? std::string("an edit does not apply") : tr.plan.problems.front());
+        for (auto& ed : tr.plan.edits)
+          if (!ed.message.empty()) {
+            tr.t.verdict = "not applicable: " + ed.message;
+            break;
+          }
+        return;
+      }
+    }
+    host::CommandRun run = try_run(tr.plan, {"sh", "-c", o_.command});
     run.capture = true;
     const char* logs = std::getenv("TORCH_LOGS");
     std::string torch_logs = logs && *logs ? std::string(logs) : "";
@@ -274,37 +247,65 @@ class Search {
     run.env["SITEPATCH_TRY_QUIET"] = "1";
     run.env["VIRTUAL_ENV"] = s_.env.prefix;
     run.path_first_dirs["PATH"] = s_.env.prefix + "/bin";
-    auto start = std::chrono::steady_clock::now();
-    host::CommandResult r = s_.host.run_command(run);
-    t.counts.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    t.counts.status = r.status;
+    tr.run = std::move(run);
+  }
+
+  // What a run's output says: dynamo's counts, how it ended, its breaks explained
+  // against the texts it ran.
+  void finish(Trial& tr, const host::CommandResult& r) {
+    RunCounts& c = tr.t.counts;
+    c.seconds = r.seconds;
+    c.status = r.status;
     std::string log = r.err + "\n" + r.out;
-    read_counts(log, t.counts);
-    t.counts.unsupported = r.status != 0 && log.find("torch._dynamo.exc.Unsupported") != std::string::npos;
+    read_counts(log, c);
+    RunEnd end = r.status != 0 ? run_end(log) : RunEnd{};
+    c.unsupported = r.status != 0 && util::ends_with(end.type, "Unsupported");
+    if (r.status != 0 && !c.unsupported)
+      c.failure = end.type.empty() ? "" : util::printable(end.type + (end.message.empty() ? "" : ": " + end.message));
+    c.raised = c.unsupported ? util::printable(end.raised) : "";
     auto breaks = breaks_of(log);
     if (!breaks.empty()) {
       // The log's lines are those of the planned texts: read them, not the files on disk.
       std::map<std::string, std::string> texts;
-      for (const FileChange& f : p.files) texts[f.path] = f.new_text;
+      for (const FileChange& f : tr.plan.files) texts[f.path] = f.new_text;
       auto view = host::overlay_host(s_.host, std::move(texts));
       Session seen(*view, s_.env, s_.state_dir);
-      e = explain(seen, std::move(breaks), rules_, hints_);
+      tr.e = explain(seen, std::move(breaks), rules_, hints_);
     }
-    for (auto& b : e.breaks) {
-      t.counts.library_breaks += b.in_library();
-      t.breaks.push_back(break_text(b));
+    for (auto& b : tr.e.breaks) {
+      c.library_breaks += b.in_library();
+      tr.t.breaks.push_back(break_text(b));
     }
-    spdlog::info("explain --run: exit {}, {:.1f} s, graphs {}, graph breaks {}, {} in libraries", r.status,
-                 t.counts.seconds, t.counts.graphs, t.counts.graph_breaks, t.counts.library_breaks);
-    return t;
+    spdlog::info("explain --run: exit {}, {:.1f} s, graphs {}, graph breaks {}, {} in libraries", r.status, c.seconds,
+                 c.graphs, c.graph_breaks, c.library_breaks);
+  }
+
+  // Every trial of a batch at once (--jobs), each under its own try hook.
+  void measure(std::vector<Trial>& trials) {
+    std::vector<host::CommandRun> runs;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < trials.size(); ++i) {
+      prepare(trials[i]);
+      if (trials[i].run) {
+        runs.push_back(*trials[i].run);
+        which.push_back(i);
+      }
+    }
+    std::vector<host::CommandResult> results = s_.host.run_commands(runs, o_.jobs);
+    for (size_t k = 0; k < which.size(); ++k) finish(trials[which[k]], results[k]);
   }
 
   Session& s_;
   const RunOptions& o_;
   const audit::RuleSet& rules_;
   const explain::HintSet& hints_;
+  CandidateFinder finder_;
+  ProvenFixes out_;
+  std::set<std::string> rejected_;       // "state signature|candidate key"
+  std::set<std::string> never_;          // candidate keys no state can make help
+  std::set<std::string> hint_checked_;
+  std::map<std::string, std::string> hint_skips_;
 };
-
 }  // namespace
 
 std::string Candidate::describe() const {
@@ -327,37 +328,6 @@ void read_counts(const std::string& text, RunCounts& into) {
   }
 }
 
-std::vector<Candidate> candidates(Session& s, const Explanation& e) {
-  std::vector<Candidate> out;
-  std::set<std::string> seen;
-  auto add = [&](Candidate c) {
-    if (seen.insert(c.key()).second) out.push_back(std::move(c));
-  };
-  ConstantCheck constant(s);
-  for (const ExplainedBreak& b : e.breaks) {
-    if (!b.in_library() || b.stale()) continue;
-    if (b.fix && !e.fixes[*b.fix].hint.empty()) {
-      Candidate c;
-      c.kind = Candidate::hint;
-      c.fix = e.fixes[*b.fix];
-      add(c);
-    }
-    // Library frames, innermost first.
-    std::vector<const PlacedFrame*> frames;
-    for (int k = b.last; k >= b.entry && k >= 0; --k) {
-      const PlacedFrame& f = b.frames[size_t(k)];
-      if (f.kind == explain::FrameKind::library && f.mapped && !f.qualified.empty()) frames.push_back(&f);
-    }
-    for (const PlacedFrame* f : frames)
-      if (constant.fixed(*f)) add(decorate(s.env, *f, Candidate::assume_constant));
-    for (const PlacedFrame* f : frames) add(decorate(s.env, *f, Candidate::disable));
-  }
-  // A fix in a folder the environment shares (a .pth folder, the system's) needs
-  // apply --system and reaches every environment that shares it: tried last.
-  std::stable_partition(out.begin(), out.end(), [&](const Candidate& c) { return !c.shared; });
-  return out;
-}
-
 std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector<std::string>& why,
                           const std::string& id, const std::string& requires_line) {
   std::string out = "id: " + id + "\n";
@@ -373,6 +343,7 @@ std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector
 ProvenFixes prove_fixes(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints) {
   if (o.command.empty()) throw Error("explain --run needs a command", Exit::usage);
   if (o.max_runs < 1) throw Error("--max-runs must be at least 1", Exit::usage);
+  if (o.jobs < 1) throw Error("--jobs must be at least 1", Exit::usage);
   return Search(s, o, rules, hints).run();
 }
 

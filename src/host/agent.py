@@ -27,7 +27,7 @@ try:
 except ImportError:  # not POSIX: lock is unavailable
     fcntl = None
 
-PROTOCOL = 4
+PROTOCOL = 5
 LOCKS = {}  # path -> (open file descriptor holding the flock, whether a writer holds it)
 
 
@@ -1088,22 +1088,58 @@ def op_run(req):
         for key, path in req.get("path_first_dirs", {}).items():
             first(key, path)
         argv = req["argv"]
+        import time
+        start = time.time()
         try:
             p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as e:
             raise Refused("cannot run %s: %s" % (argv[0], e.strerror))
         out, err = p.communicate()
         status = p.returncode if p.returncode >= 0 else 128 - p.returncode
-        return {"status": status, "out": out.decode("utf-8", "replace"), "err": err.decode("utf-8", "replace")}
+        return {"status": status, "out": out.decode("utf-8", "replace"), "err": err.decode("utf-8", "replace"),
+                "seconds": time.time() - start}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def op_run_many(req):
+    # explain --run's candidates at once: each run as op_run, `jobs` threads taking the
+    # next; the results in order. A refusal of any is the reply's.
+    import threading
+
+    runs = req.get("runs", [])
+    results = [None] * len(runs)
+    errors = []
+    lock = threading.Lock()
+    todo = list(range(len(runs)))
+
+    def work():
+        while True:
+            with lock:
+                if not todo:
+                    return
+                i = todo.pop(0)
+            try:
+                results[i] = op_run(runs[i])
+            except Exception as e:
+                with lock:
+                    errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(max(1, min(int(req.get("jobs", 1)), len(runs))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return {"results": results}
 
 
 OPS = {
     "hello": op_hello, "compile": op_compile, "read": op_read, "read_lines": op_read_lines, "search": op_search, "list": op_list, "stat": op_stat,
     "realpath": op_realpath, "write": op_write, "remove": op_remove,
     "lock": op_lock, "unlock": op_unlock, "list_many": op_list_many, "snapshot": op_snapshot,
-    "importable": op_importable, "run": op_run,
+    "importable": op_importable, "run": op_run, "run_many": op_run_many,
 }
 
 

@@ -15,7 +15,7 @@
 namespace sitepatch::host {
 namespace {
 
-constexpr int kProtocol = 4;
+constexpr int kProtocol = 5;
 
 // The longest reply line read. Replies that carry files' bytes or a command's output
 // are as long as those (a file may be 64 MB, its base64 a third more, and a read asks
@@ -373,8 +373,34 @@ CommandResult AgentClient::run_command(const CommandRun& run) {
     out.status = r.at("status").get<int>();
     out.out = r.at("out").get<std::string>();
     out.err = r.at("err").get<std::string>();
+    out.seconds = r.value("seconds", 0.0);
     return out;
   });
+}
+
+std::vector<CommandResult> AgentClient::run_commands(const std::vector<CommandRun>& runs, int jobs) {
+  json items = json::array();
+  for (auto& run : runs)
+    items.push_back({{"argv", run.argv},
+                     {"files", run.files},
+                     {"env", run.env},
+                     {"path_first", run.path_first},
+                     {"path_first_dirs", run.path_first_dirs}});
+  json r = call({{"op", "run_many"}, {"runs", items}, {"jobs", jobs}});
+  auto out = shaped("run_many", [&] {
+    std::vector<CommandResult> results;
+    for (auto& x : r.at("results")) {
+      CommandResult c;
+      c.status = x.at("status").get<int>();
+      c.out = x.at("out").get<std::string>();
+      c.err = x.at("err").get<std::string>();
+      c.seconds = x.value("seconds", 0.0);
+      results.push_back(std::move(c));
+    }
+    return results;
+  });
+  if (out.size() != runs.size()) throw Error(who_ + ": the sitepatch agent lost command results");
+  return out;
 }
 
 std::vector<bool> AgentClient::importable(const std::vector<std::string>& modules) {

@@ -47,6 +47,8 @@ class AgentClient {
   std::vector<bool> importable(const std::vector<std::string>& modules);
   /// Host::run_command there; the output comes back whole (never passed through).
   CommandResult run_command(const CommandRun& run);
+  /// Host::run_commands there: the far side runs them, `jobs` at once, in one request.
+  std::vector<CommandResult> run_commands(const std::vector<CommandRun>& runs, int jobs);
   std::vector<FileData> read(const std::vector<std::string>& paths);
   /// Host::read_lines, filtered on the far side.
   std::vector<FileData> read_lines(const std::vector<std::string>& paths, const std::vector<std::string>& needles);

@@ -4,7 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cerrno>
+#include <exception>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -105,6 +110,7 @@ CommandResult run_local_command(const CommandRun& run) {
     std::fflush(stderr);
   }
   CommandResult r;
+  auto start = std::chrono::steady_clock::now();
   if (run.capture) {
     auto got = util::run_captured(argv, env);
     r.status = got.status;
@@ -113,11 +119,49 @@ CommandResult run_local_command(const CommandRun& run) {
   } else {
     r.status = util::run_attached(argv, env);
   }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+std::vector<CommandResult> run_local_commands(const std::vector<CommandRun>& runs, int jobs) {
+  std::vector<CommandResult> out(runs.size());
+  std::vector<std::exception_ptr> failed(runs.size());
+  std::atomic<size_t> next{0};
+  // Each thread takes the next run; a run's own folder and process group keep them
+  // apart (their output is collected, never printed here).
+  auto work = [&] {
+    for (size_t i; (i = next++) < runs.size();) {
+      try {
+        CommandRun r = runs[i];
+        r.capture = true;
+        r.announce.clear();
+        out[i] = run_local_command(r);
+      } catch (...) {
+        failed[i] = std::current_exception();
+      }
+    }
+  };
+  size_t n = std::min(runs.size(), size_t(std::max(jobs, 1)));
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < n; ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  for (auto& f : failed)
+    if (f) std::rethrow_exception(f);
+  return out;
 }
 
 CommandResult Host::run_command(const CommandRun&) {
   throw Error("running a command on " + name() + " is not supported", Exit::usage);
+}
+
+std::vector<CommandResult> Host::run_commands(const std::vector<CommandRun>& runs, int /*jobs*/) {
+  std::vector<CommandResult> out;
+  for (CommandRun r : runs) {
+    r.capture = true;
+    out.push_back(run_command(r));
+  }
+  return out;
 }
 
 }  // namespace sitepatch::host

@@ -40,4 +40,7 @@ std::string outside_message(const std::string& path, const std::string& real_dir
 /// Host::run_command for a command run on this machine (local_command.cpp).
 CommandResult run_local_command(const CommandRun& run);
 
+/// Host::run_commands here: each in a thread of its own, `jobs` at once.
+std::vector<CommandResult> run_local_commands(const std::vector<CommandRun>& runs, int jobs);
+
 }  // namespace sitepatch::host

@@ -227,6 +227,9 @@ class LocalHost : public Host {
   }
 
   CommandResult run_command(const CommandRun& run) override { return run_local_command(run); }
+  std::vector<CommandResult> run_commands(const std::vector<CommandRun>& runs, int jobs) override {
+    return run_local_commands(runs, jobs);
+  }
 
  private:
   std::unique_ptr<AgentClient> agent_;  // one Python process for the whole command

@@ -60,6 +60,9 @@ class OverlayHost : public Host {
     return inner_.importable(modules);
   }
   CommandResult run_command(const CommandRun& run) override { return inner_.run_command(run); }
+  std::vector<CommandResult> run_commands(const std::vector<CommandRun>& runs, int jobs) override {
+    return inner_.run_commands(runs, jobs);
+  }
   std::unique_ptr<Lock> lock(const std::string& path, int timeout_ms, LockMode mode) override {
     return inner_.lock(path, timeout_ms, mode);
   }

@@ -166,6 +166,10 @@ class SshHost : public Host {
     return r;
   }
 
+  std::vector<CommandResult> run_commands(const std::vector<CommandRun>& runs, int jobs) override {
+    return runs.empty() ? std::vector<CommandResult>{} : a().run_commands(runs, jobs);
+  }
+
   std::vector<CompileResult> compile(const std::vector<CompileRequest>& sources) override {
     return a().compile(sources);
   }

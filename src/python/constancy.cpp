@@ -201,8 +201,9 @@ class Reader {
     while (!todo.empty()) {
       TSNode n = todo.back();
       todo.pop_back();
-      if (ts_node_is_null(n) || is(n, "function_definition") || is(n, "lambda") || is(n, "class_definition") ||
-          is(n, "decorated_definition"))
+      // A lambda on a module-level line is what that line runs (torch.compile(lambda x: ...)).
+      if (ts_node_is_null(n) || is(n, "function_definition") || (is(n, "lambda") && only_line == 0) ||
+          is(n, "class_definition") || is(n, "decorated_definition"))
         continue;
       if (is(n, "call") && (only_line == 0 || ts::line(n) == only_line)) {
         std::string name = text(field(n, "function"));
@@ -326,6 +327,8 @@ class Reader {
     }
     if (t == "call") {
       std::string callee = text(field(v, "function"));
+      // `subprocess.run([...], ...).stdout.strip` reads as `....stdout.strip`.
+      std::string shown = callee.size() > 40 ? "..." + callee.substr(callee.rfind('.', callee.size() - 20)) : callee;
       if (kHoldableCalls.count(callee)) return {ResultFacts::holdable, "returns " + callee + "(...)"};
       if (is(field(v, "function"), "attribute")) {
         std::string method = text(field(field(v, "function"), "attribute"));
@@ -342,7 +345,7 @@ class Reader {
         }
       if (callee == "importlib.import_module" || callee == "__import__")
         return {ResultFacts::object, "returns a module"};
-      return {ResultFacts::unknown, "returns " + callee + "(...), whose type is not known here"};
+      return {ResultFacts::unknown, "returns " + shown + "(...), whose type is not known here"};
     }
     return {ResultFacts::unknown, "returns " + what + ", whose type is not known here"};
   }

@@ -34,7 +34,7 @@ long peak_child_mb() {
 
 // A hello reply the real agent could send, with `notes`.
 std::string hello(const std::string& notes) {
-  return "printf '%s\\n' '{\"ok\":true,\"protocol\":4,\"python\":\"/srv/venv/bin/python\",\"prefix\":\"/srv/venv\","
+  return "printf '%s\\n' '{\"ok\":true,\"protocol\":5,\"python\":\"/srv/venv/bin/python\",\"prefix\":\"/srv/venv\","
          "\"base_prefix\":\"/usr\",\"version\":\"3.11.2\",\"cache_tag\":\"cpython-311\",\"site_dirs\":[],"
          "\"pth_dirs\":[],\"dpkg\":false,\"builtins\":[],\"notes\":" + notes + "}'";
 }
@@ -58,14 +58,14 @@ TEST_CASE("far side: a reply of another shape is an error naming the host, not t
   struct Case {
     std::string reply, message;
   } cases[] = {
-      {"{\"ok\":true,\"protocol\":4,\"site_dirs\":[1,2]}",
+      {"{\"ok\":true,\"protocol\":5,\"site_dirs\":[1,2]}",
        "farhost: the sitepatch agent broke the protocol: its answer to `hello` does not have the expected shape"},
-      {"{\"ok\":true,\"protocol\":\"4\"}",
+      {"{\"ok\":true,\"protocol\":\"5\"}",
        "farhost: the sitepatch agent broke the protocol: its answer to `hello` does not have the expected shape"},
       {"{\"ok\":false,\"error\":5}", "farhost: the sitepatch agent failed at `hello` without saying why"},
       {"{\"ok\":\"yes\"}", "farhost: the sitepatch agent broke the protocol: its answer to `hello` has no `ok` of "
                            "true or false"},
-      {"{\"ok\":true,\"protocol\":3}", "farhost: the sitepatch agent speaks protocol 3, expected 4"},
+      {"{\"ok\":true,\"protocol\":3}", "farhost: the sitepatch agent speaks protocol 3, expected 5"},
       {"{not json \\u001b[31m", "farhost: the sitepatch agent broke the protocol: its answer to `hello` is not JSON: "
                                 "{not json \\u001b[31m"},
   };

@@ -19,6 +19,8 @@ struct RunCounts {
   int graph_breaks = -1;  // dynamo's graph-break count, the same way
   bool unsupported = false;      // an Unsupported error ended the run (fullgraph=True)
   std::size_t library_breaks = 0;  // breaks its log shows inside a library
+  std::string failure;  // the exception that ended it when not dynamo's ("TypeError: ..."), "" otherwise
+  std::string raised;   // an exception the traced code raised (dynamo's "Observed exception"), "" when none
   /// The run finished and dynamo raised nothing: with fullgraph=True, it compiled.
   bool compiled() const { return status == 0 && !unsupported; }
 };
@@ -32,6 +34,15 @@ struct Candidate {
   std::string describe() const;  // "assume_constant_result on pkg.mod:get_version"
 };
 
+/// Why a library frame of a run's break was or was not a candidate for
+/// assume_constant_result (disable fits every frame).
+struct FrameNote {
+  std::string function;  // module:qualified
+  std::string at;        // file:line below site-packages
+  bool assume_constant = false;
+  std::string why;       // "1 call in quantize_kv (kvq/__init__.py:31) passes only constants; returns json.load(...)"
+};
+
 struct TriedRun {
   std::string what;                  // "as it is", or the candidate tried on top of the kept ones
   std::optional<Candidate> candidate;
@@ -39,6 +50,8 @@ struct TriedRun {
   bool kept = false;
   std::string verdict;               // why kept or not
   std::vector<std::string> breaks;   // the breaks its log shows, as "operation at file:line"
+  std::vector<FrameNote> frames;     // the library frames of its breaks, judged (the candidates after it)
+  int batch = 0;                     // runs of one batch ran at once (--jobs)
 };
 
 struct ProvenFixes {
@@ -46,6 +59,9 @@ struct ProvenFixes {
   std::vector<Candidate> kept;    // in the order they were kept
   Explanation last;               // what the last kept run's log explains
   std::string stop;               // why the search stopped
+  std::vector<std::string> untried;  // candidates left when --max-runs stopped it
+  std::vector<std::string> skipped;  // hints not run: their new body raises or gives None here
+  std::vector<std::string> undone;   // fixes kept, then dropped: every candidate after them failed
   /// The walks from the user's code of the first run, each chain marked by what the
   /// kept fixes leave of it: what the next restart would meet past the log.
   std::vector<UserWalk> after;
@@ -53,7 +69,8 @@ struct ProvenFixes {
 
 struct RunOptions {
   std::string command;   // run through sh -c, the environment's bin first on PATH
-  int max_runs = 8;
+  int max_runs = 12;
+  int jobs = 1;          // candidates run at once, each in its own overlay
   std::function<void(const TriedRun&)> progress;  // after each run
 };
 
@@ -62,9 +79,9 @@ ProvenFixes prove_fixes(Session& s, const RunOptions& o, const audit::RuleSet& r
 
 /// The candidates for the breaks of `e` that are inside a library, narrowest first: a
 /// hint's traceable replacement; assume_constant_result on each library frame, innermost
-/// first, whose function is fixed for the process (no parameters, or cached with
-/// functools.cache / lru_cache); disable on each library frame, innermost first (the
-/// top library frame last).
+/// first, where every call of it on the log's path passes constants and it returns a
+/// value dynamo can hold (python/constancy); disable on each library frame, innermost
+/// first (the top library frame last).
 std::vector<Candidate> candidates(Session& s, const Explanation& e);
 
 /// A recipe of `fixes`, as plan reads it, each edit commented with what it fixed.

@@ -129,6 +129,7 @@ struct CommandRun {
 struct CommandResult {
   int status = 0;  // the command's exit status, 128+signal when a signal ended it
   std::string out, err;  // with `capture`
+  double seconds = 0;    // how long it ran (where it ran)
 };
 
 /// Held while a command works; released by the destructor (and by the OS if we die).
@@ -225,6 +226,11 @@ class Host {
   /// Runs a user's command there (CommandRun). Throws sitepatch::Error when it cannot
   /// be started or the host cannot run commands.
   virtual CommandResult run_command(const CommandRun& run);
+
+  /// Runs each of `runs` as run_command does (their output collected), at most `jobs`
+  /// at once; the results in the order of `runs`. Here: one after another; a local host
+  /// runs them in threads, a remote one on the far side, all in one request.
+  virtual std::vector<CommandResult> run_commands(const std::vector<CommandRun>& runs, int jobs);
 
   /// Takes a lock on `path` (a writer creates it and its folder; never through a
   /// symlink, and the folder must be a real one the caller owns, not writable by

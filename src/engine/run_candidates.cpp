@@ -1,0 +1,339 @@
+// explain --run's candidates for a run's breaks, narrowest first, each library frame
+// judged by what is true at its calls (python/constancy): assume_constant_result fits
+// where every call on the log's path passes constants and the result is one dynamo can
+// hold; disable fits every frame. Each frame's verdict is kept for -v and --json.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "engine/explain_impl.hpp"
+#include "engine/run_impl.hpp"
+#include "sitepatch/engine/explain_run.hpp"
+#include "sitepatch/python/constancy.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine {
+
+namespace {
+
+std::string last_name(const std::string& qualified) {
+  size_t dot = qualified.rfind('.');
+  return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
+}
+
+std::string at(const PlacedFrame& f) {
+  return (f.rel.empty() ? f.frame.file : f.rel) + ":" + std::to_string(f.frame.line);
+}
+
+Candidate decorate(const site::Environment& env, const PlacedFrame& f, Candidate::Kind kind) {
+  Candidate c;
+  c.kind = kind;
+  c.fix.module = f.module;
+  c.fix.function = f.qualified;
+  c.fix.action = "add-decorator";
+  c.fix.code = kind == Candidate::assume_constant ? "torch.compiler.assume_constant_result" : "torch.compiler.disable";
+  c.fix.ensure_import = "import torch";
+  c.fix.dist = f.dist;
+  c.fix.version = f.version;
+  c.shared = !f.site_dir.empty() && !shared_owner(env, f.site_dir).empty();
+  if (kind == Candidate::assume_constant) {
+    // Next to the def: dynamo traces through functools' caches above it, not through
+    // assume_constant_result above a cache.
+    c.fix.position = "innermost";
+    c.fix.why = "dynamo runs " + f.qualified + " once while tracing and keeps its result as a constant";
+    c.fix.cost = "the result is frozen in the compiled graph: a different result later (another device, a changed "
+                 "config) is not seen until a recompile";
+  } else {
+    c.fix.why = "keeps dynamo out of " + f.qualified + " and everything it calls";
+    c.fix.cost = "dynamo breaks the graph where " + f.qualified + " is called (fullgraph=True fails there)";
+  }
+  return c;
+}
+
+}  // namespace
+
+// Reads each file a frame is in once (through the host: a remote environment's files
+// are there).
+class Sources {
+ public:
+  explicit Sources(Session& s) : s_(s) {}
+  const std::string* of(const PlacedFrame& f) {
+    std::string path = !f.site_dir.empty() ? f.site_dir + "/" + f.rel : f.frame.file;
+    if (path.empty() || path[0] != '/') return nullptr;
+    auto it = cache_.find(path);
+    if (it == cache_.end()) {
+      auto data = s_.host.read({path});
+      std::optional<std::string> text;
+      if (data[0].exists && !data[0].is_dir) text = data[0].content;
+      it = cache_.emplace(path, std::move(text)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+ private:
+  Session& s_;
+  std::map<std::string, std::optional<std::string>> cache_;
+};
+
+namespace {
+
+// Whether every call of frame k's function on the log's path passes constants; `why`
+// says which call does not, or what was true of them all.
+class CallCheck {
+ public:
+  CallCheck(Sources& src, const std::vector<PlacedFrame>& frames) : src_(src), frames_(frames) {}
+
+  bool constant_calls(int k, const python::FunctionFacts& callee, std::string& why) {
+    const PlacedFrame& f = frames_[size_t(k)];
+    int ck = caller_of(k);
+    if (ck < 0) {
+      why = "the log shows no caller";
+      return false;
+    }
+    const PlacedFrame& caller = frames_[size_t(ck)];
+    const std::string* text = src_.of(caller);
+    if (!text) {
+      why = "its caller's file (" + at(caller) + ") is not readable here";
+      return false;
+    }
+    python::CallsIn in;
+    try {
+      in = python::calls_in(*text, caller.frame.line, last_name(f.qualified));
+    } catch (const Error& e) {
+      why = "its caller's file does not parse (" + std::string(e.what()) + ")";
+      return false;
+    }
+    if (in.calls.empty()) {
+      // Reached through something the source does not show calling it (a wrapper, a
+      // callback): only a function that takes nothing is sure to get nothing.
+      bool none = std::none_of(callee.params.begin(), callee.params.end(),
+                               [&](const std::string& p) { return !callee.default_constant.count(p); });
+      if (none && all_defaults_constant(callee)) {
+        why = "takes no arguments that are not constants (its call at " + at(caller) + " is not in the source)";
+        return true;
+      }
+      why = "its call at " + at(caller) + " is not in the source: what it is passed is not known";
+      return false;
+    }
+    for (const python::CallFacts& c : in.calls)
+      if (!call_constant(c, callee, ck, in, why)) return false;
+    why = std::to_string(in.calls.size()) + (in.calls.size() == 1 ? " call" : " calls") + " in " +
+          (in.caller.empty() ? "module level" : in.caller) + " (" + at(caller) + ")" + " pass" +
+          (in.calls.size() == 1 ? "es" : "") + " only constants";
+    return true;
+  }
+
+ private:
+  // The frame that called frame k: the nearest user or library frame before it (torch's
+  // polyfills and the standard library's wrappers in between call it on its behalf).
+  int caller_of(int k) const {
+    for (int j = k - 1; j >= 0; --j)
+      if (frames_[size_t(j)].kind == explain::FrameKind::user || frames_[size_t(j)].kind == explain::FrameKind::library)
+        return j;
+    return -1;
+  }
+
+  static bool all_defaults_constant(const python::FunctionFacts& f) {
+    return std::all_of(f.default_constant.begin(), f.default_constant.end(), [](auto& d) { return d.second; });
+  }
+
+  // The callee's parameters, without the instance of a method.
+  static std::vector<std::string> plain_params(const python::FunctionFacts& f) {
+    std::vector<std::string> p = f.params;
+    if (f.method && !p.empty()) p.erase(p.begin());
+    return p;
+  }
+
+  bool call_constant(const python::CallFacts& c, const python::FunctionFacts& callee, int caller_k,
+                     const python::CallsIn& in, std::string& why) {
+    std::string where = c.callee + "(...) at line " + std::to_string(c.line);
+    if (c.spread) {
+      why = where + " passes *args or **kwargs";
+      return false;
+    }
+    std::set<std::string> given;
+    std::vector<std::string> params = plain_params(callee);
+    for (const python::ArgumentFacts& a : c.args) {
+      std::string param = a.slot;
+      if (a.slot[0] == '#') {
+        size_t i = std::stoul(a.slot.substr(1));
+        param = i < params.size() ? params[i] : "";
+      }
+      given.insert(param);
+      if (a.kind == python::ArgumentFacts::constant) continue;
+      if (a.kind == python::ArgumentFacts::parameter && depth_ < 3) {
+        ++depth_;
+        bool ok = parameter_constant(caller_k, in, a.text, why);
+        --depth_;
+        if (ok) continue;
+        why = where + " passes `" + a.text + "`, its caller's parameter: " + why;
+        return false;
+      }
+      why = where + " passes `" + util::printable(a.text) + "`, no constant";
+      return false;
+    }
+    for (const std::string& p : params)
+      if (!given.count(p) && callee.default_constant.count(p) && !callee.default_constant.at(p)) {
+        why = where + " leaves `" + p + "` to its default, which is no constant";
+        return false;
+      }
+    return true;
+  }
+
+  // Whether the function of frame `k` (its facts `in`) is passed a constant for `param`
+  // by every call of it the frame before it makes.
+  bool parameter_constant(int k, const python::CallsIn& in, const std::string& param, std::string& why) {
+    const PlacedFrame& f = frames_[size_t(k)];
+    if (caller_of(k) < 0) {
+      why = "the compiled function's arguments are what the model passes";
+      return false;
+    }
+    const std::string* text = src_.of(f);
+    if (!text || in.caller.empty()) {
+      why = "not known";
+      return false;
+    }
+    python::FunctionFacts facts = python::function_facts(*text, in.caller);
+    if (!facts.found) {
+      why = "not known";
+      return false;
+    }
+    return constant_calls_for(k, facts, param, why);
+  }
+
+  bool constant_calls_for(int k, const python::FunctionFacts& fn, const std::string& param, std::string& why) {
+    int ck = caller_of(k);
+    if (ck < 0) {
+      why = "the log shows no caller";
+      return false;
+    }
+    const PlacedFrame& caller = frames_[size_t(ck)];
+    const PlacedFrame& f = frames_[size_t(k)];
+    const std::string* text = src_.of(caller);
+    if (!text) {
+      why = "not known";
+      return false;
+    }
+    python::CallsIn in = python::calls_in(*text, caller.frame.line, last_name(f.qualified));
+    if (in.calls.empty()) {
+      why = "its call at " + at(caller) + " is not in the source";
+      return false;
+    }
+    std::vector<std::string> params = plain_params(fn);
+    size_t index = size_t(std::find(params.begin(), params.end(), param) - params.begin());
+    for (const python::CallFacts& c : in.calls) {
+      const python::ArgumentFacts* a = nullptr;
+      for (auto& arg : c.args)
+        if (arg.slot == param || arg.slot == "#" + std::to_string(index)) a = &arg;
+      if (c.spread) {
+        why = "a call passes *args or **kwargs";
+        return false;
+      }
+      if (!a) {
+        if (fn.default_constant.count(param) && fn.default_constant.at(param)) continue;
+        why = "its default is no constant";
+        return false;
+      }
+      if (a->kind == python::ArgumentFacts::constant) continue;
+      if (a->kind == python::ArgumentFacts::parameter && depth_ < 3) {
+        ++depth_;
+        bool ok = parameter_constant(ck, in, a->text, why);
+        --depth_;
+        if (ok) continue;
+        return false;
+      }
+      why = "it is given `" + util::printable(a->text) + "` at " + at(caller);
+      return false;
+    }
+    return true;
+  }
+
+  Sources& src_;
+  const std::vector<PlacedFrame>& frames_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+CandidateFinder::CandidateFinder(Session& s) : s_(s), sources_(std::make_unique<Sources>(s)) {}
+CandidateFinder::~CandidateFinder() = default;
+
+std::optional<Candidate> CandidateFinder::judge(const ExplainedBreak& b, int k, FrameNote& note) {
+  const PlacedFrame& f = b.frames[size_t(k)];
+  note.function = f.name();
+  note.at = at(f);
+  const std::string* text = sources_->of(f);
+  if (!text) {
+    note.why = "its file is not readable here";
+    return std::nullopt;
+  }
+  python::FunctionFacts facts;
+  try {
+    facts = python::function_facts(*text, f.qualified);
+  } catch (const Error& e) {
+    note.why = std::string("its file does not parse: ") + e.what();
+    return std::nullopt;
+  }
+  if (!facts.found) {
+    note.why = "no function " + f.qualified + " in its file";
+    return std::nullopt;
+  }
+  if (facts.method) {
+    note.why = "a method: its instance is no constant dynamo can key a result by";
+    return std::nullopt;
+  }
+  if (facts.result.kind == python::ResultFacts::object) {
+    note.why = facts.result.why + ", no constant dynamo can hold: its caller is the place";
+    return std::nullopt;
+  }
+  CallCheck calls(*sources_, b.frames);
+  std::string why;
+  if (!calls.constant_calls(k, facts, why)) {
+    note.why = why;
+    return std::nullopt;
+  }
+  note.assume_constant = true;
+  note.why = why + "; " +
+             (facts.result.kind == python::ResultFacts::holdable ? facts.result.why
+                                                                   : facts.result.why + " (the run decides)");
+  return decorate(s_.env, f, Candidate::assume_constant);
+}
+
+std::vector<Candidate> CandidateFinder::find(const Explanation& e, std::vector<FrameNote>* notes) {
+  std::vector<Candidate> out;
+  std::set<std::string> seen;
+  auto add = [&](Candidate c) {
+    if (seen.insert(c.key()).second) out.push_back(std::move(c));
+  };
+  for (const ExplainedBreak& b : e.breaks) {
+    if (!b.in_library() || b.stale()) continue;
+    if (b.fix && !e.fixes[*b.fix].hint.empty()) {
+      Candidate c;
+      c.kind = Candidate::hint;
+      c.fix = e.fixes[*b.fix];
+      add(c);
+    }
+    // Library frames, innermost first.
+    std::vector<int> frames;
+    for (int k = b.last; k >= b.entry && k >= 0; --k) {
+      const PlacedFrame& f = b.frames[size_t(k)];
+      if (f.kind == explain::FrameKind::library && f.mapped && !f.qualified.empty()) frames.push_back(k);
+    }
+    for (int k : frames) {
+      FrameNote note;
+      if (auto c = judge(b, k, note)) add(std::move(*c));
+      if (notes && std::none_of(notes->begin(), notes->end(), [&](const FrameNote& n) { return n.at == note.at; }))
+        notes->push_back(std::move(note));
+    }
+    for (int k : frames) add(decorate(s_.env, b.frames[size_t(k)], Candidate::disable));
+  }
+  // A fix in a folder the environment shares (a .pth folder, the system's) needs
+  // apply --system and reaches every environment that shares it: tried last.
+  std::stable_partition(out.begin(), out.end(), [&](const Candidate& c) { return !c.shared; });
+  return out;
+}
+
+std::vector<Candidate> candidates(Session& s, const Explanation& e) { return CandidateFinder(s).find(e, nullptr); }
+
+}  // namespace sitepatch::engine

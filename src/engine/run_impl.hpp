@@ -1,0 +1,51 @@
+#pragma once
+// Private to explain --run's files: the candidate finder (run_candidates.cpp), the
+// verdict on a run (run_verdict.cpp) and the hint check (run_hints.cpp).
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sitepatch/engine/explain_run.hpp"
+
+namespace sitepatch::engine {
+
+// Files read once through the host (run_candidates.cpp).
+class Sources;
+
+/// The candidates of a run's breaks, with a verdict on each library frame.
+class CandidateFinder {
+ public:
+  explicit CandidateFinder(Session& s);
+  ~CandidateFinder();
+  /// Narrowest first: a hint's body, assume_constant_result on each frame that fits
+  /// (innermost first), disable on each library frame (innermost first); shared folders
+  /// last. `notes` gets each library frame's verdict once.
+  std::vector<Candidate> find(const Explanation& e, std::vector<FrameNote>* notes);
+
+ private:
+  std::optional<Candidate> judge(const ExplainedBreak& b, int k, FrameNote& note);
+  Session& s_;
+  std::unique_ptr<Sources> sources_;
+};
+
+/// How a run ended, read from its output: the last traceback's exception.
+struct RunEnd {
+  std::string type;     // "torch._dynamo.exc.Unsupported", "TypeError", "" when none
+  std::string message;  // its first line
+  std::string raised;   // dynamo's "raised exception X(...)" of an Observed exception, "" otherwise
+};
+RunEnd run_end(const std::string& log);
+
+/// Whether `now` (a run with a candidate) is better than `before`, and why; a run that
+/// failed another way than dynamo declining a construct never is.
+bool improves(const RunCounts& before, const RunCounts& now, const std::vector<std::string>& gone,
+              const std::vector<std::string>& new_breaks, std::string& why);
+
+/// Evaluates each hint candidate's new body in the environment's Python (one process
+/// for all); for each key, why it cannot help ("" when it gave a value or could not be
+/// checked).
+std::map<std::string, std::string> check_hints(Session& s, const std::vector<Candidate>& hints);
+
+}  // namespace sitepatch::engine
