@@ -13,7 +13,8 @@ namespace {
 
 // argv[1]: [{key, module, body, ensure_import}]; prints one JSON line: per item, a
 // value's repr, an error, or "unchecked" with why (the module does not import). -I: the
-// caller's folder and PYTHONPATH stay off sys.path. Python 3.6 and later.
+// caller's folder and PYTHONPATH stay off sys.path; -B: no __pycache__ is written into
+// the environment. Python 3.6 and later.
 constexpr const char* kProbe = R"(import importlib, json, sys
 out = {}
 for item in json.loads(sys.argv[1]):
@@ -52,7 +53,7 @@ std::map<std::string, std::string> check_hints(Session& s, const std::vector<Can
   if (items.empty()) return out;
   host::CommandRun run;
   run.capture = true;
-  run.argv = {s.env.python, "-I", "-c", kProbe, items.dump()};
+  run.argv = {s.env.python, "-I", "-B", "-c", kProbe, items.dump()};
   host::CommandResult r = s.host.run_command(run);
   const std::string mark = "sitepatch-hint-check: ";
   size_t at = r.out.rfind(mark);
