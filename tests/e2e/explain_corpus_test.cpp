@@ -1,0 +1,96 @@
+// Issue 37: explain --run on a corpus of shapes no other test knows, each run for real
+// under dynamo (torch 2.13, CPU, fullgraph=True): the search must prove the narrow fix
+// (never disable where something narrower works) within --max-runs 12, and the recipe
+// it writes must compile when applied.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "dynamo_corpus.hpp"
+#include "e2e_support.hpp"
+#include "support/torch_env.hpp"
+
+namespace {
+
+struct CorpusEnv {
+  testsupport::TempDir tmp;
+  testsupport::Venv venv;
+  std::string app;
+  explicit CorpusEnv(const corpus::Shape& s) : venv(testsupport::torch_venv(tmp.path + "/venv")), app(tmp.path + "/app") {
+    for (auto& [path, text] : s.files) testsupport::spit(venv.site_packages + "/" + path, text);
+    testsupport::spit(app + "/repro.py", "import torch\n\nimport " + s.name +
+                                             "\n\nf = torch.compile(lambda x: " + s.call +
+                                             ", backend=\"eager\", fullgraph=True)\nprint(f(torch.ones(4)).tolist())\n");
+  }
+  sitepatch::util::RunResult sp(std::vector<std::string> args) const {
+    std::vector<std::string> argv = {"/usr/bin/env", "NO_COLOR=1", "sh", "-c", "cd \"$0\" && exec \"$@\"", app,
+                                     SITEPATCH_BIN, "--venv", venv.root};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return sitepatch::util::run(argv);
+  }
+};
+
+std::vector<std::string> kept(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  for (auto& k : j["kept"]) out.push_back(k["describe"].get<std::string>());
+  return out;
+}
+
+void prove(const corpus::Shape& s) {
+  CorpusEnv env(s);
+  auto before = e2e::tree_state(env.venv.root);
+  std::string recipe = env.tmp.path + "/proven.yaml";
+  auto r = env.sp({"--json", "explain", "--run", "python repro.py", "--recipe", recipe, "--max-runs", "12"});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(kept(j) == std::vector<std::string>(s.fixes.begin(), s.fixes.end()));
+  size_t rejected = 0;
+  for (auto& run : j["runs"]) rejected += !run["tried"].is_null() && !run["kept"].get<bool>();
+  // One run as it is, one per break got past, one per candidate rejected: no more.
+  CHECK(j["runs"].size() == s.fixes.size() + rejected + 1);
+  CHECK(j["runs"].back()["counts"]["compiled"] == true);
+  CHECK(e2e::tree_state(env.venv.root) == before);
+  // The proof holds outside the search.
+  auto applied = env.sp({"apply", recipe});
+  INFO(applied.err);
+  REQUIRE(applied.status == 0);
+  auto plain = sitepatch::util::run({"sh", "-c", "cd \"$0\" && exec \"$1\" repro.py", env.app, env.venv.python});
+  INFO(plain.err);
+  CHECK(plain.status == 0);
+}
+
+const corpus::Shape& shape(const std::string& name) {
+  for (auto& s : corpus::shapes())
+    if (s.name == name) return s;
+  throw std::runtime_error("no shape " + name);
+}
+
+}  // namespace
+
+TEST_CASE("explain --run corpus: an nvidia-smi probe under lru_cache", "[e2e][explain][torch][corpus]") {
+  prove(shape("smiprobe"));
+}
+TEST_CASE("explain --run corpus: an nvcc probe returning a Version object: its caller is the place",
+          "[e2e][explain][torch][corpus]") {
+  prove(shape("nvccversion"));
+}
+TEST_CASE("explain --run corpus: an ldconfig probe", "[e2e][explain][torch][corpus]") { prove(shape("ldcache")); }
+TEST_CASE("explain --run corpus: a scale file read through its default argument, after a cached probe",
+          "[e2e][explain][torch][corpus]") {
+  prove(shape("scalefile"));
+}
+TEST_CASE("explain --run corpus: a functools.cache getter that stats folders", "[e2e][explain][torch][corpus]") {
+  prove(shape("cfgcache"));
+}
+TEST_CASE("explain --run corpus: an os.environ read with os.cpu_count", "[e2e][explain][torch][corpus]") {
+  prove(shape("envread"));
+}
+TEST_CASE("explain --run corpus: importlib.import_module by a computed name", "[e2e][explain][torch][corpus]") {
+  prove(shape("dynimport"));
+}
+TEST_CASE("explain --run corpus: a ctypes load", "[e2e][explain][torch][corpus]") { prove(shape("ctypesload")); }
+TEST_CASE("explain --run corpus: a getter of an object whose attribute the caller reads",
+          "[e2e][explain][torch][corpus]") {
+  prove(shape("handleobj"));
+}
