@@ -31,7 +31,12 @@ nlohmann::json counts_json(const engine::RunCounts& c) {
 nlohmann::json frames_json(const std::vector<engine::FrameNote>& notes) {
   nlohmann::json out = nlohmann::json::array();
   for (auto& n : notes)
-    out.push_back({{"function", n.function}, {"at", n.at}, {"assume_constant", n.assume_constant}, {"why", n.why}});
+    out.push_back({{"function", n.function},
+                   {"at", n.at},
+                   {"assume_constant", n.assume_constant},
+                   {"why", n.why},
+                   {"custom_op", n.custom_op},
+                   {"custom_op_why", n.custom_op_why}});
   return out;
 }
 
@@ -42,8 +47,10 @@ void print_frames(const Output& out, const engine::ProvenFixes& p) {
     if (p.runs[i].frames.empty()) continue;
     out.out("frames of run " + std::to_string(i + 1) + "'s breaks (assume_constant_result fits where every call passes "
             "constants and the result is one dynamo can hold):");
-    for (auto& n : p.runs[i].frames)
+    for (auto& n : p.runs[i].frames) {
       out.out("  " + n.function + " (" + n.at + "): " + (n.assume_constant ? "candidate: " : "no: ") + n.why);
+      out.out("    register-custom-op: " + std::string(n.custom_op ? "candidate: " : "no: ") + n.custom_op_why);
+    }
   }
 }
 

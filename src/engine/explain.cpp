@@ -182,7 +182,8 @@ std::string yaml_block(const std::string& text, const std::string& indent) {
 
 std::string edit_yaml(const Fix& f) {
   std::string out = "  - module: " + f.module + "\n    function: " + f.function + "\n";
-  if (f.action == "replace-body") out += "    replace-body: |\n" + yaml_block(f.code, "      ");
+  if (f.action == "replace-body" || f.action == "register-custom-op")
+    out += "    " + f.action + ": |\n" + yaml_block(f.code, "      ");
   else out += "    " + f.action + ": " + f.code + "\n";
   if (!f.position.empty()) out += "    position: " + f.position + "\n";
   if (!f.ensure_import.empty()) out += "    ensure-import: " + f.ensure_import + "\n";
@@ -204,7 +205,7 @@ Fix detail::disable_fix(const std::string& module, const std::string& qualified)
 
 FollowUp::State detail::left_by(const audit::Chain& c, const std::vector<Fix>& fixes, std::string& by) {
   // A replaced body takes the chain away; a disabled function only hides it.
-  for (const char* action : {"replace-body", "add-decorator"})
+  for (const char* action : {"replace-body", "add-decorator", "register-custom-op"})
     for (auto& st : c.steps)
       for (auto& f : fixes)
         if (f.action == action && st.name() == f.name()) {

@@ -100,6 +100,12 @@ class Search {
     measure(first);
     first[0].t.what = "as it is";
     first[0].t.verdict = "before";
+    // Unsupported reached the top: fullgraph=True (or error_on_graph_break), where a
+    // disabled function's call is a break of its own: no disable can help.
+    fullgraph_ = first[0].t.counts.unsupported;
+    if (fullgraph_)
+      out_.skipped.push_back("disable on any frame: under fullgraph=True the call of a disabled function is itself a "
+                             "break");
     State st;
     st.best = first[0].t.counts;
     st.breaks = first[0].t.breaks;
@@ -188,7 +194,7 @@ class Search {
     std::vector<Candidate> open;
     for (auto& c : all) {
       bool kept = std::any_of(st.kept.begin(), st.kept.end(), [&](const Candidate& k) { return k.fix.name() == c.fix.name(); });
-      if (kept || hint_skips_.count(c.key()) || never_.count(c.key()) || rejected_.count(st.signature() + "|" + c.key()))
+      if (kept || (fullgraph_ && c.kind == Candidate::disable) || hint_skips_.count(c.key()) || never_.count(c.key()) || rejected_.count(st.signature() + "|" + c.key()))
         continue;
       open.push_back(c);
     }
@@ -305,6 +311,7 @@ class Search {
   std::set<std::string> never_;          // candidate keys no state can make help
   std::set<std::string> hint_checked_;
   std::map<std::string, std::string> hint_skips_;
+  bool fullgraph_ = false;
 };
 }  // namespace
 
@@ -313,6 +320,7 @@ std::string Candidate::describe() const {
     case hint: return "hint " + fix.hint + " (a traceable body) for " + fix.name();
     case assume_constant: return "assume_constant_result on " + fix.name();
     case disable: return "disable on " + fix.name();
+    case custom_op: return "register-custom-op on " + fix.name();
   }
   return fix.name();
 }

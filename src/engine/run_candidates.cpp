@@ -259,45 +259,96 @@ class CallCheck {
 CandidateFinder::CandidateFinder(Session& s) : s_(s), sources_(std::make_unique<Sources>(s)) {}
 CandidateFinder::~CandidateFinder() = default;
 
-std::optional<Candidate> CandidateFinder::judge(const ExplainedBreak& b, int k, FrameNote& note) {
+CandidateFinder::Judged CandidateFinder::judge(const ExplainedBreak& b, int k, FrameNote& note) {
+  Judged out;
   const PlacedFrame& f = b.frames[size_t(k)];
   note.function = f.name();
   note.at = at(f);
   const std::string* text = sources_->of(f);
   if (!text) {
-    note.why = "its file is not readable here";
-    return std::nullopt;
+    note.why = note.custom_op_why = "its file is not readable here";
+    return out;
   }
   python::FunctionFacts facts;
   try {
     facts = python::function_facts(*text, f.qualified);
   } catch (const Error& e) {
-    note.why = std::string("its file does not parse: ") + e.what();
-    return std::nullopt;
+    note.why = note.custom_op_why = std::string("its file does not parse: ") + e.what();
+    return out;
   }
   if (!facts.found) {
-    note.why = "no function " + f.qualified + " in its file";
-    return std::nullopt;
+    note.why = note.custom_op_why = "no function " + f.qualified + " in its file";
+    return out;
   }
+  out.custom_op = custom_op(f, facts, note);
   if (facts.method) {
     note.why = "a method: its instance is no constant dynamo can key a result by";
-    return std::nullopt;
+    return out;
   }
   if (facts.result.kind == python::ResultFacts::object) {
     note.why = facts.result.why + ", no constant dynamo can hold: its caller is the place";
-    return std::nullopt;
+    return out;
   }
   CallCheck calls(*sources_, b.frames);
   std::string why;
   if (!calls.constant_calls(k, facts, why)) {
     note.why = why;
-    return std::nullopt;
+    return out;
   }
   note.assume_constant = true;
   note.why = why + "; " +
              (facts.result.kind == python::ResultFacts::holdable ? facts.result.why
                                                                    : facts.result.why + " (the run decides)");
-  return decorate(s_.env, f, Candidate::assume_constant);
+  out.constant = decorate(s_.env, f, Candidate::assume_constant);
+  return out;
+}
+
+std::optional<Candidate> CandidateFinder::custom_op(const PlacedFrame& f, const python::FunctionFacts& facts,
+                                                    FrameNote& note) {
+  // A kernel wrapper: a module-level function of tensors whose result is no constant.
+  if (facts.method || f.qualified.find('.') != std::string::npos) {
+    note.custom_op_why = "not a module-level function";
+    return std::nullopt;
+  }
+  if (facts.result.kind != python::ResultFacts::unknown) {
+    note.custom_op_why = facts.result.why + ": no tensor";
+    return std::nullopt;
+  }
+  std::vector<std::string> tensors;  // the parameters without a default: what a wrapper takes tensors as
+  for (auto& p : facts.params) {
+    if (p[0] == '*') {
+      note.custom_op_why = "it takes *args or **kwargs, which a custom op's schema cannot";
+      return std::nullopt;
+    }
+    if (!facts.default_constant.count(p)) tensors.push_back(p);
+  }
+  if (tensors.empty()) {
+    note.custom_op_why = "it takes no tensor to give its outputs a shape from";
+    return std::nullopt;
+  }
+  // The fake: each output shaped as an input (the i-th as the i-th tensor parameter).
+  int outputs = std::max(1, facts.returns_tuple);
+  std::string fake = "return ";
+  for (int i = 0; i < outputs; ++i)
+    fake += (i ? ", " : "") + std::string("torch.empty_like(") + tensors[std::min(size_t(i), tensors.size() - 1)] + ")";
+  Candidate c;
+  c.kind = Candidate::custom_op;
+  c.fix.module = f.module;
+  c.fix.function = f.qualified;
+  c.fix.action = "register-custom-op";
+  c.fix.code = fake + "\n";
+  c.fix.ensure_import = "import torch";
+  c.fix.dist = f.dist;
+  c.fix.version = f.version;
+  c.shared = !f.site_dir.empty() && !shared_owner(s_.env, f.site_dir).empty();
+  c.fix.why = "torch.library.custom_op makes " + f.qualified + " one node to dynamo: its body runs eagerly, its "
+              "fake (" + fake.substr(7) + ") gives dynamo the outputs' shape, dtype and device";
+  c.fix.cost = f.qualified + " becomes an operator: no autograd through it (training needs register_autograd), "
+               "its outputs must be new tensors shaped as the fake says, and it must not change its inputs";
+  note.custom_op = true;
+  note.custom_op_why = "a module-level function of tensors (" + util::join(tensors, ", ") +
+                       ") whose result is no constant; fake: " + fake.substr(7);
+  return c;
 }
 
 std::vector<Candidate> CandidateFinder::find(const Explanation& e, std::vector<FrameNote>* notes) {
@@ -320,12 +371,18 @@ std::vector<Candidate> CandidateFinder::find(const Explanation& e, std::vector<F
       const PlacedFrame& f = b.frames[size_t(k)];
       if (f.kind == explain::FrameKind::library && f.mapped && !f.qualified.empty()) frames.push_back(k);
     }
+    std::vector<Candidate> ops;
     for (int k : frames) {
       FrameNote note;
-      if (auto c = judge(b, k, note)) add(std::move(*c));
+      Judged j = judge(b, k, note);
+      if (j.constant) add(std::move(*j.constant));
+      if (j.custom_op) ops.push_back(std::move(*j.custom_op));
       if (notes && std::none_of(notes->begin(), notes->end(), [&](const FrameNote& n) { return n.at == note.at; }))
         notes->push_back(std::move(note));
     }
+    // Kernel wrappers as custom ops, innermost first; then disable, which under
+    // fullgraph=True only moves the break (the search drops it there).
+    for (auto& c : ops) add(std::move(c));
     for (int k : frames) add(decorate(s_.env, b.frames[size_t(k)], Candidate::disable));
   }
   // A fix in a folder the environment shares (a .pth folder, the system's) needs

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sitepatch/engine/explain_run.hpp"
+#include "sitepatch/python/constancy.hpp"
 
 namespace sitepatch::engine {
 
@@ -20,12 +21,16 @@ class CandidateFinder {
   explicit CandidateFinder(Session& s);
   ~CandidateFinder();
   /// Narrowest first: a hint's body, assume_constant_result on each frame that fits
-  /// (innermost first), disable on each library frame (innermost first); shared folders
-  /// last. `notes` gets each library frame's verdict once.
+  /// (innermost first), register-custom-op on each kernel wrapper (innermost first),
+  /// disable on each library frame (innermost first); shared folders last. `notes` gets each library frame's verdict once.
   std::vector<Candidate> find(const Explanation& e, std::vector<FrameNote>* notes);
 
  private:
-  std::optional<Candidate> judge(const ExplainedBreak& b, int k, FrameNote& note);
+  struct Judged {
+    std::optional<Candidate> constant, custom_op;
+  };
+  Judged judge(const ExplainedBreak& b, int k, FrameNote& note);
+  std::optional<Candidate> custom_op(const PlacedFrame& f, const python::FunctionFacts& facts, FrameNote& note);
   Session& s_;
   std::unique_ptr<Sources> sources_;
 };

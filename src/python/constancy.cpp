@@ -250,6 +250,22 @@ class Reader {
     return {ResultFacts::unknown, unknown_why};
   }
 
+  // The size of the tuple every return gives, 0 when they do not all give one of a size.
+  int tuple_size(const Def& d) const {
+    std::vector<TSNode> returns;
+    collect_returns(field(d.node, "body"), returns);
+    int size = 0;
+    for (TSNode ret : returns) {
+      TSNode v = ts_node_named_child_count(ret) ? ts_node_named_child(ret, 0) : TSNode{};
+      if (!is(v, "expression_list") && !is(v, "tuple")) return 0;
+      int n = 0;
+      for (TSNode c : ts::named_children(v)) n += !is(c, "comment");
+      if (size && n != size) return 0;
+      size = n;
+    }
+    return size;
+  }
+
  private:
   static void collect_returns(TSNode n, std::vector<TSNode>& out) {
     if (ts_node_is_null(n)) return;
@@ -367,6 +383,7 @@ FunctionFacts function_facts(std::string_view source, const std::string& qualifi
   out.method = r.is_method(*d);
   r.parameters(d->node, out.params, &out.default_constant);
   out.result = r.result(*d, 0);
+  out.returns_tuple = r.tuple_size(*d);
   return out;
 }
 

@@ -67,6 +67,11 @@ bool set_value(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut
                EditResult& r);
 bool insert_after(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
                   EditResult& r);
+/// register-custom-op (custom_op.cpp): torch.library.custom_op outermost, the fake after.
+bool register_custom_op(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out, EditResult& r);
+/// The custom_op decorator register-custom-op puts on `d`; "" with `why` set when its
+/// schema cannot be told from the def (no `op-schema` given).
+std::string custom_op_decorator(const Context& cx, const Def& d, const recipe::Edit& e, std::string& why);
 
 /// The byte ranges of the string literals (f-, byte and raw strings too) in `code`.
 std::vector<text::Range> string_ranges(std::string_view code);

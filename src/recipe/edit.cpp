@@ -1,5 +1,6 @@
 // One edit of a recipe: where (module or file), what (target), how (action, ensure-import).
 #include <algorithm>
+#include <cctype>
 
 #include "schema.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -12,7 +13,8 @@ const std::vector<std::string> kEditKeys = {
     "module",           "file",    "function",  "class",         "variable",
     "replace-body",     "prepend-body",         "add-decorator", "position",
     "remove-decorator", "replace-function",     "replace",       "set-value",
-    "ensure-import",    "occurrence",           "insert-after",  "replace-module"};
+    "ensure-import",    "occurrence",           "insert-after",  "replace-module",
+    "register-custom-op", "op-name",            "op-schema"};
 
 const std::vector<std::pair<std::string, TargetKind>> kTargets = {
     {"function", TargetKind::function}, {"class", TargetKind::class_}, {"variable", TargetKind::variable}};
@@ -21,16 +23,27 @@ const std::vector<Action> kActions = {Action::replace_body,     Action::prepend_
                                       Action::add_decorator,    Action::remove_decorator,
                                       Action::replace_function, Action::replace,
                                       Action::set_value,        Action::insert_after,
-                                      Action::replace_module};
+                                      Action::replace_module,   Action::register_custom_op};
 
 const char* kActionList =
     "replace-body, prepend-body, add-decorator, remove-decorator, replace-function, replace, "
-    "set-value, insert-after, replace-module or ensure-import";
+    "set-value, insert-after, replace-module, register-custom-op or ensure-import";
 
 // Actions that change a definition (`def` or `class`), never an assignment.
 bool needs_definition(Action a) {
   return a == Action::replace_body || a == Action::prepend_body || a == Action::add_decorator ||
-         a == Action::remove_decorator || a == Action::replace_function;
+         a == Action::remove_decorator || a == Action::replace_function || a == Action::register_custom_op;
+}
+
+// `op-name`: torch.library's "namespace::name".
+bool valid_op_name(const std::string& s) {
+  size_t sep = s.find("::");
+  if (sep == std::string::npos || sep == 0 || sep + 2 >= s.size()) return false;
+  auto ident = [](std::string_view w) {
+    if (w.empty() || std::isdigit(static_cast<unsigned char>(w[0]))) return false;
+    return std::all_of(w.begin(), w.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  };
+  return ident(std::string_view(s).substr(0, sep)) && ident(std::string_view(s).substr(sep + 2));
 }
 
 // A relative .py path inside site-packages; "" when fine, else what is wrong.
@@ -199,6 +212,26 @@ std::optional<Edit> read_edit(const YAML::Node& item, int number, Mark mark, Pro
       if (*p == "innermost") edit.innermost = true;
       else if (*p != "outermost")
         problems.add(position->value_mark(), "`position` must be `outermost` or `innermost`, got " + quoted(*p));
+    }
+  }
+
+  for (const char* key : {"op-name", "op-schema"}) {
+    const Entry* op = find(fields, key);
+    if (!op) continue;
+    if (edit.action != Action::register_custom_op) {
+      problems.add(mark_of(op->key_node), "`" + std::string(key) + "` goes only with `register-custom-op`");
+    } else if (auto v = text(*op, problems)) {
+      std::string value = util::trim(*v);
+      if (std::string(key) == "op-name") {
+        if (valid_op_name(value)) edit.op_name = value;
+        else
+          problems.add(op->value_mark(), "`op-name` must be `namespace::name` (letters, digits, _), got " + quoted(value));
+      } else if (value.find("->") == std::string::npos || value.front() != '(' || value.find('\n') != std::string::npos) {
+        problems.add(op->value_mark(), "`op-schema` must be a torch schema on one line, as `(Tensor x) -> Tensor`, got " +
+                                           quoted(value));
+      } else {
+        edit.op_schema = value;
+      }
     }
   }
 

@@ -70,6 +70,8 @@ std::string edit_yaml(const Edit& e) {
       out += " " + yaml_scalar(e.code) + "\n";
     }
     if (e.innermost) out += "    position: innermost\n";
+    if (!e.op_name.empty()) out += "    op-name: " + yaml_scalar(e.op_name) + "\n";
+    if (!e.op_schema.empty()) out += "    op-schema: " + yaml_scalar(e.op_schema) + "\n";
   }
   if (!e.ensure_import.empty()) out += "    ensure-import: " + yaml_scalar(e.ensure_import) + "\n";
   return out;

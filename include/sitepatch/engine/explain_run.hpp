@@ -27,7 +27,7 @@ struct RunCounts {
 
 /// A fix the search may try.
 struct Candidate {
-  enum Kind { hint, assume_constant, disable } kind = disable;
+  enum Kind { hint, assume_constant, disable, custom_op } kind = disable;
   Fix fix;            // module, function, action, code, ensure_import, why, cost, dist
   bool shared = false;  // its file is in a folder the environment shares (apply needs --system)
   std::string key() const { return fix.module + ":" + fix.function + " " + fix.action + " " + fix.code; }
@@ -41,6 +41,8 @@ struct FrameNote {
   std::string at;        // file:line below site-packages
   bool assume_constant = false;
   std::string why;       // "1 call in quantize_kv (kvq/__init__.py:31) passes only constants; returns json.load(...)"
+  bool custom_op = false;      // a candidate for register-custom-op
+  std::string custom_op_why;   // why, or why not
 };
 
 struct TriedRun {

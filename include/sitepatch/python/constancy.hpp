@@ -47,6 +47,7 @@ struct FunctionFacts {
   std::vector<std::string> params;  // in order, `self` included; *args/**kwargs as "*a"/"**k"
   std::map<std::string, bool> default_constant;  // each parameter with a default: is it a constant
   ResultFacts result;
+  int returns_tuple = 0;  // every return gives a tuple of this many items (0: not so)
 };
 
 /// The facts of function `qualified` ("f", "Cls.m") in `source`; found = false when none.

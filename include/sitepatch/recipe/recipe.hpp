@@ -30,6 +30,8 @@ enum class Action {
   set_value,         // right-hand side of a module-level assignment
   insert_after,      // new definitions (or assignments) placed right after the target's
   replace_module,    // the whole module's text (capture --whole-file); no target
+  register_custom_op,  // a module-level function made a torch custom op (one node to dynamo); `code`
+                       // is its fake implementation's body
 };
 
 /// The YAML key of an action ("replace-body"), or "ensure-import" for none.
@@ -50,6 +52,8 @@ struct Edit {
   int count = 1;                 // replace
   bool innermost = false;        // add-decorator `position: innermost`
   int occurrence = 0;            // 1-based pick among duplicate definitions; 0 = must be unique
+  std::string op_name;           // register-custom-op `op-name` ("pkg::fn"); "" = the package and function
+  std::string op_schema;         // register-custom-op `op-schema` ("(Tensor x) -> Tensor"); "" = from the def
   std::string ensure_import;     // an import statement: "import torch", "from a.b import C"
   Mark code_mark;                // where `code` (or replace's `new`) starts in the recipe
   bool code_lines = false;       // `code` is a `|` block: its lines are the recipe's lines
