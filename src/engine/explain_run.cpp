@@ -155,6 +155,9 @@ class Search {
           tr.t.verdict = "helped too (" + tr.t.verdict + "), but " + kept->tried->describe() + " is narrower";
         tr.t.kept = kept != batch.end() && &tr == &*kept;
         if (!tr.t.kept) reject(st, *tr.tried, tr.t.verdict);
+        // What the failure taught: the fake's outputs as the function really returns them.
+        if (auto better = refine_custom_op(*tr.tried, tr.t.counts.failure); better && kept == batch.end())
+          refined_[st.signature()].push_back(*better);
         tr.t.batch = int(n);
         record(tr.t);
       }
@@ -191,6 +194,7 @@ class Search {
         if (hint_skips_.count(c.key())) out_.skipped.push_back(c.describe() + ": " + hint_skips_[c.key()]);
       }
     }
+    if (auto r = refined_.find(st.signature()); r != refined_.end()) all.insert(all.begin(), r->second.begin(), r->second.end());
     std::vector<Candidate> open;
     for (auto& c : all) {
       bool kept = std::any_of(st.kept.begin(), st.kept.end(), [&](const Candidate& k) { return k.fix.name() == c.fix.name(); });
@@ -312,6 +316,7 @@ class Search {
   std::set<std::string> hint_checked_;
   std::map<std::string, std::string> hint_skips_;
   bool fullgraph_ = false;
+  std::map<std::string, std::vector<Candidate>> refined_;  // by state signature: candidates a failure taught
 };
 }  // namespace
 

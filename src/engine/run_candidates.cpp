@@ -22,6 +22,15 @@ std::string last_name(const std::string& qualified) {
   return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
 }
 
+// A fake's body: `outputs` tensors, the i-th shaped as the i-th input (the last one
+// for the rest).
+std::string fake_body(const std::vector<std::string>& inputs, int outputs) {
+  std::string fake = "return ";
+  for (int i = 0; i < outputs; ++i)
+    fake += (i ? ", " : "") + std::string("torch.empty_like(") + inputs[std::min(size_t(i), inputs.size() - 1)] + ")";
+  return fake + "\n";
+}
+
 std::string at(const PlacedFrame& f) {
   return (f.rel.empty() ? f.frame.file : f.rel) + ":" + std::to_string(f.frame.line);
 }
@@ -326,17 +335,15 @@ std::optional<Candidate> CandidateFinder::custom_op(const PlacedFrame& f, const 
     note.custom_op_why = "it takes no tensor to give its outputs a shape from";
     return std::nullopt;
   }
-  // The fake: each output shaped as an input (the i-th as the i-th tensor parameter).
-  int outputs = std::max(1, facts.returns_tuple);
-  std::string fake = "return ";
-  for (int i = 0; i < outputs; ++i)
-    fake += (i ? ", " : "") + std::string("torch.empty_like(") + tensors[std::min(size_t(i), tensors.size() - 1)] + ")";
+  std::string fake = fake_body(tensors, std::max(1, facts.returns_tuple));
   Candidate c;
+  c.inputs = tensors;
   c.kind = Candidate::custom_op;
   c.fix.module = f.module;
   c.fix.function = f.qualified;
   c.fix.action = "register-custom-op";
   c.fix.code = fake + "\n";
+  fake = fake.substr(0, fake.size() - 1);
   c.fix.ensure_import = "import torch";
   c.fix.dist = f.dist;
   c.fix.version = f.version;
@@ -389,6 +396,22 @@ std::vector<Candidate> CandidateFinder::find(const Explanation& e, std::vector<F
   // apply --system and reaches every environment that shares it: tried last.
   std::stable_partition(out.begin(), out.end(), [&](const Candidate& c) { return !c.shared; });
   return out;
+}
+
+std::optional<Candidate> refine_custom_op(const Candidate& tried, const std::string& failure) {
+  // torch says what the function really returned when it does not fit the schema:
+  // "Unable to cast (tensor([...]), tensor([...])) to Tensor".
+  const std::string mark = "Unable to cast (";
+  size_t at = failure.find(mark);
+  if (tried.kind != Candidate::custom_op || tried.inputs.empty() || at == std::string::npos) return std::nullopt;
+  int outputs = 0;
+  for (size_t p = failure.find("tensor(", at); p != std::string::npos; p = failure.find("tensor(", p + 1)) ++outputs;
+  if (outputs < 2 || tried.fix.code.find("), torch.empty_like(") != std::string::npos) return std::nullopt;
+  Candidate c = tried;
+  c.fix.code = fake_body(c.inputs, outputs);
+  c.fix.why = "torch.library.custom_op makes " + c.fix.function + " one node to dynamo; it returns " +
+              std::to_string(outputs) + " tensors (as its run said), each shaped by its fake as an input";
+  return c;
 }
 
 std::vector<Candidate> candidates(Session& s, const Explanation& e) { return CandidateFinder(s).find(e, nullptr); }

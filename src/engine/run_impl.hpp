@@ -35,6 +35,10 @@ class CandidateFinder {
   std::unique_ptr<Sources> sources_;
 };
 
+/// A custom-op candidate whose run failed because the function returns a tuple of
+/// tensors, given a fake with that many outputs; nullopt for any other failure.
+std::optional<Candidate> refine_custom_op(const Candidate& tried, const std::string& failure);
+
 /// How a run ended, read from its output: the last traceback's exception.
 struct RunEnd {
   std::string type;     // "torch._dynamo.exc.Unsupported", "TypeError", "" when none

@@ -218,6 +218,81 @@ def use(x):
 )"}},
        "handleobj.use(x)",
        {"assume_constant_result on handleobj:handle_ok"}},
+      {"timing",
+       // Only the custom-op route: a function of tensors that times itself.
+       {{"timing/__init__.py", R"(import time
+
+
+def timed(x):
+    t0 = time.perf_counter()
+    y = x * 2
+    timed.last = time.perf_counter() - t0
+    return y
+)"}},
+       "timing.timed(x)",
+       {"register-custom-op on timing:timed"}},
+      {"logwarn",
+       {{"logwarn/__init__.py", R"(import logging
+import warnings
+
+log = logging.getLogger(__name__)
+
+
+def check_dtype(x):
+    if x.dtype != x.dtype:
+        warnings.warn("odd")
+    log.warning("checked %s", "x")
+    return x + 1
+)"}},
+       "logwarn.check_dtype(x)",
+       {"register-custom-op on logwarn:check_dtype"}},
+      {"jitloader",
+       // A loader behind a lock returns a module object: the kernel wrapper around it,
+       // returning two tensors, is the custom op; its fake shapes each like an input.
+       {{"jitloader/__init__.py", R"(import functools
+import os
+import tempfile
+import threading
+
+_LOCK = threading.Lock()
+
+
+class Kernel:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def __call__(self, k, v):
+        return k * self.scale, v * self.scale
+
+
+@functools.cache
+def load_kernel(name):
+    with _LOCK:
+        path = os.path.join(tempfile.gettempdir(), "jitloader-%s.so" % name)
+        return Kernel(2.0 if not os.path.exists(path) else 1.0)
+
+
+def quantize_kv(k, v):
+    return load_kernel("kv")(k, v)
+)"}},
+       "sum(jitloader.quantize_kv(x, x + 1))",
+       {"register-custom-op on jitloader:quantize_kv"}},
+      {"methodonly",
+       // No fix: the probe is a method called with a tensor, under fullgraph=True; the
+       // tool must say so and why, frame by frame.
+       {{"methodonly/__init__.py", R"(import time
+
+
+class Runner:
+    def forward(self, x):
+        self.started = time.perf_counter()
+        return x * 2
+
+
+RUNNER = Runner()
+)"}},
+       "methodonly.RUNNER.forward(x)",
+       {}},
   };
   return all;
 }

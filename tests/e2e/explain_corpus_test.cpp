@@ -42,8 +42,23 @@ void prove(const corpus::Shape& s) {
   std::string recipe = env.tmp.path + "/proven.yaml";
   auto r = env.sp({"--json", "explain", "--run", "python repro.py", "--recipe", recipe, "--max-runs", "12"});
   INFO(r.out + r.err);
-  REQUIRE(r.status == 0);
+  REQUIRE(r.status == (s.fixes.empty() ? 3 : 0));
   auto j = nlohmann::json::parse(r.out);
+  if (s.fixes.empty()) {
+    // No fix: said, with why for each frame, and nothing written.
+    CHECK(j["kept"].empty());
+    CHECK(j["stop"] == "no candidate left that helps");
+    CHECK(j["recipe"].is_null());
+    CHECK(!j["runs"][0]["frames"].empty());
+    for (auto& f : j["runs"][0]["frames"]) {
+      CHECK(f["assume_constant"] == false);
+      CHECK(f["custom_op"] == false);
+      CHECK(!f["why"].get<std::string>().empty());
+      CHECK(!f["custom_op_why"].get<std::string>().empty());
+    }
+    CHECK(e2e::tree_state(env.venv.root) == before);
+    return;
+  }
   CHECK(kept(j) == std::vector<std::string>(s.fixes.begin(), s.fixes.end()));
   size_t rejected = 0;
   for (auto& run : j["runs"]) rejected += !run["tried"].is_null() && !run["kept"].get<bool>();
@@ -93,4 +108,19 @@ TEST_CASE("explain --run corpus: a ctypes load", "[e2e][explain][torch][corpus]"
 TEST_CASE("explain --run corpus: a getter of an object whose attribute the caller reads",
           "[e2e][explain][torch][corpus]") {
   prove(shape("handleobj"));
+}
+TEST_CASE("explain --run corpus: time.perf_counter around a kernel: only the custom-op route",
+          "[e2e][explain][torch][corpus]") {
+  prove(shape("timing"));
+}
+TEST_CASE("explain --run corpus: logging and warnings in a function of tensors", "[e2e][explain][torch][corpus]") {
+  prove(shape("logwarn"));
+}
+TEST_CASE("explain --run corpus: a locked loader returning a kernel object, wrapped by a function of two tensors",
+          "[e2e][explain][torch][corpus]") {
+  prove(shape("jitloader"));
+}
+TEST_CASE("explain --run corpus: a method probe under fullgraph=True has no fix, and the tool says why",
+          "[e2e][explain][torch][corpus]") {
+  prove(shape("methodonly"));
 }

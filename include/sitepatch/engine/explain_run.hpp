@@ -30,6 +30,7 @@ struct Candidate {
   enum Kind { hint, assume_constant, disable, custom_op } kind = disable;
   Fix fix;            // module, function, action, code, ensure_import, why, cost, dist
   bool shared = false;  // its file is in a folder the environment shares (apply needs --system)
+  std::vector<std::string> inputs;  // custom_op: the tensor parameters its fake shapes outputs like
   std::string key() const { return fix.module + ":" + fix.function + " " + fix.action + " " + fix.code; }
   std::string describe() const;  // "assume_constant_result on pkg.mod:get_version"
 };
