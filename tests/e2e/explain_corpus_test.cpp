@@ -4,20 +4,44 @@
 // it writes must compile when applied.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
-#include "dynamo_corpus.hpp"
 #include "e2e_support.hpp"
 #include "support/torch_env.hpp"
 
 namespace {
 
+namespace fs = std::filesystem;
+
+// One shape of tests/data/dynamo-corpus/<name>/: its package below site-packages/,
+// shape.json's `call` (the compiled lambda's body, of x) and `fixes` (what the search
+// must prove, as it describes them, in order; none: no fix exists and it must say so).
+struct Shape {
+  std::string name, dir, call;
+  std::vector<std::string> fixes;
+};
+
+const std::string kCorpus = std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-corpus";
+
+Shape shape(const std::string& name) {
+  Shape s;
+  s.name = name;
+  s.dir = kCorpus + "/" + name;
+  auto j = nlohmann::json::parse(testsupport::slurp(s.dir + "/shape.json"));
+  s.call = j["call"];
+  for (auto& f : j["fixes"]) s.fixes.push_back(f);
+  return s;
+}
+
 struct CorpusEnv {
   testsupport::TempDir tmp;
   testsupport::Venv venv;
   std::string app;
-  explicit CorpusEnv(const corpus::Shape& s) : venv(testsupport::torch_venv(tmp.path + "/venv")), app(tmp.path + "/app") {
-    for (auto& [path, text] : s.files) testsupport::spit(venv.site_packages + "/" + path, text);
+  explicit CorpusEnv(const Shape& s) : venv(testsupport::torch_venv(tmp.path + "/venv")), app(tmp.path + "/app") {
+    fs::copy(s.dir + "/site-packages", venv.site_packages, fs::copy_options::recursive);
     testsupport::spit(app + "/repro.py", "import torch\n\nimport " + s.name +
                                              "\n\nf = torch.compile(lambda x: " + s.call +
                                              ", backend=\"eager\", fullgraph=True)\nprint(f(torch.ones(4)).tolist())\n");
@@ -36,7 +60,7 @@ std::vector<std::string> kept(const nlohmann::json& j) {
   return out;
 }
 
-void prove(const corpus::Shape& s) {
+void prove(const Shape& s) {
   CorpusEnv env(s);
   auto before = e2e::tree_state(env.venv.root);
   std::string recipe = env.tmp.path + "/proven.yaml";
@@ -75,13 +99,21 @@ void prove(const corpus::Shape& s) {
   CHECK(plain.status == 0);
 }
 
-const corpus::Shape& shape(const std::string& name) {
-  for (auto& s : corpus::shapes())
-    if (s.name == name) return s;
-  throw std::runtime_error("no shape " + name);
-}
+const std::vector<std::string> kShapes = {"smiprobe", "nvccversion", "ldcache",  "scalefile", "cfgcache",
+                                          "envread",  "dynimport",   "ctypesload", "handleobj", "timing",
+                                          "logwarn",  "jitloader",   "methodonly"};
 
 }  // namespace
+
+TEST_CASE("explain --run corpus: every shape in tests/data/dynamo-corpus has a test here", "[e2e][explain][corpus]") {
+  std::vector<std::string> found;
+  for (auto& e : fs::directory_iterator(kCorpus)) found.push_back(e.path().filename());
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> tested = kShapes;
+  std::sort(tested.begin(), tested.end());
+  CHECK(found == tested);
+  for (auto& name : kShapes) CHECK(fs::exists(kCorpus + "/" + name + "/site-packages/" + name + "/__init__.py"));
+}
 
 TEST_CASE("explain --run corpus: an nvidia-smi probe under lru_cache", "[e2e][explain][torch][corpus]") {
   prove(shape("smiprobe"));
