@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""explain --run over the dynamo corpus (tests/data/dynamo-corpus): for each shape and
+each --jobs value, one search from a fresh venv; prints a markdown table (shape, compiled
+or not, runs, breaks got past, candidates rejected, wall seconds, the kinds of fix kept)
+and the median single run.
+
+    tests/bench/bench_explain_corpus.py SITEPATCH [--jobs 1,8] [--device cpu|cuda] [--json OUT]
+
+Run it with the Python that holds torch: each venv sees that torch through a .pth file.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "..", "data", "dynamo-corpus")
+
+
+def make_venv(root, torch_site):
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", root], check=True)
+    site = subprocess.run([os.path.join(root, "bin", "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(site, "shared_torch.pth"), "w") as f:
+        f.write(torch_site + "\n")
+    return site
+
+
+def one(sitepatch, name, shape, jobs, device, torch_site):
+    with tempfile.TemporaryDirectory() as tmp:
+        site = make_venv(os.path.join(tmp, "venv"), torch_site)
+        shutil.copytree(os.path.join(CORPUS, name, "site-packages"), site, dirs_exist_ok=True)
+        app = os.path.join(tmp, "app")
+        os.makedirs(app)
+        with open(os.path.join(app, "repro.py"), "w") as f:
+            f.write("import torch\n\nimport %s\n\nf = torch.compile(lambda x: %s, backend=\"eager\", fullgraph=True)\n"
+                    "print(f(torch.ones(4, device=%r)).tolist())\n" % (name, shape["call"], device))
+        start = time.monotonic()
+        r = subprocess.run([sitepatch, "--venv", os.path.join(tmp, "venv"), "--json", "explain", "--run", "python repro.py",
+                            "--jobs", str(jobs), "--max-runs", "12"], cwd=app, capture_output=True, text=True)
+        wall = time.monotonic() - start
+        try:
+            j = json.loads(r.stdout)
+        except ValueError:
+            return {"shape": name, "jobs": jobs, "error": (r.stderr or r.stdout)[-400:], "wall": wall}
+        runs = j.get("runs", [])
+        tried = [x for x in runs if x["tried"] is not None]
+        return {
+            "shape": name,
+            "jobs": jobs,
+            "status": r.returncode,
+            "compiled": bool(runs) and any(x["counts"]["compiled"] for x in runs),
+            "runs": len(runs),
+            "kept": [k["describe"] for k in j.get("kept", [])],
+            "rejected": sum(1 for x in tried if not x["kept"]),
+            "wall": wall,
+            "single": [x["counts"]["seconds"] for x in runs],
+            "expected": shape["fixes"],
+        }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sitepatch")
+    ap.add_argument("--jobs", default="1,%d" % max(1, (os.cpu_count() or 2) // 2))
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--json")
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+    import torch
+
+    torch_site = os.path.dirname(os.path.dirname(torch.__file__))
+    print("torch %s, %d cores, device %s" % (torch.__version__, os.cpu_count(), a.device), flush=True)
+    rows = []
+    for name in sorted(os.listdir(CORPUS)):
+        if a.only and name not in a.only.split(","):
+            continue
+        with open(os.path.join(CORPUS, name, "shape.json")) as f:
+            shape = json.load(f)
+        for jobs in [int(j) for j in a.jobs.split(",")]:
+            row = one(a.sitepatch, name, shape, jobs, a.device, torch_site)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    print()
+    print("| shape | jobs | compiled | runs | kept | rejected | wall s | median run s | as expected |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        if "error" in r:
+            print("| %s | %d | error | | | | %.1f | | %s |" % (r["shape"], r["jobs"], r["wall"], r["error"][-80:]))
+            continue
+        kinds = ", ".join(k.split(" on ")[0] for k in r["kept"]) or "none"
+        print("| %s | %d | %s | %d | %s | %d | %.1f | %.1f | %s |" % (
+            r["shape"], r["jobs"], "yes" if r["compiled"] else "no", r["runs"], kinds, r["rejected"], r["wall"],
+            statistics.median(r["single"]) if r["single"] else 0, "yes" if r["kept"] == r["expected"] else "NO"))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
