@@ -9,6 +9,7 @@
 
 #include "e2e_support.hpp"
 #include "support/sshd.hpp"
+#include "support/torch_env.hpp"
 
 TEST_CASE("remote: explain places the log's frames in the environment on the host", "[e2e][remote][explain]") {
   testsupport::TestSshd sshd;
@@ -45,4 +46,48 @@ TEST_CASE("remote: explain places the log's frames in the environment on the hos
   CHECK(apply.status == 0);
   CHECK(testsupport::slurp(venv.site_packages + "/fakeinfer/fp4_quantization.py").find("@torch.compiler.disable\ndef fp4_quantize(") !=
         std::string::npos);
+}
+
+TEST_CASE("remote: explain --run searches on the host: its runs happen there, several at once, one connection",
+          "[e2e][remote][explain][torch]") {
+  testsupport::TestSshd sshd;
+  testsupport::TempDir tmp;
+  // The venv on the host sees the tests' torch through a .pth (the host shares this
+  // machine's files outside /srv); the corpus' scale-file shape is installed in it.
+  testsupport::Venv venv = testsupport::torch_venv(sshd.local("/srv/model/.venv"));
+  std::string shape = std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-corpus/scalefile";
+  std::filesystem::copy(shape + "/site-packages", venv.site_packages, std::filesystem::copy_options::recursive);
+  testsupport::spit(sshd.local("/srv/model/app/repro.py"),
+                    "import torch\n\nimport scalefile\n\nf = torch.compile(lambda x: scalefile.quantize_kv(x), "
+                    "backend=\"eager\", fullgraph=True)\nprint(f(torch.ones(4)).tolist())\n");
+  std::string recipe = tmp.path + "/proven.yaml";
+  auto sp = [&](std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {"--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv", "/srv/model/.venv"});
+    return testsupport::run_sitepatch(args);
+  };
+  int before = sshd.connections();
+  auto r = sp({"--json", "explain", "--run", "cd /srv/model/app && python repro.py", "--jobs", "2", "--recipe", recipe});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);
+  CHECK(sshd.connections() == before + 1);
+  auto j = nlohmann::json::parse(r.out);
+  std::vector<std::string> kept;
+  for (auto& k : j["kept"]) kept.push_back(k["describe"]);
+  CHECK(kept == std::vector<std::string>{"assume_constant_result on scalefile:_capability",
+                                         "assume_constant_result on scalefile:load_scales"});
+  // Two candidates per break ran at once on the host: the probe's and the custom op of
+  // the function around it; the narrower was kept, the other said so.
+  CHECK(j["runs"][1]["batch"] == 2);
+  CHECK(j["runs"][2]["batch"] == 2);
+  CHECK(j["runs"][2]["verdict"].get<std::string>().find("but assume_constant_result on scalefile:_capability is "
+                                                        "narrower") != std::string::npos);
+  CHECK(j["runs"].back()["counts"]["compiled"] == true);
+  // The recipe written here applies there, and the repro compiles there.
+  auto apply = sp({"apply", recipe});
+  INFO(apply.err);
+  REQUIRE(apply.status == 0);
+  auto plain = sitepatch::util::run({"sh", "-c", "cd \"$0\" && exec \"$1\" repro.py", sshd.local("/srv/model/app"),
+                                     venv.python});
+  CHECK(plain.status == 0);
 }
