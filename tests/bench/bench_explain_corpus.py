@@ -60,6 +60,7 @@ def one(sitepatch, name, shape, jobs, device, torch_site):
             "rejected": sum(1 for x in tried if not x["kept"]),
             "wall": wall,
             "single": [x["counts"]["seconds"] for x in runs],
+            "verdicts": [(x["tried"], x["verdict"], x["batch"]) for x in tried],
             "expected": shape["fixes"],
         }
 
