@@ -373,6 +373,12 @@ TEST_CASE("recipe schemas: what sitepatch refuses, the schema refuses too", "[e2
             "bad.yaml:5:38: `count` must be an integer >= 1, got `0`"},
            {"id: X Y\nedits:\n  - module: a\n    ensure-import: import os\n",
             "bad.yaml:1:5: `id` must match [a-z0-9][a-z0-9._-]*, got `X Y`"},
+           {"id: x\nedits:\n  - module: a\n    function: f\n    register-custom-op: return x\n    op-name: quantize\n",
+            "bad.yaml:6:14: `op-name` must be `namespace::name` (letters, digits, _), got `quantize`"},
+           {"id: x\nedits:\n  - module: a\n    function: f\n    add-decorator: d\n    op-schema: (Tensor x) -> Tensor\n",
+            "bad.yaml:6:5: `op-schema` goes only with `register-custom-op`"},
+           {"id: x\nedits:\n  - module: a\n    function: f\n    register-custom-op: return x\n    op-schema: Tensor x\n",
+            "bad.yaml:6:16: `op-schema` must be a torch schema on one line, as `(Tensor x) -> Tensor`, got `Tensor x`"},
        }) {
     INFO(c.text);
     std::string path = tmp.path + "/bad.yaml";
