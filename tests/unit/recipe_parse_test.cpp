@@ -162,6 +162,17 @@ TEST_CASE("every action parses into its fields", "[recipe]") {
     CHECK(e.new_text.empty());
     CHECK(e.count == 3);
   }
+  SECTION("register-custom-op, with its name and schema, written back as read") {
+    Edit e = only_edit("- module: kern.ops\n  function: quantize\n  register-custom-op: |\n    return torch.empty_like(x)\n"
+                       "  op-name: kern::quant\n  op-schema: (Tensor x, int n=4) -> Tensor\n");
+    CHECK(e.action == Action::register_custom_op);
+    CHECK(e.code == "return torch.empty_like(x)\n");
+    CHECK(e.op_name == "kern::quant");
+    CHECK(e.op_schema == "(Tensor x, int n=4) -> Tensor");
+    CHECK(sitepatch::recipe::edit_yaml(e) ==
+          "  - module: kern.ops\n    function: quantize\n    register-custom-op: |\n      return torch.empty_like(x)\n"
+          "    op-name: kern::quant\n    op-schema: (Tensor x, int n=4) -> Tensor\n");
+  }
   SECTION("set-value") {
     Edit e = only_edit("- file: pkg/_config.py\n  variable: DEBUG\n  set-value: \"False\"\n");
     CHECK(e.action == Action::set_value);
