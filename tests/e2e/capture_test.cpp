@@ -446,3 +446,30 @@ TEST_CASE("edit on a distribution a patch holds saves pip's bytes, not the patch
   CHECK(r.status == 0);
   CHECK(r.err.find("handkern/ops.py: 1 edit(s), pip's bytes from the history (sitepatch edit)") != std::string::npos);
 }
+
+TEST_CASE("capture: a custom op made by hand becomes a recipe that reproduces it, and rollback gives pip's bytes",
+          "[e2e][capture]") {
+  Hand h;
+  REQUIRE(h.sp({"edit", "handkern"}).status == 0);
+  std::string ops = replaced(kOps, "def fp4_quantize(x):\n",
+                             "@torch.library.custom_op(\"handkern::fp4_quantize\", mutates_args=(), "
+                             "schema=\"(Tensor x) -> Tensor\")\ndef fp4_quantize(x):\n");
+  ops = replaced(ops, "    return x\n",
+                 "    return x\n\n\n@fp4_quantize.register_fake\ndef _fp4_quantize_fake(x):\n    return torch.empty_like(x)\n");
+  ops = replaced(ops, "from .cuda import get_cuda_version\n", "from .cuda import get_cuda_version\nimport torch\n");
+  h.write("ops.py", ops);
+  std::string recipe = h.tmp.path + "/captured.yaml";
+  auto c = h.sp({"capture", "handkern", "-o", recipe});
+  INFO(c.out + c.err);
+  REQUIRE(c.status == 0);
+  CHECK(h.sp({"verify"}).status == 0);
+  // The recipe, applied to a fresh install, writes the same bytes.
+  auto back = h.sp({"rollback", "handkern-local"});
+  INFO(back.err);
+  REQUIRE(back.status == 0);
+  CHECK(h.tree() == h.pip);
+  auto again = h.sp({"apply", recipe});
+  INFO(again.err);
+  REQUIRE(again.status == 0);
+  CHECK(h.read("ops.py") == ops);
+}
