@@ -25,7 +25,7 @@ struct ExplainOptions {
   std::vector<std::string> rules;    // --rules FILE...
   std::string run;                   // --run CMD: run the repro and prove the fixes
   int max_runs = 12;
-  int jobs = 0;                      // --jobs N; 0: half the cores, at least 1
+  int jobs = -1;                     // --jobs N; -1: half the cores, at least 1
 };
 
 int default_jobs() { return std::max(1, int(std::thread::hardware_concurrency() / 2)); }
@@ -144,7 +144,7 @@ int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
   engine::RunOptions ro;
   ro.command = o.run;
   ro.max_runs = o.max_runs;
-  ro.jobs = o.jobs > 0 ? o.jobs : default_jobs();
+  ro.jobs = o.jobs == -1 ? default_jobs() : o.jobs;
   size_t n = 0;
   ro.progress = [&](const engine::TriedRun& t) {
     if (!out.json() && !out.quiet()) out.err(run_line(++n, t));

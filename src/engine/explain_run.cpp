@@ -120,16 +120,7 @@ class Search {
       }
       std::vector<Candidate> pool = open_candidates(st);
       if (pool.empty()) {
-        if (!trail.empty()) {
-          // Every candidate after the last kept fix failed: that fix may be what blocks
-          // them (it changed the path dynamo takes). Back to before it, without it.
-          Candidate dropped = st.kept.back();
-          st = std::move(trail.back());
-          trail.pop_back();
-          rejected_.insert(st.signature() + "|" + dropped.key());
-          out_.undone.push_back(dropped.describe() + ": every candidate after it failed; searching without it");
-          continue;
-        }
+        if (!trail.empty() && undo(st, trail)) continue;
         out_.stop = "no candidate left that helps";
         break;
       }
@@ -177,6 +168,26 @@ class Search {
   }
 
  private:
+  // Every candidate after the last kept fix ran and failed: that fix may be what blocks
+  // them (it changed the path dynamo takes). Back to before it, without it, when
+  // something else is left to try there; else the fixes kept so far stand.
+  bool undo(State& st, std::vector<State>& trail) {
+    // Only candidates that ran and failed are evidence that the fix blocks them; a break
+    // with no candidate at all is no reason to give up what got past the one before.
+    if (!tried_.count(st.signature())) return false;
+    const Candidate& last = st.kept.back();
+    std::string key = trail.back().signature() + "|" + last.key();
+    rejected_.insert(key);
+    if (open_candidates(trail.back()).empty()) {
+      rejected_.erase(key);
+      return false;
+    }
+    out_.undone.push_back(last.describe() + ": every candidate after it failed; searching without it");
+    st = std::move(trail.back());
+    trail.pop_back();
+    return true;
+  }
+
   // The candidates of the state's breaks not yet tried there; each library frame's
   // verdict goes on the run that measured the state.
   std::vector<Candidate> open_candidates(const State& st) {
@@ -207,6 +218,7 @@ class Search {
 
   void reject(const State& st, const Candidate& c, const std::string& verdict) {
     rejected_.insert(st.signature() + "|" + c.key());
+    tried_.insert(st.signature());
     // A disable that moves the break to its caller does so whatever else is kept.
     if (verdict.find("only moved to where the disabled function is called") != std::string::npos)
       never_.insert(c.key());
@@ -316,6 +328,7 @@ class Search {
   std::set<std::string> hint_checked_;
   std::map<std::string, std::string> hint_skips_;
   bool fullgraph_ = false;
+  std::set<std::string> tried_;          // state signatures where a candidate ran and failed
   std::map<std::string, std::vector<Candidate>> refined_;  // by state signature: candidates a failure taught
 };
 }  // namespace

@@ -9,50 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "e2e_support.hpp"
-#include "support/torch_env.hpp"
+#include "corpus_env.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// One shape of tests/data/dynamo-corpus/<name>/: its package below site-packages/,
-// shape.json's `call` (the compiled lambda's body, of x) and `fixes` (what the search
-// must prove, as it describes them, in order; none: no fix exists and it must say so).
-struct Shape {
-  std::string name, dir, call;
-  std::vector<std::string> fixes;
-};
-
-const std::string kCorpus = std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-corpus";
-
-Shape shape(const std::string& name) {
-  Shape s;
-  s.name = name;
-  s.dir = kCorpus + "/" + name;
-  auto j = nlohmann::json::parse(testsupport::slurp(s.dir + "/shape.json"));
-  s.call = j["call"];
-  for (auto& f : j["fixes"]) s.fixes.push_back(f);
-  return s;
-}
-
-struct CorpusEnv {
-  testsupport::TempDir tmp;
-  testsupport::Venv venv;
-  std::string app;
-  explicit CorpusEnv(const Shape& s) : venv(testsupport::torch_venv(tmp.path + "/venv")), app(tmp.path + "/app") {
-    fs::copy(s.dir + "/site-packages", venv.site_packages, fs::copy_options::recursive);
-    testsupport::spit(app + "/repro.py", "import torch\n\nimport " + s.name +
-                                             "\n\nf = torch.compile(lambda x: " + s.call +
-                                             ", backend=\"eager\", fullgraph=True)\nprint(f(torch.ones(4)).tolist())\n");
-  }
-  sitepatch::util::RunResult sp(std::vector<std::string> args) const {
-    std::vector<std::string> argv = {"/usr/bin/env", "NO_COLOR=1", "sh", "-c", "cd \"$0\" && exec \"$@\"", app,
-                                     SITEPATCH_BIN, "--venv", venv.root};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return sitepatch::util::run(argv);
-  }
-};
+using corpus::CorpusEnv;
+using corpus::kCorpus;
+using corpus::Shape;
+using corpus::shape;
 
 std::vector<std::string> kept(const nlohmann::json& j) {
   std::vector<std::string> out;

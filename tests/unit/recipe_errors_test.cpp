@@ -121,7 +121,7 @@ TEST_CASE("edit target: one of function, class, variable, a qualified name", "[r
 TEST_CASE("edit action: present, one, fitting its target", "[recipe]") {
   const std::string actions =
       "replace-body, prepend-body, add-decorator, remove-decorator, replace-function, replace, set-value, "
-      "insert-after, replace-module or ensure-import";
+      "insert-after, replace-module, register-custom-op or ensure-import";
   CHECK(errors_of(with_edit("- module: m\n")) == Lines{"r.yaml:3:1: edit 1 has no action; give one of " + actions});
   CHECK(errors_of(with_edit("- module: m\n  function: f\n")) ==
         Lines{"r.yaml:3:1: edit 1 names a function but no action; give one of " + actions});

@@ -1,0 +1,54 @@
+#pragma once
+// The dynamo corpus (tests/data/dynamo-corpus/) as tests use it: a shape read from its
+// folder, and a venv (torch through a .pth) with its package installed and a repro that
+// compiles it with fullgraph=True.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "e2e_support.hpp"
+#include "support/torch_env.hpp"
+
+namespace corpus {
+
+// One shape of tests/data/dynamo-corpus/<name>/: its package below site-packages/,
+// shape.json's `call` (the compiled lambda's body, of x) and `fixes` (what the search
+// must prove, as it describes them, in order; none: no fix exists and it must say so).
+struct Shape {
+  std::string name, dir, call;
+  std::vector<std::string> fixes;
+};
+
+inline const std::string kCorpus = std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-corpus";
+
+inline Shape shape(const std::string& name) {
+  Shape s;
+  s.name = name;
+  s.dir = kCorpus + "/" + name;
+  auto j = nlohmann::json::parse(testsupport::slurp(s.dir + "/shape.json"));
+  s.call = j["call"];
+  for (auto& f : j["fixes"]) s.fixes.push_back(f);
+  return s;
+}
+
+struct CorpusEnv {
+  testsupport::TempDir tmp;
+  testsupport::Venv venv;
+  std::string app;
+  explicit CorpusEnv(const Shape& s) : venv(testsupport::torch_venv(tmp.path + "/venv")), app(tmp.path + "/app") {
+    std::filesystem::copy(s.dir + "/site-packages", venv.site_packages, std::filesystem::copy_options::recursive);
+    testsupport::spit(app + "/repro.py", "import torch\n\nimport " + s.name +
+                                             "\n\nf = torch.compile(lambda x: " + s.call +
+                                             ", backend=\"eager\", fullgraph=True)\nprint(f(torch.ones(4)).tolist())\n");
+  }
+  sitepatch::util::RunResult sp(std::vector<std::string> args) const {
+    std::vector<std::string> argv = {"/usr/bin/env", "NO_COLOR=1", "sh", "-c", "cd \"$0\" && exec \"$@\"", app,
+                                     SITEPATCH_BIN, "--venv", venv.root};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return sitepatch::util::run(argv);
+  }
+};
+
+}  // namespace corpus

@@ -1,0 +1,113 @@
+// Issue 37: how explain --run's search decides, asserted on what it prints: hints checked
+// before any run, each frame's verdict (-v), a run that fails another way rejected with
+// its exception, the runs' bound and what it left untried, and the fixes kept where a
+// later break has no fix. Real dynamo (torch 2.13, CPU).
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "corpus_env.hpp"
+
+using corpus::CorpusEnv;
+using corpus::shape;
+
+TEST_CASE("explain --run checks a hint's body first: on a CPU-only torch it raises, so it is never run",
+          "[e2e][explain][torch]") {
+  CorpusEnv env(shape("nvccversion"));
+  auto r = env.sp({"-v", "explain", "--run", "python repro.py"});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("not run: hint cuda-version-from-torch (a traceable body) for nvccversion:get_cuda_version: its "
+                   "new body raises here: AttributeError: 'NoneType' object has no attribute 'split'\n") !=
+        std::string::npos);
+  CHECK(r.out.find("not run: disable on any frame: under fullgraph=True the call of a disabled function is itself "
+                   "a break\n") != std::string::npos);
+  // Each frame's verdict, innermost first, for both kinds.
+  CHECK(r.out.find("  nvccversion:get_cuda_version (nvccversion/__init__.py:15): no: returns a Version object "
+                   "(annotated -> Version), no constant dynamo can hold: its caller is the place\n"
+                   "    register-custom-op: no: returns a Version object (annotated -> Version): no tensor\n"
+                   "  nvccversion:is_cuda_version_at_least (nvccversion/__init__.py:22): candidate: 1 call in "
+                   "fp4_quantize (nvccversion/__init__.py:26) passes only constants; returns a bool "
+                   "(get_cuda_version() >= Version(v))\n") != std::string::npos);
+  CHECK(r.err.find("run 2: + assume_constant_result on nvccversion:is_cuda_version_at_least: exit 0, graphs 1, "
+                   "graph breaks 0, ") != std::string::npos);
+  CHECK(r.err.find("run 3") == std::string::npos);
+}
+
+TEST_CASE("explain --run rejects a run that fails another way, naming the exception, and learns from it",
+          "[e2e][explain][torch]") {
+  CorpusEnv env(shape("jitloader"));
+  auto r = env.sp({"--json", "explain", "--run", "python repro.py"});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["runs"].size() == 3);
+  CHECK(j["runs"][1]["kept"] == false);
+  CHECK(j["runs"][1]["counts"]["failure"] ==
+        "RuntimeError: Unable to cast (tensor([2., 2., 2., 2.]), tensor([4., 4., 4., 4.])) to Tensor");
+  CHECK(j["runs"][1]["verdict"] == "the run failed another way (exit 1): RuntimeError: Unable to cast (tensor([2., 2., "
+                                   "2., 2.]), tensor([4., 4., 4., 4.])) to Tensor");
+  CHECK(j["runs"][2]["kept"] == true);
+  CHECK(j["recipe"].get<std::string>().find("    register-custom-op: |\n"
+                                            "      return torch.empty_like(k), torch.empty_like(v)\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("explain --run stops at --max-runs and lists what it left untried", "[e2e][explain][torch]") {
+  CorpusEnv env(shape("scalefile"));
+  auto r = env.sp({"explain", "--run", "python repro.py", "--max-runs", "1"});
+  INFO(r.out + r.err);
+  CHECK(r.status == 3);
+  CHECK(r.out.find("1 runs; stopped: --max-runs 1 reached\n") != std::string::npos);
+  CHECK(r.out.find("left untried (--max-runs 1 was spent; raise it to try them):\n"
+                   "  assume_constant_result on scalefile:_capability\n"
+                   "  register-custom-op on scalefile:quantize_kv\n") != std::string::npos);
+  CHECK(r.out.find("no fix proven: nothing to write") != std::string::npos);
+  auto bad = env.sp({"explain", "--run", "python repro.py", "--jobs", "0"});
+  CHECK(bad.status == 2);
+  CHECK(bad.err.find("--jobs must be at least 1") != std::string::npos);
+}
+
+TEST_CASE("explain --run keeps the fixes that got it further when the next break has no fix, and says why",
+          "[e2e][explain][torch]") {
+  // A probe (fixable) on the way into a method that times itself (no fix under
+  // fullgraph=True): nothing else to try before the probe's fix, so it stands.
+  testsupport::TempDir tmp;
+  auto venv = testsupport::torch_venv(tmp.path + "/venv");
+  testsupport::spit(venv.site_packages + "/halfway/__init__.py", R"(import os
+import time
+
+
+def _probe():
+    return os.path.isdir("/proc")
+
+
+class Runner:
+    def forward(self, x):
+        if _probe():
+            self.started = time.perf_counter()
+        return x * 2
+
+
+RUNNER = Runner()
+)");
+  testsupport::spit(tmp.path + "/app/repro.py", "import torch\n\nimport halfway\n\nf = torch.compile(lambda x: "
+                                                "halfway.RUNNER.forward(x), backend=\"eager\", fullgraph=True)\n"
+                                                "print(f(torch.ones(4)).tolist())\n");
+  auto r = sitepatch::util::run({"/usr/bin/env", "NO_COLOR=1", "sh", "-c", "cd \"$0\" && exec \"$@\"", tmp.path + "/app",
+                                 SITEPATCH_BIN, "--venv", venv.root, "--json", "explain", "--run", "python repro.py"});
+  INFO(r.out + r.err);
+  CHECK(r.status == 3);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["kept"].size() == 1);
+  CHECK(j["kept"][0]["describe"] == "assume_constant_result on halfway:_probe");
+  CHECK(j["undone"].empty());
+  CHECK(j["stop"] == "no candidate left that helps");
+  CHECK(j["runs"].size() == 2);
+  // Why the method is no candidate, for either kind.
+  const auto& frames = j["runs"][1]["frames"];
+  REQUIRE(frames.size() == 1);
+  CHECK(frames[0]["function"] == "halfway:Runner.forward");
+  CHECK(frames[0]["why"] == "a method: its instance is no constant dynamo can key a result by");
+  CHECK(frames[0]["custom_op_why"] == "not a module-level function");
+}
