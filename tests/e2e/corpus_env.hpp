@@ -43,12 +43,7 @@ struct CorpusEnv {
                                              "\n\nf = torch.compile(lambda x: " + s.call +
                                              ", backend=\"eager\", fullgraph=True)\nprint(f(torch.ones(4)).tolist())\n");
   }
-  sitepatch::util::RunResult sp(std::vector<std::string> args) const {
-    std::vector<std::string> argv = {"/usr/bin/env", "NO_COLOR=1", "sh", "-c", "cd \"$0\" && exec \"$@\"", app,
-                                     SITEPATCH_BIN, "--venv", venv.root};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return sitepatch::util::run(argv);
-  }
+  sitepatch::util::RunResult sp(std::vector<std::string> args) const { return e2e::sp_in(app, venv.root, std::move(args)); }
 };
 
 }  // namespace corpus

@@ -59,4 +59,11 @@ std::string bundled(const std::string& name) {
   return std::string(SITEPATCH_SOURCE_DIR) + "/recipes/" + name;
 }
 
+sitepatch::util::RunResult sp_in(const std::string& app, const std::string& venv, std::vector<std::string> args) {
+  std::vector<std::string> argv = {"/usr/bin/env", "NO_COLOR=1", "sh", "-c", "cd \"$0\" && exec \"$@\"", app,
+                                   SITEPATCH_BIN, "--venv", venv};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return sitepatch::util::run(argv);
+}
+
 }  // namespace e2e

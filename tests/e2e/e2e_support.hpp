@@ -37,6 +37,10 @@ struct DemoEnv {
   bool pristine() const;
 };
 
+/// sitepatch --venv <venv> args..., run in the user's folder `app` (NO_COLOR set): how
+/// the explain --run tests start it, beside the scripts they compile.
+sitepatch::util::RunResult sp_in(const std::string& app, const std::string& venv, std::vector<std::string> args);
+
 /// The bundled recipe's path.
 std::string bundled(const std::string& name);
 

@@ -94,8 +94,7 @@ RUNNER = Runner()
   testsupport::spit(tmp.path + "/app/repro.py", "import torch\n\nimport halfway\n\nf = torch.compile(lambda x: "
                                                 "halfway.RUNNER.forward(x), backend=\"eager\", fullgraph=True)\n"
                                                 "print(f(torch.ones(4)).tolist())\n");
-  auto r = sitepatch::util::run({"/usr/bin/env", "NO_COLOR=1", "sh", "-c", "cd \"$0\" && exec \"$@\"", tmp.path + "/app",
-                                 SITEPATCH_BIN, "--venv", venv.root, "--json", "explain", "--run", "python repro.py"});
+  auto r = e2e::sp_in(tmp.path + "/app", venv.root, {"--json", "explain", "--run", "python repro.py"});
   INFO(r.out + r.err);
   CHECK(r.status == 3);
   auto j = nlohmann::json::parse(r.out);

@@ -142,12 +142,7 @@ struct Env {
     testsupport::spit(app + "/model.py", kModelScript);
   }
   // sitepatch run in the user's folder (the scripts' imports find the installed gpukern).
-  sitepatch::util::RunResult sp(std::vector<std::string> args) const {
-    std::vector<std::string> argv = {"/usr/bin/env", "NO_COLOR=1", "sh", "-c", "cd \"$0\" && exec \"$@\"", app,
-                                     SITEPATCH_BIN, "--venv", venv.root};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return sitepatch::util::run(argv);
-  }
+  sitepatch::util::RunResult sp(std::vector<std::string> args) const { return e2e::sp_in(app, venv.root, std::move(args)); }
 };
 
 }  // namespace gpukern
