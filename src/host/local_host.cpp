@@ -42,8 +42,10 @@ std::string absolute(const std::string& path) {
 std::string find_python(const std::string& venv) {
   struct stat st;
   if (::stat(venv.c_str(), &st) != 0) {
-    if (missing(errno)) throw Error("no Python environment at " + venv + ": " + venv + " does not exist");
-    throw Error("no Python environment at " + venv + ": " + errno_text(venv, errno));
+    // A path that names no environment is the caller's to fix, as "no environment given"
+    // is: exit 2.
+    if (missing(errno)) throw Error("no Python environment at " + venv + ": " + venv + " does not exist", Exit::usage);
+    throw Error("no Python environment at " + venv + ": " + errno_text(venv, errno), Exit::usage);
   }
   std::string root = venv;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
@@ -55,10 +57,10 @@ std::string find_python(const std::string& venv) {
           ::access(candidate.c_str(), X_OK) == 0)
         return absolute(candidate);
     }
-    throw Error(venv + " is not a Python environment: no bin/python3 or bin/python in it");
+    throw Error(venv + " is not a Python environment: no bin/python3 or bin/python in it", Exit::usage);
   }
   if (!S_ISREG(st.st_mode) || ::access(venv.c_str(), X_OK) != 0)
-    throw Error(venv + " is not a Python environment: it is neither a folder nor an executable");
+    throw Error(venv + " is not a Python environment: it is neither a folder nor an executable", Exit::usage);
   return absolute(root);
 }
 

@@ -196,7 +196,9 @@ class SshHost : public Host {
     if (status == 255 || status >= 128)
       return "the connection to " + target_.str() + " was lost (exit status " + std::to_string(status) +
              ")" + (last.empty() ? "" : ": " + last);
-    if (status == 96 || status == 98 || status == 99) return target_.str() + ": " + last;
+    // 98, 99: the --venv path names no environment there, the caller's to fix (exit 2).
+    if (status == 98 || status == 99) throw Error(target_.str() + ": " + last, Exit::usage);
+    if (status == 96) return target_.str() + ": " + last;
     if (status == 127) return target_.str() + ": no /bin/sh there to start Python: " + last;
     return "";  // the agent's own message stands
   }

@@ -152,12 +152,12 @@ TEST_CASE("remote: a venv that does not exist there is named", "[e2e][remote]") 
   // SITEPATCH_SSH names the client as --ssh-command does.
   auto r = testsupport::run_sitepatch({"--host", env.sshd.target(), "--venv", "/srv/nope", "list"},
                                       {{"SITEPATCH_SSH", env.sshd.ssh_command()}});
-  CHECK(r.status == 1);
+  CHECK(r.status == 2);
   CHECK(r.err == "sitepatch: error: " + env.sshd.target() +
                      ": no Python environment at /srv/nope: /srv/nope does not exist\n");
   auto notenv = testsupport::run_sitepatch({"--host", env.sshd.target(), "--ssh-command", env.sshd.ssh_command(),
                                             "--venv", "/srv", "list"});
-  CHECK(notenv.status == 1);
+  CHECK(notenv.status == 2);
   CHECK(notenv.err == "sitepatch: error: " + env.sshd.target() +
                           ": /srv is not a Python environment: no bin/python3 or bin/python in it\n");
 

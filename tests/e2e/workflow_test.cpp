@@ -250,7 +250,7 @@ TEST_CASE("conda's base environment is a system Python: a .venv wins over it, an
   }
   SECTION("a stale $VIRTUAL_ENV says where the path came from") {
     auto stale = run_in(project.path, {"VIRTUAL_ENV=/nonexistent/venv"}, {"apply", recipe});
-    CHECK(stale.status == 1);
+    CHECK(stale.status == 2);
     CHECK(stale.err ==
           "sitepatch: error: no Python environment at /nonexistent/venv: /nonexistent/venv does not exist (the path "
           "is from $VIRTUAL_ENV; pass --venv PATH to choose another)\n");
