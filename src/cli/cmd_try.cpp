@@ -11,7 +11,22 @@ std::vector<std::string>& trailing_command() {
   return command;
 }
 
+namespace {
+
+// The usage line CLI11 writes, with the command after `--` that try takes past it.
+class TryUsage : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    size_t end = usage.find('\n');
+    return usage.insert(end == std::string::npos ? usage.size() : end, " -- CMD [ARGS...]");
+  }
+};
+
+}  // namespace
+
 Runner register_try(CLI::App& app, const GlobalOptions& g) {
+  app.formatter(std::make_shared<TryUsage>());
   auto recipes = std::make_shared<std::vector<std::string>>();
   app.add_option("recipes", *recipes, "Recipe files (YAML), folders of them (*.yaml in name order), or - for standard input")->required();
   app.footer(

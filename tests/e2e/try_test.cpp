@@ -238,3 +238,9 @@ TEST_CASE("try -- python runs the environment's Python, whatever is first on PAT
   CHECK(r.status == 0);
   CHECK(r.out == env.venv.root + "\n" + env.venv.root + "\npatched\n");
 }
+
+TEST_CASE("try --help's usage line shows the command after --", "[e2e][try]") {
+  auto r = testsupport::run_sitepatch({"try", "--help"});
+  CHECK(r.status == 0);
+  CHECK(r.out.find("\nUsage: sitepatch try [OPTIONS] recipes... -- CMD [ARGS...]\n") != std::string::npos);
+}
