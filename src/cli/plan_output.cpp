@@ -20,7 +20,9 @@ void print_plan(const Output& o, const engine::Plan& p, bool preview) {
                   : e.state == engine::EditState::skipped    ? Paint::warn
                                                               : Paint::dim;
     std::string where;
-    if (!e.file.empty()) where = "  (" + e.file + (e.line ? ":" + std::to_string(e.line) : "") + ")";
+    if (!e.file.empty())
+      where = "  (" + e.file + (e.line ? ":" + std::to_string(e.line) : "") +
+              (e.state == engine::EditState::will_apply && !e.message.empty() ? ", " + e.message : "") + ")";
     std::string line = o.paint(std::string(engine::state_name(e.state)), paint) + "  " +
                        e.recipe_id + "  " + e.where + "  " + e.action + where;
     if (e.state == engine::EditState::failed)

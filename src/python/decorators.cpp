@@ -42,12 +42,18 @@ bool add_decorator(const Context& cx, const Def& d, const recipe::Edit& e, Actio
     return fail(r, Failure::invalid, d.qualified + " is a variable: add-decorator needs a function or class");
   std::string want = wanted_expr(e);
   if (want.empty()) return fail(r, Failure::invalid, "add-decorator needs `code`");
-  for (const auto& dec : decorators_of(cx, d)) {
+  auto present = decorators_of(cx, d);
+  for (const auto& dec : present) {
     if (dec.expr == want) {
       out.already = true;
       return true;
     }
   }
+  // Where it goes among the others: after an upgrade added one, the user reads which
+  // side of it the new one landed on.
+  if (!present.empty())
+    r.message = e.innermost ? "innermost: below @" + present.back().expr + ", right above the def"
+                            : "outermost: above @" + present.front().expr;
   // Outermost: above the first decorator; innermost: right above the def line.
   size_t anchor = ts_node_start_byte(e.innermost ? d.node : d.outer);
   size_t at = text::line_begin(cx.src, anchor);

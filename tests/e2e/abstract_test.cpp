@@ -47,3 +47,32 @@ TEST_CASE("an edit of an abstract method is warned about, naming the overrides t
   CHECK(doc["edits"][0]["warning"].get<std::string>().find("NvccSpec.build (abspkg/nvcc.py:5)") != std::string::npos);
   CHECK(doc["edits"][2]["warning"].is_null());
 }
+
+TEST_CASE("after an upgrade added a decorator, reapply says which side of it the new one went",
+          "[e2e][upgrade]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  auto version = [&](const std::string& v, const std::string& above) {
+    return testsupport::build_wheel({"deckern", v,
+                                     {{"deckern/__init__.py", "import functools\n\n\ndef api(f):\n    return f\n\n\n" +
+                                                                  above + "def quantize(x):\n    return x\n"}}},
+                                    tmp.path + "/wheels");
+  };
+  venv.install(version("1.0", ""));
+  std::string recipe = tmp.path + "/r.yaml";
+  testsupport::spit(recipe, "id: r\nedits:\n  - module: deckern\n    function: quantize\n    add-decorator: "
+                            "functools.cache\n");
+  auto first = testsupport::run_sitepatch({"--venv", venv.root, "apply", recipe});
+  INFO(first.err);
+  REQUIRE(first.status == 0);
+  // Alone on the def: nothing to say where it went.
+  CHECK(first.err.find("add-decorator  (deckern/__init__.py:8)\n") != std::string::npos);
+  venv.upgrade(version("1.1", "@api\n"));
+  auto again = testsupport::run_sitepatch({"--venv", venv.root, "reapply", "r"});
+  INFO(again.err);
+  REQUIRE(again.status == 0);
+  CHECK(again.err.find("will apply  r  deckern:quantize  add-decorator  (deckern/__init__.py:9, outermost: above "
+                       "@api)\n") != std::string::npos);
+  CHECK(testsupport::slurp(venv.site_packages + "/deckern/__init__.py").find("@functools.cache\n@api\ndef quantize") !=
+        std::string::npos);
+}
