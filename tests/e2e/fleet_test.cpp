@@ -484,7 +484,7 @@ TEST_CASE("fleet: the tasks on the controller's own venv, and the errors they re
   CHECK(j["unknown_function"]["rc"] == 1);
   CHECK(j["unknown_function"]["msg"].get<std::string>().rfind(bad + ":", 0) == 0);
   CHECK(j["unknown_function"]["msg"].get<std::string>().find("get_cuda_versoin") != std::string::npos);
-  CHECK(j["no_venv"]["rc"] == 1);
+  CHECK(j["no_venv"]["rc"] == 2);  // the path names no environment: usage, as none given
   CHECK(j["no_venv"]["msg"].get<std::string>().find(tmp.path + "/none") != std::string::npos);
   CHECK(j["no_binary"]["msg"].get<std::string>().rfind("cannot run sitepatch (" + tmp.path + "/nosuch)", 0) == 0);
   CHECK(j["become"]["msg"] ==
