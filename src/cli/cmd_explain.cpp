@@ -28,7 +28,11 @@ struct ExplainOptions {
   int jobs = -1;                     // --jobs N; -1: half the cores, at least 1
 };
 
-int default_jobs() { return std::max(1, int(std::thread::hardware_concurrency() / 2)); }
+// Half the cores of the machine the runs happen on (the host's over --host).
+int default_jobs(const site::Environment& env) {
+  int cores = env.cpus > 0 ? env.cpus : int(std::thread::hardware_concurrency());
+  return std::max(1, cores / 2);
+}
 
 explain::HintSet load_hints(const std::vector<std::string>& files) {
   explain::HintSet hints;
@@ -144,7 +148,7 @@ int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
   engine::RunOptions ro;
   ro.command = o.run;
   ro.max_runs = o.max_runs;
-  ro.jobs = o.jobs == -1 ? default_jobs() : o.jobs;
+  ro.jobs = o.jobs == -1 ? default_jobs(env.session->env) : o.jobs;
   size_t n = 0;
   ro.progress = [&](const engine::TriedRun& t) {
     if (!out.json() && !out.quiet()) out.err(run_line(++n, t));
@@ -268,7 +272,7 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
   app.add_option("--max-runs", o->max_runs, "With --run: at most N runs of CMD (default 12)")->type_name("N");
   app.add_option("--jobs,-j", o->jobs,
                  "With --run: run up to N candidates at once, each under its own try hook (default: half the "
-                 "cores here, at least 1)")
+                 "cores where the runs happen, at least 1)")
       ->type_name("N");
   app.footer(
       "Reads torch._dynamo.exc.Unsupported errors (\"from user code:\"), TORCH_LOGS=graph_breaks records\n"

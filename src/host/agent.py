@@ -276,6 +276,7 @@ def op_hello(req):
         "dpkg": os.path.isdir("/var/lib/dpkg/info"),
         # What a name free in new code may still resolve to (plan warns about the rest).
         "builtins": sorted(dir(builtins)),
+        "cpus": os.cpu_count() or 0,
         # Why the bootstrap (src/host/agent_boot.cpp) ran without its cache, if it did.
         "notes": list(globals().get("BOOT_NOTES", [])),
     }

@@ -358,6 +358,7 @@ site::Environment AgentClient::environment_of(const json& r) {
     if (n.is_string()) spdlog::warn("{}: {}", who_, util::printable(n.get<std::string>()));
   for (auto& b : r.value("builtins", json::array()))
     if (b.is_string()) env.builtins.push_back(b.get<std::string>());
+  if (auto c = r.find("cpus"); c != r.end() && c->is_number_integer()) env.cpus = std::max(0, c->get<int>());
   return env;
 }
 

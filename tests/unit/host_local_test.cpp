@@ -43,6 +43,8 @@ TEST_CASE("probe asks a venv's own Python for its facts", "[host]") {
   CHECK(env.base_prefix == py_out(venv, "import sys; print(sys.base_prefix, end='')"));
   CHECK(env.version == py_out(venv, "import platform; print(platform.python_version(), end='')"));
   CHECK(env.cache_tag == py_out(venv, "import sys; print(sys.implementation.cache_tag, end='')"));
+  // The cores where its commands run: explain --run's --jobs default is half of them.
+  CHECK(std::to_string(env.cpus) == py_out(venv, "import os; print(os.cpu_count(), end='')"));
   // lib64 -> lib in a venv is one folder: reported once.
   CHECK(env.site_dirs == std::vector<std::string>{venv.site_packages});
 
