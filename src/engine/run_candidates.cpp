@@ -62,27 +62,45 @@ Candidate decorate(const site::Environment& env, const PlacedFrame& f, Candidate
 
 }  // namespace
 
-// Reads each file a frame is in once (through the host: a remote environment's files
-// are there).
+// Reads and parses each file a frame is in once (through the host: a remote
+// environment's files are there); a file that cannot be read or parsed gives nullptr
+// and says why.
 class Sources {
  public:
   explicit Sources(Session& s) : s_(s) {}
-  const std::string* of(const PlacedFrame& f) {
+  const python::SourceFacts* of(const PlacedFrame& f, std::string& why) {
     std::string path = !f.site_dir.empty() ? f.site_dir + "/" + f.rel : f.frame.file;
-    if (path.empty() || path[0] != '/') return nullptr;
-    auto it = cache_.find(path);
-    if (it == cache_.end()) {
-      auto data = s_.host.read({path});
-      std::optional<std::string> text;
-      if (data[0].exists && !data[0].is_dir) text = data[0].content;
-      it = cache_.emplace(path, std::move(text)).first;
+    if (path.empty() || path[0] != '/') {
+      why = "is not readable here";
+      return nullptr;
     }
-    return it->second ? &*it->second : nullptr;
+    auto it = cache_.find(path);
+    if (it == cache_.end()) it = cache_.emplace(path, load(path)).first;
+    why = it->second.why;
+    return it->second.facts.get();
   }
 
  private:
+  struct Entry {
+    std::unique_ptr<python::SourceFacts> facts;
+    std::string why;
+  };
+  Entry load(const std::string& path) {
+    Entry e;
+    auto data = s_.host.read({path});
+    if (!data[0].exists || data[0].is_dir) {
+      e.why = "is not readable here";
+      return e;
+    }
+    try {
+      e.facts = std::make_unique<python::SourceFacts>(std::move(data[0].content));
+    } catch (const Error& err) {
+      e.why = std::string("does not parse: ") + err.what();
+    }
+    return e;
+  }
   Session& s_;
-  std::map<std::string, std::optional<std::string>> cache_;
+  std::map<std::string, Entry> cache_;
 };
 
 namespace {
@@ -101,18 +119,13 @@ class CallCheck {
       return false;
     }
     const PlacedFrame& caller = frames_[size_t(ck)];
-    const std::string* text = src_.of(caller);
-    if (!text) {
-      why = "its caller's file (" + at(caller) + ") is not readable here";
+    std::string unreadable;
+    const python::SourceFacts* source = src_.of(caller, unreadable);
+    if (!source) {
+      why = "its caller's file (" + at(caller) + ") " + unreadable;
       return false;
     }
-    python::CallsIn in;
-    try {
-      in = python::calls_in(*text, caller.frame.line, last_name(f.qualified));
-    } catch (const Error& e) {
-      why = "its caller's file does not parse (" + std::string(e.what()) + ")";
-      return false;
-    }
+    python::CallsIn in = source->calls_in(caller.frame.line, last_name(f.qualified));
     if (in.calls.empty()) {
       // Reached through something the source does not show calling it (a wrapper, a
       // callback): only a function that takes nothing is sure to get nothing.
@@ -198,12 +211,13 @@ class CallCheck {
       why = "the compiled function's arguments are what the model passes";
       return false;
     }
-    const std::string* text = src_.of(f);
-    if (!text || in.caller.empty()) {
+    std::string unreadable;
+    const python::SourceFacts* source = src_.of(f, unreadable);
+    if (!source || in.caller.empty()) {
       why = "not known";
       return false;
     }
-    python::FunctionFacts facts = python::function_facts(*text, in.caller);
+    python::FunctionFacts facts = source->function(in.caller);
     if (!facts.found) {
       why = "not known";
       return false;
@@ -219,12 +233,13 @@ class CallCheck {
     }
     const PlacedFrame& caller = frames_[size_t(ck)];
     const PlacedFrame& f = frames_[size_t(k)];
-    const std::string* text = src_.of(caller);
-    if (!text) {
+    std::string unreadable;
+    const python::SourceFacts* source = src_.of(caller, unreadable);
+    if (!source) {
       why = "not known";
       return false;
     }
-    python::CallsIn in = python::calls_in(*text, caller.frame.line, last_name(f.qualified));
+    python::CallsIn in = source->calls_in(caller.frame.line, last_name(f.qualified));
     if (in.calls.empty()) {
       why = "its call at " + at(caller) + " is not in the source";
       return false;
@@ -273,18 +288,13 @@ CandidateFinder::Judged CandidateFinder::judge(const ExplainedBreak& b, int k, F
   const PlacedFrame& f = b.frames[size_t(k)];
   note.function = f.name();
   note.at = at(f);
-  const std::string* text = sources_->of(f);
-  if (!text) {
-    note.why = note.custom_op_why = "its file is not readable here";
+  std::string unreadable;
+  const python::SourceFacts* source = sources_->of(f, unreadable);
+  if (!source) {
+    note.why = note.custom_op_why = "its file " + unreadable;
     return out;
   }
-  python::FunctionFacts facts;
-  try {
-    facts = python::function_facts(*text, f.qualified);
-  } catch (const Error& e) {
-    note.why = note.custom_op_why = std::string("its file does not parse: ") + e.what();
-    return out;
-  }
+  python::FunctionFacts facts = source->function(f.qualified);
   if (!facts.found) {
     note.why = note.custom_op_why = "no function " + f.qualified + " in its file";
     return out;

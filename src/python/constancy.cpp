@@ -373,10 +373,19 @@ class Reader {
 
 }  // namespace
 
-FunctionFacts function_facts(std::string_view source, const std::string& qualified) {
+struct SourceFacts::Parsed {
+  explicit Parsed(std::string s) : text(std::move(s)), tree(text), reader(text, tree.root()) {}
+  std::string text;
+  ts::Tree tree;
+  Reader reader;
+};
+
+SourceFacts::SourceFacts(std::string source) : p_(std::make_unique<Parsed>(std::move(source))) {}
+SourceFacts::~SourceFacts() = default;
+
+FunctionFacts SourceFacts::function(const std::string& qualified) const {
   FunctionFacts out;
-  ts::Tree tree(source);
-  Reader r(source, tree.root());
+  const Reader& r = p_->reader;
   const Def* d = r.function(qualified);
   if (!d) return out;
   out.found = true;
@@ -387,10 +396,9 @@ FunctionFacts function_facts(std::string_view source, const std::string& qualifi
   return out;
 }
 
-CallsIn calls_in(std::string_view source, int line, const std::string& callee) {
+CallsIn SourceFacts::calls_in(int line, const std::string& callee) const {
   CallsIn out;
-  ts::Tree tree(source);
-  Reader r(source, tree.root());
+  const Reader& r = p_->reader;
   const Def* d = r.function_at(line);
   std::set<std::string> params;
   if (d) {
@@ -399,9 +407,17 @@ CallsIn calls_in(std::string_view source, int line, const std::string& callee) {
     for (auto& p : out.caller_params) params.insert(p);
     r.calls_of(d->node, callee, params, 0, out.calls);
   } else {
-    r.calls_of(tree.root(), callee, params, line, out.calls);
+    r.calls_of(p_->tree.root(), callee, params, line, out.calls);
   }
   return out;
+}
+
+FunctionFacts function_facts(std::string_view source, const std::string& qualified) {
+  return SourceFacts(std::string(source)).function(qualified);
+}
+
+CallsIn calls_in(std::string_view source, int line, const std::string& callee) {
+  return SourceFacts(std::string(source)).calls_in(line, callee);
 }
 
 }  // namespace sitepatch::python

@@ -5,6 +5,7 @@
 // fixed at compile time and the result is one dynamo can hold as a constant. Pure: a
 // text in, facts out.
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,5 +64,23 @@ struct CallsIn {
   std::vector<CallFacts> calls;
 };
 CallsIn calls_in(std::string_view source, int line, const std::string& callee);
+
+/// One source parsed once, for asking function_facts and calls_in of it many times
+/// (explain asks of each file once per frame and per caller it follows). Throws
+/// ts::ParseLimit (an Error) on construction when the text is too large to parse.
+class SourceFacts {
+ public:
+  explicit SourceFacts(std::string source);
+  ~SourceFacts();
+  SourceFacts(const SourceFacts&) = delete;
+  SourceFacts& operator=(const SourceFacts&) = delete;
+
+  FunctionFacts function(const std::string& qualified) const;
+  CallsIn calls_in(int line, const std::string& callee) const;
+
+ private:
+  struct Parsed;
+  std::unique_ptr<Parsed> p_;
+};
 
 }  // namespace sitepatch::python
