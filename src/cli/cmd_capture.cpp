@@ -33,8 +33,11 @@ nlohmann::json capture_json(const engine::CaptureResult& r, const Opts& o, const
     for (auto& c : f.outside)
       outside.push_back({{"old_first", c.old_first}, {"old_last", c.old_last}, {"new_first", c.new_first},
                          {"new_last", c.new_last}, {"text", c.text}});
+    nlohmann::json moved = nlohmann::json::array();
+    for (auto& m : f.moved)
+      moved.push_back({{"import", m.import}, {"edited_line", m.edited_line}, {"recipe_line", m.recipe_line}});
     files.push_back({{"path", f.rel}, {"original", f.original}, {"edits", f.edits}, {"outside", outside}, {"whole", f.whole},
-                     {"problem", or_null(f.problem)}});
+                     {"moved_imports", moved}, {"problem", or_null(f.problem)}});
   }
   j["distribution"] = r.dist;
   j["version"] = r.version;
@@ -70,6 +73,11 @@ void report(const Output& out, const engine::CaptureResult& r, const Opts& o, co
                      "does not make it)");
     if (!f.problem.empty()) left.push_back(f.rel + ": " + f.problem);
   }
+  for (auto& f : r.files)
+    for (auto& m : f.moved)
+      out.err("  " + f.rel + ":" + std::to_string(m.edited_line) + ": `" + m.import +
+              "` is an ensure-import: the recipe puts it after the module's imports (line " +
+              std::to_string(m.recipe_line) + "); this file keeps it where you put it");
   left.insert(left.end(), r.left_out.begin(), r.left_out.end());
   if (!left.empty()) {
     out.err("left out:");
@@ -113,8 +121,8 @@ Runner register_capture(CLI::App& app, const GlobalOptions& g) {
   app.add_flag("--hash-all", o->hash_all,
                "Hash every file of the distribution, not only those whose size or time differs from pip's install");
   app.add_flag("--whole-file", o->whole_file,
-               "A file with changes outside any definition goes into the recipe whole (replace-module) instead "
-               "of leaving them out");
+               "A file with a module-level change no edit can name goes into the recipe whole (replace-module) "
+               "instead of leaving that change out");
   app.add_flag("--system", o->system,
                "Also capture files in folders this environment shares but does not own, or that a Debian package "
                "or an EXTERNALLY-MANAGED Python owns (as apply --system)");

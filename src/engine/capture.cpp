@@ -43,6 +43,14 @@ std::string recipe_text(const CaptureResult& r, const std::vector<recipe::Edit>&
   if (!left.empty())
     out += "# Left out (outside any definition it can name; the edited file keeps them, a fresh install\n"
            "# will not get them from this recipe):\n" + util::join(left, "\n") + "\n";
+  std::vector<std::string> moved;
+  for (auto& f : r.files)
+    for (auto& m : f.moved)
+      moved.push_back("#   " + f.rel + ": " + m.import + " (line " + std::to_string(m.edited_line) + " as edited, line " +
+                      std::to_string(m.recipe_line) + " from this recipe)");
+  if (!moved.empty())
+    out += "# Imports placed by hand beside others: this recipe's ensure-import puts them after the\n"
+           "# module's imports (the edited files, recorded as they are, keep yours):\n" + util::join(moved, "\n") + "\n";
   out += "id: " + r.id + "\n";
   out += "description: " + recipe::yaml_scalar("Hand edits of " + r.dist + " " + r.version + ", captured") + "\n";
   // A whole module's text fits only the version it was taken from; named edits, the minor.
@@ -87,6 +95,7 @@ std::vector<recipe::Edit> named_edits(CaptureResult& res, const std::vector<Dist
       cf.whole = true;
     }
     cf.outside = c.outside;
+    cf.moved = c.moved;
     cf.problem = c.problem;
     cf.edits = c.edits.size();
     for (auto& e : c.edits) {
@@ -121,7 +130,7 @@ Plan plan_on_originals(Session& s, const recipe::Recipe& rec, const std::vector<
     if (f == files.end()) throw Error("the captured recipe changes " + fc.rel + ", which was not edited (a sitepatch bug)");
     auto cf = std::find_if(res.files.begin(), res.files.end(), [&](auto& x) { return x.rel == f->rel; });
     if (cf == res.files.end()) throw Error("the captured recipe changes " + fc.rel + ", which it did not capture (a sitepatch bug)");
-    if (cf->outside.empty() && fc.new_text != f->text)
+    if (cf->outside.empty() && cf->moved.empty() && fc.new_text != f->text)
       throw Error("the captured recipe does not give " + fc.rel + "'s edited bytes back (a sitepatch bug)");
     // The record's result is the file as edited, outside changes included: verify is green
     // and rollback gives pip's bytes back.

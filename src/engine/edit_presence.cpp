@@ -3,6 +3,8 @@
 // or someone's hand edit, can replace one while the file still parses and merges).
 // Asked the same way plan asks it: the edit, applied to the file as it is now, would
 // change nothing.
+#include <map>
+
 #include "internal.hpp"
 #include "sitepatch/python/module.hpp"
 #include "sitepatch/recipe/recipe.hpp"
@@ -19,10 +21,14 @@ std::vector<std::string> missing_edits(const store::PatchRecord& r, const std::s
     return {};  // a recipe this version cannot read: the file-level state stands
   }
   std::vector<std::string> missing;
+  // Several edits can share a `where` (a module's ensure-imports, its module-level
+  // replaces): the n-th record of a place is the n-th edit of it.
+  std::map<std::string, int> seen;
   for (auto& er : r.edits) {
     if (er.rel != rel) continue;
+    int nth = seen[er.where]++;
     for (auto& e : parsed->edits) {
-      if (e.where() != er.where) continue;
+      if (e.where() != er.where || nth-- > 0) continue;
       std::vector<python::EditResult> results;
       now.apply({&e}, results);
       if (!results.empty() && results[0].outcome == python::Outcome::will_apply) missing.push_back(er.where);

@@ -20,12 +20,14 @@ std::vector<store::EditRecord> edit_records(const Plan& plan, const std::string&
   std::map<std::string, const FileChange*> change_of;
   for (auto& fc : plan.files) change_of[fc.rel] = &fc;
   std::vector<store::EditRecord> out;
+  std::map<std::string, int> seen;  // edits sharing a `where` (module-level ones) pair up in order
   for (const EditStatus& st : plan.edits) {
     if (st.recipe_id != id || st.file.empty()) continue;
     if (st.state != EditState::will_apply && st.state != EditState::already_applied) continue;
     const store::EditRecord* kept = nullptr;
+    int nth = seen[st.where]++;
     for (auto& e : old)
-      if (e.where == st.where) kept = &e;
+      if (e.where == st.where && nth-- == 0) kept = &e;
     auto fc = change_of.find(st.file);
     if (st.state == EditState::already_applied || fc == change_of.end()) {
       if (kept) out.push_back(*kept);

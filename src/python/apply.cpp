@@ -112,6 +112,7 @@ std::string unencodable(const std::vector<Splice>& splices, const encoding::Code
 }
 
 std::string target_name(const recipe::Edit& e) {
+  if (e.target.empty() && e.action == Action::replace) return "the module";
   return e.target.empty() ? "ensure-import " + e.ensure_import : e.target;
 }
 
@@ -147,6 +148,9 @@ std::string Module::apply(const std::vector<const recipe::Edit*>& edits,
       out.already = src == code;
       if (!out.already) out.splices.push_back({0, src.size(), code});
       r.line = 1;
+    } else if (e.action == Action::replace && e.target.empty()) {
+      out.already = false;
+      if (!replace_in_module(cx, e, out, r)) continue;
     } else if (e.action != Action::none) {
       out.already = false;
       if (!kind_fits(e, r)) continue;

@@ -238,6 +238,25 @@ size_t count_of(std::string_view hay, std::string_view needle) {
   return n;
 }
 
+// A replace's old and new lines as a person writes them: without the indentation, the
+// blank lines and the line end both share, when the old text stays unique in `def` (replace matches
+// the text, so what was taken off both sides is kept as it is).
+std::pair<std::string, std::string> trimmed(const std::pair<std::string, std::string>& h, std::string_view def) {
+  std::string_view a = h.first, b = h.second;
+  size_t lead = 0;
+  while (lead < a.size() && lead < b.size() && a[lead] == b[lead] &&
+         (a[lead] == ' ' || a[lead] == '\t' || a[lead] == '\n'))
+    ++lead;
+  a.remove_prefix(lead);
+  b.remove_prefix(lead);
+  while (!a.empty() && !b.empty() && a.back() == '\n' && b.back() == '\n') {
+    a.remove_suffix(1);
+    b.remove_suffix(1);
+  }
+  if (a.empty() || text::strip(a).empty() || count_of(def, a) != 1) return h;
+  return {std::string(a), std::string(b)};
+}
+
 Edit make(TargetKind kind, std::string target, Action action, std::string code = "") {
   Edit e;
   e.kind = kind;
@@ -247,12 +266,19 @@ Edit make(TargetKind kind, std::string target, Action action, std::string code =
   return e;
 }
 
+// Where an outside change lies: old[ob, oe) became new[nb, ne), the blank lines around
+// it included (a change's whole gap between the statements both sides share).
+struct Span {
+  size_t ob = 0, oe = 0, nb = 0, ne = 0;
+};
+
 struct Capturer {
   const Side& o;
   const Side& n;
   bool coarse = false;  // every changed definition whole, at the top level
   std::vector<Edit> edits;
   std::vector<OutsideChange> outside;
+  std::vector<Span> spans;  // one per outside change
 
   TargetKind kind_of(const Stmt& st) const {
     if (st.kind == Kind::var) return TargetKind::variable;
@@ -264,7 +290,8 @@ struct Capturer {
                 dedent(n, sn.begin, sn.end, indent_of(n, ts_node_start_byte(sn.node))));
   }
 
-  void add_outside(const std::vector<const Stmt*>& olds, const std::vector<const Stmt*>& news) {
+  void add_outside(const std::vector<const Stmt*>& olds, const std::vector<const Stmt*>& news, Span span) {
+    spans.push_back(span);
     OutsideChange c;
     if (!olds.empty()) {
       c.old_first = o.line(olds.front()->begin);
@@ -325,8 +352,7 @@ struct Capturer {
         // A few lines of a longer body: those lines, old -> new (what survives an upgrade
         // that changes the rest of the function).
         Edit e = make(kind_of(sn), q, Action::replace);
-        e.old_text = h->first;
-        e.new_text = h->second;
+        std::tie(e.old_text, e.new_text) = trimmed(*h, o.range(so.begin, so.end));
         out.push_back(std::move(e));
       } else {
         out.push_back(make(kind_of(sn), q, Action::replace_body, dedent(n, pn.body_begin, pn.body_end, indent)));
@@ -345,7 +371,7 @@ struct Capturer {
       edits.push_back(whole(sn, q));
       return;
     }
-    Capturer inner{o, n, coarse, {}, {}};
+    Capturer inner{o, n, coarse, {}, {}, {}};
     inner.scope(statements(o, po.block), statements(n, pn.block), q + ".");
     if (!inner.outside.empty()) {
       edits.push_back(whole(sn, q));
@@ -363,7 +389,7 @@ struct Capturer {
                        o.range(so.begin, ts_node_start_byte(vo)) == n.range(sn.begin, ts_node_start_byte(vn)) &&
                        o.range(ts_node_end_byte(vo), so.end) == n.range(ts_node_end_byte(vn), sn.end);
       if (same_left) edits.push_back(make(TargetKind::variable, q, Action::set_value, std::string(n.of(vn))));
-      else add_outside({&so}, {&sn});
+      else add_outside({&so}, {&sn}, {so.begin, so.end, sn.begin, sn.end});
       return;
     }
     if (coarse) edits.push_back(whole(sn, q));
@@ -376,7 +402,7 @@ struct Capturer {
   // null): imports become ensure-imports, definitions and assignments an insert-after of
   // the anchor; with anything else, or nothing to anchor to, an outside change.
   void added(const std::vector<const Stmt*>& olds, const std::vector<const Stmt*>& news, const Stmt* anchor,
-             const std::string& prefix) {
+             const std::string& prefix, Span gap) {
     if (news.empty() && olds.empty()) return;
     bool plain = olds.empty() && std::all_of(news.begin(), news.end(), [](auto* s) { return s->kind != Kind::other; });
     std::vector<const Stmt*> defs;
@@ -387,7 +413,7 @@ struct Capturer {
       return s->kind != Kind::import || n.range(s->begin, s->end).find('\n') + 1 == s->end - s->begin;
     });
     if (!plain || !anchored || !one_line_imports || (!prefix.empty() && defs.size() != news.size())) {
-      add_outside(olds, news);
+      add_outside(olds, news, gap);
       return;
     }
     for (auto* s : news) {
@@ -406,23 +432,69 @@ struct Capturer {
   void scope(const std::vector<Stmt>& os, const std::vector<Stmt>& ns, const std::string& prefix) {
     const Stmt* anchor = nullptr;
     std::vector<const Stmt*> olds, news;
+    size_t prev_o = os.empty() ? 0 : text::line_begin(o.text, os.front().begin);
+    size_t prev_n = ns.empty() ? 0 : text::line_begin(n.text, ns.front().begin);
+    if (prefix.empty()) prev_o = prev_n = 0;  // the module's gap starts at its first byte
     for (auto [i, j] : align(os, ns)) {
       if (i < 0) news.push_back(&ns[size_t(j)]);
       if (j < 0) olds.push_back(&os[size_t(i)]);
       if (i < 0 || j < 0) continue;
-      added(olds, news, anchor, prefix);
-      olds.clear();
-      news.clear();
       const Stmt& so = os[size_t(i)];
       const Stmt& sn = ns[size_t(j)];
+      added(olds, news, anchor, prefix, {prev_o, so.begin, prev_n, sn.begin});
+      olds.clear();
+      news.clear();
       anchor = &sn;
+      prev_o = so.end;
+      prev_n = sn.end;
       if (o.range(so.begin, so.end) == n.range(sn.begin, sn.end)) continue;
       if (so.kind == Kind::def || so.kind == Kind::var) changed(so, sn, prefix);
-      else add_outside({&so}, {&sn});  // the same key, other bytes: a comment's spacing
+      else add_outside({&so}, {&sn}, {so.begin, so.end, sn.begin, sn.end});  // the same key, other bytes
     }
-    added(olds, news, anchor, prefix);
+    size_t end_o = prefix.empty() || os.empty() ? o.text.size() : os.back().end;
+    size_t end_n = prefix.empty() || ns.empty() ? n.text.size() : ns.back().end;
+    added(olds, news, anchor, prefix, {prev_o, std::max(prev_o, end_o), prev_n, std::max(prev_n, end_n)});
   }
 };
+
+// An outside change as a replace with no target: the lines of its span that differ,
+// with lines before (or after) it taken along until the old text is found once in the
+// module. nullopt when no such text is near.
+std::optional<Edit> module_replace(const Side& o, const Side& n, const Span& sp, bool after_first) {
+  std::string_view a = o.range(sp.ob, sp.oe), b = n.range(sp.nb, sp.ne);
+  LineRun r = differing_lines(a, b);
+  if (r.pre == r.a_end && r.pre == r.b_end) return std::nullopt;
+  size_t a0 = sp.ob, a1 = sp.ob;
+  for (size_t i = 0; i < r.pre; ++i) a0 += r.a[i].size();
+  for (size_t i = 0; i < r.a_end; ++i) a1 += r.a[i].size();
+  std::string old_lines(o.range(a0, a1)), new_lines;
+  for (size_t i = r.pre; i < r.b_end; ++i) new_lines += r.b[i];
+  // Context from pip's text (the same bytes are kept on both sides) until unique.
+  size_t lo = a0, hi = a1;
+  for (int tries = 0; tries < 8; ++tries) {
+    if (!text::strip(old_lines).empty() && count_of(o.text, old_lines) == 1) {
+      Edit e = make(TargetKind::function, "", Action::replace);
+      std::tie(e.old_text, e.new_text) = trimmed({old_lines, new_lines}, o.text);
+      return e;
+    }
+    if (lo > 0 && !(after_first && hi < o.text.size())) {
+      size_t before = text::line_begin(o.text, lo - 1);
+      std::string ctx(o.range(before, lo));
+      old_lines = ctx + old_lines;
+      new_lines = ctx + new_lines;
+      lo = before;
+    } else if (hi < o.text.size()) {
+      size_t after = text::line_after(o.text, hi);
+      std::string ctx(o.range(hi, after));
+      old_lines += ctx;
+      new_lines += ctx;
+      hi = after;
+    } else {
+      break;
+    }
+  }
+  return std::nullopt;
+}
 
 // Whether `edits` turn `old_text` into `new_text` byte for byte.
 // What `edits` make of `old_text`; nullopt when one fails.
@@ -461,6 +533,59 @@ OutsideChange whole_difference(const std::string& a, const std::string& b) {
 
 namespace {
 
+// The module's own lines that changed, as replaces with no target, when every one of
+// them can be and the file then comes out byte for byte; else they stay outside changes.
+void module_lines(const Side& o, const Side& n, const std::string& old_text, const std::string& new_text,
+                  const std::string& name, Capturer& c) {
+  if (c.outside.empty()) return;
+  // Context from the lines above first; those can be a changed definition's (an edit
+  // there and a replace overlapping it both fail), so the lines below next.
+  for (bool after_first : {false, true}) {
+    std::vector<Edit> edits = c.edits;
+    for (const Span& sp : c.spans) {
+      auto e = module_replace(o, n, sp, after_first);
+      if (!e) return;
+      edits.push_back(std::move(*e));
+    }
+    if (!reproduces(old_text, new_text, edits, name)) continue;
+    c.edits = std::move(edits);
+    c.outside.clear();
+    c.spans.clear();
+    return;
+  }
+}
+
+// The first line of `text` equal to `line` (with its end) taken out; npos when none.
+size_t take_line(std::string& text, const std::string& line) {
+  for (size_t at = 0; at < text.size(); at = text::line_after(text, at)) {
+    if (text.compare(at, line.size(), line) == 0 && (at + line.size() == text.size() || line.back() == '\n')) {
+      text.erase(at, line.size());
+      return at;
+    }
+  }
+  return std::string::npos;
+}
+
+// Whether `made` and `edited` differ only in where the ensure-imports' lines are: a
+// person puts `import functools` beside `import contextlib`, ensure-import puts it after
+// the last import. Such a file is captured by the edits; `out.moved` says where each is.
+bool placed_elsewhere(std::string made, std::string edited, Capture& out) {
+  std::vector<MovedImport> moved;
+  for (const Edit& e : out.edits) {
+    if (e.action != Action::none || e.ensure_import.empty()) continue;
+    std::string line = e.ensure_import + "\n";
+    std::string a = made, b = edited;
+    size_t in_made = take_line(made, line), in_edited = take_line(edited, line);
+    if (in_made == std::string::npos || in_edited == std::string::npos) return false;
+    if (in_made == in_edited) continue;
+    auto line_of = [](const std::string& t, size_t at) { return int(std::count(t.begin(), t.begin() + long(at), '\n')) + 1; };
+    moved.push_back({e.ensure_import, line_of(b, in_edited), line_of(a, in_made)});
+  }
+  if (moved.empty() || made != edited) return false;
+  out.moved = std::move(moved);
+  return true;
+}
+
 Capture named(const std::string& old_text, const std::string& new_text, const std::string& name) {
   Capture out;
   if (old_text == new_text) {
@@ -480,14 +605,16 @@ Capture named(const std::string& old_text, const std::string& new_text, const st
   // file back, whole definitions. Every recipe edit returned applies to pip's text.
   std::optional<std::string> made;  // what the last edits that apply make
   for (bool coarse : {false, true}) {
-    Capturer c{o, n, coarse, {}, {}};
+    Capturer c{o, n, coarse, {}, {}, {}};
     c.scope(statements(o, o.tree->root()), statements(n, n.tree->root()), "");
+    module_lines(o, n, old_text, new_text, name, c);
     auto result = applied(old_text, c.edits, name);
     if (!result) continue;
     made = std::move(result);
     out.edits = std::move(c.edits);
     out.outside = std::move(c.outside);
     out.exact = out.outside.empty() && *made == new_text;
+    if (!out.exact && out.outside.empty()) out.exact = placed_elsewhere(*made, new_text, out);
     if (out.exact || !out.outside.empty()) return out;
   }
   if (!made) {

@@ -63,6 +63,9 @@ bool replace_function(const Context& cx, const Def& d, const recipe::Edit& e, Ac
                       EditResult& r);
 bool replace_text(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
                   EditResult& r);
+/// replace with no target: `old` -> `new` anywhere in the module (its own lines, outside
+/// any definition, are what capture writes these for).
+bool replace_in_module(const Context& cx, const recipe::Edit& e, ActionOut& out, EditResult& r);
 bool set_value(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
                EditResult& r);
 bool insert_after(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,

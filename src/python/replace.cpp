@@ -1,4 +1,6 @@
 // replace-function (the whole definition) and replace (`old` -> `new` inside the target).
+#include <algorithm>
+
 #include "python/plan.hpp"
 
 namespace sitepatch::python {
@@ -47,15 +49,14 @@ bool replace_function(const Context& cx, const Def& d, const recipe::Edit& e, Ac
   return true;
 }
 
-// Matching is done on the target's text with LF line endings; `map` takes each LF
+namespace {
+
+// Matching is done on [begin, end) of the text with LF line endings; `map` takes each LF
 // offset back to the original (a "\r\n" pair maps to its '\r').
-bool replace_text(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
-                  EditResult& r) {
+bool replace_in(const Context& cx, size_t begin, size_t end, const std::string& where, const recipe::Edit& e,
+                ActionOut& out, EditResult& r) {
   std::string old_lf = text::to_lf(e.old_text), new_lf = text::to_lf(e.new_text);
   if (old_lf.empty()) return fail(r, Failure::invalid, "replace needs a non-empty `old`");
-  // The target's lines, so that an `old` written as a block (ending in a newline) matches.
-  size_t begin = text::line_begin(cx.src, ts_node_start_byte(d.outer));
-  size_t end = text::line_after(cx.src, ts_node_end_byte(d.outer));
   std::string_view target = cx.src.substr(begin, end - begin);
 
   std::string lf;
@@ -90,17 +91,33 @@ bool replace_text(const Context& cx, const Def& d, const recipe::Edit& e, Action
   // deletion leaves no sign but the absence).
   if (live.empty() && (new_lf.empty() || int(news.size()) == e.count)) {
     out.already = true;
+    if (r.line == 0 && !news.empty())
+      r.line = int(std::count(cx.src.begin(), cx.src.begin() + long(map[news.front()]), '\n')) + 1;
     return true;
   }
   if (int(live.size()) != e.count)
-    return fail(r, Failure::mismatch, "`old` matched " + text::times(live.size()) + " in " + d.qualified +
+    return fail(r, Failure::mismatch, "`old` matched " + text::times(live.size()) + " in " + where +
                                           ", expected " + std::to_string(e.count));
+  if (r.line == 0) r.line = int(std::count(cx.src.begin(), cx.src.begin() + long(map[live.front()]), '\n')) + 1;
   std::string replacement = text::with_eol(new_lf, cx.style.eol);
   for (size_t p : live) {
     auto [from, to] = new_lf.empty() ? whole_line(lf, p, old_lf.size()) : std::pair{p, p + old_lf.size()};
     out.splices.push_back({map[from], map[to], replacement});
   }
   return true;
+}
+
+}  // namespace
+
+bool replace_text(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out, EditResult& r) {
+  // The target's lines, so that an `old` written as a block (ending in a newline) matches.
+  size_t begin = text::line_begin(cx.src, ts_node_start_byte(d.outer));
+  size_t end = text::line_after(cx.src, ts_node_end_byte(d.outer));
+  return replace_in(cx, begin, end, d.qualified, e, out, r);
+}
+
+bool replace_in_module(const Context& cx, const recipe::Edit& e, ActionOut& out, EditResult& r) {
+  return replace_in(cx, 0, cx.src.size(), "the module", e, out, r);
 }
 
 }  // namespace sitepatch::python

@@ -253,7 +253,8 @@ std::optional<Edit> read_edit(const YAML::Node& item, int number, Mark mark, Pro
     else
       problems.add(mark, nth + " has no action; give one of " + kActionList);
   }
-  if (action && !target && edit.action != Action::replace_module)
+  // replace with no target works on the module's own lines (those outside any definition).
+  if (action && !target && edit.action != Action::replace_module && edit.action != Action::replace)
     problems.add(mark_of(action->key_node),
                  "`" + action->key + "` needs a target: `function`, `class` or `variable`");
   if (action && target && edit.action == Action::replace_module)

@@ -50,12 +50,17 @@ std::string edit_yaml(const Edit& e) {
     out += "    replace:\n";
     for (auto [key, text] : {std::pair<const char*, const std::string*>{"old", &e.old_text}, {"new", &e.new_text}}) {
       out += std::string("      ") + key + ":";
-      if (block_safe(*text)) {
-        out += " |\n";
-        for (auto& line : util::split(std::string_view(*text).substr(0, text->size() - 1), '\n'))
+      // Lines without their last newline (capture trims them so) are a `|-` block.
+      bool strip = !text->empty() && text->back() != '\n' && text->find('\n') != std::string::npos;
+      std::string as_block = strip ? *text + "\n" : *text;
+      if (block_safe(as_block)) {
+        out += strip ? " |-\n" : " |\n";
+        for (auto& line : util::split(std::string_view(as_block).substr(0, as_block.size() - 1), '\n'))
           out += line.empty() ? "\n" : "        " + line + "\n";
+      } else if (text->empty()) {
+        out += " \"\"\n";
       } else {
-        out += " " + json_quoted(*text) + "\n";
+        out += " " + yaml_scalar(*text) + "\n";
       }
     }
     if (e.count != 1) out += "      count: " + std::to_string(e.count) + "\n";

@@ -39,12 +39,29 @@ const char* kOps =
     "\n"
     "print(\"ops loaded\")\n";
 
+// A table of the same line many times: a change in its middle has no text near it that
+// is found once, so no edit can name it.
+std::string table() {
+  std::string t = "ROWS = []\n";
+  for (int i = 0; i < 30; ++i) t += "ROWS.append(0)\n";
+  return t + "\n\ndef rows():\n    return ROWS\n";
+}
+
 testsupport::WheelSpec handkern(const std::string& version = "1.0") {
   return {"handkern", version,
           {{"handkern/__init__.py", "from .ops import fp4_quantize\n"},
            {"handkern/cuda.py", kCuda},
            {"handkern/ops.py", kOps},
+           {"handkern/table.py", table()},
            {"handkern/data.txt", "plain data\n"}}};
+}
+
+// table() with its 16th row changed.
+std::string table_changed() {
+  std::string t = table();
+  size_t at = 0;
+  for (int i = 0; i < 16; ++i) at = t.find('\n', at) + 1;
+  return t.replace(at, std::string("ROWS.append(0)").size(), "ROWS.append(1)");
 }
 
 std::string replaced(std::string s, const std::string& from, const std::string& to) {
@@ -103,7 +120,7 @@ TEST_CASE("capture: hand edits of every shape, recorded, rollback gives pip's by
   auto saved = h.sp({"edit", "handkern"});
   INFO(saved.err);
   REQUIRE(saved.status == 0);
-  CHECK(saved.err.find("saved pip's bytes of 3 Python file(s) of handkern 1.0 in the history") != std::string::npos);
+  CHECK(saved.err.find("saved pip's bytes of 4 Python file(s) of handkern 1.0 in the history") != std::string::npos);
   CHECK(saved.out == "  " + h.venv.site_packages + "/handkern\n");
   CHECK(h.tree() == h.pip);  // edit changes nothing
 
@@ -161,7 +178,7 @@ TEST_CASE("capture: hand edits of every shape, recorded, rollback gives pip's by
   auto again = h.sp({"capture", "handkern", "--id", "again", "-o", h.tmp.path + "/again.yaml"});
   CHECK(again.status == 0);
   INFO(again.err);
-  CHECK(again.err.find("nothing to capture: every file of handkern 1.0 is pip's (4 checked, 2 hashed; --hash-all hashes every one)") != std::string::npos);
+  CHECK(again.err.find("nothing to capture: every file of handkern 1.0 is pip's (5 checked, 2 hashed; --hash-all hashes every one)") != std::string::npos);
   CHECK_FALSE(fs::exists(h.tmp.path + "/again.yaml"));
 }
 
@@ -216,8 +233,8 @@ TEST_CASE("capture: pip's bytes from a wheel, an unpacked tree, a uv cache, anot
   REQUIRE(from_uv.status == 0);
   CHECK(from_uv.err.find("pip's bytes from uv's cache " + uv + "/archive-v0/q1w2e3") != std::string::npos);
   // One line of a longer body: that line, old -> new.
-  CHECK(testsupport::slurp(recipe).find("    function: fp4_quantize\n    replace:\n      old: \"    return x\\n\"\n"
-                                        "      new: \"    return x * 2\\n\"\n") != std::string::npos);
+  CHECK(testsupport::slurp(recipe).find("    function: fp4_quantize\n    replace:\n      old: return x\n"
+                                        "      new: return x * 2\n") != std::string::npos);
   CHECK(h.tree() == edited);
   REQUIRE(h.sp({"rollback", "from-uv"}).status == 0);
   CHECK(h.tree() == h.pip);
@@ -236,12 +253,53 @@ TEST_CASE("capture: pip's bytes from a wheel, an unpacked tree, a uv cache, anot
   }
 }
 
-TEST_CASE("capture: a change outside any definition is named by line and left out, the rest recorded",
+TEST_CASE("capture: a module-level line is a replace with no target, trimmed; apply makes it on pip's bytes",
           "[e2e][capture]") {
   Hand h;
   REQUIRE(h.sp({"edit", "handkern"}).status == 0);
   std::string ops = replaced(kOps, "print(\"ops loaded\")\n", "print(\"ops loaded, patched\")\n");
   ops = replaced(ops, "    return x\n", "    return x + 0\n");
+  h.write("ops.py", ops);
+  std::string cuda = replaced(kCuda, "import subprocess\n", "import subprocess\n\nsubprocess.DEVNULL\n");
+  h.write("cuda.py", cuda);
+  std::string recipe = h.tmp.path + "/r.yaml";
+  auto r = h.sp({"capture", "handkern", "-o", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("left out") == std::string::npos);
+  std::string text = testsupport::slurp(recipe);
+  CHECK(text.find("# Left out") == std::string::npos);
+  CHECK(text.find("  - module: handkern.ops\n"
+                  "    replace:\n"
+                  "      old: print(\"ops loaded\")\n"
+                  "      new: print(\"ops loaded, patched\")\n") != std::string::npos);
+  CHECK(text.find("      old: return x\n      new: return x + 0\n") != std::string::npos);
+  CHECK(text.find("  - module: handkern.cuda\n"
+                  "    replace:\n"
+                  "      old: import subprocess\n"
+                  "      new: |-\n"
+                  "        import subprocess\n"
+                  "\n"
+                  "        subprocess.DEVNULL\n") != std::string::npos);
+  CHECK(text.find("requires: handkern>=1.0,<1.1\n") != std::string::npos);
+  CHECK(h.read("ops.py") == ops);
+  CHECK(h.sp({"verify"}).status == 0);
+  REQUIRE(h.sp({"rollback", "handkern-local"}).status == 0);
+  CHECK(h.tree() == h.pip);
+  // The recipe makes the same bytes on pip's.
+  REQUIRE(h.sp({"apply", recipe}).status == 0);
+  CHECK(h.read("ops.py") == ops);
+  CHECK(h.read("cuda.py") == cuda);
+  REQUIRE(h.sp({"rollback", "handkern-local"}).status == 0);
+  CHECK(h.tree() == h.pip);
+}
+
+TEST_CASE("capture: a change no nearby text names is named by line and left out, the rest recorded",
+          "[e2e][capture]") {
+  Hand h;
+  REQUIRE(h.sp({"edit", "handkern"}).status == 0);
+  h.write("table.py", replaced(table_changed(), "    return ROWS\n", "    return list(ROWS)\n"));
+  std::string ops = replaced(kOps, "    return x\n", "    return x + 0\n");
   h.write("ops.py", ops);
   h.write("data.txt", "changed data\n");
   std::string recipe = h.tmp.path + "/r.yaml";
@@ -249,40 +307,73 @@ TEST_CASE("capture: a change outside any definition is named by line and left ou
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.find("left out:\n"
-                   "  handkern/ops.py lines 10-10: outside any definition it can name (the file keeps it; the recipe "
-                   "does not make it)\n"
+                   "  handkern/table.py lines 17-17: outside any definition it can name (the file keeps it; the "
+                   "recipe does not make it)\n"
                    "  handkern/data.txt: not Python source (its size is not RECORD's)\n") != std::string::npos);
   std::string text = testsupport::slurp(recipe);
   CHECK(text.find("# Left out (outside any definition it can name; the edited file keeps them, a fresh install\n"
-                  "# will not get them from this recipe):\n#   handkern/ops.py lines 10-10\n") != std::string::npos);
-  CHECK(text.find("print(") == std::string::npos);
-  CHECK(h.read("ops.py") == ops);
+                  "# will not get them from this recipe):\n#   handkern/table.py lines 17-17\n") != std::string::npos);
+  CHECK(text.find("ROWS.append(1)") == std::string::npos);
+  CHECK(text.find("    function: rows\n    replace-body: |\n      return list(ROWS)\n") != std::string::npos);
   CHECK(h.sp({"verify"}).status == 0);
   REQUIRE(h.sp({"rollback", "handkern-local"}).status == 0);
+  CHECK(h.read("table.py") == table());
   CHECK(h.read("ops.py") == kOps);
 
-  // A file whose only change is outside any definition, beside another file's named edit:
-  // it goes in whole (said so), so the record holds it and rollback gives pip's bytes.
-  h.write("ops.py", replaced(kOps, "print(\"ops loaded\")\n", "print(\"ops\")\n"));
+  // A file whose only change no edit can name, beside another file's named edit: it goes
+  // in whole (said so), so the record holds it and rollback gives pip's bytes.
+  h.write("table.py", table_changed());
   std::string cuda = replaced(kCuda, "TIMEOUT = 30\n", "TIMEOUT = 300\n");
   h.write("cuda.py", cuda);
   auto mixed = h.sp({"capture", "handkern", "-o", h.tmp.path + "/mixed.yaml"});
   INFO(mixed.err);
   REQUIRE(mixed.status == 0);
-  CHECK(mixed.err.find("  handkern/ops.py: taken whole (replace-module: nothing it changed is inside a definition; the "
-                       "recipe fits this version only), pip's bytes from ") != std::string::npos);
+  CHECK(mixed.err.find("  handkern/table.py: taken whole (replace-module: nothing it changed is inside a definition; "
+                       "the recipe fits this version only), pip's bytes from ") != std::string::npos);
   std::string whole = testsupport::slurp(h.tmp.path + "/mixed.yaml");
   CHECK(whole.find("replace-module:") != std::string::npos);
   CHECK(whole.find("requires: handkern==1.0\n") != std::string::npos);
   CHECK(h.sp({"verify"}).status == 0);
   REQUIRE(h.sp({"rollback", "handkern-local"}).status == 0);
-  CHECK(h.read("ops.py") == kOps);  // data.txt, changed above, is not Python: left as it is
+  CHECK(h.read("table.py") == table());  // data.txt, changed above, is not Python: left as it is
   CHECK(h.read("cuda.py") == kCuda);
-  CHECK(h.record_says("ops.py", kOps));
+  CHECK(h.record_says("table.py", table()));
   // And the recipe gives both back on pip's bytes.
   REQUIRE(h.sp({"apply", h.tmp.path + "/mixed.yaml"}).status == 0);
-  CHECK(h.read("ops.py") == replaced(kOps, "print(\"ops loaded\")\n", "print(\"ops\")\n"));
+  CHECK(h.read("table.py") == table_changed());
   CHECK(h.read("cuda.py") == cuda);
+}
+
+TEST_CASE("capture: an import put above another is an ensure-import and nothing else, said in the recipe",
+          "[e2e][capture]") {
+  Hand h;
+  REQUIRE(h.sp({"edit", "handkern"}).status == 0);
+  std::string edited = "import functools\n" + replaced(kOps, "def fp4_quantize", "@functools.lru_cache(maxsize=None)\ndef fp4_quantize");
+  h.write("ops.py", edited);
+  std::string recipe = h.tmp.path + "/r.yaml";
+  auto r = h.sp({"capture", "handkern", "-o", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("  handkern/ops.py:1: `import functools` is an ensure-import: the recipe puts it after the "
+                   "module's imports (line 2); this file keeps it where you put it\n") != std::string::npos);
+  CHECK(r.err.find("left out") == std::string::npos);
+  std::string text = testsupport::slurp(recipe);
+  CHECK(text.find("# Imports placed by hand beside others: this recipe's ensure-import puts them after the\n"
+                  "# module's imports (the edited files, recorded as they are, keep yours):\n"
+                  "#   handkern/ops.py: import functools (line 1 as edited, line 2 from this recipe)\n") !=
+        std::string::npos);
+  CHECK(text.find("    ensure-import: import functools\n") != std::string::npos);
+  CHECK(text.find("    add-decorator: functools.lru_cache(maxsize=None)\n") != std::string::npos);
+  CHECK(text.find("replace") == std::string::npos);
+  CHECK(text.find("Left out") == std::string::npos);
+  CHECK(h.read("ops.py") == edited);
+  CHECK(h.sp({"verify"}).status == 0);
+  REQUIRE(h.sp({"rollback", "handkern-local"}).status == 0);
+  CHECK(h.tree() == h.pip);
+  REQUIRE(h.sp({"apply", recipe}).status == 0);
+  CHECK(h.read("ops.py") == replaced(edited.substr(std::string("import functools\n").size()),
+                                     "from .cuda import get_cuda_version\n",
+                                     "from .cuda import get_cuda_version\nimport functools\n"));
 }
 
 TEST_CASE("capture: edit --copy, edits made in the copy, capture --from writes them into the environment",
@@ -348,28 +439,30 @@ TEST_CASE("capture and edit refuse what they cannot do, naming it", "[e2e][captu
   CHECK(twice.err.find("a patch named handkern-local is already applied") != std::string::npos);
 }
 
-TEST_CASE("capture --whole-file: a file with a change outside any definition goes in whole", "[e2e][capture]") {
+TEST_CASE("capture --whole-file: a file with a change no edit can name goes in whole", "[e2e][capture]") {
   Hand h;
   REQUIRE(h.sp({"edit", "handkern"}).status == 0);
-  std::string ops = replaced(kOps, "print(\"ops loaded\")\n", "print(\"ops loaded, patched\")\n");
+  std::string ops = replaced(kOps, "    return x\n", "    return x + 0\n");
   h.write("ops.py", ops);
+  h.write("table.py", table_changed());
   std::string recipe = h.tmp.path + "/w.yaml";
   auto r = h.sp({"capture", "handkern", "--whole-file", "-o", recipe});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.find("left out") == std::string::npos);
-  CHECK(testsupport::slurp(recipe).find("  - module: handkern.ops\n    replace-module: |\n") != std::string::npos);
+  CHECK(testsupport::slurp(recipe).find("  - module: handkern.table\n    replace-module: |\n") != std::string::npos);
   REQUIRE(h.sp({"rollback", "handkern-local"}).status == 0);
   CHECK(h.tree() == h.pip);
   REQUIRE(h.sp({"apply", recipe}).status == 0);
   CHECK(h.read("ops.py") == ops);
+  CHECK(h.read("table.py") == table_changed());
   // A whole module replaced overlaps every other recipe's edit of that file.
   std::string other = h.tmp.path + "/other.yaml";
-  testsupport::spit(other, "id: other\nedits:\n  - module: handkern.ops\n    function: fp4_quantize\n"
-                           "    add-decorator: functools.cache\n");
+  testsupport::spit(other, "id: other\nedits:\n  - module: handkern.table\n"
+                           "    replace: {old: 'ROWS = []', new: 'ROWS = list()'}\n");
   auto clash = h.sp({"apply", other});
   CHECK(clash.status == 1);
-  CHECK(clash.err.find("handkern/ops.py: recipe `handkern-local` replaced the whole module (handkern.ops); two "
+  CHECK(clash.err.find("handkern/table.py: recipe `handkern-local` replaced the whole module (handkern.table); two "
                        "recipes on one target cannot both be undone") != std::string::npos);
   // And the recipe asks for exactly the version its whole text is of.
   CHECK(testsupport::slurp(recipe).find("requires: handkern==1.0\n") != std::string::npos);

@@ -154,25 +154,87 @@ TEST_CASE("capture: a changed signature is replace-function", "[python][capture]
   check_round_trip(edited, c);
 }
 
-TEST_CASE("capture: a change outside any definition is reported by line and left out", "[python][capture]") {
+TEST_CASE("capture: a change outside any definition is a replace with no target, trimmed", "[python][capture]") {
   std::string edited = with(kPip, "print('loaded')\n", "print('loaded, patched')\n");
   edited = with(edited, "TIMEOUT = 30\n", "TIMEOUT = 60\n");
   auto c = capture(kPip, edited);
-  CHECK_FALSE(c.exact);
-  REQUIRE(c.outside.size() == 1);
-  CHECK(c.outside[0].old_first == 27);
-  CHECK(c.outside[0].new_first == 27);
-  CHECK(c.outside[0].new_last == 27);
-  CHECK(c.outside[0].text == "print('loaded, patched')\n");
-  // The named part is still captured.
-  REQUIRE(c.edits.size() == 1);
+  REQUIRE(c.edits.size() == 2);
   CHECK(c.edits[0].action == Action::set_value);
+  CHECK(c.edits[1].action == Action::replace);
+  CHECK(c.edits[1].target.empty());
+  CHECK(c.edits[1].old_text == "print('loaded')");
+  CHECK(c.edits[1].new_text == "print('loaded, patched')");
+  check_round_trip(edited, c);
 
-  // A statement removed: its old lines.
-  auto gone = capture(kPip, with(kPip, "\n\nprint('loaded')\n", "\n"));
-  REQUIRE(gone.outside.size() == 1);
-  CHECK(gone.outside[0].old_first == 27);
-  CHECK(gone.outside[0].new_first == 0);
+  // A statement removed: its lines go, with the blank lines that were its.
+  std::string gone_text = with(kPip, "\n\nprint('loaded')\n", "");
+  auto gone = capture(kPip, gone_text);
+  REQUIRE(gone.edits.size() == 1);
+  CHECK(gone.edits[0].target.empty());
+  check_round_trip(gone_text, gone);
+
+  // A line added after the imports: the import taken along, so the old text is found.
+  std::string added = with(kPip, "import subprocess\n", "import subprocess\nsubprocess.DEVNULL  # warm\n");
+  auto a = capture(kPip, added);
+  REQUIRE(a.edits.size() == 1);
+  CHECK(a.edits[0].old_text == "import subprocess");
+  CHECK(a.edits[0].new_text == "import subprocess\nsubprocess.DEVNULL  # warm");
+  check_round_trip(added, a);
+
+  // A line added at the end, right after a changed definition: there is no text below,
+  // and the text above is the definition's edit: left out, by line.
+  std::string pip = "def f():\n    return 1\n";
+  std::string end = "def f():\n    return 2\nprint(f())\n";
+  auto e = capture(pip, end);
+  CHECK_FALSE(e.exact);
+  REQUIRE(e.outside.size() == 1);
+  CHECK(e.outside[0].new_first == 3);
+  REQUIRE(e.edits.size() == 1);
+  CHECK(e.edits[0].target == "f");
+}
+
+TEST_CASE("capture: a change no nearby text finds once is reported by line and left out", "[python][capture]") {
+  std::string pip;
+  for (int i = 0; i < 20; ++i) pip += "print(1)\n";
+  std::string edited = with(pip, "print(1)\nprint(1)\n", "print(1)\nprint(2)\n");
+  auto c = capture(pip, edited);
+  CHECK_FALSE(c.exact);
+  CHECK(c.edits.empty());
+  REQUIRE(c.outside.size() == 1);
+  CHECK(c.outside[0].old_first == 2);
+  CHECK(c.outside[0].new_first == 2);
+  CHECK(c.outside[0].new_last == 2);
+  CHECK(c.outside[0].text == "print(2)\n");
+}
+
+TEST_CASE("capture: an import put beside another is an ensure-import, the decorator add-decorator",
+          "[python][capture]") {
+  std::string pip =
+      "import contextlib\n"
+      "import os\n"
+      "\n"
+      "\n"
+      "def probe():\n"
+      "    return os.getcwd()\n";
+  std::string edited = with(pip, "import contextlib\n", "import contextlib\nimport functools\n");
+  edited = with(edited, "def probe", "@functools.lru_cache(maxsize=None)\ndef probe");
+  auto c = capture(pip, edited);
+  REQUIRE(c.exact);
+  CHECK(c.outside.empty());
+  REQUIRE(c.edits.size() == 2);
+  CHECK(c.edits[0].ensure_import == "import functools");
+  CHECK(c.edits[0].action == Action::none);
+  CHECK(c.edits[1].action == Action::add_decorator);
+  CHECK(c.edits[1].code == "functools.lru_cache(maxsize=None)");
+  REQUIRE(c.moved.size() == 1);
+  CHECK(c.moved[0].import == "import functools");
+  CHECK(c.moved[0].edited_line == 2);
+  CHECK(c.moved[0].recipe_line == 3);
+  // Where ensure-import puts it anyway: nothing moved.
+  std::string last = with(pip, "import os\n", "import os\nimport functools\n");
+  auto d = capture(pip, last);
+  CHECK(d.moved.empty());
+  check_round_trip_of(pip, last, d);
 }
 
 TEST_CASE("capture: CRLF files and the same text", "[python][capture]") {
@@ -188,16 +250,18 @@ TEST_CASE("capture: CRLF files and the same text", "[python][capture]") {
   CHECK(c.edits[0].action == Action::add_decorator);
 }
 
-TEST_CASE("capture --whole-file: a file with a change outside any definition is one replace-module",
+TEST_CASE("capture --whole-file: a file with a change no edit can name is one replace-module",
           "[python][capture]") {
-  std::string edited = with(kPip, "print('loaded')\n", "print('loaded, patched')\n");
-  auto c = capture(kPip, edited, "m.py", true);
+  std::string pip;
+  for (int i = 0; i < 20; ++i) pip += "print(1)\n";
+  std::string edited = with(pip, "print(1)\nprint(1)\n", "print(1)\nprint(2)\n");
+  auto c = capture(pip, edited, "m.py", true);
   REQUIRE(c.exact);
   CHECK(c.outside.empty());
   REQUIRE(c.edits.size() == 1);
   CHECK(c.edits[0].action == Action::replace_module);
   CHECK(c.edits[0].target.empty());
-  check_round_trip(edited, c);
+  check_round_trip_of(pip, edited, c);
   // A file the named edits reproduce keeps them.
   auto named = capture(kPip, with(kPip, "TIMEOUT = 30\n", "TIMEOUT = 1\n"), "m.py", true);
   REQUIRE(named.edits.size() == 1);
@@ -238,15 +302,15 @@ TEST_CASE("capture: a few lines of a longer body are replace old -> new, lines o
   auto one = capture(pip, changed);
   REQUIRE(one.edits.size() == 1);
   CHECK(one.edits[0].action == Action::replace);
-  CHECK(one.edits[0].old_text == "    b = 2\n");
-  CHECK(one.edits[0].new_text == "    b = 20\n");
+  CHECK(one.edits[0].old_text == "b = 2");
+  CHECK(one.edits[0].new_text == "b = 20");
   check_round_trip_of(pip, changed, one);
   std::string added = with(pip, "    b = 2\n", "    b = 2\n    b += 1\n");
   auto more = capture(pip, added);
   REQUIRE(more.edits.size() == 1);
   CHECK(more.edits[0].action == Action::replace);
-  CHECK(more.edits[0].old_text == "    b = 2\n");
-  CHECK(more.edits[0].new_text == "    b = 2\n    b += 1\n");
+  CHECK(more.edits[0].old_text == "b = 2");
+  CHECK(more.edits[0].new_text == "b = 2\n    b += 1");
   check_round_trip_of(pip, added, more);
   // The old lines found twice in the function: the whole body instead.
   std::string twice = "def g():\n    x = 1\n    y = 2\n    x = 1\n    return x + y\n";

@@ -180,3 +180,32 @@ TEST_CASE("insert-after puts new definitions after the target, once", "[python]"
   CHECK(empty.results[0].outcome == sitepatch::python::Outcome::failed);
   CHECK(empty.results[0].message == "insert-after needs `code`");
 }
+
+TEST_CASE("replace with no target works on the whole module, its line the first match", "[python]") {
+  std::string src =
+      "import os\n"
+      "\n"
+      "TIMEOUT = 30\n"
+      "\n"
+      "\n"
+      "def f():\n"
+      "    return TIMEOUT\n"
+      "\n"
+      "\n"
+      "print('loaded')\n";
+  Edit e = edit(Action::replace, "");
+  e.old_text = "print('loaded')";
+  e.new_text = "print('loaded, patched')";
+  Run r = run(src, {e});
+  CHECK(r.results[0].outcome == Outcome::will_apply);
+  CHECK(r.results[0].line == 10);
+  CHECK(r.out.substr(r.out.rfind("print")) == "print('loaded, patched')\n");
+  CHECK(idempotent(r.out, {e}));
+  // Found more than `count` times anywhere in the module: named as the module.
+  Edit twice = edit(Action::replace, "");
+  twice.old_text = "TIMEOUT";
+  twice.new_text = "LIMIT";
+  Run t = run(src, {twice});
+  CHECK(t.results[0].outcome == Outcome::failed);
+  CHECK(t.results[0].message == "`old` matched 2 times in the module, expected 1");
+}

@@ -156,6 +156,13 @@ TEST_CASE("every action parses into its fields", "[recipe]") {
     CHECK(e.new_text == "_run");
     CHECK(e.count == 1);
   }
+  SECTION("replace with no target: the module's own lines") {
+    Edit e = only_edit("- module: m\n  replace: {old: 'TIMEOUT = 30', new: 'TIMEOUT = 60'}\n");
+    CHECK(e.action == Action::replace);
+    CHECK(e.target.empty());
+    CHECK(e.old_text == "TIMEOUT = 30");
+    CHECK(e.where() == "m");
+  }
   SECTION("replace with count, and an empty new") {
     Edit e = only_edit("- module: m\n  function: f\n  replace:\n    old: \"  # noqa\"\n    new: \"\"\n    count: 3\n");
     CHECK(e.old_text == "  # noqa");

@@ -72,7 +72,8 @@ TEST_CASE("edit_yaml: code, decorators, values and imports read back byte for by
 
 TEST_CASE("edit_yaml: replace's old and new read back byte for byte", "[recipe]") {
   for (auto [o, n] : std::vector<std::pair<std::string, std::string>>{
-           {"    return x\n", "    return x * 2\n"}, {"a = 1\n", "a = 1\nb = 2\n"}, {"x", "y  \t"}}) {
+           {"    return x\n", "    return x * 2\n"}, {"a = 1\n", "a = 1\nb = 2\n"}, {"x", "y  \t"},
+           {"b = 2", "b = 2\n    b += 1"}, {"print('a: b')", ""}, {"x = 1", "if c:\n    x = 1\n\n  # end"}}) {
     Edit e;
     e.module = "m";
     e.target = "f";
@@ -85,4 +86,12 @@ TEST_CASE("edit_yaml: replace's old and new read back byte for byte", "[recipe]"
     CHECK(back.new_text == n);
     CHECK(back.count == 1);
   }
+  // Trimmed lines as a person writes them, with no target (the module's own lines):
+  // plain, or a `|-` block.
+  Edit e;
+  e.module = "m";
+  e.action = Action::replace;
+  e.old_text = "b = 2";
+  e.new_text = "b = 2\n    b += 1";
+  CHECK(edit_yaml(e) == "  - module: m\n    replace:\n      old: b = 2\n      new: |-\n        b = 2\n            b += 1\n");
 }

@@ -25,6 +25,7 @@ struct CapturedFile {
   std::string rel;        // relative to its site folder
   std::string original;   // where pip's bytes came from: "the history (sitepatch edit)", "wheel X", ...
   std::vector<python::OutsideChange> outside;  // changes the recipe leaves out
+  std::vector<python::MovedImport> moved;      // imports the recipe adds where ensure-import puts them
   std::string problem;    // why the file is compared whole, else ""
   size_t edits = 0;       // named edits found in it
   bool whole = false;     // taken whole (replace-module): nothing it changed has a name

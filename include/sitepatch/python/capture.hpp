@@ -18,11 +18,20 @@ struct OutsideChange {
   std::string text;  // the edited lines (the removed ones when nothing replaced them)
 };
 
+/// An import the edited text has on another line than ensure-import puts it (beside a
+/// neighbour, say): the recipe adds it, the record keeps the edited bytes.
+struct MovedImport {
+  std::string import;   // "import functools"
+  int edited_line = 0;  // where the edited text has it
+  int recipe_line = 0;  // where the recipe's ensure-import puts it
+};
+
 struct Capture {
   std::vector<recipe::Edit> edits;     // target, kind, action, code; no module or file yet
   std::vector<OutsideChange> outside;  // left out of `edits`
-  /// The edits, applied to the old text, give the new text byte for byte. Never with
-  /// outside changes.
+  std::vector<MovedImport> moved;      // ensure-imports the edited text has elsewhere
+  /// The edits, applied to the old text, give the new text byte for byte (but for where
+  /// the `moved` imports are). Never with outside changes.
   bool exact = false;
   std::string problem;  // why the texts could not be compared (not UTF-8, ...), else ""
 };
