@@ -85,7 +85,11 @@ Target Resolver::global(const std::string& dotted, int depth) {
     }
     return make(Target::pending);
   }
-  if (!top) return make(Target::external, dotted);
+  if (!top) {
+    Target t = make(Target::external, dotted);
+    t.index = kNoModuleFile;
+    return t;
+  }
   if (parts.size() == 1) return make(Target::module, top, -1);
   Target t = attr(*top, parts, 1, depth + 1);
   if (t.kind == Target::missing) return make(Target::unknown, dotted + " is not defined in its module");

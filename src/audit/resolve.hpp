@@ -30,6 +30,11 @@ struct Target {
   std::string name;
 };
 
+/// Target::index of an external target reached through an import of a module the
+/// environment has no Python file for (the standard library, a compiled extension, or a
+/// module not installed: the walk asks its ModuleSource which).
+constexpr int kNoModuleFile = -3;
+
 class Resolver {
  public:
   /// Loaded modules by name; nullopt for a name the environment has no module for.

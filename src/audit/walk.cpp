@@ -65,6 +65,7 @@ struct Node {
   std::vector<Unresolved> unresolved;
   std::vector<const Ref*> unresolved_refs;  // the use each one is (its guard), or null
   std::vector<Dispatch> dispatches;
+  std::vector<std::pair<const Ref*, std::string>> externals;  // calls out of the program no rule flags
 };
 
 // Overrides followed from one call site; past it, the rest are said to be left out.
@@ -89,6 +90,7 @@ class Walker {
     do walk_from(std::move(level));
     while (!(level = dispatch_round()).empty());
     unfollowed_dispatches();
+    missing_modules();
     return result();
   }
 
@@ -205,7 +207,7 @@ class Walker {
         if (d.abstract && d.found == 0) {
           n.unresolved.push_back(Unresolved{who, n.mod->file, n.mod->root, d.line, d.call,
                                             "abstract method " + method + ": no subclass the walk read overrides it",
-                                            false});
+                                            false, ""});
           n.unresolved_refs.push_back(d.ref);
         }
         if (d.more > 0) {
@@ -213,7 +215,7 @@ class Walker {
                                             std::to_string(d.more) + " more overrides of " + method +
                                                 " not followed (the first " + std::to_string(kMaxOverrides) +
                                                 " were)",
-                                            true});
+                                            true, ""});
           n.unresolved_refs.push_back(d.ref);
         }
       }
@@ -307,7 +309,7 @@ class Walker {
       std::string call = ref.name;
       for (size_t at; (at = call.find(".[]")) != std::string::npos;) call.replace(at, 3, "[...]");
       if (util::ends_with(call, ".[getattr]")) call = "getattr(" + call.substr(0, call.size() - 10) + ", ...)";
-      fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, fresh.mod->root, ref.line, call, why, limit});
+      fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, fresh.mod->root, ref.line, call, why, limit, ""});
       fresh.unresolved_refs.push_back(&ref);
     };
     switch (t.kind) {
@@ -329,7 +331,10 @@ class Walker {
         }
         break;
       }
-      case Target::external: flag(fresh, ref, t.name); break;
+      case Target::external:
+        if (!flag(fresh, ref, t.name) && ref.kind == Ref::call && t.index == detail::kNoModuleFile)
+          fresh.externals.push_back({&ref, t.name});
+        break;
       case Target::circular:
         // Python resolves it (the package imports), this tool did not: say so loudly.
         unresolved("resolves in a circle: " + t.name, true);
@@ -360,7 +365,7 @@ class Walker {
     std::string who = m.name + ":" + F.qualified;
     for (const Ref& ref : F.refs) {
       if (ref.kind == Ref::dynamic) {
-        fresh.unresolved.push_back(Unresolved{who, m.file, m.root, ref.line, ref.name, "dynamic call", false});
+        fresh.unresolved.push_back(Unresolved{who, m.file, m.root, ref.line, ref.name, "dynamic call", false, ""});
         fresh.unresolved_refs.push_back(&ref);
         continue;
       }
@@ -486,8 +491,37 @@ class Walker {
                       g.ruled_out.end());
   }
 
+  // A call out of the program into a module the environment does not have would raise
+  // (or is a guarded optional import): nothing is known of what it does, so it is
+  // counted as not followed, never silently dropped.
+  void missing_modules() {
+    std::set<std::string> tops;
+    for (const Node& n : nodes_)
+      for (auto& [ref, name] : n.externals) {
+        std::string top = name.substr(0, name.find('.'));
+        auto it = r_.modules.find(top);
+        if (it == r_.modules.end() || !it->second) tops.insert(top);
+      }
+    if (tops.empty()) return;
+    auto absent = source_.not_installed({tops.begin(), tops.end()});
+    std::set<std::string> gone(absent.begin(), absent.end());
+    if (gone.empty()) return;
+    not_installed_ = {gone.begin(), gone.end()};
+    for (Node& n : nodes_) {
+      const Function& F = n.mod->functions[n.fn];
+      for (auto& [ref, name] : n.externals) {
+        std::string top = name.substr(0, name.find('.'));
+        if (!gone.count(top)) continue;
+        n.unresolved.push_back(Unresolved{n.mod->name + ":" + F.qualified, n.mod->file, n.mod->root, ref->line,
+                                          ref->name, "module " + top + " is not installed", false, top});
+        n.unresolved_refs.push_back(ref);
+      }
+    }
+  }
+
   CallGraph result() {
     CallGraph g;
+    g.not_installed = not_installed_;
     detail::Branches b = branches();
     if (b.any_ruled_out()) reroute(b);
     rule_out(g, b);
@@ -590,6 +624,7 @@ class Walker {
   std::map<int, std::string> via_;  // node -> how it was reached, when by dispatch
   std::set<std::string> searched_;  // "package\nClass": subclasses looked for there
   std::size_t waves_ = 0;
+  std::vector<std::string> not_installed_;
   std::size_t beyond_ = 0;
 };
 

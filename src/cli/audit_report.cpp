@@ -117,12 +117,25 @@ nlohmann::json unused_json(const std::vector<const audit::IgnoreEntry*>& unused)
   return out;
 }
 
+std::string unfollowed_text(const audit::CallGraph& g, const std::string& hint) {
+  size_t missing = std::count_if(g.unresolved.begin(), g.unresolved.end(), [](auto& u) { return !u.missing.empty(); });
+  size_t others = g.unresolved.size() - missing;
+  std::string out;
+  if (missing)
+    out = plural(missing, "call goes", "calls go") + " into " + (g.not_installed.size() == 1 ? "a module" : "modules") +
+          " not installed (" + util::join(g.not_installed, ", ") + ")";
+  if (others)
+    out += (missing ? " and " + std::to_string(others) + " more" : plural(others, "call", "calls")) +
+           " could not be followed" + hint;
+  else if (missing)
+    out += hint;
+  return out;
+}
+
 std::string walk_conclusion(const std::string& entry, const audit::CallGraph& g, size_t shown, size_t ignored,
                             bool listed) {
-  size_t unfollowed = g.unresolved.size(), cut = g.beyond_depth;
-  std::string gaps;
-  if (unfollowed)
-    gaps = plural(unfollowed, "call", "calls") + " could not be followed" + (listed ? " (listed below)" : " (-v lists them)");
+  size_t cut = g.beyond_depth;
+  std::string gaps = unfollowed_text(g, listed ? " (listed below)" : " (-v lists them)");
   if (cut)
     gaps += (gaps.empty() ? "--depth stopped " + plural(cut, "call", "calls") + " from being followed"
                           : " and --depth stopped " + std::to_string(cut) + " more");
@@ -180,8 +193,8 @@ nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g
     }
   }
   for (auto& u : g.unresolved) {
-    nlohmann::json j = {{"function", u.function}, {"file", u.file}, {"line", u.line},
-                        {"call", u.call},         {"why", u.why},   {"limit", u.limit}};
+    nlohmann::json j = {{"function", u.function}, {"file", u.file}, {"line", u.line}, {"call", u.call},
+                        {"why", u.why},           {"limit", u.limit}, {"missing_module", or_null(u.missing)}};
     if (u.limit) limits.push_back(j);
     unresolved.push_back(j);
   }
@@ -193,6 +206,7 @@ nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g
           {"conclusion", conclusion},
           {"complete", g.unresolved.empty() && g.beyond_depth == 0},
           {"unfollowed", g.unresolved.size()},
+          {"not_installed", g.not_installed},
           {"beyond_depth", g.beyond_depth},
           {"chains", chains},
           {"ignored", accepted},

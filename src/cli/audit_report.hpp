@@ -49,6 +49,11 @@ nlohmann::json unused_json(const std::vector<const audit::IgnoreEntry*>& unused)
 /// The sentence that says what a walk found and how complete the walk was: "E reaches
 /// N flagged operations", or "E: no flagged operation found in F functions walked; ...,
 /// so this is not proof there is none". `listed`: -v prints the unfollowed calls.
+/// The calls a walk did not follow, counted: "2 calls go into modules not installed
+/// (tvm_ffi) and 3 more could not be followed" + `hint` after the count of the others;
+/// "" when there are none.
+std::string unfollowed_text(const audit::CallGraph& g, const std::string& hint);
+
 std::string walk_conclusion(const std::string& entry, const audit::CallGraph& g, size_t shown, size_t ignored,
                             bool listed);
 /// What a scan reports (ignored calls left out).

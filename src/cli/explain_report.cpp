@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "audit_report.hpp"
 #include "explain_report.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -98,8 +99,8 @@ std::string chain_text(const audit::Chain& c) {
 
 std::string gaps_of(const audit::CallGraph& g, int verbose) {
   return g.unresolved.empty() ? "every call on the way was resolved"
-                              : plural(g.unresolved.size(), "call", "calls") + " could not be followed" +
-                                    (verbose ? " (listed below)" : " (-v lists them)") + ", so there may be more";
+                              : unfollowed_text(g, verbose ? " (listed below)" : " (-v lists them)") +
+                                    ", so there may be more";
 }
 
 std::string left_text(size_t remain) {
@@ -277,7 +278,8 @@ nlohmann::json walk_json(const engine::BreakWalk& w) {
     chains.push_back(j);
   }
   for (auto& u : w.graph.unresolved)
-    unresolved.push_back({{"function", u.function}, {"file", u.file}, {"line", u.line}, {"call", u.call}, {"why", u.why}});
+    unresolved.push_back({{"function", u.function}, {"file", u.file}, {"line", u.line}, {"call", u.call}, {"why", u.why},
+                          {"missing_module", u.missing.empty() ? nlohmann::json() : nlohmann::json(u.missing)}});
   return {{"from", w.from}, {"functions", w.graph.functions}, {"chains", chains}, {"unresolved", unresolved}};
 }
 

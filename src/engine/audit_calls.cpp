@@ -118,6 +118,26 @@ class SiteModules : public audit::ModuleSource {
     return names;
   }
 
+  std::vector<std::string> not_installed(const std::vector<std::string>& tops) override {
+    const site::Environment& env = s_.env;
+    if (env.stdlib.empty()) return {};  // an agent that does not say: nothing is claimed
+    // What each site folder holds at its top: a compiled extension is `name.<tag>.so`.
+    std::set<std::string> present;
+    for (auto& dir : env.site_dirs)
+      for (auto& e : s_.host.list(dir)) present.insert(e.name.substr(0, e.name.find('.')));
+    std::vector<std::string> out;
+    for (auto& top : tops) {
+      if (std::binary_search(env.stdlib.begin(), env.stdlib.end(), top) || present.count(top) ||
+          std::find(env.builtins.begin(), env.builtins.end(), top) != env.builtins.end() ||
+          (extra_ && std::any_of(extra_->begin(), extra_->end(), [&](const ExtraModule& m) {
+             return m.name.substr(0, m.name.find('.')) == top;
+           })))
+        continue;
+      out.push_back(top);
+    }
+    return out;
+  }
+
   std::vector<std::string> subclassing(const std::vector<std::string>& packages,
                                        const std::vector<std::string>& classes) override {
     std::set<std::string> out;

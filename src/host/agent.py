@@ -262,6 +262,30 @@ def site_folders():
     return dirs, pth
 
 
+def stdlib_names():
+    """The standard library's top-level modules: sys.stdlib_module_names from 3.10, else
+    the builtin modules and what the stdlib folders hold."""
+    names = set(getattr(sys, "stdlib_module_names", ()))
+    if names:
+        return sorted(names)
+    names.update(sys.builtin_module_names)
+    paths = sysconfig.get_paths()
+    folders = [paths.get("stdlib"), paths.get("platstdlib")]
+    folders += [os.path.join(f, "lib-dynload") for f in folders if f]
+    for folder in folders:
+        try:
+            entries = os.listdir(folder)
+        except (OSError, TypeError):
+            continue
+        for e in entries:
+            name = e.split(".")[0]
+            if e.endswith((".py", ".so", ".pyd")) or (
+                    "." not in e and e not in ("site-packages", "dist-packages", "__pycache__")):
+                if name.isidentifier():
+                    names.add(name)
+    return sorted(names)
+
+
 def op_hello(req):
     dirs, pth = site_folders()
     return {
@@ -276,6 +300,8 @@ def op_hello(req):
         "dpkg": os.path.isdir("/var/lib/dpkg/info"),
         # What a name free in new code may still resolve to (plan warns about the rest).
         "builtins": sorted(dir(builtins)),
+        # What a call out of the walked program may go into without being installed.
+        "stdlib": stdlib_names(),
         "cpus": os.cpu_count() or 0,
         # Why the bootstrap (src/host/agent_boot.cpp) ran without its cache, if it did.
         "notes": list(globals().get("BOOT_NOTES", [])),

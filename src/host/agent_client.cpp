@@ -358,6 +358,9 @@ site::Environment AgentClient::environment_of(const json& r) {
     if (n.is_string()) spdlog::warn("{}: {}", who_, util::printable(n.get<std::string>()));
   for (auto& b : r.value("builtins", json::array()))
     if (b.is_string()) env.builtins.push_back(b.get<std::string>());
+  for (auto& m : r.value("stdlib", json::array()))
+    if (m.is_string()) env.stdlib.push_back(m.get<std::string>());
+  std::sort(env.stdlib.begin(), env.stdlib.end());
   if (auto c = r.find("cpus"); c != r.end() && c->is_number_integer()) env.cpus = std::max(0, c->get<int>());
   return env;
 }

@@ -533,6 +533,38 @@ OutsideChange whole_difference(const std::string& a, const std::string& b) {
 
 namespace {
 
+// The first line of `text` equal to `line` (with its end) taken out; npos when none.
+size_t take_line(std::string& text, const std::string& line) {
+  for (size_t at = 0; at < text.size(); at = text::line_after(text, at)) {
+    if (text.compare(at, line.size(), line) == 0 && (at + line.size() == text.size() || line.back() == '\n')) {
+      text.erase(at, line.size());
+      return at;
+    }
+  }
+  return std::string::npos;
+}
+
+// Whether `made` and `edited` differ only in where the ensure-imports' lines are: a
+// person puts `import functools` beside `import contextlib`, ensure-import puts it after
+// the last import. Such a file is captured by the edits; the result says where each is
+// (nullopt: they differ otherwise; empty: they are the same).
+std::optional<std::vector<MovedImport>> moved_imports(std::string made, std::string edited,
+                                                      const std::vector<Edit>& edits) {
+  if (made == edited) return std::vector<MovedImport>{};
+  std::vector<MovedImport> moved;
+  for (const Edit& e : edits) {
+    if (e.action != Action::none || e.ensure_import.empty()) continue;
+    std::string line = e.ensure_import + "\n";
+    std::string a = made, b = edited;
+    size_t in_made = take_line(made, line), in_edited = take_line(edited, line);
+    if (in_made == std::string::npos || in_edited == std::string::npos) return std::nullopt;
+    if (in_made == in_edited) continue;
+    auto line_of = [](const std::string& t, size_t at) { return int(std::count(t.begin(), t.begin() + long(at), '\n')) + 1; };
+    moved.push_back({e.ensure_import, line_of(b, in_edited), line_of(a, in_made)});
+  }
+  if (moved.empty() || made != edited) return std::nullopt;
+  return moved;
+}
 // The module's own lines that changed, as replaces with no target, when every one of
 // them can be and the file then comes out byte for byte; else they stay outside changes.
 void module_lines(const Side& o, const Side& n, const std::string& old_text, const std::string& new_text,
@@ -547,7 +579,8 @@ void module_lines(const Side& o, const Side& n, const std::string& old_text, con
       if (!e) return;
       edits.push_back(std::move(*e));
     }
-    if (!reproduces(old_text, new_text, edits, name)) continue;
+    auto made = applied(old_text, edits, name);
+    if (!made || !moved_imports(*made, new_text, edits)) continue;
     c.edits = std::move(edits);
     c.outside.clear();
     c.spans.clear();
@@ -555,36 +588,7 @@ void module_lines(const Side& o, const Side& n, const std::string& old_text, con
   }
 }
 
-// The first line of `text` equal to `line` (with its end) taken out; npos when none.
-size_t take_line(std::string& text, const std::string& line) {
-  for (size_t at = 0; at < text.size(); at = text::line_after(text, at)) {
-    if (text.compare(at, line.size(), line) == 0 && (at + line.size() == text.size() || line.back() == '\n')) {
-      text.erase(at, line.size());
-      return at;
-    }
-  }
-  return std::string::npos;
-}
 
-// Whether `made` and `edited` differ only in where the ensure-imports' lines are: a
-// person puts `import functools` beside `import contextlib`, ensure-import puts it after
-// the last import. Such a file is captured by the edits; `out.moved` says where each is.
-bool placed_elsewhere(std::string made, std::string edited, Capture& out) {
-  std::vector<MovedImport> moved;
-  for (const Edit& e : out.edits) {
-    if (e.action != Action::none || e.ensure_import.empty()) continue;
-    std::string line = e.ensure_import + "\n";
-    std::string a = made, b = edited;
-    size_t in_made = take_line(made, line), in_edited = take_line(edited, line);
-    if (in_made == std::string::npos || in_edited == std::string::npos) return false;
-    if (in_made == in_edited) continue;
-    auto line_of = [](const std::string& t, size_t at) { return int(std::count(t.begin(), t.begin() + long(at), '\n')) + 1; };
-    moved.push_back({e.ensure_import, line_of(b, in_edited), line_of(a, in_made)});
-  }
-  if (moved.empty() || made != edited) return false;
-  out.moved = std::move(moved);
-  return true;
-}
 
 Capture named(const std::string& old_text, const std::string& new_text, const std::string& name) {
   Capture out;
@@ -614,7 +618,11 @@ Capture named(const std::string& old_text, const std::string& new_text, const st
     out.edits = std::move(c.edits);
     out.outside = std::move(c.outside);
     out.exact = out.outside.empty() && *made == new_text;
-    if (!out.exact && out.outside.empty()) out.exact = placed_elsewhere(*made, new_text, out);
+    if (!out.exact && out.outside.empty())
+      if (auto moved = moved_imports(*made, new_text, out.edits)) {
+        out.moved = std::move(*moved);
+        out.exact = true;
+      }
     if (out.exact || !out.outside.empty()) return out;
   }
   if (!made) {

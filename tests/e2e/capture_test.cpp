@@ -253,7 +253,7 @@ TEST_CASE("capture: pip's bytes from a wheel, an unpacked tree, a uv cache, anot
   }
 }
 
-TEST_CASE("capture: a module-level line is a replace with no target, trimmed; apply makes it on pip's bytes",
+TEST_CASE("capture: a module-level line is a replace with no target, trimmed, and apply makes it on pip's bytes",
           "[e2e][capture]") {
   Hand h;
   REQUIRE(h.sp({"edit", "handkern"}).status == 0);
@@ -565,4 +565,65 @@ TEST_CASE("capture: a custom op made by hand becomes a recipe that reproduces it
   INFO(again.err);
   REQUIRE(again.status == 0);
   CHECK(h.read("ops.py") == ops);
+}
+
+// A wheel from PyPI (pinned), downloaded once into the tests' cache.
+static std::string pypi_wheel(const testsupport::Venv& venv, const std::string& req, const std::string& file) {
+  const char* home = std::getenv("HOME");
+  std::string dir = std::string(home ? home : "/tmp") + "/.cache/sitepatch-tests/pypi";
+  if (!fs::exists(dir + "/" + file)) venv.pip({"download", "--no-deps", "--only-binary=:all:", "-d", dir, req});
+  REQUIRE(fs::exists(dir + "/" + file));
+  return dir + "/" + file;
+}
+
+TEST_CASE("capture on PyPI's requests 2.32.3: natural hand edits become the recipe a person writes; rollback gives "
+          "pip's bytes",
+          "[e2e][capture]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  venv.install(pypi_wheel(venv, "requests==2.32.3", "requests-2.32.3-py3-none-any.whl"));
+  auto sp = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--venv", venv.root});
+    return testsupport::run_sitepatch(args);
+  };
+  std::string path = venv.site_packages + "/requests/sessions.py";
+  auto pip = e2e::read_tree(venv.site_packages + "/requests");
+  std::string original = testsupport::slurp(path);
+  REQUIRE(sp({"edit", "requests"}).status == 0);
+  // As a person does it: the import beside its neighbours, a decorator, one value in a
+  // method, one module-level line.
+  std::string edited = replaced(original, "import os\nimport sys\n", "import functools\nimport os\nimport sys\n");
+  edited = replaced(edited, "\ndef session():\n", "\n@functools.lru_cache(maxsize=None)\ndef session():\n");
+  edited = replaced(edited, "        self.max_redirects = DEFAULT_REDIRECT_LIMIT\n", "        self.max_redirects = 50\n");
+  edited = replaced(edited, "    preferred_clock = time.time\n", "    preferred_clock = time.monotonic\n");
+  testsupport::spit(path, edited);
+
+  std::string recipe = tmp.path + "/requests.yaml";
+  auto r = sp({"capture", "requests", "-o", recipe});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("left out") == std::string::npos);
+  std::string text = testsupport::slurp(recipe);
+  INFO(text);
+  CHECK(text.find("Left out") == std::string::npos);
+  CHECK(text.find("replace-function") == std::string::npos);
+  CHECK(text.find("#   requests/sessions.py: import functools (line 8 as edited, line ") != std::string::npos);
+  CHECK(text.find("  - module: requests.sessions\n    ensure-import: import functools\n") != std::string::npos);
+  CHECK(text.find("    function: session\n    add-decorator: functools.lru_cache(maxsize=None)\n") !=
+        std::string::npos);
+  CHECK(text.find("    function: Session.__init__\n    replace:\n      old: self.max_redirects = DEFAULT_REDIRECT_LIMIT\n"
+                  "      new: self.max_redirects = 50\n") != std::string::npos);
+  CHECK(text.find("  - module: requests.sessions\n    replace:\n      old: preferred_clock = time.time\n"
+                  "      new: preferred_clock = time.monotonic\n") != std::string::npos);
+  CHECK(sp({"verify"}).status == 0);
+
+  REQUIRE(sp({"rollback", "requests-local"}).status == 0);
+  CHECK(e2e::read_tree(venv.site_packages + "/requests") == pip);
+  CHECK(sp({"verify"}).status == 0);
+  // On pip's bytes the recipe makes the same file, the import after the module's imports.
+  REQUIRE(sp({"apply", recipe}).status == 0);
+  std::string applied = testsupport::slurp(path);
+  CHECK(replaced(applied, "import functools\n", "") == replaced(edited, "import functools\n", ""));
+  REQUIRE(sp({"rollback", "requests-local"}).status == 0);
+  CHECK(testsupport::slurp(path) == original);
 }

@@ -20,6 +20,10 @@ class ModuleSource {
   virtual std::vector<std::optional<ModuleFacts>> load(const std::vector<std::string>& modules) = 0;
   /// Modules beside `module` (same parent package), for "did you mean".
   virtual std::vector<std::string> siblings(const std::string& module) = 0;
+  /// Of the top-level module names `tops` (none of which load() found), those the
+  /// environment does not have at all: neither the standard library, a builtin, nor a
+  /// compiled extension. Empty when that is not known (the default).
+  virtual std::vector<std::string> not_installed(const std::vector<std::string>& /*tops*/) { return {}; }
   /// Modules of the top-level `packages` with a class statement that may name one of
   /// `classes` among its bases (`class X(Base):`, `class X(mod.Base, Mixin):`): read as
   /// text, so a superset; the walk reads each and decides. None by default.
@@ -54,6 +58,7 @@ struct Unresolved {
   std::string call;      // as written
   std::string why;       // "method of an unknown object", ...
   bool limit = false;    // a limit of this tool (a name resolving in a circle), not of the code
+  std::string missing;   // the module not installed the call goes into ("" otherwise)
 };
 
 /// A flagged call (or one not followed) left out because the literal arguments of every
@@ -76,7 +81,8 @@ struct Walked {
 
 struct CallGraph {
   std::vector<Chain> chains;            // shortest first, then by text
-  std::vector<Unresolved> unresolved;   // in walk order
+  std::vector<Unresolved> unresolved;   // in walk order; calls into modules not installed among them
+  std::vector<std::string> not_installed;  // modules calls go into that the environment lacks, sorted
   std::vector<std::vector<std::string>> cycles;  // each: functions of one cycle, in walk order
   std::vector<Walked> walked;           // every function walked, in walk order
   std::size_t functions = 0;            // functions walked

@@ -20,6 +20,7 @@ struct Environment {
   std::vector<std::string> pth_dirs;    // those of site_dirs a .pth file added
   bool dpkg = false;                    // the machine keeps Debian's package database
   std::vector<std::string> builtins;    // dir(builtins) of that interpreter (empty when unknown)
+  std::vector<std::string> stdlib;      // top-level modules of its standard library, sorted (empty when unknown)
   int cpus = 0;                         // the cores of the machine it runs on (0 when unknown)
 };
 
