@@ -77,7 +77,8 @@ void report(const Output& out, const engine::CaptureResult& r, const Opts& o, co
     for (auto& m : f.moved)
       out.err("  " + f.rel + ":" + std::to_string(m.edited_line) + ": `" + m.import +
               "` is an ensure-import: the recipe puts it after the module's imports (line " +
-              std::to_string(m.recipe_line) + "); this file keeps it where you put it");
+              std::to_string(m.recipe_line) + (m.edited_line == m.recipe_line ? ", with other blank lines" : "") +
+              "); this file keeps it as you wrote it");
   left.insert(left.end(), r.left_out.begin(), r.left_out.end());
   if (!left.empty()) {
     out.err("left out:");

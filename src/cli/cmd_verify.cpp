@@ -13,7 +13,10 @@ Runner register_verify(CLI::App& app, const GlobalOptions& g) {
     Output o(g);
     auto statuses = engine::verify(*env.session, *ids);
     bool intact = true;
-    for (auto& s : statuses) intact = intact && s.state == engine::FileState::applied;
+    for (auto& s : statuses) {
+      intact = intact && s.state == engine::FileState::applied;
+      for (auto& f : s.files) intact = intact && f.broken.empty();
+    }
     if (o.json()) {
       nlohmann::json arr = nlohmann::json::array();
       for (auto& s : statuses) arr.push_back(status_json(s));
@@ -28,6 +31,7 @@ Runner register_verify(CLI::App& app, const GlobalOptions& g) {
                              o.paint(std::string(engine::state_name(f.state)), paint_for(f.state));
           if (!f.message.empty()) line += "  (" + f.message + ")";
           o.out(line);
+          if (!f.broken.empty()) o.out("    " + o.paint("broken: " + f.broken, Paint::bad));
         }
       }
       // "changed by others" has a remedy: keep the files as they are now.

@@ -9,7 +9,8 @@ nlohmann::json status_json(const engine::PatchStatus& s) {
                      {"state", engine::state_name(f.state)},
                      {"message", or_null(f.message)},
                      {"upgrade", or_null(f.upgrade)},
-                     {"uninstalled", f.uninstalled}});
+                     {"uninstalled", f.uninstalled},
+                     {"broken", or_null(f.broken)}});
   return {{"id", s.id},
           {"description", or_null(s.description)},
           {"distribution", or_null(s.dist)},

@@ -39,10 +39,12 @@ std::string bind_history(Session& s, bool writer) {
   std::string recorded = trimmed(raw);
   if (recorded == s.env.prefix) return recorded;
   bool inside_prefix = util::inside(s.state_dir, s.env.prefix);
-  if (!recorded.empty() && !inside_prefix) {
+  if (!recorded.empty()) {
     auto real = s.host.realpath({recorded, s.env.prefix});
-    bool same = real[0] && real[1] && *real[0] == *real[1];
-    if (!same && real[0])
+    // One folder by two names (a symlinked .venv run as .venv/bin/python one time and by
+    // its target the next): nothing moved, nothing to say or rewrite.
+    if (real[0] && real[1] && *real[0] == *real[1]) return recorded;
+    if (real[0] && !inside_prefix)
       throw Error("the history in " + s.state_dir + " belongs to the environment at " + recorded + ", not to " +
                   s.env.prefix + ": give each environment its own --state-dir");
   }

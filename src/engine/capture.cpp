@@ -46,8 +46,11 @@ std::string recipe_text(const CaptureResult& r, const std::vector<recipe::Edit>&
   std::vector<std::string> moved;
   for (auto& f : r.files)
     for (auto& m : f.moved)
-      moved.push_back("#   " + f.rel + ": " + m.import + " (line " + std::to_string(m.edited_line) + " as edited, line " +
-                      std::to_string(m.recipe_line) + " from this recipe)");
+      moved.push_back("#   " + f.rel + ": " + m.import +
+                      (m.edited_line == m.recipe_line
+                           ? " (the blank lines after it differ)"
+                           : " (line " + std::to_string(m.edited_line) + " as edited, line " +
+                                 std::to_string(m.recipe_line) + " from this recipe)"));
   if (!moved.empty())
     out += "# Imports placed by hand beside others: this recipe's ensure-import puts them after the\n"
            "# module's imports (the edited files, recorded as they are, keep yours):\n" + util::join(moved, "\n") + "\n";

@@ -177,6 +177,13 @@ std::vector<PatchStatus> statuses_of(Session& s, const HistoryAccess& history,
                                      const std::vector<store::PatchRecord>& records,
                                      std::map<std::string, host::FileData>& now);
 
+/// Whether each patched file of `records` (their statuses, in order), as `now` holds it,
+/// would still import: compiled by the environment's Python, no name its patches use
+/// left unbound, every module its recipe ensure-imports importable. Sets
+/// FileStatus::broken (module_health.cpp).
+void check_modules(Session& s, const std::vector<store::PatchRecord>& records, std::vector<PatchStatus>& statuses,
+                   const std::map<std::string, host::FileData>& now);
+
 /// "<invocation> <command>": a command the user can paste to reach this environment.
 std::string fix_command(const Session& s, const std::string& command);
 

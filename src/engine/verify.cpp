@@ -122,6 +122,7 @@ std::vector<PatchStatus> detail::statuses_of(Session& s, const HistoryAccess& hi
     for (auto& f : r.files) ++writers[f.site_dir + "/" + f.rel];
   std::vector<PatchStatus> out;
   for (auto& r : records) out.push_back(status_of(s, history, r, now, writers, parsed));
+  check_modules(s, records, out, now);
   return out;
 }
 

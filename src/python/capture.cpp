@@ -533,38 +533,53 @@ OutsideChange whole_difference(const std::string& a, const std::string& b) {
 
 namespace {
 
-// The first line of `text` equal to `line` (with its end) taken out; npos when none.
-size_t take_line(std::string& text, const std::string& line) {
+// The first line of `text` equal to `line` (with its end) taken out, and the blank lines
+// right after it (a person leaves two before a def, ensure-import none); where it was
+// and what was taken, or npos when no line is. The blank lines only with `blanks`.
+std::pair<size_t, std::string> take_line(std::string& text, const std::string& line, bool blanks) {
   for (size_t at = 0; at < text.size(); at = text::line_after(text, at)) {
-    if (text.compare(at, line.size(), line) == 0 && (at + line.size() == text.size() || line.back() == '\n')) {
-      text.erase(at, line.size());
-      return at;
-    }
+    if (text.compare(at, line.size(), line) != 0 || (at + line.size() != text.size() && line.back() != '\n')) continue;
+    size_t end = at + line.size();
+    while (blanks && end < text.size() && text[end] == '\n') ++end;
+    std::string taken = text.substr(at, end - at);
+    text.erase(at, end - at);
+    return {at, taken};
   }
-  return std::string::npos;
+  return {std::string::npos, ""};
 }
 
-// Whether `made` and `edited` differ only in where the ensure-imports' lines are: a
-// person puts `import functools` beside `import contextlib`, ensure-import puts it after
-// the last import. Such a file is captured by the edits; the result says where each is
-// (nullopt: they differ otherwise; empty: they are the same).
-std::optional<std::vector<MovedImport>> moved_imports(std::string made, std::string edited,
-                                                      const std::vector<Edit>& edits) {
+// Whether `made` and `edited` differ only in where the ensure-imports' lines are (and
+// the blank lines after them): a person puts `import functools` beside `import
+// contextlib`, ensure-import puts it after the last import. Such a file is captured by
+// the edits; the result says where each is (nullopt: they differ otherwise; empty: they
+// are the same).
+std::optional<std::vector<MovedImport>> moved_with(std::string made, std::string edited, const std::vector<Edit>& edits,
+                                                   bool blanks) {
   if (made == edited) return std::vector<MovedImport>{};
   std::vector<MovedImport> moved;
   for (const Edit& e : edits) {
     if (e.action != Action::none || e.ensure_import.empty()) continue;
     std::string line = e.ensure_import + "\n";
     std::string a = made, b = edited;
-    size_t in_made = take_line(made, line), in_edited = take_line(edited, line);
+    auto [in_made, made_taken] = take_line(made, line, blanks);
+    auto [in_edited, edited_taken] = take_line(edited, line, blanks);
     if (in_made == std::string::npos || in_edited == std::string::npos) return std::nullopt;
-    if (in_made == in_edited) continue;
+    if (in_made == in_edited && made_taken == edited_taken) continue;
     auto line_of = [](const std::string& t, size_t at) { return int(std::count(t.begin(), t.begin() + long(at), '\n')) + 1; };
     moved.push_back({e.ensure_import, line_of(b, in_edited), line_of(a, in_made)});
   }
   if (moved.empty() || made != edited) return std::nullopt;
   return moved;
 }
+
+// The lines alone first (an import typed above its neighbours); then with the blank
+// lines after them (one typed above a def, its two blank lines with it).
+std::optional<std::vector<MovedImport>> moved_imports(const std::string& made, const std::string& edited,
+                                                      const std::vector<Edit>& edits) {
+  if (auto plain = moved_with(made, edited, edits, false)) return plain;
+  return moved_with(made, edited, edits, true);
+}
+
 // The module's own lines that changed, as replaces with no target, when every one of
 // them can be and the file then comes out byte for byte; else they stay outside changes.
 void module_lines(const Side& o, const Side& n, const std::string& old_text, const std::string& new_text,

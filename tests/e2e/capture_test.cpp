@@ -355,7 +355,7 @@ TEST_CASE("capture: an import put above another is an ensure-import and nothing 
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.find("  handkern/ops.py:1: `import functools` is an ensure-import: the recipe puts it after the "
-                   "module's imports (line 2); this file keeps it where you put it\n") != std::string::npos);
+                   "module's imports (line 2); this file keeps it as you wrote it\n") != std::string::npos);
   CHECK(r.err.find("left out") == std::string::npos);
   std::string text = testsupport::slurp(recipe);
   CHECK(text.find("# Imports placed by hand beside others: this recipe's ensure-import puts them after the\n"
@@ -386,7 +386,9 @@ TEST_CASE("capture: edit --copy, edits made in the copy, capture --from writes t
   CHECK(saved.err.find("copied them to " + copy + "; edit them there\nthen: sitepatch --venv " + h.venv.root +
                        " capture handkern --from " + copy + "\n") != std::string::npos);
   CHECK(testsupport::slurp(copy + "/handkern/ops.py") == kOps);
-  testsupport::spit(copy + "/handkern/ops.py", replaced(kOps, "def fp4_quantize(x):\n", "@functools.cache\ndef fp4_quantize(x):\n"));
+  std::string ops = replaced(kOps, "def fp4_quantize(x):\n", "@functools.cache\ndef fp4_quantize(x):\n");
+  testsupport::spit(copy + "/handkern/ops.py",
+                    replaced(ops, "get_cuda_version\n", "get_cuda_version\nimport functools\n"));
   std::string recipe = h.tmp.path + "/c.yaml";
   auto r = h.sp({"capture", "handkern", "--from", copy, "-o", recipe});
   INFO(r.err);
@@ -492,7 +494,7 @@ TEST_CASE("capture in a conda environment: conda's record holds the hashes, and 
   REQUIRE(saved.status == 0);
   CHECK(saved.err.find("saved pip's bytes of 1 Python file(s) of fastjit 0.3.1") != std::string::npos);
 
-  std::string edited = "@functools.cache\ndef probe():\n    return 1\n";
+  std::string edited = "import functools\n\n\n@functools.cache\ndef probe():\n    return 1\n";
   testsupport::spit(env.site("fastjit/__init__.py"), edited);
   std::string recipe = env.tmp.path + "/fastjit.yaml";
   auto r = env.sp({"capture", "fastjit", "-o", recipe});
@@ -576,7 +578,7 @@ static std::string pypi_wheel(const testsupport::Venv& venv, const std::string& 
   return dir + "/" + file;
 }
 
-TEST_CASE("capture on PyPI's requests 2.32.3: natural hand edits become the recipe a person writes; rollback gives "
+TEST_CASE("capture on PyPI's requests 2.32.3: natural hand edits become the recipe a person writes, and rollback gives "
           "pip's bytes",
           "[e2e][capture]") {
   testsupport::TempDir tmp;

@@ -365,3 +365,34 @@ TEST_CASE("conda-meta's sha256_in_prefix follows the patched bytes, and rollback
   CHECK(env.read("fastjit/__init__.py") == original);
   CHECK(testsupport::slurp(record) == before);
 }
+
+TEST_CASE("a symlinked .venv, used by its link and by its target in turn, is one environment: no moved notes",
+          "[e2e][environments]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/real");
+  fs::create_directory_symlink("real", tmp.path + "/.venv");
+  venv.install(e2e::data_wheel("flashinfer-python", "0.5.3", tmp.path + "/wheels"));
+  std::string recipe = tmp.path + "/r.yaml";
+  testsupport::spit(recipe, "id: value\nedits:\n  - module: flashinfer.jit.cpp_ext\n    function: get_cuda_path\n"
+                            "    replace-body: return '/opt/cuda'\n");
+  auto by_link = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--venv", tmp.path + "/.venv"});
+    return testsupport::run_sitepatch(args);
+  };
+  auto by_target = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--venv", tmp.path + "/real"});
+    return testsupport::run_sitepatch(args);
+  };
+  REQUIRE(by_link({"apply", recipe}).status == 0);
+  for (int round = 0; round < 2; ++round) {
+    for (bool link : {false, true}) {
+      auto r = link ? by_link({"verify"}) : by_target({"verify"});
+      INFO(r.err);
+      CHECK(r.status == 0);
+      CHECK(r.err.find("was recorded for") == std::string::npos);
+      CHECK(r.err.find("copied or moved") == std::string::npos);
+    }
+  }
+  REQUIRE(by_target({"rollback", "value"}).status == 0);
+  CHECK(by_link({"verify"}).out == "no patches applied in " + tmp.path + "/.venv\n");
+}

@@ -418,7 +418,7 @@ TEST_CASE("remote: edit, a hand edit there, capture: the recipe here, the record
   std::string text = env.read(rel);
   size_t at = text.find("def get_cuda_version");
   REQUIRE(at != std::string::npos);
-  std::string edited = text.substr(0, at) + "@functools.cache\n" + text.substr(at);
+  std::string edited = text.substr(0, at) + "@torch.compiler.disable\n" + text.substr(at);
   testsupport::spit(env.venv.site_packages + "/" + rel, edited);
 
   std::string recipe = env.tmp.path + "/captured.yaml";
@@ -428,7 +428,7 @@ TEST_CASE("remote: edit, a hand edit there, capture: the recipe here, the record
   CHECK(env.sshd.connections() == before + 2);
   CHECK(r.err.find("flashinfer/jit/cpp_ext.py: 1 edit(s), pip's bytes from the history (sitepatch edit)") !=
         std::string::npos);
-  CHECK(testsupport::slurp(recipe).find("    function: get_cuda_version\n    add-decorator: functools.cache\n") !=
+  CHECK(testsupport::slurp(recipe).find("    function: get_cuda_version\n    add-decorator: torch.compiler.disable\n") !=
         std::string::npos);
   CHECK(env.read(rel) == edited);
   CHECK(env.sp({"verify"}).status == 0);

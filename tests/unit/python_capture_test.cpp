@@ -230,6 +230,16 @@ TEST_CASE("capture: an import put beside another is an ensure-import, the decora
   CHECK(c.moved[0].import == "import functools");
   CHECK(c.moved[0].edited_line == 2);
   CHECK(c.moved[0].recipe_line == 3);
+  // In a module with no imports, above a def with the two blank lines a person leaves:
+  // the same edits, the blank lines said.
+  std::string bare = "def probe():\n    return 1\n";
+  auto b = capture(bare, "import functools\n\n\n@functools.cache\ndef probe():\n    return 1\n");
+  REQUIRE(b.exact);
+  REQUIRE(b.edits.size() == 2);
+  CHECK(b.edits[1].action == Action::add_decorator);
+  REQUIRE(b.moved.size() == 1);
+  CHECK(b.moved[0].edited_line == 1);
+  CHECK(b.moved[0].recipe_line == 1);
   // Where ensure-import puts it anyway: nothing moved.
   std::string last = with(pip, "import os\n", "import os\nimport functools\n");
   auto d = capture(pip, last);

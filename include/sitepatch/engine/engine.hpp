@@ -133,6 +133,8 @@ struct FileStatus {
   std::string message;
   std::string upgrade;       // "flashinfer-python 0.5.3 -> 0.6.0" when the owner changed version
   bool uninstalled = false;  // the owner is no longer installed
+  std::string broken;        // why the module as it is now would not import ("" when it would, as far as
+                             // compile(), its names and its ensure-imports show)
 };
 
 struct PatchStatus {
