@@ -22,7 +22,7 @@ _sitepatch_command_options() {
     log) echo "-p --patch -n --max-count" ;;
     show) echo "--recipe" ;;
     audit) echo "--depth --package --module --all --path --rules --no-default-rules --suggest
-      --fail-on --strict --ignore --format" ;;
+      --fail-on --strict --callgraph --ignore --format" ;;
     rules) echo "--rules --no-default-rules" ;;
     explain) echo "--list-hints --recipe --hints --rules --run --max-runs --jobs -j" ;;
   esac

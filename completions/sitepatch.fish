@@ -127,6 +127,7 @@ complete -c sitepatch -n "__sitepatch_using audit" -l no-default-rules -d "Use o
 complete -c sitepatch -n "__sitepatch_using audit" -l suggest -d "Print a recipe disabling each chain"
 complete -c sitepatch -n "__sitepatch_using audit" -l fail-on -x -a "error warning info" -d "Exit 3 on a finding this severe"
 complete -c sitepatch -n "__sitepatch_using audit" -l strict -d "Exit 3 also on an incomplete answer"
+complete -c sitepatch -n "__sitepatch_using audit" -l callgraph -r -F -d "Write the walked call graph as JSON"
 complete -c sitepatch -n "__sitepatch_using audit" -l ignore -r -F -d "An ignore file"
 complete -c sitepatch -n "__sitepatch_using audit" -l format -x -a "text json sarif" -d "Output format"
 

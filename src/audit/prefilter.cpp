@@ -66,7 +66,7 @@ Prefilter::Prefilter(const RuleSet& rules) {
     need.builtin = parts.size() == 1 && parts[0] != "*";
     need.any_head = parts[0] == "*";
     for (auto& p : parts) {
-      if (p == "*") continue;
+      if (p == "*" || (!p.empty() && p.front() == '{')) continue;  // any name, or one of several: no one word
       auto at = std::find(words_.begin(), words_.end(), p);
       need.words.push_back(uint16_t(at - words_.begin()));
       if (at == words_.end()) words_.push_back(p);

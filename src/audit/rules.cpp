@@ -5,11 +5,24 @@
 
 namespace sitepatch::audit {
 
+bool segment_matches(std::string_view p, std::string_view n) {
+  if (p == "*" || p == n) return true;
+  if (p.size() < 2 || p.front() != '{' || p.back() != '}') return false;
+  p = p.substr(1, p.size() - 2);
+  while (!p.empty()) {
+    size_t comma = p.find(',');
+    if (p.substr(0, comma) == n) return true;
+    if (comma == std::string_view::npos) break;
+    p.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 bool matches(std::string_view pattern, std::string_view name) {
   while (true) {
     size_t pd = pattern.find('.'), nd = name.find('.');
     std::string_view ps = pattern.substr(0, pd), ns = name.substr(0, nd);
-    if (ps != "*" && ps != ns) return false;
+    if (!segment_matches(ps, ns)) return false;
     if (pd == std::string_view::npos || nd == std::string_view::npos)
       return pd == std::string_view::npos && nd == std::string_view::npos;
     pattern.remove_prefix(pd + 1);

@@ -22,9 +22,9 @@ using detail::mark_of;
 using Problems = detail::FileProblems;
 
 
-// A pattern is dotted identifiers, where a whole segment may be `*`.
+// A pattern is dotted identifiers, where a whole segment may be `*` or `{a,b,c}`.
 bool valid_pattern(const std::string& p) {
-  static const std::regex kSegment("[A-Za-z_][A-Za-z0-9_]*|\\*");
+  static const std::regex kSegment("[A-Za-z_][A-Za-z0-9_]*|\\*|\\{[A-Za-z_][A-Za-z0-9_]*(,[A-Za-z_][A-Za-z0-9_]*)*\\}");
   auto parts = util::split(p, '.');
   for (auto& s : parts)
     if (!std::regex_match(s, kSegment)) return false;
@@ -65,7 +65,7 @@ void read_rule(const YAML::Node& item, int number, const std::string& path, std:
     else problems.add(mark_of(value), which + ": `severity` must be error, warning or info, got `" + v + "`");
     if (k == "match" && !valid_pattern(v))
       problems.add(mark_of(value), which + ": `match` must be a dotted name whose segments are "
-                                           "names or `*`, got `" + v + "`");
+                                           "names, `*` or `{a,b,...}` (one of those names), got `" + v + "`");
     if (k == "id" && !ids.insert(v).second)
       problems.add(mark_of(value), which + ": id `" + v + "` is used by an earlier rule of this file");
   }

@@ -23,6 +23,15 @@ bool constant_name(std::string_view name) {
   return letter && last.size() > 1;
 }
 
+// A class by Python's naming: a last segment that starts upper-case and has a lower-case
+// letter (CalledProcessError, Popen; not TIMEOUT).
+bool class_name(std::string_view name) {
+  size_t dot = name.rfind('.');
+  std::string_view last = dot == std::string_view::npos ? name : name.substr(dot + 1);
+  return !last.empty() && last[0] >= 'A' && last[0] <= 'Z' &&
+         std::any_of(last.begin(), last.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
 // What the walk would flag at `ref` without following anything: the operations
 // outside the environment it leads to, each branch's.
 std::vector<Use> typed_uses(detail::Resolver& r, const ModuleFacts& m, int fn, const Ref& ref, const RuleSet& rules) {
@@ -48,7 +57,10 @@ bool performs(const Ref& ref, std::string_view name) {
     case Ref::call: return !ref.raised;
     case Ref::entered:
     case Ref::decorator: return true;
-    case Ref::value: return !ref.stored && !constant_name(name);
+    // A value is an operation only when it is a function handed on to be called (a
+    // callback): a class used as a value (an exception given to contextlib.suppress) or
+    // a constant is none.
+    case Ref::value: return !ref.stored && !constant_name(name) && !class_name(name);
     case Ref::dynamic: return false;
   }
   return false;

@@ -43,7 +43,7 @@ bool leads_to_rule(std::string_view name, const RuleSet& rules) {
       while (ok && !rest.empty()) {
         size_t pd = p.find('.'), nd = rest.find('.');
         std::string_view ps = p.substr(0, pd), ns = rest.substr(0, nd);
-        ok = (ps == "*" || ps == ns) && (nd == std::string_view::npos || pd != std::string_view::npos);
+        ok = segment_matches(ps, ns) && (nd == std::string_view::npos || pd != std::string_view::npos);
         rest = nd == std::string_view::npos ? std::string_view() : rest.substr(nd + 1);
         p = pd == std::string_view::npos ? std::string_view() : p.substr(pd + 1);
       }

@@ -543,6 +543,11 @@ class Walker {
       g.unresolved.insert(g.unresolved.end(), n.unresolved.begin(), n.unresolved.end());
       const Function& F = n.mod->functions[n.fn];
       g.walked.push_back(Walked{n.mod->name + ":" + F.qualified, n.mod->file, F.line, F.end_line});
+      for (const Call& c : n.calls)
+        if (auto to = ids_.find(c.key); to != ids_.end() && b.live(to->second))
+          g.edges.push_back(Edge{g.walked.back().function,
+                                 c.key.first->name + ":" + c.key.first->functions[size_t(c.key.second)].qualified,
+                                 c.line, c.via});
     }
     auto text = [](const Chain& c) {
       std::string s;

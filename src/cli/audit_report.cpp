@@ -132,6 +132,35 @@ std::string unfollowed_text(const audit::CallGraph& g, const std::string& hint) 
   return out;
 }
 
+nlohmann::json callgraph_document(const std::string& entry, const audit::CallGraph& g) {
+  nlohmann::json functions = nlohmann::json::object();
+  for (auto& w : g.walked)
+    functions[w.function] = {{"file", w.file},
+                             {"line", w.line},
+                             {"end_line", w.end_line},
+                             {"calls", nlohmann::json::array()},
+                             {"operations", nlohmann::json::array()},
+                             {"unfollowed", nlohmann::json::array()}};
+  for (auto& e : g.edges)
+    if (functions.contains(e.from))
+      functions[e.from]["calls"].push_back({{"function", e.to}, {"line", e.line}, {"via", or_null(e.via)}});
+  for (auto& c : g.chains) {
+    const audit::Step& last = c.steps.back();
+    if (functions.contains(last.name()))
+      functions[last.name()]["operations"].push_back(
+          {{"operation", c.operation}, {"rule", c.rule.id}, {"severity", audit::to_string(c.rule.severity)}, {"line", last.line}});
+  }
+  for (auto& u : g.unresolved)
+    if (functions.contains(u.function))
+      functions[u.function]["unfollowed"].push_back(
+          {{"call", u.call}, {"line", u.line}, {"why", u.why}, {"missing_module", or_null(u.missing)}});
+  return {{"schema", 1},
+          {"entry", entry},
+          {"complete", g.unresolved.empty() && g.beyond_depth == 0},
+          {"not_installed", g.not_installed},
+          {"functions", functions}};
+}
+
 std::string walk_conclusion(const std::string& entry, const audit::CallGraph& g, size_t shown, size_t ignored,
                             bool listed) {
   size_t cut = g.beyond_depth;

@@ -54,6 +54,11 @@ nlohmann::json unused_json(const std::vector<const audit::IgnoreEntry*>& unused)
 /// "" when there are none.
 std::string unfollowed_text(const audit::CallGraph& g, const std::string& hint);
 
+/// `audit --callgraph`: every function the walk saw, keyed by module:qualified, with the
+/// calls it followed, the flagged operations and the calls it could not follow
+/// (docs/schema/callgraph.json).
+nlohmann::json callgraph_document(const std::string& entry, const audit::CallGraph& g);
+
 std::string walk_conclusion(const std::string& entry, const audit::CallGraph& g, size_t shown, size_t ignored,
                             bool listed);
 /// What a scan reports (ignored calls left out).

@@ -35,6 +35,7 @@ struct AuditOptions {
   bool strict = false;
   std::vector<std::string> ignore;
   std::string format = "text";  // text, json, sarif
+  std::string callgraph;        // MODULE:FUNCTION: where the walked call graph goes as JSON
 };
 
 std::string plural(size_t n, const std::string& one, const std::string& many) {
@@ -254,6 +255,12 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
     std::cout << recipe;
     return int(Exit::ok);
   }
+  if (!o.callgraph.empty()) {
+    util::AtomicFile f(o.callgraph);
+    f.write(callgraph_document(o.entry, cg).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    f.commit();
+    if (!out.quiet() && !out.json() && o.format == "text") out.err("call graph of " + o.entry + " -> " + o.callgraph);
+  }
   std::vector<Reported> found = reported_chains(cg, ignores);
   auto unused = unused_ignores(found, ignores, audited_by(cg));
   size_t ignored = std::count_if(found.begin(), found.end(), [](const Reported& f) { return f.ignored; });
@@ -381,6 +388,10 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
                  "repeatable")
       ->type_name("FILE")
       ->allow_extra_args(false);
+  app.add_option("--callgraph", o->callgraph,
+                 "MODULE:FUNCTION: also write the walked call graph to FILE as JSON (each function ->\n"
+                 "the functions it calls, its flagged operations and unfollowed calls, with lines)")
+      ->type_name("FILE");
   app.add_option("--format", o->format, "text (default), json (as --json), or sarif (SARIF 2.1.0)")
       ->check(CLI::IsMember({"text", "json", "sarif"}))
       ->type_name("FORMAT");
@@ -399,6 +410,8 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
       throw Error("audit needs exactly one of MODULE:FUNCTION, --package, --module, --all, --path", Exit::usage);
     if (o->depth && o->entry.empty()) throw Error("--depth applies to MODULE:FUNCTION only", Exit::usage);
     if (o->suggest && o->entry.empty()) throw Error("--suggest applies to MODULE:FUNCTION only", Exit::usage);
+    if (!o->callgraph.empty() && o->entry.empty())
+      throw Error("--callgraph applies to MODULE:FUNCTION only (a scan follows no calls)", Exit::usage);
     if (o->suggest && o->format != "text") throw Error("--suggest prints a recipe; it takes no --format", Exit::usage);
     if (o->suggest && g.json) throw Error("--json and --suggest: --suggest prints a recipe, not a document", Exit::usage);
     audit::RuleSet rules = load_rules(o->rules, !o->no_default_rules);

@@ -10,6 +10,7 @@
 
 #include "e2e_support.hpp"
 #include "sitepatch/recipe/recipe.hpp"
+#include "sitepatch/util/process.hpp"
 
 namespace {
 
@@ -233,12 +234,12 @@ TEST_CASE("rules files: added, listed, and refused with file:line:col", "[e2e][a
   CHECK(list.out ==
         "ID         MATCH                       CATEGORY  SEVERITY  FROM\n"
         "jit-build  jitbase.tools.run_compiler  jit       warning   " + mine + ":2\n");
-  // The shipped set: a header and 29 rules, the user's last.
+  // The shipped set: a header and 30 rules, the user's last.
   auto shipped = testsupport::run_sitepatch({"rules", "--rules", mine});
   auto lines = sitepatch::util::split(shipped.out, '\n');
-  REQUIRE(lines.size() == 32);
+  REQUIRE(lines.size() == 33);
   CHECK(sitepatch::util::starts_with(lines[1], "subprocess  "));
-  CHECK(sitepatch::util::ends_with(lines[30], mine + ":2"));
+  CHECK(sitepatch::util::ends_with(lines[31], mine + ":2"));
   auto json = nlohmann::json::parse(testsupport::run_sitepatch({"--json", "rules", "--no-default-rules", "--rules", mine}).out);
   CHECK(json["rules"] == nlohmann::json::parse(R"([{"id": "jit-build", "match": "jitbase.tools.run_compiler",
       "category": "jit", "message": "builds a kernel", "severity": "warning", "origin": ")" + mine + R"(", "line": 2}])"));
@@ -247,7 +248,7 @@ TEST_CASE("rules files: added, listed, and refused with file:line:col", "[e2e][a
   auto e = env.sp({"audit", "demo.api:quantize", "--rules", bad});
   CHECK(e.status == 2);
   CHECK(e.err == "sitepatch: error: invalid rules file\n" + bad +
-                     ":3:12: rule 1: `match` must be a dotted name whose segments are names or `*`, got `a..b`\n");
+                     ":3:12: rule 1: `match` must be a dotted name whose segments are names, `*` or `{a,b,...}` (one of those names), got `a..b`\n");
   e = testsupport::run_sitepatch({"rules", "--rules", env.tmp.path + "/none.yaml"});
   CHECK(e.status == 2);
   CHECK(e.err == "sitepatch: error: cannot read rules file " + env.tmp.path + "/none.yaml: No such file or directory\n");
@@ -314,4 +315,40 @@ TEST_CASE("audit --path stays in its folder: links out are not followed but said
         "3 flagged calls in 3 functions in 3 files of 3 (3 parsed after the text pre-filter); "
         "3 links leading out of the folder not followed (leak.py, out, sub/root)\n");
   CHECK(r.out.find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("audit --callgraph writes what the walk saw as JSON, valid under its schema", "[e2e][audit]") {
+  AuditEnv env;
+  std::string out = env.tmp.path + "/graph.json";
+  auto r = env.sp({"audit", "demo.api:quantize", "--callgraph", out});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("call graph of demo.api:quantize -> " + out + "\n") != std::string::npos);
+  auto text = testsupport::slurp(out);
+  auto g = nlohmann::json::parse(text);
+  CHECK(g["schema"] == 1);
+  CHECK(g["entry"] == "demo.api:quantize");
+  CHECK(g["complete"] == false);
+  auto& fns = g["functions"];
+  CHECK(fns.size() == 13);  // every function walked, as the report counts them
+  auto& entry = fns["demo.api:quantize"];
+  CHECK(entry["file"] == "demo/api.py");
+  auto& calls = entry["calls"];
+  CHECK(std::find(calls.begin(), calls.end(),
+                  nlohmann::json({{"function", "demo.jit.spec:get_module"}, {"line", 6}, {"via", nullptr}})) != calls.end());
+  CHECK(entry["unfollowed"].size() == 1);
+  CHECK(entry["unfollowed"][0]["call"] == "module.run");
+  CHECK(fns["demo.jit.spec:prepare"]["operations"] ==
+        nlohmann::json::parse(R"([{"operation": "open", "rule": "open", "severity": "warning", "line": 16}])"));
+  // Every call names a function that is a key: the graph is closed.
+  for (auto& [name, f] : fns.items())
+    for (auto& c : f["calls"]) CHECK(fns.contains(c["function"].get<std::string>()));
+  auto v = sitepatch::util::run({"/usr/bin/python3", std::string(SITEPATCH_SOURCE_DIR) + "/tests/support/validate_schema.py",
+                                 std::string(SITEPATCH_SOURCE_DIR) + "/docs/schema/callgraph.json", out});
+  CHECK(v.out == "");
+  CHECK(v.status == 0);
+
+  auto scan = env.sp({"audit", "--package", "demo-jit", "--callgraph", out});
+  CHECK(scan.status == 2);
+  CHECK(scan.err == "sitepatch: error: --callgraph applies to MODULE:FUNCTION only (a scan follows no calls)\n");
 }

@@ -86,7 +86,7 @@ TEST_CASE("a malformed rules file: every problem with file:line:col", "[audit]")
                  "  - just a string\n") ==
         "invalid rules file\n"
         "r.yaml:2:5: rule 1: missing required key `message`\n"
-        "r.yaml:3:12: rule 1: `match` must be a dotted name whose segments are names or `*`, got `subprocess.*x`\n"
+        "r.yaml:3:12: rule 1: `match` must be a dotted name whose segments are names, `*` or `{a,b,...}` (one of those names), got `subprocess.*x`\n"
         "r.yaml:5:5: rule 1: unknown key `mesage`; did you mean `message`?\n"
         "r.yaml:6:9: rule 2: id `a` is used by an earlier rule of this file\n"
         "r.yaml:8:15: rule 2: `category` must be text\n"

@@ -79,12 +79,20 @@ struct Walked {
   int line = 0, end_line = 0;
 };
 
+/// A call the walk followed from one walked function to another.
+struct Edge {
+  std::string from, to;  // module:qualified
+  int line = 0;          // where `from` makes the call
+  std::string via;       // "via subclass pkg.mod.Cls" when dispatch reaches it
+};
+
 struct CallGraph {
   std::vector<Chain> chains;            // shortest first, then by text
   std::vector<Unresolved> unresolved;   // in walk order; calls into modules not installed among them
   std::vector<std::string> not_installed;  // modules calls go into that the environment lacks, sorted
   std::vector<std::vector<std::string>> cycles;  // each: functions of one cycle, in walk order
   std::vector<Walked> walked;           // every function walked, in walk order
+  std::vector<Edge> edges;              // every call followed, in walk order
   std::size_t functions = 0;            // functions walked
   std::size_t modules = 0;              // modules read
   std::size_t waves = 0;                // batches asked of the ModuleSource

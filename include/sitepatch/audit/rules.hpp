@@ -49,6 +49,10 @@ std::string_view canonical(std::string_view name);
 /// Whether `pattern` (segments, `*` = one segment) matches `name`.
 bool matches(std::string_view pattern, std::string_view name);
 
+/// Whether one segment of a pattern matches one segment of a name: equal, `*`, or one of
+/// `{a,b,c}` (pathlib.Path.{exists,stat}: the methods that touch the file system).
+bool segment_matches(std::string_view pattern, std::string_view name);
+
 /// Parses a rules file. Throws sitepatch::Error (exit 2) listing every problem as
 /// "file:line:col: message".
 std::vector<Rule> parse_rules(std::string_view text, const std::string& path);
