@@ -18,6 +18,19 @@ void SubclassIndex::build(Resolver& r) {
   }
 }
 
+bool SubclassIndex::made(const ModuleFacts& m, int cls, const std::set<std::pair<const ModuleFacts*, int>>& made) const {
+  std::set<std::pair<const ModuleFacts*, int>> seen;
+  std::vector<std::pair<const ModuleFacts*, int>> todo = {{&m, cls}};
+  while (!todo.empty()) {
+    auto c = todo.back();
+    todo.pop_back();
+    if (!seen.insert(c).second) continue;
+    if (made.count(c)) return true;
+    if (auto it = subs_.find(c); it != subs_.end()) todo.insert(todo.end(), it->second.begin(), it->second.end());
+  }
+  return false;
+}
+
 std::vector<Override> SubclassIndex::overrides(const ModuleFacts& m, int cls, const std::string& name) const {
   std::vector<Override> out;
   std::set<std::pair<const ModuleFacts*, int>> seen{{&m, cls}};

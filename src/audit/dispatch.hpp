@@ -3,6 +3,7 @@
 // `self.m()` / `obj.m()` reaches every override of m, not only the base's (an abstract
 // `build` on a base runs a subclass's `build`).
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,9 @@ class SubclassIndex {
   /// any depth, nearest first; a class defining it hides it from its own subclasses
   /// only for itself (theirs are listed too).
   std::vector<Override> overrides(const ModuleFacts& m, int cls, const std::string& name) const;
+
+  /// Whether class `cls` of `m`, or a subclass of it at any depth, is one of `made`.
+  bool made(const ModuleFacts& m, int cls, const std::set<std::pair<const ModuleFacts*, int>>& made) const;
 
  private:
   void build(Resolver& r);

@@ -246,12 +246,17 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
   for (int f = fn; f > 0; f = m.functions[f].parent) {
     const Function& F = m.functions[f];
     if (F.cls >= 0 && !F.self_name.empty() && head == F.self_name) {
+      // The receiver's class when the walk knows it, else the class defining the method.
+      bool known = self_as.cls_mod && self_as.mod == &m && self_as.fn == f;
+      const ModuleFacts& cm = known ? *self_as.cls_mod : m;
+      int ci = known ? self_as.cls : F.cls;
       // `self.a.b.m()`: through what the class (and then each attribute's class) says
       // its attributes hold.
-      if (parts.size() >= 3) return chain_method(make(Target::klass, &m, F.cls), parts, 1, depth);
+      if (parts.size() >= 3) return chain_method(make(Target::klass, &cm, ci), parts, 1, depth);
       if (parts.size() == 1) return make(Target::unknown, head + " itself, whose class may be a subclass");
-      Target t = method(m, F.cls, parts[1], depth + 1);
+      Target t = method(cm, ci, parts[1], depth + 1);
       if (t.kind == Target::missing) return make(Target::unknown, "attribute of " + head + ", not a method");
+      if (known && t.kind == Target::function) t.recv_mod = &cm, t.recv_cls = ci;
       return t;
     }
     if (auto b = F.imports.find(head); b != F.imports.end()) {
@@ -285,6 +290,7 @@ Target Resolver::instance(const ModuleFacts& m, int fn, const std::string& how, 
   if (how.compare(0, 5, "expr:") == 0) return value_of(m, fn, how.substr(5), depth + 1);
   std::string what = how.substr(5);
   Target t = in_scope(m, fn, what, depth + 1);
+  if (t.kind == Target::klass) t.exact = how[0] == 'c';  // made by calling the class
   if (t.kind == Target::pending || t.kind == Target::klass) return t;
   if (t.kind == Target::external) {
     // pathlib.Path, filelock.FileLock, ...; Path.home() makes a Path, not a "home".
@@ -317,6 +323,7 @@ Target Resolver::method_of(const Target& inst, const std::string& name, int dept
   if (inst.kind != Target::klass) return inst;
   Target t = method(*inst.mod, inst.index, name, depth + 1);
   if (t.kind == Target::missing) return make(Target::external, "");  // inherited from a class outside
+  if (t.kind == Target::function && inst.exact) t.recv_mod = inst.mod, t.recv_cls = inst.index;
   return t;
 }
 

@@ -28,6 +28,21 @@ struct Target {
   const ModuleFacts* mod = nullptr;
   int index = -1;
   std::string name;
+  // A method reached through a receiver whose class is known (`Cls().m()`, `x.m()` with
+  // x's class known, `self.m()` where self's is): that class. Null when not known.
+  const ModuleFacts* recv_mod = nullptr;
+  int recv_cls = -1;
+  // A klass that is the exact class of an instance (made by calling it), not an
+  // annotation's, which a subclass's instance satisfies too.
+  bool exact = false;
+};
+
+/// The class `self` has inside one function of the walk (its receiver's), when known.
+struct SelfAs {
+  const ModuleFacts* mod = nullptr;  // the function's module and index
+  int fn = -1;
+  const ModuleFacts* cls_mod = nullptr;
+  int cls = -1;
 };
 
 /// Target::index of an external target reached through an import of a module the
@@ -47,6 +62,8 @@ class Resolver {
   /// Where the other branches of the last lookups lead (a name imported in both arms of
   /// a try/except or if/else): the walk follows them too, and clears this first.
   std::vector<Target> also;
+  /// Set by the walk while it reads a method reached through a receiver of a known class.
+  SelfAs self_as;
 
   /// A dotted name as used inside function `fn` of `m` (`self.x`, `np.load`, `open`).
   Target in_scope(const ModuleFacts& m, int fn, const std::string& dotted, int depth = 0);

@@ -22,7 +22,22 @@ using detail::Target;
 
 namespace {
 
-using Key = std::pair<const ModuleFacts*, int>;
+// A function as the walk visits it: with the class of its receiver when the call site
+// knows it (`FileLock(p).acquire()`: inside acquire, self is a FileLock and
+// `self._acquire()` resolves by FileLock's MRO), so one method reached from two
+// receivers is two nodes.
+struct Key {
+  const ModuleFacts* mod = nullptr;
+  int fn = -1;
+  const ModuleFacts* recv_mod = nullptr;  // null: the receiver's class is not known
+  int recv_cls = -1;
+  bool operator<(const Key& o) const {
+    return std::tie(mod, fn, recv_mod, recv_cls) < std::tie(o.mod, o.fn, o.recv_mod, o.recv_cls);
+  }
+  bool operator==(const Key& o) const {
+    return mod == o.mod && fn == o.fn && recv_mod == o.recv_mod && recv_cls == o.recv_cls;
+  }
+};
 
 struct Flagged {
   int line;
@@ -53,10 +68,13 @@ struct Dispatch {
 };
 
 struct Node {
-  Node(const ModuleFacts* m, int f, int lv, int p = -1, int pl = 0)
-      : mod(m), fn(f), level(lv), parent(p), parent_line(pl) {}
+  Node(const Key& k, int lv, int p = -1, int pl = 0)
+      : mod(k.mod), fn(k.fn), recv_mod(k.recv_mod), recv_cls(k.recv_cls), level(lv), parent(p), parent_line(pl) {}
+  Key key() const { return {mod, fn, recv_mod, recv_cls}; }
   const ModuleFacts* mod;
   int fn;
+  const ModuleFacts* recv_mod;
+  int recv_cls;
   int level;
   int parent;
   int parent_line;  // where the parent calls it
@@ -82,8 +100,8 @@ class Walker {
 
   CallGraph run() {
     auto [mod, fn] = entry();
-    nodes_.emplace_back(mod, fn, 0);
-    ids_[{mod, fn}] = 0;
+    nodes_.emplace_back(Key{mod, fn}, 0);
+    ids_[Key{mod, fn}] = 0;
     // Breadth first, then the overrides of the methods reached by dispatch among every
     // class read so far, and again from what they reach, until no new one is found.
     std::vector<int> level = {0};
@@ -118,7 +136,7 @@ class Walker {
           if (ids_.count(c.key)) continue;
           int k = int(nodes_.size());
           ids_[c.key] = k;
-          nodes_.emplace_back(c.key.first, c.key.second, lv + 1, id, c.line);
+          nodes_.emplace_back(c.key, lv + 1, id, c.line);
           next.push_back(k);
         }
       }
@@ -137,14 +155,22 @@ class Walker {
       for (size_t k = 0; k < nodes_[id].dispatches.size(); ++k) {
         Dispatch& d = nodes_[id].dispatches[k];
         auto found = index.overrides(*d.mod, d.cls, d.name);
+        // The receiver's class is not known here: the overrides of the classes the walked
+        // code makes; where it makes none of them, every one (and the step says so).
+        std::vector<detail::Override> made;
+        for (auto& o : found)
+          if (int cls = o.mod->functions[size_t(o.fn)].cls; cls >= 0 && index.made(*o.mod, cls, instantiated_))
+            made.push_back(o);
+        std::string how = !found.empty() && made.empty() ? " (none of them is made in the walked code)" : "";
+        if (!made.empty()) found = std::move(made);
         d.more = found.size() > kMaxOverrides ? found.size() - kMaxOverrides : 0;
         if (found.size() > kMaxOverrides) found.resize(kMaxOverrides);
         d.found = found.size();
         for (auto& o : found) {
-          Key key{o.mod, o.fn};
+          Key key{o.mod, o.fn};  // a subclass's override: what its self is below it is not known
           auto& calls = nodes_[id].calls;
           if (std::any_of(calls.begin(), calls.end(), [&](auto& c) { return c.key == key; })) continue;
-          calls.push_back({key, d.line, d.ref, "via subclass " + o.klass});
+          calls.push_back({key, d.line, d.ref, "via subclass " + o.klass + how});
           if (ids_.count(key)) continue;
           int lv = nodes_[id].level;
           if (o_.depth > 0 && lv + 1 >= o_.depth) {
@@ -153,8 +179,8 @@ class Walker {
           }
           int n = int(nodes_.size());
           ids_[key] = n;
-          nodes_.emplace_back(o.mod, o.fn, lv + 1, int(id), d.line);
-          via_[n] = "via subclass " + o.klass;
+          nodes_.emplace_back(key, lv + 1, int(id), d.line);
+          via_[n] = "via subclass " + o.klass + how;
           fresh.push_back(n);
         }
       }
@@ -316,18 +342,22 @@ class Walker {
       case Target::pending: return false;
       case Target::function:
         if (!flag(fresh, ref, name_of(*t.mod, t.index))) {
-          fresh.calls.push_back({{t.mod, t.index}, ref.line, &ref, ""});
-          note_dispatch(fresh, ref, t);
+          fresh.calls.push_back({{t.mod, t.index, t.recv_mod, t.recv_cls}, ref.line, &ref, ""});
+          // A receiver of a known class was resolved by its MRO: no other class's method runs.
+          if (!t.recv_mod) note_dispatch(fresh, ref, t);
+          else instantiated_.insert({t.recv_mod, t.recv_cls});
         }
         break;
       case Target::klass: {
         if (ref.kind != Ref::call) break;
         if (flag(fresh, ref, t.mod->name + "." + t.mod->classes[t.index].qualified)) break;
+        instantiated_.insert({t.mod, t.index});
         // Making an instance runs __new__ and __init__, wherever the class defines them.
         for (const char* special : {"__new__", "__init__"}) {
           Target init = r_.method(*t.mod, t.index, special);
           if (init.kind == Target::pending) return false;
-          if (init.kind == Target::function) fresh.calls.push_back({{init.mod, init.index}, ref.line, &ref, ""});
+          if (init.kind == Target::function)
+            fresh.calls.push_back({{init.mod, init.index, t.mod, t.index}, ref.line, &ref, ""});
         }
         break;
       }
@@ -360,7 +390,13 @@ class Walker {
     Node& n = nodes_[id];
     const ModuleFacts& m = *n.mod;
     const Function& F = m.functions[n.fn];
-    Node fresh(n.mod, n.fn, n.level, n.parent, n.parent_line);
+    Node fresh(n.key(), n.level, n.parent, n.parent_line);
+    // Inside a method reached through a receiver of a known class, `self` is that class.
+    r_.self_as = n.recv_mod ? detail::SelfAs{n.mod, n.fn, n.recv_mod, n.recv_cls} : detail::SelfAs{};
+    struct Reset {
+      detail::Resolver& r;
+      ~Reset() { r.self_as = {}; }
+    } reset{r_};
     bool complete = true;
     std::string who = m.name + ":" + F.qualified;
     for (const Ref& ref : F.refs) {
@@ -525,13 +561,19 @@ class Walker {
     detail::Branches b = branches();
     if (b.any_ruled_out()) reroute(b);
     rule_out(g, b);
+    // A function reached through two receivers is two nodes: listed, counted and its
+    // unfollowed calls said once.
+    std::set<std::string> walked, said;
+    auto walked_once = [&](const Node& n) {
+      const Function& F = n.mod->functions[n.fn];
+      std::string name = n.mod->name + ":" + F.qualified;
+      if (walked.insert(name).second) g.walked.push_back(Walked{name, n.mod->file, F.line, F.end_line});
+      return name;
+    };
     for (size_t id = 0; id < nodes_.size(); ++id) {
       const Node& n = nodes_[id];
-      if (!b.live(int(id))) {
-        const Function& F = n.mod->functions[n.fn];
-        g.walked.push_back(Walked{n.mod->name + ":" + F.qualified, n.mod->file, F.line, F.end_line});
-        continue;
-      }
+      std::string name = walked_once(n);
+      if (!b.live(int(id))) continue;
       for (const auto& f : n.flagged) {
         Chain c;
         c.steps = path_to(int(id));
@@ -540,14 +582,15 @@ class Walker {
         c.rule = f.rule;
         g.chains.push_back(std::move(c));
       }
-      g.unresolved.insert(g.unresolved.end(), n.unresolved.begin(), n.unresolved.end());
-      const Function& F = n.mod->functions[n.fn];
-      g.walked.push_back(Walked{n.mod->name + ":" + F.qualified, n.mod->file, F.line, F.end_line});
+      for (const Unresolved& u : n.unresolved)
+        if (said.insert(u.function + "\n" + std::to_string(u.line) + "\n" + u.call + "\n" + u.why).second)
+          g.unresolved.push_back(u);
       for (const Call& c : n.calls)
-        if (auto to = ids_.find(c.key); to != ids_.end() && b.live(to->second))
-          g.edges.push_back(Edge{g.walked.back().function,
-                                 c.key.first->name + ":" + c.key.first->functions[size_t(c.key.second)].qualified,
-                                 c.line, c.via});
+        if (auto to = ids_.find(c.key); to != ids_.end() && b.live(to->second)) {
+          std::string callee = c.key.mod->name + ":" + c.key.mod->functions[size_t(c.key.fn)].qualified;
+          if (said.insert(name + "\n" + callee + "\n" + std::to_string(c.line)).second)
+            g.edges.push_back(Edge{name, callee, c.line, c.via});
+        }
     }
     auto text = [](const Chain& c) {
       std::string s;
@@ -562,7 +605,7 @@ class Walker {
                                [&](const Chain& a, const Chain& b) { return text(a) == text(b); }),
                    g.chains.end());
     g.cycles = cycles();
-    g.functions = nodes_.size();
+    g.functions = g.walked.size();
     for (auto& [name, m] : r_.modules)
       if (m) ++g.modules;
     g.waves = waves_;
@@ -602,7 +645,7 @@ class Walker {
         comp.push_back(w);
       } while (w != v);
       bool self = false;
-      for (auto& c : nodes_[v].calls) self = self || c.key == std::make_pair(nodes_[v].mod, nodes_[v].fn);
+      for (auto& c : nodes_[v].calls) self = self || c.key == nodes_[v].key();
       if (comp.size() > 1 || self) {
         std::sort(comp.begin(), comp.end());
         found.push_back(comp);
@@ -625,11 +668,12 @@ class Walker {
   const WalkOptions& o_;
   Resolver r_;
   std::vector<Node> nodes_;
-  std::map<std::pair<const ModuleFacts*, int>, int> ids_;
+  std::map<Key, int> ids_;
   std::map<int, std::string> via_;  // node -> how it was reached, when by dispatch
   std::set<std::string> searched_;  // "package\nClass": subclasses looked for there
   std::size_t waves_ = 0;
   std::vector<std::string> not_installed_;
+  std::set<std::pair<const ModuleFacts*, int>> instantiated_;  // classes the walked code makes (or calls methods on)
   std::size_t beyond_ = 0;
 };
 

@@ -59,3 +59,103 @@ TEST_CASE("audit: only calls are operations: no pure attribute, class used as a 
         std::vector<std::string>{"pathlib.Path.exists (pathlib-check) <- purepath.build:build:14",
                                  "pathlib.Path.read_text (pathlib-io) <- purepath.build:build:15"});
 }
+
+namespace {
+
+// filelock's shape: a base whose acquire() calls the abstract _acquire(), the platform
+// lock an alias of one subclass, and other subclasses (soft, async) beside it.
+testsupport::WheelSpec lockish() {
+  return {"lockish",
+          "1.0",
+          {{"lockish/__init__.py",
+            "from ._api import BaseFileLock\n"
+            "from ._unix import UnixFileLock\n"
+            "from ._soft import SoftFileLock\n"
+            "from .asyncio import AsyncUnixFileLock\n"
+            "\n"
+            "FileLock = UnixFileLock\n"},
+           {"lockish/_api.py",
+            "class BaseFileLock:\n"
+            "    def __init__(self, path):\n"
+            "        self.path = path\n"
+            "\n"
+            "    def acquire(self):\n"
+            "        self._acquire()\n"
+            "        return self\n"
+            "\n"
+            "    def _acquire(self):\n"
+            "        raise NotImplementedError\n"},
+           {"lockish/_unix.py",
+            "import os\n"
+            "from ._api import BaseFileLock\n"
+            "\n"
+            "\n"
+            "class UnixFileLock(BaseFileLock):\n"
+            "    def _acquire(self):\n"
+            "        os.makedirs(self.path, exist_ok=True)\n"},
+           {"lockish/_soft.py",
+            "import time\n"
+            "from ._api import BaseFileLock\n"
+            "\n"
+            "\n"
+            "class SoftFileLock(BaseFileLock):\n"
+            "    def _acquire(self):\n"
+            "        time.sleep(0.05)\n"},
+           {"lockish/asyncio.py",
+            "import subprocess\n"
+            "from ._unix import UnixFileLock\n"
+            "\n"
+            "\n"
+            "class AsyncUnixFileLock(UnixFileLock):\n"
+            "    def _acquire(self):\n"
+            "        subprocess.run(['true'])\n"},
+           {"lockuser/__init__.py", ""},
+           {"lockuser/cache.py",
+            "from lockish import BaseFileLock, FileLock, SoftFileLock\n"
+            "\n"
+            "\n"
+            "def load(path):\n"
+            "    lock = FileLock(path)\n"
+            "    lock.acquire()\n"
+            "    return path\n"
+            "\n"
+            "\n"
+            "def any_lock(lock: BaseFileLock):\n"
+            "    lock.acquire()\n"
+            "\n"
+            "\n"
+            "def make_soft(path):\n"
+            "    return SoftFileLock(path)\n"
+            "\n"
+            "\n"
+            "def soft_then_any(path):\n"
+            "    any_lock(make_soft(path))\n"}}};
+}
+
+}  // namespace
+
+TEST_CASE("audit: a receiver of a known class is followed by its MRO, not to every subclass", "[e2e][audit]") {
+  PrecisionEnv env(lockish());
+  // FileLock(path).acquire(): self is a UnixFileLock inside acquire; the soft and async
+  // locks, which it can never be, are not reached.
+  CHECK(env.chains("lockuser.cache:load") ==
+        std::vector<std::string>{"os.makedirs (os-makedirs) <- lockish._unix:UnixFileLock._acquire:7"});
+}
+
+TEST_CASE("audit: an unknown receiver dispatches to the subclasses the walked code makes, else to every one, "
+          "and says which",
+          "[e2e][audit]") {
+  PrecisionEnv env(lockish());
+  // Nothing walked makes a lock: every override, each step saying so.
+  auto any = env.chains("lockuser.cache:any_lock");
+  std::sort(any.begin(), any.end());
+  CHECK(any == std::vector<std::string>{"os.makedirs (os-makedirs) <- lockish._unix:UnixFileLock._acquire:7",
+                                        "subprocess.run (subprocess) <- lockish.asyncio:AsyncUnixFileLock._acquire:7",
+                                        "time.sleep (time-sleep) <- lockish._soft:SoftFileLock._acquire:7"});
+  auto r = testsupport::run_sitepatch({"--venv", env.venv.root, "audit", "lockuser.cache:any_lock"});
+  CHECK(r.out.find("(via subclass lockish._soft.SoftFileLock (none of them is made in the walked code))") !=
+        std::string::npos);
+  // The walked code makes a SoftFileLock: only its override.
+  CHECK(env.chains("lockuser.cache:soft_then_any") ==
+        std::vector<std::string>{"time.sleep (time-sleep) <- lockish._soft:SoftFileLock._acquire:7"});
+}
