@@ -630,7 +630,10 @@ class Extractor {
         return true;
       case 'a':
         if (t == "assignment") assignment(f, n);
-        else if (t == "augmented_assignment" && !f.in_class_body) names_in(field(n, "left"), locals(f));
+        else if (t == "augmented_assignment" && !f.in_class_body) {
+          names_in(field(n, "left"), locals(f));
+          if (f.fn == 0 && text(field(n, "left")) == "__all__") exports(field(n, "right"), true);
+        }
         else if (t == "argument_list") arguments(f, n);
         else if (t == "as_pattern") names_in(field(n, "alias"), locals(f));
         return true;
@@ -726,6 +729,7 @@ class Extractor {
     }
     names_in(left, locals(f));
     if (types_) assigned_type(f, n, left, right);
+    if (f.fn == 0 && is(left, "identifier") && text(left) == "__all__") exports(right, false);
     if (ts_node_is_null(right)) return;
     value(f, right, true);
     if (f.fn == 0 && is(left, "identifier")) {
@@ -733,6 +737,24 @@ class Extractor {
       std::string a = alias_of(right), name = text(left);
       if (!a.empty() && a != name) m_.aliases.emplace(std::move(name), a);
     }
+  }
+
+  // `__all__ = [...]` (or `+= [...]`): the names a star import of this module binds;
+  // anything but string literals makes them unknown.
+  void exports(TSNode value, bool more) {
+    if (m_.exports == ModuleFacts::Exports::unknown) return;
+    if (!more) m_.all.clear();
+    bool literal = !ts_node_is_null(value) && (is(value, "list") || is(value, "tuple"));
+    for (TSNode k : literal ? python::ts::named_children(value) : std::vector<TSNode>{}) {
+      if (is(k, "comment")) continue;
+      std::string s = text(k);
+      if (!is(k, "string") || s.size() < 3 || (s[0] != '"' && s[0] != '\'') || s.back() != s[0]) {
+        literal = false;
+        break;
+      }
+      m_.all.push_back(s.substr(1, s.size() - 2));
+    }
+    m_.exports = literal ? ModuleFacts::Exports::listed : ModuleFacts::Exports::unknown;
   }
 
   // What `left = right` (or `left: T = right`) tells of the value left holds.

@@ -15,8 +15,6 @@ namespace {
 constexpr int kMaxDepth = 24;
 // Functions of a module followed from one `getattr(module, name)()`.
 constexpr size_t kMaxAttributes = 16;
-// Target::index of an external target that only a compiled star import suggests.
-constexpr int kCompiledGuess = -2;
 
 Target make(Target::Kind k, std::string name = "") {
   Target t;
@@ -179,6 +177,13 @@ Target Resolver::through_stars(const ModuleFacts& m, const std::vector<std::stri
       if (!pending && compiled.empty()) compiled = star;
       continue;
     }
+    // `from m import *` binds what m exports: its __all__, or its public names.
+    const std::string& name = parts[i];
+    bool exported = s->exports == ModuleFacts::Exports::unknown ||
+                    (s->exports == ModuleFacts::Exports::listed
+                         ? std::find(s->all.begin(), s->all.end(), name) != s->all.end()
+                         : name.empty() || name[0] != '_');
+    if (!exported) continue;
     Target t = attr(*s, parts, i, depth + 1);
     if (t.kind == Target::pending) waiting = true;
     else if (t.kind == Target::external && t.index == kCompiledGuess) guess = t;
@@ -218,20 +223,22 @@ Target Resolver::undefined(const ModuleFacts& m, const std::vector<std::string>&
     return chain_method(inst, parts, i + 1, depth);
   }
   if (top.is_local(name)) return make(Target::unknown, "module variable " + m.name + "." + name);
+  // `from torch._C import *`, `from ._multiarray_umath import *`: presumably a name the
+  // compiled module exports, outside the sources the walk reads. A guess, which a
+  // module that star-imports this one takes only when no other source defines it. The
+  // star import binds it before any call of the module's __getattr__ (`torch.device`
+  // is torch._C's, not a lazy export of torch).
+  if (!compiled.empty()) {
+    Target t = make(Target::external, compiled + "." + name + tail);
+    t.index = kCompiledGuess;
+    return t;
+  }
   // PEP 562: a module's __getattr__ makes the names it does not define.
   // Only for attributes read from outside (i > 0): inside the module, a name it does
   // not bind is a builtin.
   if (auto g = top.defs.find("__getattr__"); i > 0 && g != top.defs.end()) {
     Target t = make(Target::lazy, &m, g->second);
     t.name = m.name + "." + name;
-    return t;
-  }
-  // `from torch._C import *`, `from ._multiarray_umath import *`: presumably a name the
-  // compiled module exports, outside the sources the walk reads. A guess, which a
-  // module that star-imports this one takes only when no other source defines it.
-  if (!compiled.empty()) {
-    Target t = make(Target::external, compiled + "." + name + tail);
-    t.index = kCompiledGuess;
     return t;
   }
   return guess;

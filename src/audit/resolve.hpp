@@ -45,6 +45,9 @@ struct SelfAs {
   int cls = -1;
 };
 
+/// Target::index of an external target that only a compiled star import suggests.
+constexpr int kCompiledGuess = -2;
+
 /// Target::index of an external target reached through an import of a module the
 /// environment has no Python file for (the standard library, a compiled extension, or a
 /// module not installed: the walk asks its ModuleSource which).

@@ -362,8 +362,12 @@ class Walker {
         break;
       }
       case Target::external:
-        if (!flag(fresh, ref, t.name) && ref.kind == Ref::call && t.index == detail::kNoModuleFile)
-          fresh.externals.push_back({&ref, t.name});
+        if (flag(fresh, ref, t.name) || ref.kind != Ref::call) break;
+        if (t.index == detail::kNoModuleFile) fresh.externals.push_back({&ref, t.name});
+        // Bound by a star import of a compiled module: what it does is not in any source.
+        if (t.index == detail::kCompiledGuess)
+          unresolved("made by the compiled module " + t.name.substr(0, t.name.rfind('.')) +
+                     " (a star import binds it), which the walk cannot read");
         break;
       case Target::circular:
         // Python resolves it (the package imports), this tool did not: say so loudly.

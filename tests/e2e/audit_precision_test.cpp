@@ -159,3 +159,51 @@ TEST_CASE("audit: an unknown receiver dispatches to the subclasses the walked co
   CHECK(env.chains("lockuser.cache:soft_then_any") ==
         std::vector<std::string>{"time.sleep (time-sleep) <- lockish._soft:SoftFileLock._acquire:7"});
 }
+
+TEST_CASE("audit: a star import binds what the module exports, and a compiled one's names are not a lazy export",
+          "[e2e][audit]") {
+  PrecisionEnv env({"starpkg",
+                    "1.0",
+                    {{"starpkg/__init__.py",
+                      "from starpkg._impl import *\n"
+                      "from starpkg._native import *\n"
+                      "\n"
+                      "\n"
+                      "def __getattr__(name):\n"
+                      "    import importlib\n"
+                      "    return importlib.import_module('starpkg.' + name)\n"},
+                     {"starpkg/_impl.py",
+                      "import subprocess\n"
+                      "\n"
+                      "__all__ = ['public_run']\n"
+                      "\n"
+                      "\n"
+                      "def public_run():\n"
+                      "    subprocess.run(['true'])\n"
+                      "\n"
+                      "\n"
+                      "def also_public():\n"
+                      "    subprocess.check_output(['true'])\n"},
+                     {"starpkg/user.py",
+                      "import starpkg\n"
+                      "\n"
+                      "\n"
+                      "def f():\n"
+                      "    starpkg.public_run()\n"
+                      "    starpkg.also_public()\n"
+                      "    return starpkg.device('cpu')\n"}}});
+  // public_run is in _impl's __all__; also_public is not, so the star import does not
+  // bind it; device comes from the compiled _native: neither is __getattr__'s, so no
+  // importlib chain, and both are calls not followed.
+  CHECK(env.chains("starpkg.user:f") ==
+        std::vector<std::string>{"subprocess.run (subprocess) <- starpkg._impl:public_run:7"});
+  auto r = testsupport::run_sitepatch({"--venv", env.venv.root, "--json", "audit", "starpkg.user:f"});
+  auto doc = nlohmann::json::parse(r.out);
+  std::vector<std::string> why;
+  for (auto& u : doc["unresolved"]) why.push_back(u["call"].get<std::string>() + ": " + u["why"].get<std::string>());
+  CHECK(why == std::vector<std::string>{
+                   "starpkg.also_public: made by the compiled module starpkg._native (a star import binds it), which "
+                   "the walk cannot read",
+                   "starpkg.device: made by the compiled module starpkg._native (a star import binds it), which the "
+                   "walk cannot read"});
+}

@@ -93,6 +93,10 @@ struct ModuleFacts {
   std::map<std::string, int> class_names;   // top-level classes by name
   std::map<std::string, std::string> aliases;  // top level `g = f`, `g = functools.cache(f)`
   std::vector<std::string> stars;           // `from m import *`, absolute
+  // What `from this import *` binds: `__all__`'s names when the module writes it as a
+  // list or tuple of strings (and `+=` more); else (no __all__) its public names.
+  std::vector<std::string> all;
+  enum class Exports { public_names, listed, unknown } exports = Exports::public_names;
   int syntax_errors = 0;                    // ERROR nodes (the rest is still read)
   bool typed = false;                       // extracted with what values hold (extract's `types`)
 };
