@@ -171,6 +171,19 @@ class Extractor {
     return "";
   }
 
+  // `name.dunder` as a call Python makes without one written (Ref::implicit): the walk's
+  // facts only, for a dotted name or a call's result.
+  void implicit_ref(const Frame& f, TSNode value, const char* dunder) {
+    if (!types_ || f.mute || f.fn == 0 || ts_node_is_null(value)) return;
+    while (is(value, "parenthesized_expression") && python::ts::named_children(value).size() == 1)
+      value = python::ts::named_children(value)[0];
+    bool made = is(value, "call");
+    std::string d = dotted(made ? field(value, "function") : value);
+    if (d.empty() || d == "self" || d == "cls") return;
+    add_ref(f.fn, value, d + "." + dunder, Ref::call, made);
+    m_.functions[f.fn].refs.back().implicit = true;
+  }
+
   void add_ref(int fn, TSNode at, std::string name, Ref::Kind kind, bool on_result = false) {
     TSPoint p = ts_node_start_point(at);
     auto& refs = m_.functions[fn].refs;
@@ -605,7 +618,9 @@ class Extractor {
     else if (t == "if_statement" || t == "elif_clause" || t == "while_statement") {
       TSNode c = field(n, "condition");
       if (is(c, "attribute") && types_ && !f.mute) value(f, c);
+      implicit_ref(f, c, "__bool__");
     }
+    implicit_calls(f, n, t);
     if (types_ && f.fn > 0 && (t == "if_statement" || t == "elif_clause" || t == "conditional_expression"))
       arms(f, n, t);
     switch (t[0]) {
@@ -703,8 +718,25 @@ class Extractor {
     }
   }
 
+  // The special methods an operator runs: `not x`, `x and y` (__bool__), `for _ in x`
+  // (__iter__), `x[k]` read (__getitem__), `x + y` (__add__).
+  void implicit_calls(const Frame& f, TSNode n, std::string_view t) {
+    if (!types_ || f.mute || f.fn == 0) return;
+    if (t == "not_operator") implicit_ref(f, field(n, "argument"), "__bool__");
+    else if (t == "boolean_operator") {
+      implicit_ref(f, field(n, "left"), "__bool__");
+      implicit_ref(f, field(n, "right"), "__bool__");
+    } else if (t == "for_statement") {
+      implicit_ref(f, field(n, "right"), "__iter__");
+    } else if (t == "subscript" && !is(ts_node_parent(n), "assignment")) {
+      implicit_ref(f, field(n, "value"), "__getitem__");
+    } else if (t == "binary_operator" && text(field(n, "operator")) == "+") {
+      implicit_ref(f, field(n, "left"), "__add__");
+    }
+  }
+
   // `with lock:` enters what the name holds; `with X(...)` is a call (read as such)
-  // and then X's __enter__.
+  // and then X's __enter__ (and at the end its __exit__).
   void with_item(const Frame& f, TSNode n) {
     TSNode v = field(n, "value");
     if (is(v, "as_pattern")) {
@@ -715,6 +747,7 @@ class Extractor {
     if (is(v, "call")) {
       std::string callee = dotted(field(v, "function"));
       if (!callee.empty()) add_ref(f.fn, v, callee + ".__enter__", Ref::call, true);
+      implicit_ref(f, v, "__exit__");
       return;
     }
     std::string d = dotted(v);

@@ -84,6 +84,7 @@ struct Node {
   std::vector<const Ref*> unresolved_refs;  // the use each one is (its guard), or null
   std::vector<Dispatch> dispatches;
   std::vector<std::pair<const Ref*, std::string>> externals;  // calls out of the program no rule flags
+  std::vector<const Ref*> implicits;  // special methods of a receiver whose class is not known
 };
 
 // Overrides followed from one call site; past it, the rest are said to be left out.
@@ -105,8 +106,11 @@ class Walker {
     // Breadth first, then the overrides of the methods reached by dispatch among every
     // class read so far, and again from what they reach, until no new one is found.
     std::vector<int> level = {0};
-    do walk_from(std::move(level));
-    while (!(level = dispatch_round()).empty());
+    do {
+      walk_from(std::move(level));
+      level = dispatch_round();
+      if (level.empty()) level = implicit_round();
+    } while (!level.empty());
     unfollowed_dispatches();
     missing_modules();
     return result();
@@ -184,6 +188,46 @@ class Walker {
           fresh.push_back(n);
         }
       }
+    }
+    return fresh;
+  }
+
+  // `if x:` where x's class is not known: the special method of each class the walked
+  // code makes that defines it (a probe behind `__bool__`), marked as such on the step.
+  std::vector<int> implicit_round() {
+    std::vector<int> fresh;
+    for (int pass = 0; pass < 2; ++pass) {
+      bool waiting = false;
+      for (size_t id = 0; id < nodes_.size(); ++id) {
+        std::vector<const Ref*> implicits = nodes_[id].implicits;  // nodes_ grows below
+        for (const Ref* ref : implicits) {
+          std::string dunder = last_name(ref->name);
+          for (auto& [cm, ci] : instantiated_) {
+            Target t = r_.method(*cm, ci, dunder);
+            if (t.kind == Target::pending) waiting = true;
+            if (t.kind != Target::function) continue;
+            Key key{t.mod, t.index, cm, ci};
+            auto& calls = nodes_[id].calls;
+            if (std::any_of(calls.begin(), calls.end(), [&](auto& c) { return c.key == key; })) continue;
+            std::string via = "via " + dunder + " of " + cm->name + "." + cm->classes[size_t(ci)].qualified +
+                              ", made in the walked code";
+            calls.push_back({key, ref->line, ref, via});
+            if (ids_.count(key)) continue;
+            int lv = nodes_[id].level;
+            if (o_.depth > 0 && lv + 1 >= o_.depth) {
+              ++beyond_;
+              continue;
+            }
+            int k = int(nodes_.size());
+            ids_[key] = k;
+            nodes_.emplace_back(key, lv + 1, int(id), ref->line);
+            via_[k] = via;
+            fresh.push_back(k);
+          }
+        }
+      }
+      if (!waiting || r_.wanted.empty()) break;
+      load_wanted();
     }
     return fresh;
   }
@@ -410,6 +454,23 @@ class Walker {
         continue;
       }
       if (ref.kind == Ref::decorator && ignorable_decorator(detail::spelled(m, n.fn, ref.name))) continue;
+      if (ref.implicit) {
+        // `if x:` runs x.__bool__ only where x's class defines one: followed when the
+        // class is known, else later to the classes the walk makes (implicit_round).
+        r_.also.clear();
+        Target t = detail::call_target(r_, m, n.fn, ref);
+        r_.also.clear();
+        if (t.kind == Target::pending) {
+          complete = false;
+          continue;
+        }
+        if (t.kind == Target::function) {
+          if (!follow(fresh, ref, t, who)) complete = false;
+        } else if (t.kind != Target::external) {
+          fresh.implicits.push_back(&ref);
+        }
+        continue;
+      }
       // What the module's own imports say it is: the same decision as `audit --package`.
       auto uses = flagged_uses(m, n.fn, ref, rules_);
       if (!uses.empty()) {

@@ -207,3 +207,75 @@ TEST_CASE("audit: a star import binds what the module exports, and a compiled on
                    "starpkg.device: made by the compiled module starpkg._native (a star import binds it), which the "
                    "walk cannot read"});
 }
+
+TEST_CASE("audit: implicit calls (if x, for, x[k], x + y, with) run the special methods of a known class, and of "
+          "the classes the walked code makes",
+          "[e2e][audit]") {
+  PrecisionEnv env({"implicit",
+                    "1.0",
+                    {{"implicit/__init__.py", ""},
+                     {"implicit/probes.py",
+                      "import os\n"
+                      "import time\n"
+                      "\n"
+                      "\n"
+                      "class Probe:\n"
+                      "    def __bool__(self):\n"
+                      "        return os.path.isfile('/etc/probe')\n"
+                      "\n"
+                      "\n"
+                      "class Items:\n"
+                      "    def __iter__(self):\n"
+                      "        return iter(os.listdir('/'))\n"
+                      "\n"
+                      "    def __getitem__(self, k):\n"
+                      "        return open(k).read()\n"
+                      "\n"
+                      "    def __add__(self, other):\n"
+                      "        os.makedirs('/tmp/x', exist_ok=True)\n"
+                      "        return self\n"
+                      "\n"
+                      "\n"
+                      "class Held:\n"
+                      "    def __enter__(self):\n"
+                      "        return self\n"
+                      "\n"
+                      "    def __exit__(self, *exc):\n"
+                      "        time.sleep(0.01)\n"
+                      "\n"
+                      "\n"
+                      "def known():\n"
+                      "    p = Probe()\n"
+                      "    items = Items()\n"
+                      "    if p:\n"
+                      "        return items['k']\n"
+                      "    for x in Items():\n"
+                      "        pass\n"
+                      "    with Held():\n"
+                      "        return items + items\n"
+                      "\n"
+                      "\n"
+                      "def unknown(p):\n"
+                      "    if not p:\n"
+                      "        return 1\n"
+                      "\n"
+                      "\n"
+                      "def make():\n"
+                      "    return Probe()\n"
+                      "\n"
+                      "\n"
+                      "def both():\n"
+                      "    unknown(make())\n"}}});
+  auto known = env.chains("implicit.probes:known");
+  std::sort(known.begin(), known.end());
+  CHECK(known == std::vector<std::string>{"open (open) <- implicit.probes:Items.__getitem__:15",
+                                          "os.listdir (os-listdir) <- implicit.probes:Items.__iter__:12",
+                                          "os.makedirs (os-makedirs) <- implicit.probes:Items.__add__:18",
+                                          "os.path.isfile (os-path-isfile) <- implicit.probes:Probe.__bool__:7",
+                                          "time.sleep (time-sleep) <- implicit.probes:Held.__exit__:27"});
+  // p's class is not known in unknown(): nothing is made there, nothing followed; from
+  // both(), which makes a Probe, its __bool__ runs.
+  CHECK(env.chains("implicit.probes:unknown").empty());
+  CHECK(env.chains("implicit.probes:both") ==
+        std::vector<std::string>{"os.path.isfile (os-path-isfile) <- implicit.probes:Probe.__bool__:7"});
+}

@@ -26,6 +26,10 @@ struct Ref {
   bool on_result = false;  // `Path(p).read_text()`: name is "Path.read_text", the head was called
   bool raised = false;     // `raise X(...)`: an exception made to be raised, not an operation
   bool stored = false;     // `x = name`: a value given another name, not yet used
+  // A special method Python calls without a call written: `if x:` (x.__bool__), `for _ in
+  // x` (x.__iter__), `x[k]` (x.__getitem__), `x + y` (x.__add__), `with X():` (its
+  // __exit__). Followed where x's class is known, else to the classes the walk makes.
+  bool implicit = false;
   // The parameters of its function whose value decides whether it runs: "need_lock"
   // (inside `if need_lock:` or `X if need_lock else Y`), "!need_lock" (the other arm,
   // `if not need_lock:`), several joined by spaces. "" for most.
