@@ -23,7 +23,7 @@ _sitepatch_command_options() {
     show) echo "--recipe" ;;
     audit) echo "--depth --package --module --all --path --rules --no-default-rules --suggest
       --fail-on --strict --callgraph --ignore --format" ;;
-    rules) echo "--rules --no-default-rules" ;;
+    rules) echo "--rules --no-default-rules --calibrate" ;;
     explain) echo "--list-hints --recipe --hints --rules --run --max-runs --jobs -j" ;;
   esac
 }

@@ -134,6 +134,7 @@ complete -c sitepatch -n "__sitepatch_using audit" -l format -x -a "text json sa
 # rules
 complete -c sitepatch -n "__sitepatch_using rules" -l rules -r -F -d "A rules file to add"
 complete -c sitepatch -n "__sitepatch_using rules" -l no-default-rules -d "Leave out the shipped set"
+complete -c sitepatch -n "__sitepatch_using rules" -l calibrate -d "Run each probe under torch.compile here"
 
 # explain: log files, or -.
 complete -c sitepatch -n "__sitepatch_using explain" -F

@@ -39,7 +39,7 @@ void read_rule(const YAML::Node& item, int number, const std::string& path, std:
     problems.add(at, which + ": a rule is a mapping with `id`, `match`, `category`, `message`");
     return;
   }
-  static const std::vector<std::string> kKeys = {"id", "match", "category", "message", "severity"};
+  static const std::vector<std::string> kKeys = {"id", "match", "category", "message", "severity", "probe"};
   Rule r;
   r.origin = path;
   r.line = at.line;
@@ -61,6 +61,7 @@ void read_rule(const YAML::Node& item, int number, const std::string& path, std:
     else if (k == "match") r.match = v;
     else if (k == "category") r.category = v;
     else if (k == "message") r.message = v;
+    else if (k == "probe") r.probe = v;
     else if (auto sev = parse_severity(v)) r.severity = *sev;
     else problems.add(mark_of(value), which + ": `severity` must be error, warning or info, got `" + v + "`");
     if (k == "match" && !valid_pattern(v))

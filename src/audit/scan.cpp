@@ -32,6 +32,14 @@ bool class_name(std::string_view name) {
          std::any_of(last.begin(), last.end(), [](char c) { return c >= 'a' && c <= 'z'; });
 }
 
+// An attribute of an instance of a class outside the environment read as a value
+// (`if trace_log.handlers:`: logging.Logger.handlers): data, not a function handed on.
+bool instance_attribute(std::string_view name) {
+  size_t last = name.rfind('.');
+  if (last == std::string_view::npos) return false;
+  return class_name(name.substr(0, last));
+}
+
 // What the walk would flag at `ref` without following anything: the operations
 // outside the environment it leads to, each branch's.
 std::vector<Use> typed_uses(detail::Resolver& r, const ModuleFacts& m, int fn, const Ref& ref, const RuleSet& rules) {
@@ -60,7 +68,7 @@ bool performs(const Ref& ref, std::string_view name) {
     // A value is an operation only when it is a function handed on to be called (a
     // callback): a class used as a value (an exception given to contextlib.suppress) or
     // a constant is none.
-    case Ref::value: return !ref.stored && !constant_name(name) && !class_name(name);
+    case Ref::value: return !ref.stored && !constant_name(name) && !class_name(name) && !instance_attribute(name);
     case Ref::dynamic: return false;
   }
   return false;

@@ -607,7 +607,6 @@ class Walker {
     auto absent = source_.not_installed({tops.begin(), tops.end()});
     std::set<std::string> gone(absent.begin(), absent.end());
     if (gone.empty()) return;
-    not_installed_ = {gone.begin(), gone.end()};
     for (Node& n : nodes_) {
       const Function& F = n.mod->functions[n.fn];
       for (auto& [ref, name] : n.externals) {
@@ -622,7 +621,7 @@ class Walker {
 
   CallGraph result() {
     CallGraph g;
-    g.not_installed = not_installed_;
+
     detail::Branches b = branches();
     if (b.any_ruled_out()) reroute(b);
     rule_out(g, b);
@@ -669,6 +668,12 @@ class Walker {
     g.chains.erase(std::unique(g.chains.begin(), g.chains.end(),
                                [&](const Chain& a, const Chain& b) { return text(a) == text(b); }),
                    g.chains.end());
+    // The modules not installed that the reported calls go into (a ruled-out function's
+    // are not among them).
+    std::set<std::string> missing;
+    for (const Unresolved& u : g.unresolved)
+      if (!u.missing.empty()) missing.insert(u.missing);
+    g.not_installed.assign(missing.begin(), missing.end());
     g.cycles = cycles();
     g.functions = g.walked.size();
     for (auto& [name, m] : r_.modules)
@@ -737,7 +742,6 @@ class Walker {
   std::map<int, std::string> via_;  // node -> how it was reached, when by dispatch
   std::set<std::string> searched_;  // "package\nClass": subclasses looked for there
   std::size_t waves_ = 0;
-  std::vector<std::string> not_installed_;
   std::set<std::pair<const ModuleFacts*, int>> instantiated_;  // classes the walked code makes (or calls methods on)
   std::size_t beyond_ = 0;
 };

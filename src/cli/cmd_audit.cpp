@@ -236,7 +236,8 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
   audit::WalkOptions w{o.entry.substr(0, colon), o.entry.substr(colon + 1), o.depth};
   Env env = open_env(g);
   Output out(g);
-  engine::CallAudit a = engine::audit_calls(*env.session, rules, w, o.suggest);
+  CalibratedRules cr = with_calibration(rules, env.session.get());
+  engine::CallAudit a = engine::audit_calls(*env.session, cr.rules, w, o.suggest);
   const audit::CallGraph& cg = a.graph;
 
   if (o.suggest) {
@@ -272,10 +273,13 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
   } else if (out.json()) {
-    out.document(walk_document(o.entry, cg, found, walk_conclusion(o.entry, cg, found.size() - ignored, ignored, false),
-                               unused));
+    auto doc = walk_document(o.entry, cg, found, walk_conclusion(o.entry, cg, found.size() - ignored, ignored, false),
+                             unused);
+    doc["calibration"] = cr.json();
+    out.document(doc);
   } else {
     print_walk(out, g, o.entry, cg, found, unused);
+    if (!out.quiet() && !cr.note().empty()) out.err(cr.note());
   }
   return finish(out, o, found, gaps, unused.size());
 }
@@ -321,7 +325,8 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
     env = open_env(g);
     h = env.host.get();
   }
-  auto r = engine::audit_scan(*h, env.session.get(), rules, scope, what, progress_bar(g, o));
+  CalibratedRules cr = with_calibration(rules, env.session.get());
+  auto r = engine::audit_scan(*h, env.session.get(), cr.rules, scope, what, progress_bar(g, o));
   std::vector<Reported> found = reported_calls(r, ignores);
 
   ScanCounts counts = scan_counts(r, ignores);
@@ -336,7 +341,9 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
     std::cout << sarif(found, rules, bases, {}, unused).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
   } else if (out.json()) {
-    out.document(scan_document(r, found, counts, unused));
+    auto doc = scan_document(r, found, counts, unused);
+    doc["calibration"] = cr.json();
+    out.document(doc);
   } else {
     for (auto& f : found)
       if (!f.ignored)
@@ -348,6 +355,7 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
     if (!out.quiet() || counts.calls == 0) out.out(scan_conclusion(r, counts));
     if (!out.quiet()) print_unused(out, unused);
     if (g.verbose && !out.quiet()) print_ignored(out, found);
+    if (!out.quiet() && !cr.note().empty()) out.err(cr.note());
   }
   return finish(out, o, found, gaps, unused.size());
 }

@@ -142,9 +142,11 @@ void write_recipe(const std::string& path, const std::string& text) {
 int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
   Output out(g);
   if (!o.logs.empty()) throw Error("explain --run reads the log of its own runs: give it no LOG", Exit::usage);
-  audit::RuleSet rules = load_rules(o.rules, true);
   explain::HintSet hints = load_hints(o.hints);
   Env env = open_env(g);
+  CalibratedRules cr = with_calibration(load_rules(o.rules, true), env.session.get());
+  const audit::RuleSet& rules = cr.rules;
+  if (!out.json() && !out.quiet() && !cr.note().empty()) out.err(cr.note());
   engine::RunOptions ro;
   ro.command = o.run;
   ro.max_runs = o.max_runs;
@@ -165,6 +167,7 @@ int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
   } else if (out.json()) {
     nlohmann::json j = run_json(p, recipe);
     j["ok"] = true;
+    j["calibration"] = cr.json();
     j["command"] = o.run;
     j["recipe_file"] = recipe.empty() ? nlohmann::json() : or_null(o.recipe);
     j["left"] = explanation_json(p.last);
@@ -209,10 +212,10 @@ int run(const GlobalOptions& g, const ExplainOptions& o) {
     }
     return int(Exit::ok);
   }
-  audit::RuleSet rules = load_rules(o.rules, true);
   explain::HintSet hints = load_hints(o.hints);
   Env env = open_env(g);
-  engine::Explanation e = engine::explain(*env.session, std::move(breaks), rules, hints);
+  CalibratedRules cr = with_calibration(load_rules(o.rules, true), env.session.get());
+  engine::Explanation e = engine::explain(*env.session, std::move(breaks), cr.rules, hints);
   std::string recipe = explain_recipe(e, o.logs);
   if (o.recipe == "-") {
     // The recipe alone on stdout, to pipe or redirect; what it answers is in its comments.
@@ -228,11 +231,13 @@ int run(const GlobalOptions& g, const ExplainOptions& o) {
   if (out.json()) {
     nlohmann::json j = explanation_json(e);
     j["ok"] = true;
+    j["calibration"] = cr.json();
     j["recipe"] = or_null(recipe);  // null: no fix to propose
     j["recipe_file"] = recipe.empty() ? nlohmann::json() : or_null(o.recipe);
     out.document(j);
   } else {
     print_explanation(out, e, g.verbose);
+    if (!out.quiet() && !cr.note().empty()) out.err(cr.note());
     out.out("");
     if (recipe.empty()) {
       out.out("no fix to propose (see each break)");

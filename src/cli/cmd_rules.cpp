@@ -1,40 +1,111 @@
-// sitepatch rules: the rules audit would use, shipped and from --rules files.
+// sitepatch rules: the rules audit would use, shipped and from --rules files; with
+// --calibrate, each rule's probe run by the environment's own torch (what it traces is
+// then no break there), and the calibration kept shown beside the rules.
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "sitepatch/engine/calibrate.hpp"
+#include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
+namespace {
+
+std::string state_text(const engine::ProbeResult& r) {
+  switch (r.state) {
+    case engine::ProbeResult::traced: return "traced";
+    case engine::ProbeResult::breaks: return "breaks";
+    case engine::ProbeResult::not_run: return "not run";
+  }
+  return "";
+}
+
+// What the calibration says of `r`: "" with none, "-" for a rule it has no answer for.
+std::string calibrated(const std::optional<engine::Calibration>& cal, const audit::Rule& r) {
+  if (!cal) return "";
+  auto it = cal->rules.find(r.id);
+  if (it == cal->rules.end() || it->second.probe != r.probe) return "-";
+  return state_text(it->second);
+}
+
+nlohmann::json rules_json(const audit::RuleSet& rules, const std::optional<engine::Calibration>& cal) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (auto& r : rules.all()) {
+    nlohmann::json j = {{"id", r.id},           {"match", r.match},   {"category", r.category},
+                        {"message", r.message}, {"severity", audit::to_string(r.severity)},
+                        {"origin", r.origin},   {"line", r.line},     {"probe", or_null(r.probe)}};
+    std::string c = calibrated(cal, r);
+    j["calibration"] = c.empty() || c == "-" ? nlohmann::json() : nlohmann::json(c == "not run" ? "not_run" : c);
+    if (cal)
+      if (auto it = cal->rules.find(r.id); it != cal->rules.end() && !it->second.why.empty() && c != "-")
+        j["why"] = it->second.why;
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+void print_table(const Output& o, const audit::RuleSet& rules, const std::optional<engine::Calibration>& cal) {
+  size_t wi = 2, wm = 5, wc = 8;
+  for (auto& r : rules.all()) {
+    wi = std::max(wi, r.id.size());
+    wm = std::max(wm, r.match.size());
+    wc = std::max(wc, r.category.size());
+  }
+  // The calibration, when shown, right after the id: the matches can be long.
+  std::string torch = cal ? "TORCH " + cal->torch : "";
+  size_t wt = std::max<size_t>(torch.size(), 7);
+  o.out(o.paint(fmt::format("{:<{}}  {}{:<{}}  {:<{}}  {:<8}  {}", "ID", wi, cal ? fmt::format("{:<{}}  ", torch, wt) : "",
+                            "MATCH", wm, "CATEGORY", wc, "SEVERITY", "FROM"),
+                Paint::header));
+  for (auto& r : rules.all())
+    o.out(fmt::format("{:<{}}  {}{:<{}}  {:<{}}  {:<8}  {}:{}", r.id, wi,
+                      cal ? fmt::format("{:<{}}  ", calibrated(cal, r), wt) : "", r.match, wm, r.category, wc,
+                      audit::to_string(r.severity), r.origin, r.line));
+}
+
+}  // namespace
 
 Runner register_rules(CLI::App& app, const GlobalOptions& g) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto no_default = std::make_shared<bool>(false);
+  auto calibrate = std::make_shared<bool>(false);
   app.add_option("--rules", *files, "A rules file to add, as audit --rules does; repeatable")
       ->type_name("FILE")
       ->allow_extra_args(false);
   app.add_flag("--no-default-rules", *no_default, "Leave out the shipped set");
-  return [&g, files, no_default] {
+  app.add_flag("--calibrate", *calibrate,
+               "Run each rule's probe inside torch.compile(fullgraph=True) with the environment's own\n"
+               "torch (one process, a few seconds) and keep the answer: audit and explain then leave out\n"
+               "the rules this torch traces. Works over --host");
+  app.footer(
+      "With an environment (--venv, --host, or an active one), the TORCH column shows the kept\n"
+      "calibration for the torch installed there: traced, breaks, not run (the probe cannot run\n"
+      "there: a module not installed), or - (no answer for this rule or its probe).");
+  return [&g, files, no_default, calibrate] {
     audit::RuleSet rules = load_rules(*files, !*no_default);
     Output o(g);
+    std::optional<engine::Calibration> cal;
+    if (*calibrate) {
+      Env env = open_env(g);
+      if (!o.json() && !o.quiet()) o.err("calibrating against the torch in " + env.session->env.prefix + " ...");
+      cal = engine::calibrate(*env.session, rules);
+      if (!o.json() && !o.quiet()) {
+        size_t traced = 0, breaks = 0, not_run = 0;
+        for (auto& [id, r] : cal->rules)
+          (r.state == engine::ProbeResult::traced ? traced : r.state == engine::ProbeResult::breaks ? breaks : not_run)++;
+        o.err(fmt::format("torch {}: {} traced, {} break, {} not run, in {:.1f} s; kept for audit and explain", cal->torch,
+                          traced, breaks, not_run, cal->seconds));
+      }
+    } else if (!g.venv.empty() || !g.host.empty()) {
+      Env env = open_env(g);
+      cal = engine::kept_calibration(*env.session);
+    }
     if (o.json()) {
-      nlohmann::json arr = nlohmann::json::array();
-      for (auto& r : rules.all())
-        arr.push_back({{"id", r.id}, {"match", r.match}, {"category", r.category}, {"message", r.message},
-                       {"severity", audit::to_string(r.severity)}, {"origin", r.origin}, {"line", r.line}});
-      o.document({{"ok", true}, {"rules", arr}});
+      nlohmann::json doc = {{"ok", true}, {"rules", rules_json(rules, cal)}};
+      doc["torch"] = cal ? nlohmann::json(cal->torch) : nlohmann::json();
+      o.document(doc);
       return int(Exit::ok);
     }
-    size_t wi = 2, wm = 5, wc = 8;
-    for (auto& r : rules.all()) {
-      wi = std::max(wi, r.id.size());
-      wm = std::max(wm, r.match.size());
-      wc = std::max(wc, r.category.size());
-    }
-    o.out(o.paint(fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<8}  {}", "ID", wi, "MATCH", wm, "CATEGORY", wc, "SEVERITY",
-                              "FROM"),
-                  Paint::header));
-    for (auto& r : rules.all())
-      o.out(fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<8}  {}:{}", r.id, wi, r.match, wm, r.category, wc,
-                        audit::to_string(r.severity), r.origin, r.line));
+    print_table(o, rules, cal);
     return int(Exit::ok);
   };
 }

@@ -51,6 +51,19 @@ std::vector<std::string>& trailing_command();
 /// cannot be read or is malformed is an error (exit 2).
 audit::RuleSet load_rules(const std::vector<std::string>& files, bool builtin);
 
+/// `rules` less those the environment's torch traces, as its kept calibration (`rules
+/// --calibrate`) says; `traced` names them and `torch` the version (empty: none kept).
+struct CalibratedRules {
+  audit::RuleSet rules;
+  std::vector<std::string> traced;
+  std::string torch;
+  /// "" or the line that says which rules were left out and why.
+  std::string note() const;
+  /// null, or {"torch": ..., "traced": [...]} for --json.
+  nlohmann::json json() const;
+};
+CalibratedRules with_calibration(const audit::RuleSet& rules, engine::Session* session);
+
 /// Shared by plan and apply: the diff, then one line per edit. `preview`: the edits
 /// come before what the command did (apply, try), so -q leaves out those that went
 /// as planned; plan's edit lines are its result and stay.

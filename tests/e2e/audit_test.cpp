@@ -242,7 +242,8 @@ TEST_CASE("rules files: added, listed, and refused with file:line:col", "[e2e][a
   CHECK(sitepatch::util::ends_with(lines[31], mine + ":2"));
   auto json = nlohmann::json::parse(testsupport::run_sitepatch({"--json", "rules", "--no-default-rules", "--rules", mine}).out);
   CHECK(json["rules"] == nlohmann::json::parse(R"([{"id": "jit-build", "match": "jitbase.tools.run_compiler",
-      "category": "jit", "message": "builds a kernel", "severity": "warning", "origin": ")" + mine + R"(", "line": 2}])"));
+      "category": "jit", "message": "builds a kernel", "severity": "warning", "origin": ")" + mine + R"(", "line": 2,
+      "probe": null, "calibration": null}])"));
 
   std::string bad = env.file("bad.yaml", "rules:\n  - id: x\n    match: a..b\n    category: c\n    message: m\n");
   auto e = env.sp({"audit", "demo.api:quantize", "--rules", bad});

@@ -23,6 +23,7 @@ struct Rule {
   std::string category;  // "process", "file-io", ...
   std::string message;
   Severity severity = Severity::warning;  // `severity:` in the file; warning when left out
+  std::string probe;     // a line of Python doing the operation, for rules --calibrate ("" for none)
   std::string origin;    // the file it came from ("<builtin>" for the shipped set)
   int line = 0;          // its line there
 };
