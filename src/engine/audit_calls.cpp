@@ -121,20 +121,23 @@ class SiteModules : public audit::ModuleSource {
   std::vector<std::string> not_installed(const std::vector<std::string>& tops) override {
     const site::Environment& env = s_.env;
     if (env.stdlib.empty()) return {};  // an agent that does not say: nothing is claimed
-    // What each site folder holds at its top: a compiled extension is `name.<tag>.so`.
-    std::set<std::string> present;
-    for (auto& dir : env.site_dirs)
-      for (auto& e : s_.host.list(dir)) present.insert(e.name.substr(0, e.name.find('.')));
-    std::vector<std::string> out;
+    std::vector<std::string> asked;
     for (auto& top : tops) {
-      if (std::binary_search(env.stdlib.begin(), env.stdlib.end(), top) || present.count(top) ||
+      if (std::binary_search(env.stdlib.begin(), env.stdlib.end(), top) ||
           std::find(env.builtins.begin(), env.builtins.end(), top) != env.builtins.end() ||
           (extra_ && std::any_of(extra_->begin(), extra_->end(), [&](const ExtraModule& m) {
              return m.name.substr(0, m.name.find('.')) == top;
            })))
         continue;
-      out.push_back(top);
+      asked.push_back(top);
     }
+    if (asked.empty()) return {};
+    // The environment's own finders decide (a compiled extension, a .pth hook such as
+    // setuptools' distutils on Python 3.12): one question for all of them.
+    auto found = s_.host.importable(asked);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < asked.size() && i < found.size(); ++i)
+      if (!found[i]) out.push_back(asked[i]);
     return out;
   }
 
