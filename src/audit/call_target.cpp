@@ -32,7 +32,8 @@ Target lookup(Resolver& r_, const ModuleFacts& m, int fn, const Ref& ref, const 
     Target r = r_.returned(*t.mod, t.index);
     t = r.kind == Target::pending ? r : r_.method_of(r, attr);
   } else {
-    t = Target{Target::unknown, nullptr, -1, "method of what " + head + "() returns"};
+    t = Target{};
+    t.name = "method of what " + head + "() returns";
   }
   return t;
 }

@@ -231,6 +231,7 @@ Target Resolver::undefined(const ModuleFacts& m, const std::vector<std::string>&
   if (!compiled.empty()) {
     Target t = make(Target::external, compiled + "." + name + tail);
     t.index = kCompiledGuess;
+    t.compiled = compiled;
     return t;
   }
   // PEP 562: a module's __getattr__ makes the names it does not define.

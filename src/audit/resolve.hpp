@@ -35,6 +35,7 @@ struct Target {
   // A klass that is the exact class of an instance (made by calling it), not an
   // annotation's, which a subclass's instance satisfies too.
   bool exact = false;
+  std::string compiled;  // kCompiledGuess: the compiled module whose star import binds it
 };
 
 /// The class `self` has inside one function of the walk (its receiver's), when known.

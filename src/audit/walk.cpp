@@ -148,6 +148,25 @@ class Walker {
     }
   }
 
+  // Adds node `id`'s call to `key` (unless it has it) and, when the walk has not reached
+  // `key` yet, a node for it: its index, else -1.
+  int reach(size_t id, const Key& key, int line, const Ref* ref, const std::string& via) {
+    auto& calls = nodes_[id].calls;
+    if (std::any_of(calls.begin(), calls.end(), [&](auto& c) { return c.key == key; })) return -1;
+    calls.push_back({key, line, ref, via});
+    if (ids_.count(key)) return -1;
+    int lv = nodes_[id].level;
+    if (o_.depth > 0 && lv + 1 >= o_.depth) {
+      ++beyond_;
+      return -1;
+    }
+    int n = int(nodes_.size());
+    ids_[key] = n;
+    nodes_.emplace_back(key, lv + 1, int(id), line);
+    via_[n] = via;
+    return n;
+  }
+
   // New nodes for overrides not yet followed from each dispatch site.
   std::vector<int> dispatch_round() {
     bool any = std::any_of(nodes_.begin(), nodes_.end(), [](const Node& n) { return !n.dispatches.empty(); });
@@ -170,23 +189,12 @@ class Walker {
         d.more = found.size() > kMaxOverrides ? found.size() - kMaxOverrides : 0;
         if (found.size() > kMaxOverrides) found.resize(kMaxOverrides);
         d.found = found.size();
-        for (auto& o : found) {
-          Key key{o.mod, o.fn};  // a subclass's override: what its self is below it is not known
-          auto& calls = nodes_[id].calls;
-          if (std::any_of(calls.begin(), calls.end(), [&](auto& c) { return c.key == key; })) continue;
-          calls.push_back({key, d.line, d.ref, "via subclass " + o.klass + how});
-          if (ids_.count(key)) continue;
-          int lv = nodes_[id].level;
-          if (o_.depth > 0 && lv + 1 >= o_.depth) {
-            ++beyond_;
-            continue;
-          }
-          int n = int(nodes_.size());
-          ids_[key] = n;
-          nodes_.emplace_back(key, lv + 1, int(id), d.line);
-          via_[n] = "via subclass " + o.klass + how;
-          fresh.push_back(n);
-        }
+        const int line = d.line;  // d is gone once nodes_ grows
+        const Ref* ref = d.ref;
+        // A subclass's override: what its self is below it is not known.
+        for (auto& o : found)
+          if (int n = reach(id, Key{o.mod, o.fn}, line, ref, "via subclass " + o.klass + how); n >= 0)
+            fresh.push_back(n);
       }
     }
     return fresh;
@@ -206,23 +214,9 @@ class Walker {
             Target t = r_.method(*cm, ci, dunder);
             if (t.kind == Target::pending) waiting = true;
             if (t.kind != Target::function) continue;
-            Key key{t.mod, t.index, cm, ci};
-            auto& calls = nodes_[id].calls;
-            if (std::any_of(calls.begin(), calls.end(), [&](auto& c) { return c.key == key; })) continue;
             std::string via = "via " + dunder + " of " + cm->name + "." + cm->classes[size_t(ci)].qualified +
                               ", made in the walked code";
-            calls.push_back({key, ref->line, ref, via});
-            if (ids_.count(key)) continue;
-            int lv = nodes_[id].level;
-            if (o_.depth > 0 && lv + 1 >= o_.depth) {
-              ++beyond_;
-              continue;
-            }
-            int k = int(nodes_.size());
-            ids_[key] = k;
-            nodes_.emplace_back(key, lv + 1, int(id), ref->line);
-            via_[k] = via;
-            fresh.push_back(k);
+            if (int n = reach(id, Key{t.mod, t.index, cm, ci}, ref->line, ref, via); n >= 0) fresh.push_back(n);
           }
         }
       }
@@ -410,8 +404,7 @@ class Walker {
         if (t.index == detail::kNoModuleFile) fresh.externals.push_back({&ref, t.name});
         // Bound by a star import of a compiled module: what it does is not in any source.
         if (t.index == detail::kCompiledGuess)
-          unresolved("made by the compiled module " + t.name.substr(0, t.name.rfind('.')) +
-                     " (a star import binds it), which the walk cannot read");
+          unresolved("made by the compiled module " + t.compiled + " (a star import binds it), which the walk cannot read");
         break;
       case Target::circular:
         // Python resolves it (the package imports), this tool did not: say so loudly.

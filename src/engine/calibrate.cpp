@@ -10,8 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "engine/python_answer.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/safe_path.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine {
@@ -20,7 +22,6 @@ namespace {
 // argv[1]: [{id, probe, module}]; `module` (the rule's first segment) is imported for
 // the probe when it can be. Each probe runs once eagerly (one that cannot run here, a
 // module not installed, is no answer), then compiled whole; one JSON line at the end.
-// -I: the caller's folder and PYTHONPATH stay off sys.path; -B: no __pycache__ written.
 constexpr const char* kScript = R"(import json, os, sys, tempfile, time
 start = time.time()
 try:
@@ -150,13 +151,8 @@ Calibration calibrate(Session& s, const audit::RuleSet& rules) {
   if (items.empty()) throw Error("no rule has a probe to calibrate (`probe:` in a rules file)", Exit::usage);
   std::string version = torch_version(s);
   if (version.empty()) throw Error("torch is not installed in " + s.env.prefix + ": there is no dynamo to calibrate against");
-  host::CommandRun run;
-  run.capture = true;
-  run.argv = {s.env.python, "-I", "-B", "-c", kScript, items.dump()};
-  host::CommandResult res = s.host.run_command(run);
-  const std::string mark = "sitepatch-calibrate: ";
-  size_t at = res.out.rfind(mark);
-  auto j = at == std::string::npos ? nlohmann::json() : nlohmann::json::parse(res.out.substr(at + mark.size()), nullptr, false);
+  host::CommandResult res;
+  nlohmann::json j = detail::python_answer(s, kScript, items.dump(), "sitepatch-calibrate: ", &res);
   if (!j.is_object())
     throw Error("the calibration in " + s.env.python + " ended with status " + std::to_string(res.status) +
                 " and no answer: " + util::printable(util::trim(res.err).substr(0, 400)));
@@ -167,8 +163,9 @@ Calibration calibrate(Session& s, const audit::RuleSet& rules) {
   for (auto& [id, r] : cal.rules) r.probe = probes[id];
   if (std::string file = cache_file(s, version); !file.empty()) {
     try {
-      std::error_code ec;
-      std::filesystem::create_directories(file.substr(0, file.rfind('/')), ec);
+      // What is kept there decides what audit flags: only in folders nobody else can
+      // swap or write (sitepatch runs as root beside other users).
+      if (auto why = util::make_safe_folder(file.substr(0, file.rfind('/')))) throw Error(*why);
       util::AtomicFile f(file);
       f.write(to_json(cal).dump(2) + "\n");
       f.commit();
@@ -183,6 +180,10 @@ std::optional<Calibration> kept_calibration(Session& s) {
   if (!any_kept(s)) return std::nullopt;
   std::string file = cache_file(s, torch_version(s));
   if (file.empty()) return std::nullopt;
+  if (auto why = util::unsafe_path(file)) {
+    spdlog::warn("not using the calibration kept in {}: {}", file, *why);
+    return std::nullopt;
+  }
   auto text = util::read_file(file);
   if (!text) return std::nullopt;
   auto j = nlohmann::json::parse(*text, nullptr, false);

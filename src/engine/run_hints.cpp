@@ -4,6 +4,7 @@
 // instead of costing a run or being kept because dynamo got past it.
 #include <nlohmann/json.hpp>
 
+#include "engine/python_answer.hpp"
 #include "engine/run_impl.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -51,15 +52,8 @@ std::map<std::string, std::string> check_hints(Session& s, const std::vector<Can
                      {"body", indented(c.fix.code)},
                      {"ensure_import", c.fix.ensure_import}});
   if (items.empty()) return out;
-  host::CommandRun run;
-  run.capture = true;
-  run.argv = {s.env.python, "-I", "-B", "-c", kProbe, items.dump()};
-  host::CommandResult r = s.host.run_command(run);
-  const std::string mark = "sitepatch-hint-check: ";
-  size_t at = r.out.rfind(mark);
-  if (at == std::string::npos) return out;  // not checked: each hint is run as before
-  auto j = nlohmann::json::parse(r.out.substr(at + mark.size()), nullptr, false);
-  if (!j.is_object()) return out;
+  auto j = detail::python_answer(s, kProbe, items.dump(), "sitepatch-hint-check: ");
+  if (!j.is_object()) return out;  // not checked: each hint is run as before
   for (const Candidate& c : hints) {
     if (!j.contains(c.key())) continue;
     const auto& v = j[c.key()];

@@ -460,7 +460,9 @@ TEST_CASE("overrides in modules the walk never read are found across the package
   REQUIRE(j["chains"].size() == 2);
   CHECK(j["chains"][0]["operation"] == "os.system");
   CHECK(j["chains"][0]["steps"][1]["function"] == "dispatchy.backends.cuda:CudaFar.build");
-  CHECK(j["chains"][0]["steps"][1]["via"] == "via subclass dispatchy.backends.cuda.CudaFar");
+  // Nothing walked makes a backend (a plugin does, elsewhere): every override, said so.
+  CHECK(j["chains"][0]["steps"][1]["via"] ==
+        "via subclass dispatchy.backends.cuda.CudaFar (none of them is made in the walked code)");
   CHECK(j["chains"][1]["operation"] == "subprocess.run");
   CHECK(j["complete"] == true);
 }

@@ -92,6 +92,15 @@ TEST_CASE("rules --calibrate: this torch's answer per rule, kept, and audit leav
   };
   CHECK(with_mine({"rules"}).out.find("sqrt                             -                 ") != std::string::npos);
   CHECK(nlohmann::json::parse(with_mine({"--json", "audit", "itemuser.ops:scale"}).out)["chains"].size() == 2);
+
+  // A calibration in a folder another user can write could hide any rule: not used.
+  std::filesystem::permissions(tmp.path + "/cache/sitepatch/calibration", std::filesystem::perms::others_write,
+                               std::filesystem::perm_options::add);
+  auto unsafe = sp({"--json", "audit", "itemuser.ops:scale"});
+  CHECK(nlohmann::json::parse(unsafe.out)["calibration"] == nullptr);
+  CHECK(nlohmann::json::parse(unsafe.out)["chains"].size() == 2);
+  CHECK(unsafe.err.find("not using the calibration kept in " + tmp.path + "/cache/sitepatch/calibration/") !=
+        std::string::npos);
 }
 
 TEST_CASE("rules --calibrate refuses an environment without torch, naming it", "[e2e][audit]") {
