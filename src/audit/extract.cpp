@@ -477,6 +477,8 @@ class Extractor {
   std::string value_steps(TSNode n, int budget = 8) const {
     n = path_base(n);
     if (budget == 0) return "";
+    // `tmp = path.parent / "x"`: a local (or parameter) is the head, its own type the start.
+    if (is(n, "identifier")) return text(n);
     if (is(n, "call")) {
       TSNode fn = field(n, "function");
       if (std::string d = dotted(fn); !d.empty()) return d + "()";
@@ -582,8 +584,9 @@ class Extractor {
       }
       // `Path(x).resolve().exists()`, `Spec().paths.root.mkdir()`: the method of what
       // the steps before it give (a scan does not infer values: a dynamic call to it).
+      // `(p / "y").exists()` with no call in it: the method of what p holds.
       if (std::string steps = types_ ? value_steps(obj) : ""; !steps.empty())
-        return add_ref(f.fn, n, steps + "." + attr, Ref::call, true);
+        return add_ref(f.fn, n, steps + "." + attr, Ref::call, steps.find("()") != std::string::npos);
       std::string_view t = ts_node_type(obj);
       if (t == "string" || t == "concatenated_string") return add_ref(f.fn, n, "str." + attr, Ref::call);
       if (t == "list" || t == "list_comprehension") return add_ref(f.fn, n, "list." + attr, Ref::call);

@@ -412,11 +412,27 @@ Target Resolver::any_attribute(const ModuleFacts& m, int fn, const std::string& 
 }
 
 Target Resolver::value_of(const ModuleFacts& m, int fn, const std::string& steps, int depth) {
-  // "Path().resolve().parent": the head call, then ".name()" or ".name" steps.
-  size_t open = steps.find("()");
-  if (open == std::string::npos) return make(Target::unknown, "what " + steps + " is is not known");
-  Target v = instance(m, fn, "call:" + steps.substr(0, open), depth + 1);
-  auto rest = util::split(steps.substr(open + 2), '.');
+  // "Path().resolve().parent": the head call, then ".name()" or ".name" steps; or
+  // "path.parent": a name of the function (what its code says it holds), then steps.
+  if (depth > kMaxDepth) return make(Target::circular, m.name + ":" + steps);
+  size_t open = steps.find("()"), dot = steps.find('.');
+  Target v;
+  std::string after;
+  if (open != std::string::npos && (dot == std::string::npos || open < dot)) {
+    v = instance(m, fn, "call:" + steps.substr(0, open), depth + 1);
+    after = steps.substr(open + 2);
+  } else {
+    std::string head = steps.substr(0, std::min(dot, open));
+    v = make(Target::unknown, "what " + head + " holds is not known");
+    for (int f = fn; f > 0; f = m.functions[f].parent)
+      if (auto ty = m.functions[f].types.find(head); ty != m.functions[f].types.end()) {
+        if (!ty->second.empty()) v = instance(m, f, ty->second, depth + 1);
+        break;
+      }
+    v.exact = false;  // `q = p / "y"` is a path like p, not a constructor call
+    after = head.size() < steps.size() ? steps.substr(head.size()) : "";
+  }
+  auto rest = util::split(after, '.');
   for (const std::string& step : rest) {
     if (step.empty()) continue;  // the split's leading ""
     if (v.kind == Target::pending || depth > kMaxDepth) return v;

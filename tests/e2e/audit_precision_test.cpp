@@ -279,3 +279,29 @@ TEST_CASE("audit: implicit calls (if x, for, x[k], x + y, with) run the special 
   CHECK(env.chains("implicit.probes:both") ==
         std::vector<std::string>{"os.path.isfile (os-path-isfile) <- implicit.probes:Probe.__bool__:7"});
 }
+
+TEST_CASE("audit: a path joined with / from an annotated parameter or a local keeps its class", "[e2e][audit]") {
+  PrecisionEnv env({"joined",
+                    "1.0",
+                    {{"joined/__init__.py", ""},
+                     {"joined/m.py",
+                      "from pathlib import Path\n"
+                      "\n"
+                      "\n"
+                      "def from_param(path: Path):\n"
+                      "    tmp = path.parent / 'x'\n"
+                      "    tmp.open()\n"
+                      "\n"
+                      "\n"
+                      "def from_local(root):\n"
+                      "    p = Path(root)\n"
+                      "    q = p / 'y'\n"
+                      "    q.exists()\n"
+                      "    (p / 'z').mkdir()\n"}}});
+  CHECK(env.chains("joined.m:from_param") ==
+        std::vector<std::string>{"pathlib.Path.open (pathlib-io) <- joined.m:from_param:6"});
+  auto local = env.chains("joined.m:from_local");
+  std::sort(local.begin(), local.end());
+  CHECK(local == std::vector<std::string>{"pathlib.Path.exists (pathlib-check) <- joined.m:from_local:12",
+                                          "pathlib.Path.mkdir (pathlib-io) <- joined.m:from_local:13"});
+}
