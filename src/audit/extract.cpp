@@ -258,6 +258,33 @@ class Extractor {
     return false;
   }
 
+  // A call's arguments that are a call of a name or a name (Ref::values).
+  std::string argument_values(TSNode args) const {
+    std::string out;
+    int position = 0;
+    auto of = [&](TSNode v) -> std::string {
+      v = path_base(v);  // `base / "cache"` is what base is
+      if (is(v, "call"))
+        if (std::string d = dotted(field(v, "function")); !d.empty()) return "call:" + d;
+      if (std::string d = dotted(v); !d.empty()) return "of:" + d;
+      return "";
+    };
+    for (TSNode a : python::ts::named_children(args)) {
+      if (is(a, "comment")) continue;
+      if (is(a, "list_splat") || is(a, "dictionary_splat")) break;  // positions past it are not known
+      std::string slot, v;
+      if (is(a, "keyword_argument")) {
+        slot = text(field(a, "name"));
+        v = of(field(a, "value"));
+      } else {
+        slot = "#" + std::to_string(position++);
+        v = of(a);
+      }
+      if (!v.empty()) out += (out.empty() ? "" : " ") + slot + "=" + v;
+    }
+    return out;
+  }
+
   // A call's True/False/None arguments (Ref::literals).
   std::string literal_arguments(TSNode args) const {
     std::string out;
@@ -549,8 +576,10 @@ class Extractor {
     auto& refs = m_.functions[f.fn].refs;
     size_t before = refs.size();
     callee(f, n);
-    if (types_ && refs.size() > before && refs.back().kind == Ref::call)
+    if (types_ && refs.size() > before && refs.back().kind == Ref::call) {
       refs.back().literals = literal_arguments(field(n, "arguments"));
+      refs.back().values = argument_values(field(n, "arguments"));
+    }
   }
 
   // The ref a call makes: its callee as far as it has a name.

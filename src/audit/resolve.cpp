@@ -281,6 +281,7 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
       if (inst.kind == Target::pending) return inst;
       return chain_method(inst, parts, 1, depth);
     }
+    if (const Target* p = passed(m, f, head); p && parts.size() >= 2) return chain_method(*p, parts, 1, depth);
     if (F.is_local(head)) return make(Target::unknown, parts.size() == 1 ? "a local variable" : "method of an unknown object");
   }
   Target t = attr(m, parts, 0, depth + 1);
@@ -411,6 +412,12 @@ Target Resolver::any_attribute(const ModuleFacts& m, int fn, const std::string& 
   return make(Target::function, t.mod, fns[0]);
 }
 
+const Target* Resolver::passed(const ModuleFacts& m, int fn, const std::string& name) const {
+  if (!params || params_mod != &m || params_fn != fn) return nullptr;
+  auto it = params->find(name);
+  return it == params->end() ? nullptr : &it->second;
+}
+
 Target Resolver::value_of(const ModuleFacts& m, int fn, const std::string& steps, int depth) {
   // "Path().resolve().parent": the head call, then ".name()" or ".name" steps; or
   // "path.parent": a name of the function (what its code says it holds), then steps.
@@ -424,11 +431,16 @@ Target Resolver::value_of(const ModuleFacts& m, int fn, const std::string& steps
   } else {
     std::string head = steps.substr(0, std::min(dot, open));
     v = make(Target::unknown, "what " + head + " holds is not known");
-    for (int f = fn; f > 0; f = m.functions[f].parent)
+    for (int f = fn; f > 0; f = m.functions[f].parent) {
       if (auto ty = m.functions[f].types.find(head); ty != m.functions[f].types.end()) {
         if (!ty->second.empty()) v = instance(m, f, ty->second, depth + 1);
         break;
       }
+      if (const Target* p = passed(m, f, head)) {
+        v = *p;
+        break;
+      }
+    }
     v.exact = false;  // `q = p / "y"` is a path like p, not a constructor call
     after = head.size() < steps.size() ? steps.substr(head.size()) : "";
   }

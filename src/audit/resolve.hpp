@@ -68,6 +68,11 @@ class Resolver {
   std::vector<Target> also;
   /// Set by the walk while it reads a method reached through a receiver of a known class.
   SelfAs self_as;
+  /// Set by the walk while it reads a function whose callers pass values the code shows:
+  /// what each such parameter (not annotated) holds, for function `params_fn` of `params_mod`.
+  const std::map<std::string, Target>* params = nullptr;
+  const ModuleFacts* params_mod = nullptr;
+  int params_fn = -1;
 
   /// A dotted name as used inside function `fn` of `m` (`self.x`, `np.load`, `open`).
   Target in_scope(const ModuleFacts& m, int fn, const std::string& dotted, int depth = 0);
@@ -84,6 +89,8 @@ class Resolver {
   /// What a value spelled as Extractor::value_steps spells it ("Path().resolve().parent")
   /// is, seen from function `fn`: as instance().
   Target value_of(const ModuleFacts& m, int fn, const std::string& steps, int depth = 0);
+  /// What the walk says callers pass for parameter `name` of function `fn` of `m`, if anything.
+  const Target* passed(const ModuleFacts& m, int fn, const std::string& name) const;
   /// What calling method `name` of what instance() found returns (its annotation; for a
   /// class outside, known_types).
   Target method_result(const Target& instance, const std::string& name, int depth = 0);

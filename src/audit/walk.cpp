@@ -148,6 +148,33 @@ class Walker {
     }
   }
 
+  // What a call passes (`load(Path(p))`, `load(root)` where root's class is known) is
+  // what the callee's parameter holds, when nothing in the callee says (one level: the
+  // first caller that passes one decides).
+  void pass_arguments(const Node& caller, const Ref& ref, const Target& callee) {
+    if (ref.values.empty()) return;
+    const Function& G = callee.mod->functions[size_t(callee.index)];
+    size_t offset = G.cls >= 0 && !G.self_name.empty() && !G.params.empty() && G.params[0] == G.self_name ? 1 : 0;
+    auto& into = passed_[{callee.mod, callee.index}];
+    for (const std::string& item : util::split(ref.values, ' ')) {
+      size_t eq = item.find('=');
+      if (eq == std::string::npos) continue;
+      std::string slot = item.substr(0, eq), how = item.substr(eq + 1), name;
+      if (slot[0] == '#') {
+        size_t k = size_t(std::stoi(slot.substr(1))) + offset;
+        if (k < G.params.size()) name = G.params[k];
+      } else if (std::find(G.params.begin(), G.params.end(), slot) != G.params.end()) {
+        name = slot;
+      }
+      if (name.empty() || name[0] == '*' || G.types.count(name) || into.count(name)) continue;
+      Target v = util::starts_with(how, "call:") ? r_.instance(*caller.mod, caller.fn, how)
+                                                 : r_.value_of(*caller.mod, caller.fn, how.substr(3));
+      if (v.kind != Target::klass && v.kind != Target::external) continue;
+      v.exact = false;  // another caller may pass a subclass's instance
+      into[name] = v;
+    }
+  }
+
   // Adds node `id`'s call to `key` (unless it has it) and, when the walk has not reached
   // `key` yet, a node for it: its index, else -1.
   int reach(size_t id, const Key& key, int line, const Ref* ref, const std::string& via) {
@@ -381,6 +408,7 @@ class Walker {
       case Target::function:
         if (!flag(fresh, ref, name_of(*t.mod, t.index))) {
           fresh.calls.push_back({{t.mod, t.index, t.recv_mod, t.recv_cls}, ref.line, &ref, ""});
+          pass_arguments(fresh, ref, t);
           // A receiver of a known class was resolved by its MRO: no other class's method runs.
           if (!t.recv_mod) note_dispatch(fresh, ref, t);
           else instantiated_.insert({t.recv_mod, t.recv_cls});
@@ -394,8 +422,10 @@ class Walker {
         for (const char* special : {"__new__", "__init__"}) {
           Target init = r_.method(*t.mod, t.index, special);
           if (init.kind == Target::pending) return false;
-          if (init.kind == Target::function)
+          if (init.kind == Target::function) {
             fresh.calls.push_back({{init.mod, init.index, t.mod, t.index}, ref.line, &ref, ""});
+            pass_arguments(fresh, ref, init);
+          }
         }
         break;
       }
@@ -434,9 +464,17 @@ class Walker {
     Node fresh(n.key(), n.level, n.parent, n.parent_line);
     // Inside a method reached through a receiver of a known class, `self` is that class.
     r_.self_as = n.recv_mod ? detail::SelfAs{n.mod, n.fn, n.recv_mod, n.recv_cls} : detail::SelfAs{};
+    // And its parameters hold what its first caller passed, where its code says nothing.
+    auto args = passed_.find({n.mod, n.fn});
+    r_.params = args == passed_.end() ? nullptr : &args->second;
+    r_.params_mod = n.mod;
+    r_.params_fn = n.fn;
     struct Reset {
       detail::Resolver& r;
-      ~Reset() { r.self_as = {}; }
+      ~Reset() {
+        r.self_as = {};
+        r.params = nullptr;
+      }
     } reset{r_};
     bool complete = true;
     std::string who = m.name + ":" + F.qualified;
@@ -735,7 +773,8 @@ class Walker {
   std::map<int, std::string> via_;  // node -> how it was reached, when by dispatch
   std::set<std::string> searched_;  // "package\nClass": subclasses looked for there
   std::size_t waves_ = 0;
-  std::set<std::pair<const ModuleFacts*, int>> instantiated_;  // classes the walked code makes (or calls methods on)
+  std::set<std::pair<const ModuleFacts*, int>> instantiated_;
+  std::map<std::pair<const ModuleFacts*, int>, std::map<std::string, Target>> passed_;  // pass_arguments  // classes the walked code makes (or calls methods on)
   std::size_t beyond_ = 0;
 };
 

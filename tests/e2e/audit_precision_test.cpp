@@ -305,3 +305,30 @@ TEST_CASE("audit: a path joined with / from an annotated parameter or a local ke
   CHECK(local == std::vector<std::string>{"pathlib.Path.exists (pathlib-check) <- joined.m:from_local:12",
                                           "pathlib.Path.mkdir (pathlib-io) <- joined.m:from_local:13"});
 }
+
+TEST_CASE("audit: a parameter holds what its caller passes, where the callee says nothing", "[e2e][audit]") {
+  PrecisionEnv env({"passed",
+                    "1.0",
+                    {{"passed/__init__.py", ""},
+                     {"passed/m.py",
+                      "from pathlib import Path\n"
+                      "\n"
+                      "\n"
+                      "class Cache:\n"
+                      "    def __init__(self, folder):\n"
+                      "        folder.mkdir(exist_ok=True)\n"
+                      "\n"
+                      "\n"
+                      "def read(path):\n"
+                      "    return path.read_text()\n"
+                      "\n"
+                      "\n"
+                      "def entry(root):\n"
+                      "    base = Path(root)\n"
+                      "    Cache(folder=base / 'cache')\n"
+                      "    return read(Path(root, 'x'))\n"}}});
+  auto chains = env.chains("passed.m:entry");
+  std::sort(chains.begin(), chains.end());
+  CHECK(chains == std::vector<std::string>{"pathlib.Path.mkdir (pathlib-io) <- passed.m:Cache.__init__:6",
+                                           "pathlib.Path.read_text (pathlib-io) <- passed.m:read:10"});
+}

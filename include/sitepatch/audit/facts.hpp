@@ -38,6 +38,10 @@ struct Ref {
   // one), "need_lock=F", "path=?" (a value not known here), "*" (a *args or **kwargs);
   // joined by spaces; "-" for none. "" when not read (a scan's facts).
   std::string literals;
+  // A call's arguments whose value the code shows: "#0=call:Path" (made by calling
+  // Path), "root=of:self.root" (what a name holds); joined by spaces; "" for none. The
+  // walk gives them to the callee's parameters (one level).
+  std::string values;
 };
 
 /// A function; functions[0] of a module is its top level (the code import runs).
