@@ -551,8 +551,10 @@ class Extractor {
     std::string out;
     for (TSNode k : python::ts::named_children(n)) {
       if (is(k, "comment")) continue;
-      std::string d = dotted(dict ? (is(k, "pair") ? field(k, "value") : TSNode{}) : k);
       if (dict && !is(k, "pair")) return "";
+      TSNode v = dict ? field(k, "value") : k;
+      std::string d = dotted(v);
+      if (d.empty()) d = alias_of(v);  // `functools.partial(f, ...)` calls f
       if (d.empty()) return "";
       out += (out.empty() ? "" : ",") + d;
     }
@@ -663,8 +665,13 @@ class Extractor {
         return true;
       case 'f':
         if (t == "function_definition") function_definition(f, n);
-        else if (t == "for_statement" || t == "for_in_clause") names_in(field(n, "left"), locals(f));
-        else if (t == "future_import_statement") return false;
+        else if (t == "for_statement" || t == "for_in_clause") {
+          names_in(field(n, "left"), locals(f));
+          // `for fn in REGISTRY:`: fn is each item of what REGISTRY holds.
+          TSNode left = field(n, "left");
+          if (types_ && f.fn > 0 && is(left, "identifier"))
+            typed(m_.functions[f.fn], text(left), "each:", dotted(field(n, "right")));
+        } else if (t == "future_import_statement") return false;
         return true;
       case 'i':
         if (t == "import_statement") import_statement(f, n);

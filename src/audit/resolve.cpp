@@ -276,6 +276,8 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
       if (parts.size() == 1) return make(Target::function, &m, d->second);
       return make(Target::unknown, "attribute of a local function");
     }
+    if (auto ty = F.types.find(head); ty != F.types.end() && parts.size() == 1 && ty->second.rfind("each:", 0) == 0)
+      return item(m, f, {ty->second.substr(5), "[]"}, depth + 1);  // `for fn in REGISTRY: fn()`
     if (auto ty = F.types.find(head); ty != F.types.end() && parts.size() >= 2 && !ty->second.empty()) {
       Target inst = instance(m, f, ty->second, depth + 1);
       if (inst.kind == Target::pending) return inst;
@@ -383,7 +385,7 @@ Target Resolver::item(const ModuleFacts& m, int fn, const std::vector<std::strin
   for (const auto& value : util::split(how.substr(6), ',')) {
     Target t = in_scope(*where, in, value, depth + 1);
     if (t.kind == Target::pending) return t;
-    if (t.kind != Target::function && t.kind != Target::klass) continue;
+    if (t.kind != Target::function && t.kind != Target::klass && t.kind != Target::external) continue;
     if (first.kind == Target::unknown) first = t;
     else also.push_back(t);
   }

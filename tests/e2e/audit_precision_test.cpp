@@ -332,3 +332,29 @@ TEST_CASE("audit: a parameter holds what its caller passes, where the callee say
   CHECK(chains == std::vector<std::string>{"pathlib.Path.mkdir (pathlib-io) <- passed.m:Cache.__init__:6",
                                            "pathlib.Path.read_text (pathlib-io) <- passed.m:read:10"});
 }
+
+TEST_CASE("audit: a registry of functools.partial items, iterated and called, calls what each wraps",
+          "[e2e][audit]") {
+  PrecisionEnv env({"registry",
+                    "1.0",
+                    {{"registry/__init__.py", ""},
+                     {"registry/m.py",
+                      "import functools\n"
+                      "import os\n"
+                      "import shutil\n"
+                      "\n"
+                      "STEPS = [functools.partial(os.makedirs, exist_ok=True), functools.partial(shutil.rmtree)]\n"
+                      "\n"
+                      "\n"
+                      "def run_all(path):\n"
+                      "    for step in STEPS:\n"
+                      "        step(path)\n"
+                      "\n"
+                      "\n"
+                      "def first(path):\n"
+                      "    return STEPS[0](path)\n"}}});
+  auto all = env.chains("registry.m:run_all");
+  std::sort(all.begin(), all.end());
+  CHECK(all == std::vector<std::string>{"os.makedirs (os-makedirs) <- registry.m:run_all:10"});
+  CHECK(env.chains("registry.m:first") == std::vector<std::string>{"os.makedirs (os-makedirs) <- registry.m:first:14"});
+}
