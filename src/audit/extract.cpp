@@ -649,11 +649,7 @@ class Extractor {
     here_ = f;
     std::string_view t = ts_node_type(n);
     if (reads_operands(t)) attribute_reads(f, n);
-    else if (t == "if_statement" || t == "elif_clause" || t == "while_statement") {
-      TSNode c = field(n, "condition");
-      if (is(c, "attribute") && types_ && !f.mute) value(f, c);
-      implicit_ref(f, c, "__bool__");
-    }
+    else if (t == "if_statement" || t == "elif_clause" || t == "while_statement") condition(f, n);
     implicit_calls(f, n, t);
     if (types_ && f.fn > 0 && (t == "if_statement" || t == "elif_clause" || t == "conditional_expression"))
       arms(f, n, t);
@@ -665,13 +661,8 @@ class Extractor {
         return true;
       case 'f':
         if (t == "function_definition") function_definition(f, n);
-        else if (t == "for_statement" || t == "for_in_clause") {
-          names_in(field(n, "left"), locals(f));
-          // `for fn in REGISTRY:`: fn is each item of what REGISTRY holds.
-          TSNode left = field(n, "left");
-          if (types_ && f.fn > 0 && is(left, "identifier"))
-            typed(m_.functions[f.fn], text(left), "each:", dotted(field(n, "right")));
-        } else if (t == "future_import_statement") return false;
+        else if (t == "for_statement" || t == "for_in_clause") loop(f, n);
+        else if (t == "future_import_statement") return false;
         return true;
       case 'i':
         if (t == "import_statement") import_statement(f, n);
@@ -755,6 +746,22 @@ class Extractor {
       if (is(k, "keyword_argument")) value(f, field(k, "value"));
       else value(f, k);
     }
+  }
+
+  // `if self.is_built:` reads a property; `if x:` runs x.__bool__.
+  void condition(const Frame& f, TSNode n) {
+    TSNode c = field(n, "condition");
+    if (is(c, "attribute") && types_ && !f.mute) value(f, c);
+    implicit_ref(f, c, "__bool__");
+  }
+
+  // `for x in ...`: x is a local; `for fn in REGISTRY:` makes fn each item of what
+  // REGISTRY holds.
+  void loop(const Frame& f, TSNode n) {
+    names_in(field(n, "left"), locals(f));
+    TSNode left = field(n, "left");
+    if (types_ && f.fn > 0 && is(left, "identifier"))
+      typed(m_.functions[f.fn], text(left), "each:", dotted(field(n, "right")));
   }
 
   // The special methods an operator runs: `not x`, `x and y` (__bool__), `for _ in x`

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "python/capture_text.hpp"
 #include "python/plan.hpp"
 #include "python/text.hpp"
 #include "python/tree.hpp"
@@ -19,6 +20,12 @@
 namespace sitepatch::python {
 namespace {
 
+using detail::count_of;
+using detail::differing_lines;
+using detail::hunk;
+using detail::LineRun;
+using detail::moved_imports;
+using detail::trimmed;
 using recipe::Action;
 using recipe::Edit;
 using recipe::TargetKind;
@@ -184,77 +191,6 @@ Parts parts_of(const Side& s, TSNode def) {
   p.body_begin = after;
   p.body_end = text::line_after(s.text, ts_node_end_byte(p.block));
   return p;
-}
-
-// Two texts as lines (each with its '\n'), and the run of lines where they differ:
-// a[pre, a_end) became b[pre, b_end); the lines before and after it are the same.
-struct LineRun {
-  std::vector<std::string_view> a, b;
-  size_t pre = 0, a_end = 0, b_end = 0;
-};
-
-LineRun differing_lines(std::string_view a, std::string_view b) {
-  auto lines = [](std::string_view t) {
-    std::vector<std::string_view> out;
-    for (size_t at = 0; at < t.size();) {
-      size_t end = t.find('\n', at);
-      end = end == std::string_view::npos ? t.size() : end + 1;
-      out.push_back(t.substr(at, end - at));
-      at = end;
-    }
-    return out;
-  };
-  LineRun r{lines(a), lines(b)};
-  while (r.pre < r.a.size() && r.pre < r.b.size() && r.a[r.pre] == r.b[r.pre]) ++r.pre;
-  size_t suf = 0;
-  while (suf < r.a.size() - r.pre && suf < r.b.size() - r.pre &&
-         r.a[r.a.size() - 1 - suf] == r.b[r.b.size() - 1 - suf])
-    ++suf;
-  r.a_end = r.a.size() - suf;
-  r.b_end = r.b.size() - suf;
-  return r;
-}
-
-// The lines of `b` that differ from `a` as one run (old lines, new lines), with a line of
-// context when the old run is empty (replace needs something to find); nullopt when the
-// texts are equal.
-std::optional<std::pair<std::string, std::string>> hunk(std::string_view a, std::string_view b) {
-  LineRun r = differing_lines(a, b);
-  if (r.pre == r.a_end && r.pre == r.b_end) return std::nullopt;
-  if (r.pre == r.a_end) {  // lines only added: take the one before (or after) along
-    if (r.pre > 0) --r.pre;
-    else if (r.a_end < r.a.size()) ++r.a_end, ++r.b_end;
-    else return std::nullopt;
-  }
-  std::string old_lines, new_lines;
-  for (size_t i = r.pre; i < r.a_end; ++i) old_lines += r.a[i];
-  for (size_t i = r.pre; i < r.b_end; ++i) new_lines += r.b[i];
-  return std::make_pair(old_lines, new_lines);
-}
-
-size_t count_of(std::string_view hay, std::string_view needle) {
-  size_t n = 0;
-  for (size_t at = hay.find(needle); at != std::string_view::npos; at = hay.find(needle, at + needle.size())) ++n;
-  return n;
-}
-
-// A replace's old and new lines as a person writes them: without the indentation, the
-// blank lines and the line end both share, when the old text stays unique in `def` (replace matches
-// the text, so what was taken off both sides is kept as it is).
-std::pair<std::string, std::string> trimmed(const std::pair<std::string, std::string>& h, std::string_view def) {
-  std::string_view a = h.first, b = h.second;
-  size_t lead = 0;
-  while (lead < a.size() && lead < b.size() && a[lead] == b[lead] &&
-         (a[lead] == ' ' || a[lead] == '\t' || a[lead] == '\n'))
-    ++lead;
-  a.remove_prefix(lead);
-  b.remove_prefix(lead);
-  while (!a.empty() && !b.empty() && a.back() == '\n' && b.back() == '\n') {
-    a.remove_suffix(1);
-    b.remove_suffix(1);
-  }
-  if (a.empty() || text::strip(a).empty() || count_of(def, a) != 1) return h;
-  return {std::string(a), std::string(b)};
 }
 
 Edit make(TargetKind kind, std::string target, Action action, std::string code = "") {
@@ -532,53 +468,6 @@ OutsideChange whole_difference(const std::string& a, const std::string& b) {
 }  // namespace
 
 namespace {
-
-// The first line of `text` equal to `line` (with its end) taken out, and the blank lines
-// right after it (a person leaves two before a def, ensure-import none); where it was
-// and what was taken, or npos when no line is. The blank lines only with `blanks`.
-std::pair<size_t, std::string> take_line(std::string& text, const std::string& line, bool blanks) {
-  for (size_t at = 0; at < text.size(); at = text::line_after(text, at)) {
-    if (text.compare(at, line.size(), line) != 0 || (at + line.size() != text.size() && line.back() != '\n')) continue;
-    size_t end = at + line.size();
-    while (blanks && end < text.size() && text[end] == '\n') ++end;
-    std::string taken = text.substr(at, end - at);
-    text.erase(at, end - at);
-    return {at, taken};
-  }
-  return {std::string::npos, ""};
-}
-
-// Whether `made` and `edited` differ only in where the ensure-imports' lines are (and
-// the blank lines after them): a person puts `import functools` beside `import
-// contextlib`, ensure-import puts it after the last import. Such a file is captured by
-// the edits; the result says where each is (nullopt: they differ otherwise; empty: they
-// are the same).
-std::optional<std::vector<MovedImport>> moved_with(std::string made, std::string edited, const std::vector<Edit>& edits,
-                                                   bool blanks) {
-  if (made == edited) return std::vector<MovedImport>{};
-  std::vector<MovedImport> moved;
-  for (const Edit& e : edits) {
-    if (e.action != Action::none || e.ensure_import.empty()) continue;
-    std::string line = e.ensure_import + "\n";
-    std::string a = made, b = edited;
-    auto [in_made, made_taken] = take_line(made, line, blanks);
-    auto [in_edited, edited_taken] = take_line(edited, line, blanks);
-    if (in_made == std::string::npos || in_edited == std::string::npos) return std::nullopt;
-    if (in_made == in_edited && made_taken == edited_taken) continue;
-    auto line_of = [](const std::string& t, size_t at) { return int(std::count(t.begin(), t.begin() + long(at), '\n')) + 1; };
-    moved.push_back({e.ensure_import, line_of(b, in_edited), line_of(a, in_made)});
-  }
-  if (moved.empty() || made != edited) return std::nullopt;
-  return moved;
-}
-
-// The lines alone first (an import typed above its neighbours); then with the blank
-// lines after them (one typed above a def, its two blank lines with it).
-std::optional<std::vector<MovedImport>> moved_imports(const std::string& made, const std::string& edited,
-                                                      const std::vector<Edit>& edits) {
-  if (auto plain = moved_with(made, edited, edits, false)) return plain;
-  return moved_with(made, edited, edits, true);
-}
 
 // The module's own lines that changed, as replaces with no target, when every one of
 // them can be and the file then comes out byte for byte; else they stay outside changes.
