@@ -483,6 +483,14 @@ class Extractor {
     if (t == "dictionary" || t == "dictionary_comprehension") return "dict";
     if (t == "set" || t == "set_comprehension") return "set";
     if (t == "tuple" || t == "expression_list") return "tuple";
+    if (t == "binary_operator") {
+      // `prefix + ".so"`, `"%s.so" % name`: a string literal on either side makes a str.
+      std::string op = text(field(value, "operator"));
+      if (op != "+" && op != "%") return "";
+      std::string l = literal_class(field(value, "left")), r = literal_class(field(value, "right"));
+      if (l == "str" || (op == "+" && r == "str")) return "str";
+      return "";
+    }
     if (t == "string" || t == "concatenated_string") {
       std::string_view s = python::ts::text(src_, value);
       size_t quote = s.find_first_of("'\"");
@@ -498,6 +506,64 @@ class Extractor {
     return made.empty() ? literal_class(value) : made;
   }
 
+  // What each item of a list, tuple or set literal (or comprehension) holds, when all
+  // say the same: `[Path(a), Path(b)]`, `[Path(x) for x in xs]` -> "Path"; else "".
+  std::string element_class(TSNode value) const {
+    if (ts_node_is_null(value)) return "";
+    std::string_view t = ts_node_type(value);
+    if (t == "list_comprehension" || t == "set_comprehension" || t == "generator_expression")
+      return made_or_literal(field(value, "body"));
+    if (t != "list" && t != "tuple" && t != "set") return "";
+    std::string common;
+    for (TSNode k : python::ts::named_children(value)) {
+      if (is(k, "comment")) continue;
+      if (!alias_of(k).empty()) return "";  // functools.partial(f): a registry (items)
+      std::string c = made_or_literal(k);
+      if (c.empty() || (!common.empty() && c != common)) return "";
+      common = c;
+    }
+    return common;
+  }
+
+  // Function::is_local before the locals are sorted (while extracting).
+  static bool bound_here(const Function& F, const std::string& name) {
+    return std::find(F.locals.begin(), F.locals.end(), name) != F.locals.end();
+  }
+
+  // The strings of a list, tuple or set of plain string literals (`("makedirs", "stat")`).
+  std::vector<std::string> literal_strings(TSNode value) const {
+    std::vector<std::string> out;
+    if (ts_node_is_null(value) || !(is(value, "list") || is(value, "tuple") || is(value, "set"))) return out;
+    for (TSNode k : python::ts::named_children(value)) {
+      if (is(k, "comment")) continue;
+      std::string s = text(k);
+      if (!is(k, "string") || s.size() < 3 || (s[0] != '"' && s[0] != '\'') || s.back() != s[0]) return {};
+      out.push_back(s.substr(1, s.size() - 2));
+    }
+    return out;
+  }
+
+  // The strings `name` holds in function `fn` or a scope around it (the top level
+  // included), when a literal says so; empty otherwise.
+  const std::vector<std::string>* strings_of(int fn, const std::string& name) const {
+    for (int f = fn; f >= 0; f = f > 0 ? m_.functions[f].parent : -1) {
+      const Function& F = m_.functions[f];
+      if (auto it = F.strings.find(name); it != F.strings.end()) return &it->second;
+      if (f > 0 && bound_here(F, name)) return nullptr;
+    }
+    return nullptr;
+  }
+
+  // What each item of `name` holds (its "name[]" type), in `fn` or a scope around it.
+  std::string element_type(int fn, const std::string& name) const {
+    for (int f = fn; f >= 0; f = f > 0 ? m_.functions[f].parent : -1) {
+      const Function& F = m_.functions[f];
+      if (auto it = F.types.find(name + "[]"); it != F.types.end()) return it->second;
+      if (f > 0 && bound_here(F, name)) return "";
+    }
+    return "";
+  }
+
   // `Path(x).resolve().parent`: a call of a dotted name, then methods called and
   // attributes read on what it made, spelled "Path().resolve().parent"; "" for any
   // other expression, or one longer than a few steps (the walk reads each in turn).
@@ -506,6 +572,8 @@ class Extractor {
     if (budget == 0) return "";
     // `tmp = path.parent / "x"`: a local (or parameter) is the head, its own type the start.
     if (is(n, "identifier")) return text(n);
+    // `dirs[0].resolve()`: an item of a name, spelled "dirs[]" (its "dirs[]" type).
+    if (is(n, "subscript") && is(field(n, "value"), "identifier")) return text(field(n, "value")) + "[]";
     if (is(n, "call")) {
       TSNode fn = field(n, "function");
       if (std::string d = dotted(fn); !d.empty()) return d + "()";
@@ -544,6 +612,26 @@ class Extractor {
     return object + ".[getattr]";
   }
 
+  // `getattr(m, name)` where name holds one of a few literal strings: "m.a", "m.b".
+  std::vector<std::string> getattr_names(int fn, TSNode n) const {
+    if (!types_ || !is(n, "call") || dotted(field(n, "function")) != "getattr") return {};
+    std::vector<TSNode> args;
+    for (TSNode a : python::ts::named_children(field(n, "arguments")))
+      if (!is(a, "comment")) args.push_back(a);
+    if (args.size() < 2 || args.size() > 3 || !is(args[1], "identifier")) return {};
+    std::string object = dotted(args[0]);
+    const auto* strings = object.empty() ? nullptr : strings_of(fn, text(args[1]));
+    if (!strings) return {};
+    std::vector<std::string> out;
+    for (const auto& s : *strings) {
+      bool plain = !s.empty() && !std::isdigit((unsigned char)s[0]) &&
+                   std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+      if (!plain) return {};
+      out.push_back(object + "." + s);
+    }
+    return out;
+  }
+
   // "a,b" when every item of a dict or list literal is a dotted name, else "".
   std::string items(TSNode n) const {
     bool dict = is(n, "dictionary");
@@ -578,9 +666,11 @@ class Extractor {
     auto& refs = m_.functions[f.fn].refs;
     size_t before = refs.size();
     callee(f, n);
-    if (types_ && refs.size() > before && refs.back().kind == Ref::call) {
-      refs.back().literals = literal_arguments(field(n, "arguments"));
-      refs.back().values = argument_values(field(n, "arguments"));
+    if (!types_) return;
+    for (size_t k = before; k < refs.size(); ++k) {
+      if (refs[k].kind != Ref::call) continue;
+      refs[k].literals = literal_arguments(field(n, "arguments"));
+      refs[k].values = argument_values(field(n, "arguments"));
     }
   }
 
@@ -597,6 +687,11 @@ class Extractor {
     }
     // `d[k]()`: an item of d called ("d.[]"), followed when d's items are known.
     if (std::string item = item_of(fn); !item.empty()) return add_ref(f.fn, n, item, Ref::call);
+    // `for name in ("a", "b"): getattr(m, name)()` calls m.a and m.b.
+    if (auto names = getattr_names(f.fn, fn); !names.empty()) {
+      for (const auto& name : names) add_ref(f.fn, n, name, Ref::call);
+      return;
+    }
     // `getattr(m, "name")()` is `m.name()`; `getattr(m, name)()` any attribute of m
     // ("m.[getattr]"), followed to each function when m is a module.
     if (std::string got = got_attribute(fn); !got.empty()) return add_ref(f.fn, n, got, Ref::call);
@@ -759,9 +854,19 @@ class Extractor {
   // REGISTRY holds.
   void loop(const Frame& f, TSNode n) {
     names_in(field(n, "left"), locals(f));
-    TSNode left = field(n, "left");
-    if (types_ && f.fn > 0 && is(left, "identifier"))
-      typed(m_.functions[f.fn], text(left), "each:", dotted(field(n, "right")));
+    TSNode left = field(n, "left"), right = field(n, "right");
+    if (!types_ || f.fn == 0 || !is(left, "identifier")) return;
+    Function& F = m_.functions[f.fn];
+    std::string name = text(left), over = dotted(right);
+    // `for d in [Path(a), Path(b)]` or over a name whose items the code shows.
+    std::string each = element_class(right);
+    if (!each.empty()) typed(F, name, "call:", each);
+    else if (std::string how = is(right, "identifier") ? element_type(f.fn, over) : ""; !how.empty()) typed(F, name, "", how);
+    else typed(F, name, "each:", over);
+    auto strings = literal_strings(right);
+    if (strings.empty() && is(right, "identifier"))
+      if (auto* known = strings_of(f.fn, over)) strings = *known;
+    if (!strings.empty()) F.strings[name] = std::move(strings);
   }
 
   // The special methods an operator runs: `not x`, `x and y` (__bool__), `for _ in x`
@@ -851,6 +956,8 @@ class Extractor {
         typed(F, name, "items:", its);
         if (its.empty()) typed(F, name, "call:", literal_class(right));
         if (!ts_node_is_null(right)) typed(F, name, "expr:", value_steps(right));
+        typed(F, name + "[]", "call:", element_class(right));
+        if (auto strings = literal_strings(right); !strings.empty()) F.strings[name] = std::move(strings);
       }
     } else if (is(left, "attribute") && F.cls >= 0 && !F.self_name.empty() &&
                dotted(field(left, "object")) == F.self_name) {

@@ -287,6 +287,8 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
     if (F.is_local(head)) return make(Target::unknown, parts.size() == 1 ? "a local variable" : "method of an unknown object");
   }
   Target t = attr(m, parts, 0, depth + 1);
+  if (t.kind == Target::missing && util::ends_with(head, "[]"))
+    return make(Target::unknown, "an item of " + head.substr(0, head.size() - 2) + ", whose class is not known");
   if (t.kind == Target::missing) {
     // Not bound anywhere in the module: a builtin (open, len) or a name Python would
     // not find either.

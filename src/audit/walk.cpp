@@ -142,6 +142,7 @@ bool Walker::follow(Node& fresh, const Ref& ref, const Target& t, const std::str
     // "d.[]" is how facts spell an item of d; users wrote d[k].
     std::string call = ref.name;
     for (size_t at; (at = call.find(".[]")) != std::string::npos;) call.replace(at, 3, "[...]");
+    for (size_t at; (at = call.find("[]")) != std::string::npos;) call.replace(at, 2, "[...]");
     if (util::ends_with(call, ".[getattr]")) call = "getattr(" + call.substr(0, call.size() - 10) + ", ...)";
     fresh.unresolved.push_back(Unresolved{who, fresh.mod->file, fresh.mod->root, ref.line, call, why, limit, ""});
     fresh.unresolved_refs.push_back(&ref);

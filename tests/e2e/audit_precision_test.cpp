@@ -15,13 +15,16 @@ struct PrecisionEnv {
   explicit PrecisionEnv(const testsupport::WheelSpec& spec) : venv(testsupport::Venv::create(tmp.path + "/venv")) {
     venv.install(testsupport::build_wheel(spec, tmp.path + "/wheels"));
   }
-  // Each chain as "op (rule) <- function:line".
-  std::vector<std::string> chains(const std::string& entry) const {
+  nlohmann::json audit(const std::string& entry) const {
     auto r = testsupport::run_sitepatch({"--venv", venv.root, "--json", "audit", entry});
     INFO(r.err);
     REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  }
+  // Each chain as "op (rule) <- function:line".
+  std::vector<std::string> chains(const std::string& entry) const {
     std::vector<std::string> out;
-    auto doc = nlohmann::json::parse(r.out);
+    auto doc = audit(entry);
     for (auto& c : doc["chains"]) {
       auto& last = c["steps"].back();
       out.push_back(c["operation"].get<std::string>() + " (" + c["rule"]["id"].get<std::string>() + ") <- " +
@@ -357,4 +360,74 @@ TEST_CASE("audit: a registry of functools.partial items, iterated and called, ca
   std::sort(all.begin(), all.end());
   CHECK(all == std::vector<std::string>{"os.makedirs (os-makedirs) <- registry.m:run_all:10"});
   CHECK(env.chains("registry.m:first") == std::vector<std::string>{"os.makedirs (os-makedirs) <- registry.m:first:14"});
+}
+
+TEST_CASE("audit: items of a list of made objects, getattr over literal names, str +, arguments two callers down",
+          "[e2e][audit]") {
+  PrecisionEnv env({"itemsof",
+                    "1.0",
+                    {{"itemsof/__init__.py", ""},
+                     {"itemsof/m.py",
+                      "import os\n"
+                      "from pathlib import Path\n"
+                      "\n"
+                      "NAMES = (\"makedirs\", \"listdir\")\n"
+                      "\n"
+                      "\n"
+                      "def indexed(a, b):\n"
+                      "    dirs = [Path(a), Path(b)]\n"
+                      "    return dirs[0].resolve()\n"
+                      "\n"
+                      "\n"
+                      "def iterated(a, b):\n"
+                      "    made = [Path(x) for x in (a, b)]\n"
+                      "    for d in made:\n"
+                      "        d.mkdir()\n"
+                      "\n"
+                      "\n"
+                      "def named(p):\n"
+                      "    for name in NAMES:\n"
+                      "        getattr(os, name)(p)\n"
+                      "    for name in (\"stat\",):\n"
+                      "        getattr(os, name)(p)\n"
+                      "\n"
+                      "\n"
+                      "def helper(q):\n"
+                      "    return q.read_text()\n"
+                      "\n"
+                      "\n"
+                      "def middle(p):\n"
+                      "    return helper(p)\n"
+                      "\n"
+                      "\n"
+                      "def two_down(root):\n"
+                      "    return middle(Path(root))\n"
+                      "\n"
+                      "\n"
+                      "def joined(a):\n"
+                      "    name = a + \".so\"\n"
+                      "    return name.upper().strip()\n"
+                      "\n"
+                      "\n"
+                      "def mixed(a):\n"
+                      "    xs = [Path(a), a]\n"
+                      "    return xs[0].resolve()\n"}}});
+  CHECK(env.chains("itemsof.m:indexed") ==
+        std::vector<std::string>{"pathlib.Path.resolve (pathlib-io) <- itemsof.m:indexed:9"});
+  CHECK(env.chains("itemsof.m:iterated") ==
+        std::vector<std::string>{"pathlib.Path.mkdir (pathlib-io) <- itemsof.m:iterated:15"});
+  auto named = env.chains("itemsof.m:named");
+  std::sort(named.begin(), named.end());
+  CHECK(named == std::vector<std::string>{"os.listdir (os-listdir) <- itemsof.m:named:20",
+                                          "os.makedirs (os-makedirs) <- itemsof.m:named:20",
+                                          "os.stat (os-stat) <- itemsof.m:named:22"});
+  CHECK(env.chains("itemsof.m:two_down") ==
+        std::vector<std::string>{"pathlib.Path.read_text (pathlib-io) <- itemsof.m:helper:26"});
+  auto joined = env.audit("itemsof.m:joined");
+  CHECK(joined["unresolved"].size() == 0);
+  // Items of more than one kind: not followed, and said so.
+  auto mixed = env.audit("itemsof.m:mixed");
+  REQUIRE(mixed["unresolved"].size() == 1);
+  CHECK(mixed["unresolved"][0]["call"] == "xs[...].resolve");
+  CHECK(mixed["unresolved"][0]["why"] == "an item of xs, whose class is not known");
 }

@@ -61,8 +61,12 @@ struct Function {
   std::map<std::string, int> defs;  // functions defined directly in it, by name
   // What a local (or, in functions[0], a module variable) holds, when one assignment or
   // annotation says: "call:X" (the result of calling X: an instance of class X, or
-  // what function X's return annotation names) or "type:X" (annotated as X).
+  // what function X's return annotation names) or "type:X" (annotated as X). The key
+  // "name[]" says what each item of name holds (`dirs = [Path(a), Path(b)]`).
   std::map<std::string, std::string> types;
+  // A local (module variable) bound to a list, tuple or set of string literals, or a
+  // `for` name over one: its strings (`getattr(os, name)` is then os.a, os.b).
+  std::map<std::string, std::vector<std::string>> strings;
   std::string returns;              // its return annotation as a dotted name (Optional[X] -> X), or ""
   bool returns_inferred = false;    // no annotation: every `return` makes `returns` (`return X(...)`)
   bool is_property = false;         // @property / @cached_property: reading the attribute runs it
