@@ -322,6 +322,19 @@ class Extractor {
     m_.functions[f.fn].refs.back().stored = stored;
   }
 
+  void read_attribute(const Frame& f, TSNode n) {
+    value(f, n);
+    mark_last_value(f, n, &Ref::read);
+  }
+
+  // Sets `flag` on the value ref value() just made for node n (none when it made none).
+  void mark_last_value(const Frame& f, TSNode n, bool Ref::*flag) {
+    auto& refs = m_.functions[f.fn].refs;
+    if (!refs.empty() && refs.back().kind == Ref::value && refs.back().line == int(ts_node_start_point(n).row) + 1 &&
+        refs.back().column == int(ts_node_start_point(n).column) + 1)
+      refs.back().*flag = true;
+  }
+
   void names_in(TSNode n, std::vector<std::string>& out) {
     if (ts_node_is_null(n)) return;
     std::string_view t = ts_node_type(n);
@@ -344,7 +357,10 @@ class Extractor {
           // `root: Path = ...` says what it holds; so does `root=Path.home()` when the
           // caller passes nothing (an argument of another kind is the caller's doing).
           std::string name = text(field(p, "name"));
-          if (t == "typed_default_parameter") typed(*fn, name, "type:", type_name(field(p, "type")));
+          if (t == "typed_default_parameter") {
+            typed(*fn, name, "type:", type_name(field(p, "type")));
+            typed(*fn, name + "[]", "type:", element_type_name(field(p, "type")));
+          }
           typed(*fn, name, "call:", made_or_literal(field(p, "value")));
           TSNode v = field(p, "value");
           if (is(v, "true") || is(v, "false") || is(v, "none"))
@@ -353,8 +369,10 @@ class Extractor {
       } else if (t == "typed_parameter") {
         auto kids = python::ts::named_children(p);  // the name (or *name, **name), then the type
         if (!kids.empty()) names_in(kids[0], out);
-        if (fn && !kids.empty() && is(kids[0], "identifier"))
+        if (fn && !kids.empty() && is(kids[0], "identifier")) {
           typed(*fn, text(kids[0]), "type:", type_name(field(p, "type")));
+          typed(*fn, text(kids[0]) + "[]", "type:", element_type_name(field(p, "type")));
+        }
       } else names_in(p, out);
     }
   }
@@ -385,15 +403,54 @@ class Extractor {
     return one;
   }
 
-  // Records what `name` holds; a second, different assignment makes it unknown.
+  // What each item of a container annotation holds: `List[Path]`, `Optional[list[Path]]`,
+  // `Sequence[Path]`, `Tuple[Path, ...]` -> "Path"; "" for anything else.
+  std::string element_type_name(TSNode type) const {
+    if (ts_node_is_null(type)) return "";
+    std::string out;
+    for (char c : text(type))
+      if (c != ' ' && c != '\'' && c != '"' && c != '\n') out += c;
+    for (const char* wrap : {"Optional[", "typing.Optional["}) {
+      std::string w = wrap;
+      if (out.size() > w.size() && out.compare(0, w.size(), w) == 0 && out.back() == ']')
+        out = out.substr(w.size(), out.size() - w.size() - 1);
+    }
+    for (const char* none : {"|None", "None|"})
+      if (size_t at = out.find(none); at != std::string::npos) out.erase(at, 5);
+    size_t open = out.find('[');
+    if (open == std::string::npos || out.back() != ']') return "";
+    std::string outer = out.substr(0, open);
+    outer = outer.substr(outer.rfind('.') + 1);
+    static const std::set<std::string> kContainers = {"List", "list", "Sequence", "MutableSequence", "Iterable",
+                                                      "Iterator", "Collection", "Set", "set", "FrozenSet",
+                                                      "frozenset", "Tuple", "tuple", "AbstractSet"};
+    if (!kContainers.count(outer)) return "";
+    std::string inner = out.substr(open + 1, out.size() - open - 2);
+    std::string first = inner.substr(0, inner.find(','));
+    if ((outer == "Tuple" || outer == "tuple") && inner != first && inner != first + ",...") return "";
+    for (char c : first)
+      if (!(std::isalnum((unsigned char)c) || c == '_' || c == '.')) return "";
+    return first;
+  }
+
+  // Records what `name` holds. A second, different assignment (a call or an expression)
+  // is kept beside the first, "call:A|expr:b", up to three: the walk asks whether all
+  // make the same class. Any other second one makes it unknown.
   static void typed(Function& fn, const std::string& name, const char* how, const std::string& what) {
     if (what.empty()) return;
     std::string v = how + what;
     auto [it, added] = fn.types.emplace(name, v);
-    if (!added && it->second != v && it->second.compare(0, 5, "type:") != 0) {
-      if (std::string(how) == "type:") it->second = v;  // an annotation says more than an assignment
-      else it->second.clear();
+    if (added || it->second == v || it->second.compare(0, 5, "type:") == 0) return;
+    if (std::string(how) == "type:") {
+      it->second = v;  // an annotation says more than an assignment
+      return;
     }
+    auto either = [](const std::string& h) { return h.compare(0, 5, "call:") == 0 || h.compare(0, 5, "expr:") == 0; };
+    auto kept = util::split(it->second, '|');
+    bool seen = std::find(kept.begin(), kept.end(), v) != kept.end();
+    if (seen) return;
+    if (!it->second.empty() && either(kept[0]) && either(v) && kept.size() < 3) it->second += "|" + v;
+    else it->second.clear();
   }
 
   std::map<std::string, std::string>& imports_of(const Frame& f) { return m_.functions[f.fn].imports; }
@@ -730,7 +787,7 @@ class Extractor {
   void attribute_reads(const Frame& f, TSNode n) {
     if (!types_ || f.mute) return;
     for (TSNode k : python::ts::named_children(n))
-      if (is(k, "attribute")) value(f, k);
+      if (is(k, "attribute")) read_attribute(f, k);
   }
 
   static bool reads_operands(std::string_view t) {
@@ -846,7 +903,7 @@ class Extractor {
   // `if self.is_built:` reads a property; `if x:` runs x.__bool__.
   void condition(const Frame& f, TSNode n) {
     TSNode c = field(n, "condition");
-    if (is(c, "attribute") && types_ && !f.mute) value(f, c);
+    if (is(c, "attribute") && types_ && !f.mute) read_attribute(f, c);
     implicit_ref(f, c, "__bool__");
   }
 
@@ -916,6 +973,7 @@ class Extractor {
     if (f.fn == 0 && is(left, "identifier") && text(left) == "__all__") exports(right, false);
     if (ts_node_is_null(right)) return;
     value(f, right, true);
+    if (is(left, "subscript") || is(left, "attribute")) mark_last_value(f, right, &Ref::escapes);
     if (f.fn == 0 && is(left, "identifier")) {
       // `xrange = xrange` (a Python 2 branch) names nothing new; `xrange = range` may follow.
       std::string a = alias_of(right), name = text(left);
@@ -948,6 +1006,7 @@ class Extractor {
     if (is(left, "identifier")) {
       std::string name = text(left);
       typed(F, name, "type:", type_name(field(n, "type")));
+      typed(F, name + "[]", "type:", element_type_name(field(n, "type")));
       typed(F, name, "call:", made);
       if (made.empty()) {
         // A dict or list of functions is read as its items (`d[k]()`); any other

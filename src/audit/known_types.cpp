@@ -83,6 +83,13 @@ bool external_class(const std::string& called) {
   return !last.empty() && last[0] >= 'A' && last[0] <= 'Z';
 }
 
+bool opaque_class(const std::string& cls) {
+  static constexpr std::array<std::string_view, 8> kOpaque = {
+      "typing.Any", "object", "types.ModuleType", "typing.Callable", "collections.abc.Callable",
+      "typing.Type", "type", "builtins.object"};
+  return std::find(kOpaque.begin(), kOpaque.end(), cls) != kOpaque.end();
+}
+
 std::string external_attribute(const std::string& cls, const std::string& attr) {
   return is_path_class(cls) && attr == "parent" ? "pathlib.Path" : "";
 }

@@ -17,6 +17,10 @@ std::string external_result(const std::string& called);
 /// builtin class (list, dict, str, ...) or, as PEP 8 names them, a CapWords name.
 bool external_class(const std::string& called);
 
+/// Whether an annotation naming `cls` says nothing of the methods its value has
+/// (typing.Any, object, types.ModuleType, Callable): a method called on it is not known.
+bool opaque_class(const std::string& cls);
+
 /// The class reading attribute `attr` of an instance of outside class `cls` gives
 /// ("pathlib.Path" for a Path's `parent`), "" when not known.
 std::string external_attribute(const std::string& cls, const std::string& attr);

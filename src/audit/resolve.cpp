@@ -5,39 +5,12 @@
 #include <algorithm>
 
 #include "audit/known_types.hpp"
+#include "audit/target_make.hpp"
 
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::audit::detail {
 
-namespace {
-
-constexpr int kMaxDepth = 24;
-// Functions of a module followed from one `getattr(module, name)()`.
-constexpr size_t kMaxAttributes = 16;
-
-Target make(Target::Kind k, std::string name = "") {
-  Target t;
-  t.kind = k;
-  t.name = std::move(name);
-  return t;
-}
-
-Target make(Target::Kind k, const ModuleFacts* m, int index) {
-  Target t;
-  t.kind = k;
-  t.mod = m;
-  t.index = index;
-  return t;
-}
-
-std::string tail_of(const std::vector<std::string>& parts, size_t from) {
-  std::string s;
-  for (size_t i = from; i < parts.size(); ++i) s += "." + parts[i];
-  return s;
-}
-
-}  // namespace
 
 const ModuleFacts* Resolver::module_named(const std::string& name, bool& pending) {
   auto it = modules.find(name);
@@ -284,6 +257,7 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
       return chain_method(inst, parts, 1, depth);
     }
     if (const Target* p = passed(m, f, head); p && parts.size() >= 2) return chain_method(*p, parts, 1, depth);
+    if (Target c; parts.size() == 1 && called_value(m, f, head, depth, c)) return c;
     if (F.is_local(head)) return make(Target::unknown, parts.size() == 1 ? "a local variable" : "method of an unknown object");
   }
   Target t = attr(m, parts, 0, depth + 1);
@@ -299,12 +273,16 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
 
 Target Resolver::instance(const ModuleFacts& m, int fn, const std::string& how, int depth) {
   if (depth > kMaxDepth) return make(Target::circular, m.name + ":" + how);
+  if (how.find('|') != std::string::npos) return either(m, fn, how, depth + 1);
   if (how.size() < 6) return make(Target::unknown, "assigned more than one kind of value");
   if (how.compare(0, 5, "expr:") == 0) return value_of(m, fn, how.substr(5), depth + 1);
+  if (how.compare(0, 5, "each:") == 0) return element_of(m, fn, how.substr(5), depth + 1);
   std::string what = how.substr(5);
   Target t = in_scope(m, fn, what, depth + 1);
   if (t.kind == Target::klass) t.exact = how[0] == 'c';  // made by calling the class
   if (t.kind == Target::pending || t.kind == Target::klass) return t;
+  if (t.kind == Target::external && how[0] == 't' && opaque_class(t.name))
+    return make(Target::unknown, what + " is annotated as " + t.name + ", which says nothing of its methods");
   if (t.kind == Target::external) {
     // pathlib.Path, filelock.FileLock, ...; Path.home() makes a Path, not a "home".
     std::string made = how[0] == 'c' ? external_result(t.name) : "";
@@ -327,6 +305,8 @@ Target Resolver::returned(const ModuleFacts& m, int fn, int depth) {
   // object()` says nothing of the methods called on the result.
   if (F.returns_inferred && t.kind != Target::pending && t.kind != Target::klass)
     return make(Target::unknown, "what " + m.name + "." + F.qualified + "() returns is not annotated");
+  if (t.kind == Target::external && opaque_class(t.name))
+    return make(Target::unknown, m.name + "." + F.qualified + "() returns " + t.name + ", which says nothing of its methods");
   if (t.kind == Target::pending || t.kind == Target::klass || t.kind == Target::external) return t;
   return make(Target::unknown, m.name + "." + F.qualified + "() returns " + F.returns + ", which is not a class");
 }
@@ -414,141 +394,6 @@ Target Resolver::any_attribute(const ModuleFacts& m, int fn, const std::string& 
                                      std::to_string(kMaxAttributes) + " followed");
   for (size_t k = 1; k < fns.size(); ++k) also.push_back(make(Target::function, t.mod, fns[k]));
   return make(Target::function, t.mod, fns[0]);
-}
-
-const Target* Resolver::passed(const ModuleFacts& m, int fn, const std::string& name) const {
-  if (!params || params_mod != &m || params_fn != fn) return nullptr;
-  auto it = params->find(name);
-  return it == params->end() ? nullptr : &it->second;
-}
-
-Target Resolver::value_of(const ModuleFacts& m, int fn, const std::string& steps, int depth) {
-  // "Path().resolve().parent": the head call, then ".name()" or ".name" steps; or
-  // "path.parent": a name of the function (what its code says it holds), then steps.
-  if (depth > kMaxDepth) return make(Target::circular, m.name + ":" + steps);
-  size_t open = steps.find("()"), dot = steps.find('.');
-  Target v;
-  std::string after;
-  if (open != std::string::npos && (dot == std::string::npos || open < dot)) {
-    v = instance(m, fn, "call:" + steps.substr(0, open), depth + 1);
-    after = steps.substr(open + 2);
-  } else {
-    std::string head = steps.substr(0, std::min(dot, open));
-    v = make(Target::unknown, "what " + head + " holds is not known");
-    for (int f = fn; f > 0; f = m.functions[f].parent) {
-      if (auto ty = m.functions[f].types.find(head); ty != m.functions[f].types.end()) {
-        if (!ty->second.empty()) v = instance(m, f, ty->second, depth + 1);
-        break;
-      }
-      if (const Target* p = passed(m, f, head)) {
-        v = *p;
-        break;
-      }
-    }
-    v.exact = false;  // `q = p / "y"` is a path like p, not a constructor call
-    after = head.size() < steps.size() ? steps.substr(head.size()) : "";
-  }
-  auto rest = util::split(after, '.');
-  for (const std::string& step : rest) {
-    if (step.empty()) continue;  // the split's leading ""
-    if (v.kind == Target::pending || depth > kMaxDepth) return v;
-    bool called = util::ends_with(step, "()");
-    v = called ? method_result(v, step.substr(0, step.size() - 2), depth + 1) : attribute_of(v, step, depth + 1);
-  }
-  return v;
-}
-
-Target Resolver::method_result(const Target& inst, const std::string& name, int depth) {
-  if (inst.kind == Target::external) {
-    std::string made = external_result(inst.name + "." + name);
-    if (!made.empty()) return make(Target::external, made);
-    return make(Target::unknown, "what " + inst.name + "." + name + "() returns is not known");
-  }
-  if (inst.kind != Target::klass) return inst;
-  Target t = method(*inst.mod, inst.index, name, depth + 1);
-  if (t.kind == Target::pending) return t;
-  if (t.kind != Target::function)
-    return make(Target::unknown, inst.mod->name + "." + inst.mod->classes[inst.index].qualified + "." + name +
-                                     " is not a method it defines");
-  return returned(*t.mod, t.index, depth + 1);
-}
-
-Target Resolver::chain_method(Target inst, const std::vector<std::string>& parts, size_t from, int depth) {
-  // Every class the code gives each attribute, at most kMaxAttrTypes at each step.
-  std::vector<Target> now = {std::move(inst)};
-  for (size_t k = from; k + 1 < parts.size(); ++k) {
-    std::vector<Target> next;
-    for (const Target& t : now)
-      for (Target& v : attribute_values(t, parts[k], depth + 1)) {
-        if (v.kind == Target::pending) return v;
-        bool seen = std::any_of(next.begin(), next.end(), [&](const Target& n) {
-          return n.kind == v.kind && n.mod == v.mod && n.index == v.index && n.name == v.name;
-        });
-        if (!seen && next.size() < Class::kMaxAttrTypes) next.push_back(std::move(v));
-      }
-    now = std::move(next);
-  }
-  // The method of each: the first one resolved is the answer, the others are followed too.
-  std::vector<Target> methods;
-  for (const Target& t : now) {
-    Target x = method_of(t, parts.back(), depth);
-    if (x.kind == Target::pending) return x;
-    methods.push_back(std::move(x));
-  }
-  auto resolved = [](const Target& t) {
-    return t.kind == Target::function || t.kind == Target::klass || t.kind == Target::external;
-  };
-  auto first = std::find_if(methods.begin(), methods.end(), resolved);
-  if (first == methods.end()) return methods.front();
-  for (auto it = first + 1; it != methods.end(); ++it)
-    if (resolved(*it)) also.push_back(*it);
-  return *first;
-}
-
-Target Resolver::attribute_of(const Target& inst, const std::string& attr, int depth) {
-  return attribute_values(inst, attr, depth).front();
-}
-
-std::vector<Target> Resolver::attribute_values(const Target& inst, const std::string& attr, int depth) {
-  if (depth > kMaxDepth) return {make(Target::circular, inst.name + "." + attr)};
-  if (inst.kind == Target::external) {
-    std::string cls = external_attribute(inst.name, attr);
-    if (!cls.empty()) return {make(Target::external, cls)};
-    return {make(Target::unknown, "what " + inst.name + "." + attr + " holds is not known")};
-  }
-  if (inst.kind != Target::klass) return {inst};
-  const ModuleFacts& m = *inst.mod;
-  // A property: reading it runs it, and its return annotation says what it gives.
-  Target p = method(m, inst.index, attr, depth + 1);
-  if (p.kind == Target::pending) return {p};
-  if (p.kind == Target::function && p.mod->functions[p.index].is_property) {
-    also.push_back(p);  // reading the property runs it
-    return {returned(*p.mod, p.index, depth + 1)};
-  }
-  std::vector<Target> held = attribute_types(m, inst.index, attr, depth + 1);
-  if (held.empty())
-    return {make(Target::unknown,
-                 "what " + m.name + "." + m.classes[inst.index].qualified + "." + attr + " holds is not known")};
-  return held;
-}
-
-std::vector<Target> Resolver::attribute_types(const ModuleFacts& m, int cls, const std::string& attr, int depth) {
-  if (depth > kMaxDepth) return {make(Target::circular, m.name + "." + m.classes[cls].qualified + "." + attr)};
-  // As the code that says it sees X; the class's own word first, then its bases'.
-  const Class& c = m.classes[cls];
-  if (auto a = c.attr_types.find(attr); a != c.attr_types.end()) {
-    std::vector<Target> out;
-    for (const auto& [fn, how] : a->second) out.push_back(instance(m, fn, how, depth + 1));
-    return out;
-  }
-  for (const auto& base : c.bases) {
-    Target b = in_scope(m, c.scope, base, depth + 1);
-    if (b.kind == Target::pending) return {b};
-    if (b.kind != Target::klass) continue;
-    std::vector<Target> t = attribute_types(*b.mod, b.index, attr, depth + 1);
-    if (!t.empty()) return t;
-  }
-  return {};
 }
 
 Target Resolver::in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth) {

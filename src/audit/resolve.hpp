@@ -84,11 +84,23 @@ class Resolver {
   /// function `fn`: a class of the environment (klass) or one outside it (external,
   /// named), else unknown or pending.
   Target instance(const ModuleFacts& m, int fn, const std::string& how, int depth = 0);
+  /// What each item of `dotted` holds (its "name[]" type, here or in the module that
+  /// defines it), or why it is not known.
+  Target element_of(const ModuleFacts& m, int fn, const std::string& dotted, int depth = 0);
+  /// "call:A|expr:b": a name assigned in more than one place holds one class only when
+  /// every assignment makes the same one.
+  Target either(const ModuleFacts& m, int fn, const std::string& how, int depth);
+  /// What calling a local or parameter calls: `container = _open_file; container(p)`,
+  /// a function or class its caller passed. Null when nothing says.
+  bool called_value(const ModuleFacts& m, int f, const std::string& name, int depth, Target& out);
   /// The class function `fn` of `m` is annotated to return (-> X), as instance().
   Target returned(const ModuleFacts& m, int fn, int depth = 0);
   /// What a value spelled as Extractor::value_steps spells it ("Path().resolve().parent")
   /// is, seen from function `fn`: as instance().
   Target value_of(const ModuleFacts& m, int fn, const std::string& steps, int depth = 0);
+  /// What the head name of value_of's steps holds: a local, a parameter, `self`, an
+  /// item ("dirs[]"), or a module's variable (then its name is taken off `after`).
+  Target named_value(const ModuleFacts& m, int fn, const std::string& head, std::string& after, int depth);
   /// What the walk says callers pass for parameter `name` of function `fn` of `m`, if anything.
   const Target* passed(const ModuleFacts& m, int fn, const std::string& name) const;
   /// What calling method `name` of what instance() found returns (its annotation; for a

@@ -8,6 +8,7 @@
 
 #include "audit/blocks.hpp"
 #include "audit/known_types.hpp"
+#include "sitepatch/util/strings.hpp"
 #include "audit/resolve.hpp"
 #include "sitepatch/audit/scan.hpp"
 
@@ -66,14 +67,18 @@ std::vector<std::string> bound_names(const ModuleFacts& m, const RuleSet& rules)
   }
   // A module variable holding an instance a rule names (`log = logging.getLogger()`):
   // every block using it may call one of its methods.
-  for (auto& [name, how] : top.types) {
-    size_t colon = how.find(':');
-    if (colon == std::string::npos || (how.compare(0, colon, "call") != 0 && how.compare(0, colon, "type") != 0))
-      continue;
-    std::string cls = detail::spelled(m, 0, how.substr(colon + 1));
-    if (how[0] == 'c')
-      if (std::string made = detail::external_result(cls); !made.empty()) cls = made;
-    if (leads_to_rule(cls, rules)) out.push_back(name);
+  for (auto& [name, all] : top.types) {
+    bool leads = false;
+    for (const std::string& how : util::split(all, '|')) {  // "call:A|call:B": assigned twice
+      size_t colon = how.find(':');
+      if (colon == std::string::npos || (how.compare(0, colon, "call") != 0 && how.compare(0, colon, "type") != 0))
+        continue;
+      std::string cls = detail::spelled(m, 0, how.substr(colon + 1));
+      if (how[0] == 'c')
+        if (std::string made = detail::external_result(cls); !made.empty()) cls = made;
+      leads = leads || leads_to_rule(cls, rules);
+    }
+    if (leads && !util::ends_with(name, "[]")) out.push_back(name);
   }
   return out;
 }

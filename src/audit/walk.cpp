@@ -150,6 +150,8 @@ bool Walker::follow(Node& fresh, const Ref& ref, const Target& t, const std::str
   switch (t.kind) {
     case Target::pending: return false;
     case Target::function:
+      // Reading an attribute runs a property, not a method it names.
+      if (ref.read && !t.mod->functions[size_t(t.index)].is_property) break;
       if (!flag(fresh, ref, name_of(*t.mod, t.index))) {
         fresh.calls.push_back({{t.mod, t.index, t.recv_mod, t.recv_cls}, ref.line, &ref, ""});
         pass_arguments(fresh, ref, t);
@@ -174,7 +176,7 @@ bool Walker::follow(Node& fresh, const Ref& ref, const Target& t, const std::str
       break;
     }
     case Target::external:
-      if (flag(fresh, ref, t.name) || ref.kind != Ref::call) break;
+      if (ref.read || flag(fresh, ref, t.name) || ref.kind != Ref::call) break;
       if (t.index == detail::kNoModuleFile) fresh.externals.push_back({&ref, t.name});
       // Bound by a star import of a compiled module: what it does is not in any source.
       if (t.index == detail::kCompiledGuess)
@@ -227,6 +229,7 @@ bool Walker::expand(int id) {
       continue;
     }
     if (ref.kind == Ref::decorator && ignorable_decorator(detail::spelled(m, n.fn, ref.name))) continue;
+    if (ref.escapes) continue;  // `d[k] = self.meth`: the later call is what runs it
     if (ref.implicit) {
       // `if x:` runs x.__bool__ only where x's class defines one: followed when the
       // class is known, else later to the classes the walk makes (implicit_round).
@@ -245,7 +248,7 @@ bool Walker::expand(int id) {
       continue;
     }
     // What the module's own imports say it is: the same decision as `audit --package`.
-    auto uses = flagged_uses(m, n.fn, ref, rules_);
+    auto uses = ref.read ? std::vector<Use>{} : flagged_uses(m, n.fn, ref, rules_);
     if (!uses.empty()) {
       for (auto& u : uses) fresh.flagged.push_back({ref.line, u.operation, *u.rule, &ref});
       continue;

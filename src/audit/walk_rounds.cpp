@@ -21,6 +21,14 @@ void Walker::pass_arguments(const Node& caller, const Ref& ref, const Target& ca
       name = slot;
     }
     if (name.empty() || name[0] == '*' || G.types.count(name) || into.count(name)) continue;
+    if (util::starts_with(how, "of:") && how.find_first_of("()[]") == std::string::npos) {
+      // `_setup_handlers(logging.StreamHandler)`: calling the parameter calls that.
+      Target c = r_.in_scope(*caller.mod, caller.fn, how.substr(3));
+      if (c.kind == Target::function || c.kind == Target::klass || c.kind == Target::external) {
+        into[name + "()"] = c;
+        if (c.kind != Target::external) continue;  // a function or class, not an instance
+      }
+    }
     Target v = util::starts_with(how, "call:") ? r_.instance(*caller.mod, caller.fn, how)
                                                : r_.value_of(*caller.mod, caller.fn, how.substr(3));
     if (v.kind != Target::klass && v.kind != Target::external) continue;

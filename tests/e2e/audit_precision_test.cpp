@@ -431,3 +431,136 @@ TEST_CASE("audit: items of a list of made objects, getattr over literal names, s
   CHECK(mixed["unresolved"][0]["call"] == "xs[...].resolve");
   CHECK(mixed["unresolved"][0]["why"] == "an item of xs, whose class is not known");
 }
+
+TEST_CASE("audit: values through locals, loops over annotated lists, module variables, self's properties and "
+          "callables passed on",
+          "[e2e][audit]") {
+  PrecisionEnv env({"values",
+                    "1.0",
+                    {{"values/__init__.py", ""},
+                     {"values/env.py",
+                      "import pathlib\n"
+                      "from typing import List\n"
+                      "\n"
+                      "ROOT = pathlib.Path(\"/tmp/values\")\n"
+                      "DIRS: List[pathlib.Path] = []\n"},
+                     {"values/m.py",
+                      "import logging\n"
+                      "import subprocess\n"
+                      "from pathlib import Path\n"
+                      "from types import ModuleType\n"
+                      "from typing import List, Optional\n"
+                      "\n"
+                      "from . import env\n"
+                      "\n"
+                      "\n"
+                      "def annotated(paths: Optional[List[Path]], more: list[Path]):\n"
+                      "    for p in paths:\n"
+                      "        p.resolve()\n"
+                      "    return [q.is_dir() for q in more] + [d.exists() for d in env.DIRS]\n"
+                      "\n"
+                      "\n"
+                      "def module_variable():\n"
+                      "    tmpdir = env.ROOT / \"tmp\"\n"
+                      "    if not tmpdir.exists():\n"
+                      "        tmpdir.mkdir()\n"
+                      "\n"
+                      "\n"
+                      "def twice(a, b):\n"
+                      "    include = Path(a)\n"
+                      "    if b:\n"
+                      "        include = (Path(b).parent / \"Headers\").absolute()\n"
+                      "    return include.read_text()\n"
+                      "\n"
+                      "\n"
+                      "class Job:\n"
+                      "    @property\n"
+                      "    def build_dir(self) -> Path:\n"
+                      "        return Path(\"/tmp/job\")\n"
+                      "\n"
+                      "    def prepare(self):\n"
+                      "        where = self.build_dir\n"
+                      "        where.parent.mkdir()\n"
+                      "\n"
+                      "\n"
+                      "class Writer:\n"
+                      "    def __init__(self, name):\n"
+                      "        self.f = open(name, \"wb\")\n"
+                      "\n"
+                      "\n"
+                      "class Buffer:\n"
+                      "    def __init__(self, name):\n"
+                      "        self.name = name\n"
+                      "\n"
+                      "\n"
+                      "def chosen(name, is_path):\n"
+                      "    if is_path:\n"
+                      "        container = Writer\n"
+                      "    else:\n"
+                      "        container = Buffer\n"
+                      "    return container(name)\n"
+                      "\n"
+                      "\n"
+                      "def _setup(make_handler, log):\n"
+                      "    log.addHandler(make_handler())\n"
+                      "\n"
+                      "\n"
+                      "def handlers(log):\n"
+                      "    _setup(logging.StreamHandler, log)\n"
+                      "\n"
+                      "\n"
+                      "def imp() -> Optional[ModuleType]:\n"
+                      "    return None\n"
+                      "\n"
+                      "\n"
+                      "def opaque(cmd):\n"
+                      "    mod = imp()\n"
+                      "    return mod.run(cmd)\n"
+                      "\n"
+                      "\n"
+                      "class Importer:\n"
+                      "    def __init__(self):\n"
+                      "        self.hooks = {}\n"
+                      "        self.hooks[\"import\"] = self.do_import\n"
+                      "\n"
+                      "    def do_import(self, name):\n"
+                      "        return subprocess.run([name])\n"
+                      "\n"
+                      "\n"
+                      "def level(v):\n"
+                      "    if v not in logging._levelToName:\n"
+                      "        return None\n"
+                      "    return v\n"}}});
+  auto sorted = [&](const std::string& entry) {
+    auto c = env.chains(entry);
+    std::sort(c.begin(), c.end());
+    return c;
+  };
+  CHECK(sorted("values.m:annotated") == std::vector<std::string>{
+                                           "pathlib.Path.exists (pathlib-check) <- values.m:annotated:13",
+                                           "pathlib.Path.is_dir (pathlib-check) <- values.m:annotated:13",
+                                           "pathlib.Path.resolve (pathlib-io) <- values.m:annotated:12"});
+  CHECK(sorted("values.m:module_variable") == std::vector<std::string>{
+                                                 "pathlib.Path.exists (pathlib-check) <- values.m:module_variable:18",
+                                                 "pathlib.Path.mkdir (pathlib-io) <- values.m:module_variable:19"});
+  CHECK(sorted("values.m:twice") ==
+        std::vector<std::string>{"pathlib.Path.absolute (pathlib-io) <- values.m:twice:25",
+                                 "pathlib.Path.read_text (pathlib-io) <- values.m:twice:26"});
+  CHECK(sorted("values.m:Job.prepare") ==
+        std::vector<std::string>{"pathlib.Path.mkdir (pathlib-io) <- values.m:Job.prepare:36"});
+  CHECK(sorted("values.m:chosen") == std::vector<std::string>{"open (open) <- values.m:Writer.__init__:41"});
+  CHECK(sorted("values.m:handlers") ==
+        std::vector<std::string>{"logging.StreamHandler (logging-call) <- values.m:_setup:58"});
+  // A module chosen at run time: the method called on it is not known, and said so.
+  auto opaque = env.audit("values.m:opaque");
+  CHECK(opaque["chains"].empty());
+  REQUIRE(opaque["unresolved"].size() == 1);
+  CHECK(opaque["unresolved"][0]["call"] == "mod.run");
+  CHECK(opaque["unresolved"][0]["why"] ==
+        "values.m.imp() returns types.ModuleType, which says nothing of its methods");
+  auto strict = testsupport::run_sitepatch({"--venv", env.venv.root, "audit", "--strict", "values.m:opaque"});
+  CHECK(strict.status == 3);
+  // A method stored for later is not called here; a membership test calls nothing.
+  CHECK(env.chains("values.m:Importer.__init__").empty());
+  CHECK(env.chains("values.m:level").empty());
+}

@@ -98,7 +98,7 @@ TEST_CASE("a local made by a literal has the builtin's methods, one assigned twi
   // `out = []` then `out = make()`: which one holds at the call is not known.
   CHECK(unresolved(from(src, "literal_then_call")) ==
         V{"rp/chains.py:135 rp.chains:literal_then_call make (a local variable)",
-          "rp/chains.py:136 rp.chains:literal_then_call out.build_and_load (method of an unknown object)"});
+          "rp/chains.py:136 rp.chains:literal_then_call out.build_and_load (assigned more than one kind of value)"});
 }
 
 TEST_CASE("what a function outside the environment returns: known for a few, else not followed", "[audit]") {

@@ -34,7 +34,7 @@ def annotated(p: subprocess.Popen) -> subprocess.CompletedProcess:
 def everything(p, paths, cmd):
     not_performed(p)
     performed(paths, cmd)
-    annotated(p)
+    annotated(p), renamed(p)
 
 
 def renamed(path):
