@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/internal.hpp"
+#include "sitepatch/host/distribution_index.hpp"
 #include "sitepatch/engine/audit.hpp"
 #include "sitepatch/util/parallel.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -191,7 +192,7 @@ class SiteModules : public audit::ModuleSource {
     if (where.empty()) return;
     std::vector<std::pair<std::string, std::string>> probe;
     for (auto& [pkg, dir] : where) probe.push_back({dir, pkg + "/__init__.py"});
-    const site::DistributionIndex& dists = s_.distributions();
+    const host::DistributionIndex& dists = s_.distributions();
     dists.prefetch(probe);
     std::vector<detail::PyFile> files;
     std::vector<std::string> owners;  // the package each file is of

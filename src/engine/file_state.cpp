@@ -6,7 +6,7 @@ std::string Upgrade::replaced(const std::string& rel) const {
   return uninstalled ? from_to + "; " + rel + " left behind" : from_to + " replaced " + rel;
 }
 
-std::optional<Upgrade> upgrade_of(const store::FileRecord& f, const site::DistributionIndex& dists) {
+std::optional<Upgrade> upgrade_of(const store::FileRecord& f, const host::DistributionIndex& dists) {
   if (f.dist.empty()) return std::nullopt;
   const site::Distribution* now = dists.find(f.dist);
   if (!now) return Upgrade{f.dist + " " + f.version + " was uninstalled", true};
@@ -14,7 +14,7 @@ std::optional<Upgrade> upgrade_of(const store::FileRecord& f, const site::Distri
   return Upgrade{f.dist + " " + f.version + " -> " + now->version, false};
 }
 
-std::vector<std::string> upgrades_of(const store::PatchRecord& r, const site::DistributionIndex& dists) {
+std::vector<std::string> upgrades_of(const store::PatchRecord& r, const host::DistributionIndex& dists) {
   std::vector<std::string> out;
   for (auto& f : r.files)
     if (auto up = upgrade_of(f, dists)) out.push_back(up->replaced(f.rel));
@@ -22,7 +22,7 @@ std::vector<std::string> upgrades_of(const store::PatchRecord& r, const site::Di
 }
 
 FileStatus file_state(const store::FileRecord& f, bool exists, const std::string& content,
-                      const std::optional<std::string>& left, const site::DistributionIndex& dists) {
+                      const std::optional<std::string>& left, const host::DistributionIndex& dists) {
   FileStatus fs;
   fs.rel = f.rel;
   fs.state = FileState::applied;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sitepatch/host/distribution_index.hpp"
 #include "sitepatch/engine/engine.hpp"
 
 namespace sitepatch::engine::detail {
@@ -19,14 +20,14 @@ struct Upgrade {
 };
 
 /// nullopt when the owner is installed at the recorded version (or `f` had no owner).
-std::optional<Upgrade> upgrade_of(const store::FileRecord& f, const site::DistributionIndex& dists);
+std::optional<Upgrade> upgrade_of(const store::FileRecord& f, const host::DistributionIndex& dists);
 
 /// One line per file of `r` that an upgrade, downgrade or uninstall replaced.
-std::vector<std::string> upgrades_of(const store::PatchRecord& r, const site::DistributionIndex& dists);
+std::vector<std::string> upgrades_of(const store::PatchRecord& r, const host::DistributionIndex& dists);
 
 /// The state of `f` given the file as it is now (`exists`, `content`) and as sitepatch
 /// last left it (`left`).
 FileStatus file_state(const store::FileRecord& f, bool exists, const std::string& content,
-                      const std::optional<std::string>& left, const site::DistributionIndex& dists);
+                      const std::optional<std::string>& left, const host::DistributionIndex& dists);
 
 }  // namespace sitepatch::engine::detail

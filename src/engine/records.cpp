@@ -4,6 +4,7 @@
 #include <set>
 
 #include "file_state.hpp"
+#include "sitepatch/host/distribution_index.hpp"
 #include "sitepatch/util/hash.hpp"
 
 #include "internal.hpp"
@@ -70,7 +71,7 @@ std::string original_under(const store::FileRecord& was, const std::string& foun
 
 std::vector<store::PatchRecord> records_for(const Plan& plan,
                                             const std::vector<store::PatchRecord>& existing,
-                                            const site::DistributionIndex& dists,
+                                            const host::DistributionIndex& dists,
                                             const std::string& state, int64_t now) {
   std::map<std::string, const store::PatchRecord*> before;
   for (auto& r : existing) before[r.id] = &r;

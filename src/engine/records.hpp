@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sitepatch/host/distribution_index.hpp"
 #include "sitepatch/engine/engine.hpp"
 
 namespace sitepatch::engine::detail {
@@ -15,7 +16,7 @@ namespace sitepatch::engine::detail {
 /// original, and files of the old version it no longer patches are dropped.
 std::vector<store::PatchRecord> records_for(const Plan& plan,
                                             const std::vector<store::PatchRecord>& existing,
-                                            const site::DistributionIndex& dists,
+                                            const host::DistributionIndex& dists,
                                             const std::string& state, int64_t now);
 
 /// site/ entries no record refers to once `put` replaces its namesakes in `existing`

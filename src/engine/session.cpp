@@ -1,3 +1,4 @@
+#include "sitepatch/host/distribution_index.hpp"
 #include "sitepatch/site/distribution.hpp"
 
 #include <spdlog/spdlog.h>
@@ -16,9 +17,9 @@ Session Session::open(host::Host& host, const std::string& venv, const std::stri
   return Session(host, std::move(env), std::move(dir));
 }
 
-const site::DistributionIndex& Session::distributions() {
+const host::DistributionIndex& Session::distributions() {
   if (!dists_)
-    dists_ = std::make_shared<site::DistributionIndex>(site::load_distributions(host, env.site_dirs, env.prefix));
+    dists_ = std::make_shared<host::DistributionIndex>(host::load_distributions(host, env.site_dirs, env.prefix));
   return *dists_;
 }
 

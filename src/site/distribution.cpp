@@ -137,4 +137,13 @@ std::vector<std::string> parse_top_level(std::string_view text) {
   return out;
 }
 
+std::pair<std::string, std::string> parse_conda_record_name(std::string_view file) {
+  std::string stem(file.substr(0, file.size() - (util::ends_with(file, ".json") ? 5 : 0)));
+  size_t build = stem.rfind('-');
+  if (build == std::string::npos || build == 0) return {stem, ""};
+  size_t version = stem.rfind('-', build - 1);
+  if (version == std::string::npos) return {stem.substr(0, build), stem.substr(build + 1)};
+  return {stem.substr(0, version), stem.substr(version + 1, build - version - 1)};
+}
+
 }  // namespace sitepatch::site

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "sitepatch/host/distribution_index.hpp"
 #include "sitepatch/host/host.hpp"
 #include "sitepatch/site/distribution.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -7,6 +8,8 @@
 #include "support/forwarding_host.hpp"
 
 using namespace sitepatch::site;
+using sitepatch::host::DistributionIndex;
+using sitepatch::host::load_distributions;
 
 namespace {
 

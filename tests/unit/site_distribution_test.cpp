@@ -1,10 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include "sitepatch/host/distribution_index.hpp"
 #include "sitepatch/host/host.hpp"
 #include "sitepatch/site/distribution.hpp"
 #include "support/fixture.hpp"
 
 using namespace sitepatch::site;
+using sitepatch::host::DistributionIndex;
+using sitepatch::host::load_distributions;
 
 TEST_CASE("parse_metadata reads Name and Version from the headers only", "[site]") {
   auto [name, version] = parse_metadata(

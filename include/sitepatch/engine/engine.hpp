@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sitepatch/host/distribution_index.hpp"
 #include "sitepatch/host/host.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/site/distribution.hpp"
@@ -45,7 +46,7 @@ struct Session {
   /// <prefix>/.sitepatch.
   static Session open(host::Host& host, const std::string& venv, const std::string& state_dir);
   /// The installed distributions, read once on first use.
-  const site::DistributionIndex& distributions();
+  const host::DistributionIndex& distributions();
   /// The same environment seen from the history of a folder it shares but does not own
   /// (a base interpreter's, the system's, a .pth folder's): prefix and state folder are
   /// the owner's, site folders only those that history keeps.
@@ -55,7 +56,7 @@ struct Session {
   std::shared_ptr<detail::Mirror> mirror;
 
  private:
-  std::shared_ptr<site::DistributionIndex> dists_;
+  std::shared_ptr<host::DistributionIndex> dists_;
 };
 
 enum class EditState { will_apply, already_applied, skipped, failed };

@@ -2,7 +2,7 @@
 // Installed distributions, read the way pip and importlib.metadata read them: a
 // .dist-info (METADATA, RECORD) or a .egg-info (PKG-INFO; its installed-files.txt, else
 // SOURCES.txt, else top_level.txt: Debian's python3-* packages ship only that). Parsing
-// is pure; `load_distributions` reads through a Host.
+// is pure; host/distribution_index.hpp asks a Host which distribution owns a file.
 #include <deque>
 #include <map>
 #include <memory>
@@ -10,8 +10,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-namespace sitepatch::host { class Host; }
 
 namespace sitepatch::site {
 
@@ -51,52 +49,6 @@ std::vector<RecordEntry> parse_record(std::string_view text);
 std::vector<RecordEntry> parse_installed_files(std::string_view text, std::string_view egg_info);
 /// top_level.txt: one name a line.
 std::vector<std::string> parse_top_level(std::string_view text);
-
-/// Which distribution owns which file, across an environment's site dirs. Built by
-/// `load_distributions`, it asks the host per question (Host::search, answered where
-/// the files are): `owner` gets only the file-list rows naming the file and the
-/// metadata of the distributions holding them; `find` only the dist-infos whose folder
-/// name encodes the name asked; `all` everything. What crosses a connection grows with
-/// the answers, not with the number of distributions. Safe to ask from several threads.
-class DistributionIndex {
- public:
-  DistributionIndex();
-  ~DistributionIndex();
-  DistributionIndex(DistributionIndex&&) noexcept;
-  DistributionIndex& operator=(DistributionIndex&&) noexcept;
-  /// A distribution known in full (tests; eager).
-  void add(Distribution d);
-  /// The distribution whose RECORD lists `rel` in `site_dir` (the first in folder order
-  /// when several do), else one that owns its top-level package whole; nullptr if none.
-  const Distribution* owner(const std::string& site_dir, const std::string& rel) const;
-  /// Asks, in one round trip, what `owner` needs for these (site dir, rel) files: many
-  /// owner questions, one search.
-  void prefetch(const std::vector<std::pair<std::string, std::string>>& files) const;
-  /// By normalized name (PEP 503).
-  const Distribution* find(std::string_view name) const;
-  /// Every file `d` (from this index) lists, read on first use.
-  const std::vector<RecordEntry>& files(const Distribution& d) const;
-  /// Every distribution, read in full, in folder order (the same objects `owner` and
-  /// `find` answer with).
-  const std::vector<const Distribution*>& all() const;
-
-  struct Lazy;  // the host and what was read so far
-
- private:
-  std::deque<Distribution> known_;  // what questions found; pointers handed out stay valid
-  std::vector<const Distribution*> all_;
-  std::unique_ptr<Lazy> lazy_;
-  void read_all() const;  // under lazy_'s lock
-  const Distribution* named_anywhere(const std::string& normalized) const;  // ditto
-  friend DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs,
-                                              const std::string& prefix);
-};
-
-/// The distributions of `site_dirs`, read through `host` when asked (nothing is read
-/// here), so `host` must outlive the index. With `prefix`, a conda environment's
-/// `conda-meta/*.json` names the owner of a file no dist-info or egg-info lists.
-DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs,
-                                     const std::string& prefix = "");
 
 /// "numpy-1.26.4-py311h64a7726_0.json" -> {"numpy", "1.26.4"}: conda names a package's
 /// record NAME-VERSION-BUILD, and neither version nor build holds a '-'.

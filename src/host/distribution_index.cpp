@@ -9,11 +9,22 @@
 #include <set>
 #include <tuple>
 
+#include "sitepatch/host/distribution_index.hpp"
 #include "sitepatch/host/host.hpp"
-#include "sitepatch/site/distribution.hpp"
 #include "sitepatch/util/strings.hpp"
 
-namespace sitepatch::site {
+namespace sitepatch::host {
+
+using site::Distribution;
+using site::normalize_name;
+using site::normalize_record_path;
+using site::parse_conda_record_name;
+using site::parse_installed_files;
+using site::parse_metadata;
+using site::parse_record;
+using site::parse_top_level;
+using site::RecordEntry;
+
 namespace {
 
 std::string strip_slashes(std::string s) {
@@ -453,15 +464,6 @@ const std::vector<const Distribution*>& DistributionIndex::all() const {
   return all_;
 }
 
-std::pair<std::string, std::string> parse_conda_record_name(std::string_view file) {
-  std::string stem(file.substr(0, file.size() - (util::ends_with(file, ".json") ? 5 : 0)));
-  size_t build = stem.rfind('-');
-  if (build == std::string::npos || build == 0) return {stem, ""};
-  size_t version = stem.rfind('-', build - 1);
-  if (version == std::string::npos) return {stem.substr(0, build), stem.substr(build + 1)};
-  return {stem.substr(0, version), stem.substr(version + 1, build - version - 1)};
-}
-
 DistributionIndex load_distributions(host::Host& host, const std::vector<std::string>& site_dirs,
                                      const std::string& prefix) {
   DistributionIndex index;
@@ -471,4 +473,4 @@ DistributionIndex load_distributions(host::Host& host, const std::vector<std::st
   return index;
 }
 
-}  // namespace sitepatch::site
+}  // namespace sitepatch::host
