@@ -653,37 +653,43 @@ class Extractor {
   // `getattr(x, "name")` -> "x.name", `getattr(x, name)` -> "x.[getattr]"; "" for
   // anything else (a default argument changes nothing: the attribute or not).
   std::string got_attribute(TSNode n) const {
-    if (!is(n, "call") || dotted(field(n, "function")) != "getattr") return "";
-    std::vector<TSNode> args;
-    for (TSNode a : python::ts::named_children(field(n, "arguments")))
-      if (!is(a, "comment")) args.push_back(a);
-    if (args.size() < 2 || args.size() > 3) return "";
+    auto args = getattr_arguments(n);
+    if (args.empty()) return "";
     std::string object = dotted(args[0]);
     if (object.empty()) return "";
     std::string literal = text(args[1]);
     if (is(args[1], "string") && literal.size() > 2 && (literal[0] == '"' || literal[0] == '\'')) {
       std::string name = literal.substr(1, literal.size() - 2);
-      bool plain = std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
-      if (plain && !std::isdigit((unsigned char)name[0])) return object + "." + name;
+      if (plain_name(name)) return object + "." + name;
     }
     return object + ".[getattr]";
   }
 
-  // `getattr(m, name)` where name holds one of a few literal strings: "m.a", "m.b".
-  std::vector<std::string> getattr_names(int fn, TSNode n) const {
-    if (!types_ || !is(n, "call") || dotted(field(n, "function")) != "getattr") return {};
+  // The arguments of `getattr(x, name[, default])`; empty for any other call.
+  std::vector<TSNode> getattr_arguments(TSNode n) const {
+    if (!is(n, "call") || dotted(field(n, "function")) != "getattr") return {};
     std::vector<TSNode> args;
     for (TSNode a : python::ts::named_children(field(n, "arguments")))
       if (!is(a, "comment")) args.push_back(a);
-    if (args.size() < 2 || args.size() > 3 || !is(args[1], "identifier")) return {};
+    if (args.size() < 2 || args.size() > 3) return {};
+    return args;
+  }
+
+  static bool plain_name(const std::string& s) {
+    return !s.empty() && !std::isdigit((unsigned char)s[0]) &&
+           std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+  }
+
+  // `getattr(m, name)` where name holds one of a few literal strings: "m.a", "m.b".
+  std::vector<std::string> getattr_names(int fn, TSNode n) const {
+    auto args = types_ ? getattr_arguments(n) : std::vector<TSNode>{};
+    if (args.empty() || !is(args[1], "identifier")) return {};
     std::string object = dotted(args[0]);
     const auto* strings = object.empty() ? nullptr : strings_of(fn, text(args[1]));
     if (!strings) return {};
     std::vector<std::string> out;
     for (const auto& s : *strings) {
-      bool plain = !s.empty() && !std::isdigit((unsigned char)s[0]) &&
-                   std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
-      if (!plain) return {};
+      if (!plain_name(s)) return {};
       out.push_back(object + "." + s);
     }
     return out;
