@@ -1,3 +1,8 @@
+// AgentClient's child and protocol: it starts the agent, sends a request a line and reads
+// the replies in order (posted ones first), turns a refusal, a death or a broken protocol
+// into the message users read, and checks the protocol at hello. The lock is posted, not
+// waited for. Each operation's request and reply are in agent_ops.cpp; answers read
+// ahead of their use in agent_read_ahead.cpp.
 #include "host/agent_client.hpp"
 
 #include <algorithm>
@@ -5,8 +10,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "host/agent_client_impl.hpp"
 #include "sitepatch/util/file.hpp"
-#include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/process.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -33,11 +38,6 @@ size_t reply_bound(const std::string& op) {
 }
 
 using nlohmann::json;
-
-std::string str_or_empty(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 }  // namespace
 
@@ -124,17 +124,6 @@ void AgentClient::broke(const std::string& what) {
   }
 }
 
-template <class F>
-auto AgentClient::shaped(const char* op, F&& read) -> decltype(read()) {
-  try {
-    return read();
-  } catch (const json::exception&) {
-  } catch (const std::invalid_argument&) {  // base64_decode
-  }
-  throw Error(who_ + ": the sitepatch agent broke the protocol: its answer to `" + op +
-              "` does not have the expected shape");
-}
-
 size_t AgentClient::send(const json& request) {
   // replace: a stray non-UTF-8 byte in a path must not abort the whole request.
   std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
@@ -213,94 +202,6 @@ void AgentClient::drain() {
   }
 }
 
-std::set<std::string>& AgentClient::pending_of(Ahead kind) {
-  return kind == Ahead::read ? reading_ahead_ : kind == Ahead::list ? listing_ahead_ : resolving_ahead_;
-}
-
-void AgentClient::keep(const Posted& p, const json& reply) {
-  auto store = [&p](auto answers, auto& kept) {
-    if (answers.size() != p.keys.size()) return;  // not an answer to it: asked again when needed
-    for (size_t i = 0; i < answers.size(); ++i) kept[p.keys[i]] = std::move(answers[i]);
-  };
-  try {
-    if (p.op == "lock")
-      for (auto& t : reply.value("earlier", json::array()))
-        if (t.is_string()) unfinished_.push_back(t.get<std::string>());
-    if (p.ahead == Ahead::read) store(files_of(reply), read_ahead_);
-    else if (p.ahead == Ahead::list) store(lists_of(reply), listed_ahead_);
-    else if (p.ahead == Ahead::real) store(paths_of(reply), resolved_ahead_);
-  } catch (const json::exception&) {
-    // A reply of another shape is dropped the same way.
-  } catch (const std::invalid_argument&) {
-    // So are bytes that are not base64.
-  }
-}
-
-void AgentClient::prefetch(const ReadAhead& what) {
-  if (failed_) return;
-  auto fresh = [](const std::vector<std::string>& keys, const auto& kept, std::set<std::string>& pending) {
-    std::vector<std::string> out;
-    for (auto& k : keys)
-      if (!kept.count(k) && pending.insert(k).second) out.push_back(k);
-    return out;
-  };
-  auto ask = [this](Ahead kind, const char* op, const char* key, std::vector<std::string> keys) {
-    if (keys.empty()) return;
-    post({{"op", op}, {key, keys}}, false);
-    posted_.back().ahead = kind;
-    posted_.back().keys = std::move(keys);
-  };
-  ask(Ahead::read, "read", "paths", fresh(what.files, read_ahead_, reading_ahead_));
-  ask(Ahead::list, "list_many", "dirs", fresh(what.dirs, listed_ahead_, listing_ahead_));
-  ask(Ahead::real, "realpath", "paths", fresh(what.realpaths, resolved_ahead_, resolving_ahead_));
-}
-
-template <class T>
-std::vector<T> AgentClient::ahead_or_ask(const std::vector<std::string>& keys, std::map<std::string, T>& kept,
-                                         std::set<std::string>& pending,
-                                         const std::function<std::vector<T>(const std::vector<std::string>&)>& ask) {
-  std::map<std::string, T> got;
-  auto fetch = [&](bool skip_pending) {
-    std::vector<std::string> missing;
-    std::set<std::string> once;
-    for (auto& k : keys)
-      if (!kept.count(k) && !got.count(k) && !(skip_pending && pending.count(k)) && once.insert(k).second)
-        missing.push_back(k);
-    if (missing.empty()) return false;
-    auto answers = ask(missing);  // the answers read ahead come in this same wait
-    for (size_t i = 0; i < missing.size() && i < answers.size(); ++i) got[missing[i]] = std::move(answers[i]);
-    return true;
-  };
-  if (!fetch(true) && std::any_of(keys.begin(), keys.end(), [&](auto& k) { return pending.count(k) > 0; })) {
-    drain();
-    ++round_trips_;
-    if (failed_) std::rethrow_exception(failed_);
-  }
-  fetch(false);  // what a failed read ahead did not answer
-  std::vector<T> out;
-  for (auto& k : keys) {
-    auto it = kept.find(k);
-    out.push_back(it != kept.end() ? it->second : got.at(k));
-  }
-  for (auto& k : keys) kept.erase(k);
-  return out;
-}
-
-void AgentClient::drop_ahead(const std::vector<std::string>& paths) {
-  // A write may make the file and its folders: every folder above it may list a new
-  // entry, and the real paths of it and of them may now exist.
-  auto above = [](const std::string& p, const std::string& dir) {
-    return dir == "/" ? p.size() > 1 && p[0] == '/' : util::starts_with(p, dir + "/");
-  };
-  for (auto& p : paths) {
-    read_ahead_.erase(p);
-    for (auto it = listed_ahead_.begin(); it != listed_ahead_.end();)
-      it = above(p, it->first) ? listed_ahead_.erase(it) : std::next(it);
-    for (auto it = resolved_ahead_.begin(); it != resolved_ahead_.end();)
-      it = p == it->first || above(p, it->first) ? resolved_ahead_.erase(it) : std::next(it);
-  }
-}
-
 void AgentClient::post(const json& request, bool checked) {
   auto sent = std::chrono::steady_clock::now();
   size_t n = send(request);
@@ -363,266 +264,6 @@ site::Environment AgentClient::environment_of(const json& r) {
   std::sort(env.stdlib.begin(), env.stdlib.end());
   if (auto c = r.find("cpus"); c != r.end() && c->is_number_integer()) env.cpus = std::max(0, c->get<int>());
   return env;
-}
-
-CommandResult AgentClient::run_command(const CommandRun& run) {
-  json r = call({{"op", "run"},
-                 {"argv", run.argv},
-                 {"files", run.files},
-                 {"env", run.env},
-                 {"path_first", run.path_first},
-                 {"path_first_dirs", run.path_first_dirs}});
-  return shaped("run", [&] {
-    CommandResult out;
-    out.status = r.at("status").get<int>();
-    out.out = r.at("out").get<std::string>();
-    out.err = r.at("err").get<std::string>();
-    out.seconds = r.value("seconds", 0.0);
-    return out;
-  });
-}
-
-std::vector<CommandResult> AgentClient::run_commands(const std::vector<CommandRun>& runs, int jobs) {
-  json items = json::array();
-  for (auto& run : runs)
-    items.push_back({{"argv", run.argv},
-                     {"files", run.files},
-                     {"env", run.env},
-                     {"path_first", run.path_first},
-                     {"path_first_dirs", run.path_first_dirs}});
-  json r = call({{"op", "run_many"}, {"runs", items}, {"jobs", jobs}});
-  auto out = shaped("run_many", [&] {
-    std::vector<CommandResult> results;
-    for (auto& x : r.at("results")) {
-      CommandResult c;
-      c.status = x.at("status").get<int>();
-      c.out = x.at("out").get<std::string>();
-      c.err = x.at("err").get<std::string>();
-      c.seconds = x.value("seconds", 0.0);
-      results.push_back(std::move(c));
-    }
-    return results;
-  });
-  if (out.size() != runs.size()) throw Error(who_ + ": the sitepatch agent lost command results");
-  return out;
-}
-
-std::vector<bool> AgentClient::importable(const std::vector<std::string>& modules) {
-  json r = call({{"op", "importable"}, {"modules", modules}});
-  std::vector<bool> out = shaped("importable", [&] {
-    std::vector<bool> found;
-    for (auto& f : r.at("found")) found.push_back(f.is_boolean() && f.get<bool>());
-    return found;
-  });
-  if (out.size() != modules.size()) throw Error(who_ + ": the agent answered importable for other modules");
-  return out;
-}
-
-std::vector<CompileResult> AgentClient::compile(const std::vector<CompileRequest>& sources) {
-  json files = json::array();
-  for (auto& s : sources)
-    files.push_back({{"label", s.label}, {"source_b64", util::base64_encode(s.source)}});
-  json r = call({{"op", "compile"}, {"files", files}});
-  auto out = shaped("compile", [&] {
-    std::vector<CompileResult> results;
-    for (auto& x : r.at("results")) {
-      CompileResult c;
-      c.ok = x.value("ok", false);
-      c.line = x.value("line", 0);
-      c.column = x.value("column", 0);
-      // Shown to the user as the environment's Python's verdict.
-      c.message = util::printable_lines(str_or_empty(x, "message"));
-      c.reason = util::printable_lines(str_or_empty(x, "reason"));
-      results.push_back(std::move(c));
-    }
-    return results;
-  });
-  if (out.size() != sources.size()) throw Error(who_ + ": the sitepatch agent lost compile results");
-  return out;
-}
-
-std::vector<FileData> AgentClient::read(const std::vector<std::string>& paths) {
-  return ahead_or_ask<FileData>(paths, read_ahead_, reading_ahead_,
-                                [this](const std::vector<std::string>& p) { return ask_read(p); });
-}
-
-std::vector<FileData> AgentClient::ask_read(const std::vector<std::string>& paths) {
-  json r = call({{"op", "read"}, {"paths", paths}});
-  auto files = shaped("read", [&] { return files_of(r); });
-  if (files.size() != paths.size()) throw Error(who_ + ": the sitepatch agent lost files it was asked to read");
-  return files;
-}
-
-std::vector<FileStat> AgentClient::stat(const std::vector<std::string>& paths) {
-  json r = call({{"op", "stat"}, {"paths", paths}});
-  auto out = shaped("stat", [&] {
-    std::vector<FileStat> stats;
-    for (auto& f : r.at("files")) {
-      FileStat st;
-      st.path = f.at("path").get<std::string>();
-      st.exists = f.at("exists").get<bool>();
-      st.is_file = f.value("is_file", false);
-      st.size = f.value("size", uint64_t(0));
-      st.mtime_ns = f.value("mtime_ns", int64_t(0));
-      stats.push_back(std::move(st));
-    }
-    return stats;
-  });
-  if (out.size() != paths.size()) throw Error(who_ + ": the sitepatch agent lost files it was asked about");
-  return out;
-}
-
-std::vector<FileData> AgentClient::read_lines(const std::vector<std::string>& paths,
-                                              const std::vector<std::string>& needles) {
-  json r = call({{"op", "read_lines"}, {"paths", paths}, {"needles", needles}});
-  return shaped("read_lines", [&] { return files_of(r); });
-}
-
-std::vector<std::vector<EntryHit>> AgentClient::search(const std::vector<EntryQuery>& queries) {
-  json qs = json::array();
-  for (auto& q : queries)
-    qs.push_back({{"dirs", q.dirs}, {"patterns", q.patterns}, {"lists", q.lists}, {"needles", q.needles},
-                  {"heads", q.heads}, {"wholes", q.wholes}});
-  json r = call({{"op", "search"}, {"queries", qs}});
-  return shaped("search", [&] { return hits_of(r, queries); });
-}
-
-std::vector<std::vector<EntryHit>> AgentClient::hits_of(const json& r, const std::vector<EntryQuery>& queries) {
-  std::vector<std::vector<EntryHit>> out;
-  for (auto& answer : r.at("answers")) {
-    if (out.size() == queries.size()) break;
-    const EntryQuery& q = queries[out.size()];
-    out.emplace_back();
-    for (auto& x : answer) {
-      EntryHit h;
-      h.dir = x.value("dir", size_t(0));
-      h.name = str_or_empty(x, "name");
-      h.is_dir = x.value("is_dir", false);
-      h.lists = files_of(x, "lists");
-      h.heads = files_of(x, "heads");
-      h.wholes = files_of(x, "wholes");
-      // A reply that does not fit the question would misplace rows: refuse it.
-      if (h.dir >= q.dirs.size() || h.lists.size() != q.lists.size() || h.heads.size() != q.heads.size() ||
-          h.wholes.size() != q.wholes.size())
-        throw Error(who_ + ": the sitepatch agent answered a search with a reply that does not fit it");
-      out.back().push_back(std::move(h));
-    }
-  }
-  if (out.size() != queries.size()) throw Error(who_ + ": the sitepatch agent lost search answers");
-  return out;
-}
-
-std::vector<std::vector<DirEntry>> AgentClient::lists_of(const nlohmann::json& r) {
-  std::vector<std::vector<DirEntry>> out;
-  for (auto& entries : r.at("lists")) {
-    out.emplace_back();
-    for (auto& x : entries) out.back().push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
-  }
-  return out;
-}
-
-std::vector<std::optional<std::string>> AgentClient::paths_of(const nlohmann::json& r) {
-  std::vector<std::optional<std::string>> out;
-  for (auto& x : r.at("paths"))
-    out.push_back(x.is_string() ? std::optional<std::string>(x.get<std::string>()) : std::nullopt);
-  return out;
-}
-
-std::vector<FileData> AgentClient::files_of(const nlohmann::json& r, const char* key) {
-  std::vector<FileData> out;
-  for (auto& x : r.at(key)) {
-    FileData f;
-    f.path = str_or_empty(x, "path");
-    f.exists = x.value("exists", false);
-    f.is_dir = x.value("is_dir", false);
-    f.mode = x.value("mode", 0u);
-    f.nlink = x.value("nlink", 0ul);
-    f.content = util::base64_decode(str_or_empty(x, "content_b64"));
-    out.push_back(std::move(f));
-  }
-  return out;
-}
-
-std::vector<DirEntry> AgentClient::list(const std::string& dir) {
-  json r = call({{"op", "list"}, {"dir", dir}});
-  return shaped("list", [&] {
-    std::vector<DirEntry> out;
-    for (auto& x : r.at("entries")) out.push_back({str_or_empty(x, "name"), x.value("is_dir", false)});
-    return out;
-  });
-}
-
-std::vector<std::vector<DirEntry>> AgentClient::list_many(const std::vector<std::string>& dirs) {
-  return ahead_or_ask<std::vector<DirEntry>>(dirs, listed_ahead_, listing_ahead_,
-                                             [this](const std::vector<std::string>& d) { return ask_list_many(d); });
-}
-
-std::vector<std::vector<DirEntry>> AgentClient::ask_list_many(const std::vector<std::string>& dirs) {
-  json r = call({{"op", "list_many"}, {"dirs", dirs}});
-  auto out = shaped("list_many", [&] { return lists_of(r); });
-  if (out.size() != dirs.size()) throw Error(who_ + ": the sitepatch agent lost folders it was asked to list");
-  return out;
-}
-
-std::optional<std::map<std::string, std::string>> AgentClient::snapshot(
-    const std::string& dir, const std::vector<std::string>& skip, const std::map<std::string, std::string>& have) {
-  json hashes = json::object();
-  for (auto& [rel, bytes] : have) hashes[rel] = util::sha256_hex(bytes);
-  json r = call({{"op", "snapshot"}, {"dir", dir}, {"skip", skip}, {"have", hashes}});
-  return shaped("snapshot", [&]() -> std::optional<std::map<std::string, std::string>> {
-    if (!r.value("exists", false)) return std::nullopt;
-    std::map<std::string, std::string> files;
-    for (auto& x : r.at("files")) {
-      std::string rel = str_or_empty(x, "rel");
-      auto mine = have.find(rel);
-      if (x.value("same", false) && mine != have.end())
-        files[rel] = mine->second;
-      else
-        files[rel] = util::base64_decode(str_or_empty(x, "content_b64"));
-    }
-    return files;
-  });
-}
-
-std::vector<std::optional<std::string>> AgentClient::realpath(const std::vector<std::string>& paths) {
-  return ahead_or_ask<std::optional<std::string>>(
-      paths, resolved_ahead_, resolving_ahead_,
-      [this](const std::vector<std::string>& p) { return ask_realpath(p); });
-}
-
-std::vector<std::optional<std::string>> AgentClient::ask_realpath(const std::vector<std::string>& paths) {
-  json r = call({{"op", "realpath"}, {"paths", paths}});
-  auto out = shaped("realpath", [&] { return paths_of(r); });
-  if (out.size() != paths.size()) throw Error(who_ + ": the sitepatch agent lost paths it was asked to resolve");
-  return out;
-}
-
-void AgentClient::write(const std::vector<WriteRequest>& files) {
-  json list = json::array();
-  for (auto& f : files)
-    list.push_back({{"path", f.path},
-                    {"content_b64", util::base64_encode(f.content)},
-                    {"expected_sha256", f.expected_sha256},
-                    {"within", f.within}});
-  std::vector<std::string> paths;
-  for (auto& f : files) paths.push_back(f.path);
-  try {
-    call({{"op", "write"}, {"files", list}, {"tag", tag_}});
-  } catch (...) {
-    drop_ahead(paths);  // some may have been written
-    throw;
-  }
-  drop_ahead(paths);
-}
-
-void AgentClient::remove(const std::vector<std::string>& paths) {
-  try {
-    call({{"op", "remove"}, {"paths", paths}});
-  } catch (...) {
-    drop_ahead(paths);
-    throw;
-  }
-  drop_ahead(paths);
 }
 
 std::unique_ptr<Lock> AgentClient::lock(const std::string& path, int timeout_ms, LockMode mode) {

@@ -1,5 +1,5 @@
 #pragma once
-// The C++ side of the agent protocol (src/host/agent.py): one child process that runs
+// The C++ side of the agent protocol (src/host/agent/, joined): one child process that runs
 // the agent, one JSON line per request and per reply. LocalHost uses it for probe and
 // compile; a remote host can run the same agent through ssh and use every operation.
 #include <chrono>

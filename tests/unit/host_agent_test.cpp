@@ -492,15 +492,14 @@ TEST_CASE("agent: search answers what the local host answers, and only the hits"
 }
 
 namespace {
-// agent.py as an importable module in `tmp`, and the lines that import it as `a` from the
-// folder given as argv[1]: for checks run by a chosen interpreter.
+// The agent (its parts joined by the build, as the binary carries it) as an importable
+// module in `tmp`, and the lines that import it as `a` from the folder given as argv[1]:
+// for checks run by a chosen interpreter.
 constexpr const char* kImportAgent = "import sys\nsys.path.insert(0, sys.argv[1])\nimport sitepatch_agent as a\n";
-void put_agent_module(const TempDir& tmp) {
-  spit(tmp.path + "/sitepatch_agent.py", slurp(std::string(SITEPATCH_SOURCE_DIR) + "/src/host/agent.py"));
-}
+void put_agent_module(const TempDir& tmp) { spit(tmp.path + "/sitepatch_agent.py", slurp(SITEPATCH_AGENT_SOURCE)); }
 }  // namespace
 
-// The agent does without json, base64, fnmatch and hashlib to start faster (agent.py's
+// The agent does without json, base64, fnmatch and hashlib to start faster (agent/start.py's
 // imports): its own codec, matcher and hash must agree with those modules on the oldest
 // and the newest Python it supports, and its start must not import `re`.
 TEST_CASE("agent: its JSON, base64, sha256 and name patterns agree with the standard library on 3.8 and 3.13",
@@ -562,7 +561,7 @@ print("agreed", checked)
   }
 }
 
-// The agent expands the install scheme's paths itself (agent.py's install_paths) rather
+// The agent expands the install scheme's paths itself (agent/site.py's install_paths) rather
 // than have sysconfig load the build's configuration at every start: they must be the
 // paths sysconfig gives, for every Python here, bare and in a venv, Debian's included.
 TEST_CASE("agent: its install paths are sysconfig's, without loading the build's configuration, on 3.8 to 3.13",
@@ -598,7 +597,7 @@ print("same", mine["purelib"])
 // The boot payload names the agent by its sha256 (the remote keeps a copy under that
 // name); the digest is computed by the build, and must be the digest of what is sent.
 TEST_CASE("agent: the boot payload names the agent's source by its own sha256", "[host]") {
-  std::string source = slurp(std::string(SITEPATCH_SOURCE_DIR) + "/src/host/agent.py");
+  std::string source = slurp(SITEPATCH_AGENT_SOURCE);
   std::string payload = host::agent_boot_payload();
   REQUIRE(payload.size() > source.size());
   CHECK(payload.compare(payload.size() - source.size(), source.size(), source) == 0);
