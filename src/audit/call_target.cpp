@@ -20,7 +20,9 @@ Target lookup(Resolver& r_, const ModuleFacts& m, int fn, const Ref& ref, const 
   Target t = r_.in_scope(m, fn, head);
   if (!ref.on_result || t.kind == Target::pending) return t;
   if (t.kind == Target::klass) {
+    Target cls = t;
     t = r_.method(*t.mod, t.index, attr);
+    if (Target g; r_.through_getattr(*cls.mod, cls.index, attr, t, 0, g)) return g;
     if (t.kind == Target::missing) t.kind = Target::external;  // an inherited builtin method
   } else if (t.kind == Target::external) {
     // `Path.home().exists()`, `x.float().tolist()`: the method of the class the call

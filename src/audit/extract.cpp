@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <tuple>
 
 #include "audit/blocks.hpp"
+#include "audit/conditions.hpp"
 #include "python/tree.hpp"
 #include "sitepatch/audit/facts.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -48,6 +50,11 @@ struct Frame {
   bool ternary = false;
   // A block after `if need_lock: return`: the guard of the statements that follow.
   int rest = -1;
+  // An if or elif: what its condition is on Linux (detail::static_truth); an arm it
+  // rules out is `dead` (not read), one only a type checker reads is `type_only`.
+  detail::Truth truth = detail::Truth::unknown;
+  bool dead = false;
+  bool type_only = false;
 };
 
 class Extractor {
@@ -94,6 +101,7 @@ class Extractor {
 
   // After the last run(): locals sorted for lookups, names declared global taken out.
   void finish() {
+    for (auto& [fn, bound, target] : deferred_) m_.functions[size_t(fn)].imports.emplace(bound, target);
     // An unannotated function every `return` of which makes the same thing (`return
     // NinjaSpec()`, bare returns and `return None` aside) returns that, as -> NinjaSpec
     // would say; resolve() decides whether it names a class.
@@ -129,6 +137,8 @@ class Extractor {
     f.mute = p.mute || (p.mute_kids && !is(ts_tree_cursor_current_node(&c), "block"));
     f.raised = p.raise_kids && fld != "cause";
     f.guard = p.rest >= 0 ? p.rest : p.guard;
+    f.type_only = p.type_only;
+    if (p.truth != detail::Truth::unknown) arm_truth(p.truth, fld, f);
     if (p.yes >= 0) {
       if (p.ternary) {
         uint32_t at = ts_node_start_byte(ts_tree_cursor_current_node(&c));
@@ -156,6 +166,33 @@ class Extractor {
       }
     }
     stack.push_back(f);
+  }
+
+  // An if's arm (`consequence`, or `alternative`: an elif or else) under a condition
+  // known on Linux: not read when it cannot run; only for its imports under TYPE_CHECKING.
+  static void arm_truth(detail::Truth t, std::string_view fld, Frame& f) {
+    using detail::Truth;
+    if (fld == "consequence") {
+      f.dead = t == Truth::no;
+      f.type_only = f.type_only || t == Truth::type_checking;
+    } else if (fld == "alternative") {
+      f.dead = t == Truth::yes;
+      f.type_only = f.type_only || t == Truth::not_type_checking;
+    }
+  }
+
+  // Code only a type checker reads runs nothing: its imports may still say what an
+  // annotation names (bound after the module's own bindings, which win), the rest is
+  // not read. Returns whether to walk the node's children.
+  bool type_only(const Frame& f, TSNode n, std::string_view t) {
+    if (t == "import_statement" || t == "import_from_statement") {
+      deferring_ = true;
+      if (t == "import_statement") import_statement(f, n);
+      else import_from(f, n);
+      deferring_ = false;
+      return false;
+    }
+    return t != "function_definition" && t != "class_definition" && t != "decorated_definition";
   }
 
   std::string text(TSNode n) const { return std::string(python::ts::text(src_, n)); }
@@ -457,6 +494,10 @@ class Extractor {
 
   void bind(const Frame& f, std::string bound, std::string target) {
     if (target.empty()) return;
+    if (deferring_) {
+      deferred_.push_back({f.fn, std::move(bound), std::move(target)});
+      return;
+    }
     Function& F = m_.functions[f.fn];
     auto [it, added] = F.imports.emplace(bound, target);
     if (added || it->second == target) return;
@@ -499,7 +540,7 @@ class Extractor {
           if (is(k, "dotted_name")) bind(f, text(k), base + "." + text(k));
           else if (is(k, "aliased_import"))
             bind(f, text(field(k, "alias")), base + "." + text(field(k, "name")));
-        } else if (is(k, "wildcard_import") && f.fn == 0) {
+        } else if (is(k, "wildcard_import") && f.fn == 0 && !deferring_) {
           m_.stars.push_back(base);
         }
       } while (ts_tree_cursor_goto_next_sibling(&c));
@@ -804,8 +845,11 @@ class Extractor {
 
   // Returns whether to walk the node's children.
   bool enter(Frame& f, TSNode n) {
+    if (f.dead) return false;
     here_ = f;
     std::string_view t = ts_node_type(n);
+    if (f.type_only) return type_only(f, n, t);
+    if (t == "if_statement" || t == "elif_clause") f.truth = detail::static_truth(src_, field(n, "condition"));
     if (reads_operands(t)) attribute_reads(f, n);
     else if (t == "if_statement" || t == "elif_clause" || t == "while_statement") condition(f, n);
     implicit_calls(f, n, t);
@@ -900,10 +944,25 @@ class Extractor {
 
   void arguments(const Frame& f, TSNode n) {
     if (f.mute) return;
+    bool spawns = starts_elsewhere(ts_node_parent(n));
     for (TSNode k : python::ts::named_children(n)) {
-      if (is(k, "keyword_argument")) value(f, field(k, "value"));
-      else value(f, k);
+      if (!is(k, "keyword_argument")) {
+        value(f, k);
+        continue;
+      }
+      TSNode v = field(k, "value");
+      value(f, v);
+      // `Process(target=work)`: work runs in the child process (or thread), not here.
+      if (spawns && text(field(k, "name")) == "target") mark_last_value(f, v, &Ref::escapes);
     }
+  }
+
+  // A call making a process or a thread (multiprocessing's Process, a context's, threading.Thread).
+  bool starts_elsewhere(TSNode call) const {
+    if (!is(call, "call")) return false;
+    std::string d = dotted(field(call, "function"));
+    std::string last = d.substr(d.rfind('.') + 1);
+    return last == "Process" || last == "Thread" || util::ends_with(last, "Process");
   }
 
   // `if self.is_built:` reads a property; `if x:` runs x.__bool__.
@@ -1020,7 +1079,17 @@ class Extractor {
         std::string its = items(right);
         typed(F, name, "items:", its);
         if (its.empty()) typed(F, name, "call:", literal_class(right));
-        if (!ts_node_is_null(right)) typed(F, name, "expr:", value_steps(right));
+        if (is(right, "conditional_expression") && ts_node_named_child_count(right) == 3) {
+          // `opener = gzip.open if compressed else open`: either arm.
+          for (uint32_t arm : {0u, 2u}) {
+            TSNode a = ts_node_named_child(right, arm);
+            std::string arm_made = made_by(a);
+            if (!arm_made.empty()) typed(F, name, "call:", arm_made);
+            else typed(F, name, "expr:", value_steps(a));
+          }
+        } else if (!ts_node_is_null(right)) {
+          typed(F, name, "expr:", value_steps(right));
+        }
         typed(F, name + "[]", "call:", element_class(right));
         if (auto strings = literal_strings(right); !strings.empty()) F.strings[name] = std::move(strings);
       }
@@ -1197,6 +1266,10 @@ class Extractor {
   std::vector<std::string> guards_{""};  // Ref::guard texts; [0] is none
   std::map<std::string, int> guard_ids_{{"", 0}};
   Frame here_;  // the frame of the node enter() reads (add_ref takes its guard)
+  // Imports only a type checker reads (`if TYPE_CHECKING:`), bound by finish() where
+  // nothing else binds the name: function, name, what it names.
+  bool deferring_ = false;
+  std::vector<std::tuple<int, std::string, std::string>> deferred_;
   Frame* parent_ = nullptr;  // its parent's frame (an early return guards the rest of it)
 };
 

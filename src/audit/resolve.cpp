@@ -236,7 +236,11 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
       if (parts.size() >= 3) return chain_method(make(Target::klass, &cm, ci), parts, 1, depth);
       if (parts.size() == 1) return make(Target::unknown, head + " itself, whose class may be a subclass");
       Target t = method(cm, ci, parts[1], depth + 1);
+      if (Target g; through_getattr(cm, ci, parts[1], t, depth, g)) return g;
       if (t.kind == Target::missing) return make(Target::unknown, "attribute of " + head + ", not a method");
+      // Inherited from a class outside, or an attribute the code set: the walk flags
+      // it where a rule names it, and counts it otherwise.
+      if (t.kind == Target::external) t.index = kInherited;
       if (known && t.kind == Target::function) t.recv_mod = &cm, t.recv_cls = ci;
       return t;
     }
@@ -315,9 +319,22 @@ Target Resolver::method_of(const Target& inst, const std::string& name, int dept
   if (inst.kind == Target::external) return make(Target::external, inst.name + "." + name);
   if (inst.kind != Target::klass) return inst;
   Target t = method(*inst.mod, inst.index, name, depth + 1);
-  if (t.kind == Target::missing) return make(Target::external, "");  // inherited from a class outside
+  if (Target g; through_getattr(*inst.mod, inst.index, name, t, depth, g)) return g;
+  if (t.kind == Target::missing) return make(Target::external, "");
   if (t.kind == Target::function && inst.exact) t.recv_mod = inst.mod, t.recv_cls = inst.index;
   return t;
+}
+
+bool Resolver::through_getattr(const ModuleFacts& m, int cls, const std::string& name, const Target& found,
+                               int depth, Target& out) {
+  if (found.kind != Target::missing && found.kind != Target::external) return false;
+  if (name.size() > 4 && name.compare(0, 2, "__") == 0 && name.compare(name.size() - 2, 2, "__") == 0) return false;
+  Target g = method(m, cls, "__getattr__", depth + 1);
+  if (g.kind != Target::function) return false;
+  out = g;
+  out.kind = Target::lazy;
+  out.name = m.name + "." + m.classes[cls].qualified + "." + name;
+  return true;
 }
 
 Target Resolver::method(const ModuleFacts& m, int cls, const std::string& name, int depth) {
@@ -398,15 +415,20 @@ Target Resolver::any_attribute(const ModuleFacts& m, int fn, const std::string& 
 
 Target Resolver::in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth) {
   // Depth first, left to right: the MRO of the hierarchies packages usually have.
+  // A base outside the environment (logging.Logger) may define it: its method, as the
+  // standard library names it, once no base of the environment does.
   const Class& c = m.classes[cls];
+  Target outside = make(Target::missing);
   for (const auto& base : c.bases) {
     Target b = in_scope(m, c.scope, base, depth + 1);
     if (b.kind == Target::pending) return b;
+    if (b.kind == Target::external && outside.kind == Target::missing && !b.name.empty() && !opaque_class(b.name))
+      outside = make(Target::external, b.name + "." + name);
     if (b.kind != Target::klass) continue;
     Target t = method(*b.mod, b.index, name, depth + 1);
     if (t.kind != Target::missing) return t;
   }
-  return make(Target::missing);
+  return outside;
 }
 
 Target Resolver::super_method(const ModuleFacts& m, int fn, const std::string& name, int depth) {

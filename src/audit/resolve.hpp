@@ -54,6 +54,11 @@ constexpr int kCompiledGuess = -2;
 /// module not installed: the walk asks its ModuleSource which).
 constexpr int kNoModuleFile = -3;
 
+/// Target::index of an external target that is `self.name` where no class of the
+/// environment defines name but a base outside it may (`self.info()` in a subclass of
+/// logging.Logger), or the code set it as an attribute at run time.
+constexpr int kInherited = -4;
+
 class Resolver {
  public:
   /// Loaded modules by name; nullopt for a name the environment has no module for.
@@ -108,6 +113,11 @@ class Resolver {
   Target method_result(const Target& instance, const std::string& name, int depth = 0);
   /// Method `name` of what instance() or returned() found.
   Target method_of(const Target& instance, const std::string& name, int depth = 0);
+  /// Where looking up `name` on class `cls` found nothing in the environment (`found`
+  /// missing, or a class outside's), a `__getattr__` of the class makes it at run time:
+  /// that function as a lazy target named "mod.Cls.name".
+  bool through_getattr(const ModuleFacts& m, int cls, const std::string& name, const Target& found, int depth,
+                       Target& out);
   /// `super().name` inside function `fn`.
   Target super_method(const ModuleFacts& m, int fn, const std::string& name, int depth = 0);
 

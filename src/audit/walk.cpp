@@ -178,6 +178,9 @@ bool Walker::follow(Node& fresh, const Ref& ref, const Target& t, const std::str
     case Target::external:
       if (ref.read || flag(fresh, ref, t.name) || ref.kind != Ref::call) break;
       if (t.index == detail::kNoModuleFile) fresh.externals.push_back({&ref, t.name});
+      if (t.index == detail::kInherited)
+        unresolved("attribute of " + ref.name.substr(0, ref.name.find('.')) + ", not a method it defines (" +
+                   t.name.substr(0, t.name.rfind('.')) + " may define it)");
       // Bound by a star import of a compiled module: what it does is not in any source.
       if (t.index == detail::kCompiledGuess)
         unresolved("made by the compiled module " + t.compiled + " (a star import binds it), which the walk cannot read");
@@ -189,8 +192,11 @@ bool Walker::follow(Node& fresh, const Ref& ref, const Target& t, const std::str
     case Target::lazy:
       // Reading the name runs the module's __getattr__; what it returns is not known.
       fresh.calls.push_back({{t.mod, t.index}, ref.line, &ref, ""});
-      if (ref.kind == Ref::call)
-        unresolved(t.name + " is made at run time by " + t.mod->name + ":__getattr__ (a lazy export)");
+      if (ref.kind == Ref::call) {
+        const Function& G = t.mod->functions[size_t(t.index)];
+        unresolved(t.name + " is made at run time by " + t.mod->name + ":" + G.qualified +
+                   (G.cls >= 0 ? "" : " (a lazy export)"));
+      }
       break;
     case Target::unknown:
     case Target::missing:

@@ -358,8 +358,11 @@ TEST_CASE("audit: a registry of functools.partial items, iterated and called, ca
                       "    return STEPS[0](path)\n"}}});
   auto all = env.chains("registry.m:run_all");
   std::sort(all.begin(), all.end());
-  CHECK(all == std::vector<std::string>{"os.makedirs (os-makedirs) <- registry.m:run_all:10"});
-  CHECK(env.chains("registry.m:first") == std::vector<std::string>{"os.makedirs (os-makedirs) <- registry.m:first:14"});
+  CHECK(all == std::vector<std::string>{"os.makedirs (os-makedirs) <- registry.m:run_all:10",
+                                        "shutil.rmtree (shutil) <- registry.m:run_all:10"});
+  // STEPS[0] is read as any item of the list: both are said.
+  CHECK(env.chains("registry.m:first") == std::vector<std::string>{"os.makedirs (os-makedirs) <- registry.m:first:14",
+                                                                   "shutil.rmtree (shutil) <- registry.m:first:14"});
 }
 
 TEST_CASE("audit: items of a list of made objects, getattr over literal names, str +, arguments two callers down",
@@ -563,4 +566,154 @@ TEST_CASE("audit: values through locals, loops over annotated lists, module vari
   // A method stored for later is not called here; a membership test calls nothing.
   CHECK(env.chains("values.m:Importer.__init__").empty());
   CHECK(env.chains("values.m:level").empty());
+}
+
+TEST_CASE("audit: a method inherited from a class outside, code only Windows or a type checker reads, a thread's "
+          "target and a callable chosen by a ternary",
+          "[e2e][audit]") {
+  PrecisionEnv env({"elsewhere",
+                    "1.0",
+                    {{"elsewhere/__init__.py", ""},
+                     {"elsewhere/lock/__init__.py",
+                      "import sys\n"
+                      "from typing import TYPE_CHECKING\n"
+                      "\n"
+                      "from ._unix import UnixLock\n"
+                      "from ._win import WindowsLock\n"
+                      "\n"
+                      "if sys.platform == \"win32\":\n"
+                      "    _Lock = WindowsLock\n"
+                      "else:\n"
+                      "    _Lock = UnixLock\n"
+                      "\n"
+                      "if TYPE_CHECKING:\n"
+                      "    from ._soft import SoftLock\n"
+                      "\n"
+                      "    Lock = SoftLock\n"
+                      "else:\n"
+                      "    Lock = _Lock\n"},
+                     {"elsewhere/lock/_unix.py",
+                      "import fcntl\n"
+                      "\n"
+                      "\n"
+                      "class UnixLock:\n"
+                      "    def acquire(self):\n"
+                      "        fcntl.flock(0, fcntl.LOCK_EX)\n"},
+                     {"elsewhere/lock/_win.py",
+                      "import subprocess\n"
+                      "\n"
+                      "\n"
+                      "class WindowsLock:\n"
+                      "    def acquire(self):\n"
+                      "        subprocess.run([\"lock\"])\n"},
+                     {"elsewhere/lock/_soft.py",
+                      "class SoftLock:\n"
+                      "    def acquire(self):\n"
+                      "        open(\"/tmp/lock\", \"x\")\n"},
+                     {"elsewhere/m.py",
+                      "import gzip\n"
+                      "import logging\n"
+                      "import multiprocessing\n"
+                      "import os\n"
+                      "import subprocess\n"
+                      "import threading\n"
+                      "\n"
+                      "from .lock import Lock\n"
+                      "\n"
+                      "\n"
+                      "class AppLogger(logging.Logger):\n"
+                      "    def trace(self, msg):\n"
+                      "        self.log(5, msg)\n"
+                      "        self.handler_count()\n"
+                      "\n"
+                      "\n"
+                      "logger = AppLogger(\"app\")\n"
+                      "\n"
+                      "\n"
+                      "def log_both():\n"
+                      "    logger.info(\"x\")\n"
+                      "    logger.trace(\"y\")\n"
+                      "\n"
+                      "\n"
+                      "def take():\n"
+                      "    Lock().acquire()\n"
+                      "\n"
+                      "\n"
+                      "if os.name == \"nt\":\n"
+                      "    def home():\n"
+                      "        return subprocess.run([\"cmd\"])\n"
+                      "else:\n"
+                      "    def home():\n"
+                      "        return os.path.exists(\"/home\")\n"
+                      "\n"
+                      "\n"
+                      "def work():\n"
+                      "    subprocess.run([\"x\"])\n"
+                      "\n"
+                      "\n"
+                      "def spawn():\n"
+                      "    p = multiprocessing.Process(target=work)\n"
+                      "    t = threading.Thread(target=work, daemon=True)\n"
+                      "    return p, t\n"
+                      "\n"
+                      "\n"
+                      "def read(path, compressed):\n"
+                      "    opener = gzip.open if compressed else open\n"
+                      "    return opener(path)\n"
+                      "\n"
+                      "\n"
+                      "class Proxy:\n"
+                      "    def __init__(self, target):\n"
+                      "        self._target = target\n"
+                      "\n"
+                      "    def __getattr__(self, name):\n"
+                      "        return getattr(self._target, name)\n"
+                      "\n"
+                      "\n"
+                      "def proxied(x):\n"
+                      "    return Proxy(x).run()\n"
+                      "\n"
+                      "\n"
+                      "class Worker(threading.Thread):\n"
+                      "    def run(self):\n"
+                      "        self._work()\n"}}});
+  auto sorted = [&](const std::string& entry) {
+    auto c = env.chains(entry);
+    std::sort(c.begin(), c.end());
+    return c;
+  };
+  // logging.Logger's own methods, reached through a subclass: the rule on logging.Logger.
+  // (logging.Logger.* names every method of it: handler_count too, which it may have.)
+  CHECK(sorted("elsewhere.m:log_both") ==
+        std::vector<std::string>{"logging.Logger.handler_count (logger-method) <- elsewhere.m:AppLogger.trace:14",
+                                 "logging.Logger.info (logger-method) <- elsewhere.m:log_both:21",
+                                 "logging.Logger.log (logger-method) <- elsewhere.m:AppLogger.trace:13"});
+  CHECK(env.audit("elsewhere.m:log_both")["unresolved"].empty());
+  // Where no rule names it, a method self does not define is counted, never dropped.
+  auto worker = env.audit("elsewhere.m:Worker.run");
+  CHECK(worker["chains"].empty());
+  REQUIRE(worker["unresolved"].size() == 1);
+  CHECK(worker["unresolved"][0]["call"] == "self._work");
+  CHECK(worker["unresolved"][0]["line"] == 66);
+  CHECK(worker["unresolved"][0]["why"] ==
+        "attribute of self, not a method it defines (threading.Thread may define it)");
+  // The lock Linux runs, not the Windows arm's nor the one only a type checker reads.
+  CHECK(sorted("elsewhere.m:take") ==
+        std::vector<std::string>{"fcntl.flock (fcntl-flock) <- elsewhere.lock._unix:UnixLock.acquire:6"});
+  CHECK(sorted("elsewhere.m:home") == std::vector<std::string>{"os.path.exists (os-path-exists) <- elsewhere.m:home:34"});
+  // A process's or a thread's target runs there, not in the traced code.
+  auto spawned = env.audit("elsewhere.m:spawn");
+  CHECK(spawned["chains"].empty());
+  CHECK(spawned["unresolved"].empty());
+  // Either arm of the ternary may be what is called.
+  CHECK(sorted("elsewhere.m:read") == std::vector<std::string>{"gzip.open (gzip-open) <- elsewhere.m:read:49",
+                                                               "open (open) <- elsewhere.m:read:49"});
+  CHECK(env.audit("elsewhere.m:read")["unresolved"].empty());
+  // What a class's __getattr__ makes is not known: its __getattr__ is walked, the call counted.
+  auto proxied = env.audit("elsewhere.m:proxied");
+  CHECK(proxied["chains"].empty());
+  std::vector<std::string> why;
+  for (auto& u : proxied["unresolved"]) why.push_back(u["call"].get<std::string>() + ": " + u["why"].get<std::string>());
+  CHECK_THAT(why, Catch::Matchers::VectorContains(std::string(
+                      "Proxy.run: elsewhere.m.Proxy.run is made at run time by elsewhere.m:Proxy.__getattr__")));
 }

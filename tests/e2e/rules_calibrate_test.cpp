@@ -54,7 +54,7 @@ TEST_CASE("rules --calibrate: this torch's answer per rule, kept, and audit leav
   auto c = sp({"rules", "--calibrate"});
   INFO(c.err);
   REQUIRE(c.status == 0);
-  CHECK(c.err.find("torch 2.13.0+cpu: 2 traced, 27 break, 0 not run, in ") != std::string::npos);
+  CHECK(c.err.find("torch 2.13.0+cpu: 3 traced, 37 break, 0 not run, in ") != std::string::npos);
   CHECK(c.out.find("tensor-item                      traced            torch.Tensor.item") != std::string::npos);
   CHECK(c.out.find("sqrt                             traced            math.sqrt") != std::string::npos);
   CHECK(c.out.find("subprocess                       breaks            subprocess.*") != std::string::npos);
@@ -75,11 +75,11 @@ TEST_CASE("rules --calibrate: this torch's answer per rule, kept, and audit leav
   auto text = sp({"audit", "itemuser.ops:scale"});
   CHECK(text.out.find("[1] subprocess.run") != std::string::npos);
   CHECK(text.out.find("math.sqrt") == std::string::npos);
-  CHECK(text.err.find("not flagged: tensor-item, sqrt (traced by torch 2.13.0+cpu in this environment, as `sitepatch "
+  CHECK(text.err.find("not flagged: importlib-find-spec, tensor-item, sqrt (traced by torch 2.13.0+cpu in this environment, as `sitepatch "
                       "rules --calibrate` found)\n") != std::string::npos);
   auto after = nlohmann::json::parse(sp({"--json", "audit", "itemuser.ops:scale"}).out);
   CHECK(after["chains"].size() == 1);
-  CHECK(after["calibration"] == nlohmann::json({{"torch", "2.13.0+cpu"}, {"traced", {"tensor-item", "sqrt"}}}));
+  CHECK(after["calibration"] == nlohmann::json({{"torch", "2.13.0+cpu"}, {"traced", {"importlib-find-spec", "tensor-item", "sqrt"}}}));
 
   // A rules file that changes the probe: the kept answer was for another probe.
   std::string mine = tmp.path + "/mine.yaml";
@@ -130,8 +130,8 @@ TEST_CASE("remote: rules --calibrate runs the probes on the host, and audit ther
   auto c = sp({"rules", "--calibrate"});
   INFO(c.err);
   REQUIRE(c.status == 0);
-  CHECK(c.err.find("torch 2.13.0+cpu: 2 traced, 27 break, 0 not run, in ") != std::string::npos);
+  CHECK(c.err.find("torch 2.13.0+cpu: 3 traced, 37 break, 0 not run, in ") != std::string::npos);
   auto after = nlohmann::json::parse(sp({"--json", "audit", "itemuser.ops:scale"}).out);
   CHECK(after["chains"].size() == 1);
-  CHECK(after["calibration"]["traced"] == nlohmann::json::array({"tensor-item", "sqrt"}));
+  CHECK(after["calibration"]["traced"] == nlohmann::json::array({"importlib-find-spec", "tensor-item", "sqrt"}));
 }

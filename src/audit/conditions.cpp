@@ -1,0 +1,145 @@
+// Only the spellings packages use for the platform (sys.platform, os.name,
+// platform.system()) and TYPE_CHECKING are read; anything else is unknown, and both arms
+// are read as before.
+#include "audit/conditions.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "python/tree.hpp"
+
+namespace sitepatch::audit::detail {
+
+namespace {
+
+using python::ts::field;
+using python::ts::is;
+
+std::string squeezed(std::string_view src, TSNode n) {
+  std::string out;
+  for (char c : python::ts::text(src, n))
+    if (c != ' ' && c != '\n' && c != '\t' && c != '\\') out += c;
+  return out;
+}
+
+// What the platform spelling `n` is on Linux, if it is one.
+std::optional<std::string> platform_value(std::string_view src, TSNode n) {
+  std::string s = squeezed(src, n);
+  if (s == "sys.platform") return "linux";
+  if (s == "os.name") return "posix";
+  if (s == "platform.system()") return "Linux";
+  return std::nullopt;
+}
+
+// A plain string literal's value ("win32"); nullopt for anything else (an f-string, one
+// with escapes or a prefix).
+std::optional<std::string> literal(std::string_view src, TSNode n) {
+  if (!is(n, "string")) return std::nullopt;
+  std::string_view t = python::ts::text(src, n);
+  if (t.size() < 2 || (t[0] != '"' && t[0] != '\'') || t.back() != t[0] || t.find('\\') != std::string_view::npos)
+    return std::nullopt;
+  if (t.size() >= 6 && t[1] == t[0] && t[2] == t[0]) return std::nullopt;  // a triple-quoted string
+  return std::string(t.substr(1, t.size() - 2));
+}
+
+// A string literal, or a tuple, list or set of them.
+std::optional<std::vector<std::string>> literals(std::string_view src, TSNode n) {
+  if (auto one = literal(src, n)) return std::vector<std::string>{*one};
+  if (!is(n, "tuple") && !is(n, "list") && !is(n, "set")) return std::nullopt;
+  std::vector<std::string> out;
+  for (TSNode k : python::ts::named_children(n)) {
+    auto v = literal(src, k);
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+Truth of(bool b) { return b ? Truth::yes : Truth::no; }
+
+Truth negate(Truth t) {
+  switch (t) {
+    case Truth::yes: return Truth::no;
+    case Truth::no: return Truth::yes;
+    case Truth::type_checking: return Truth::not_type_checking;
+    case Truth::not_type_checking: return Truth::type_checking;
+    case Truth::unknown: break;
+  }
+  return Truth::unknown;
+}
+
+// `sys.platform == "win32"`, `os.name != "nt"`, `sys.platform in ("linux", "darwin")`.
+Truth comparison(std::string_view src, TSNode n) {
+  if (ts_node_named_child_count(n) != 2) return Truth::unknown;
+  TSNode a = ts_node_named_child(n, 0), b = ts_node_named_child(n, 1);
+  std::string op(python::ts::text(src, n).substr(ts_node_end_byte(a) - ts_node_start_byte(n),
+                                                 ts_node_start_byte(b) - ts_node_end_byte(a)));
+  std::string o;
+  for (char c : op)
+    if (c != ' ' && c != '\n' && c != '\\') o += c;
+  auto value = platform_value(src, a);
+  auto against = literals(src, b);
+  if (!value && (o == "==" || o == "!=")) {
+    value = platform_value(src, b);  // "win32" == sys.platform
+    against = literals(src, a);
+  }
+  if (!value || !against) return Truth::unknown;
+  bool hit = false;
+  for (const auto& s : *against) hit = hit || s == *value;
+  if (o == "==") return against->size() == 1 ? of(hit) : Truth::unknown;
+  if (o == "!=") return against->size() == 1 ? of(!hit) : Truth::unknown;
+  if (o == "in") return of(hit);
+  if (o == "notin") return of(!hit);
+  return Truth::unknown;
+}
+
+// `sys.platform.startswith("win")` (or a tuple of prefixes).
+Truth starts_with(std::string_view src, TSNode n) {
+  TSNode fn = field(n, "function");
+  if (!is(fn, "attribute") || squeezed(src, field(fn, "attribute")) != "startswith") return Truth::unknown;
+  auto value = platform_value(src, field(fn, "object"));
+  auto args = python::ts::named_children(field(n, "arguments"));
+  if (!value || args.size() != 1) return Truth::unknown;
+  auto prefixes = literals(src, args[0]);
+  if (!prefixes) return Truth::unknown;
+  bool hit = false;
+  for (const auto& p : *prefixes) hit = hit || value->compare(0, p.size(), p) == 0;
+  return of(hit);
+}
+
+Truth both(Truth a, Truth b, bool conjunction) {
+  if (conjunction) {
+    if (a == Truth::no || b == Truth::no) return Truth::no;
+    if (a == Truth::yes && b == Truth::yes) return Truth::yes;
+  } else {
+    if (a == Truth::yes || b == Truth::yes) return Truth::yes;
+    if (a == Truth::no && b == Truth::no) return Truth::no;
+  }
+  return Truth::unknown;
+}
+
+}  // namespace
+
+Truth static_truth(std::string_view src, TSNode c) {
+  if (ts_node_is_null(c)) return Truth::unknown;
+  if (is(c, "parenthesized_expression") && ts_node_named_child_count(c) == 1)
+    return static_truth(src, ts_node_named_child(c, 0));
+  if (is(c, "not_operator")) return negate(static_truth(src, field(c, "argument")));
+  if (is(c, "identifier") || is(c, "attribute")) {
+    std::string s = squeezed(src, c);
+    if (s == "TYPE_CHECKING" || (s.size() > 14 && s.compare(s.size() - 14, 14, ".TYPE_CHECKING") == 0))
+      return Truth::type_checking;
+    return Truth::unknown;
+  }
+  if (is(c, "comparison_operator")) return comparison(src, c);
+  if (is(c, "call")) return starts_with(src, c);
+  if (is(c, "boolean_operator")) {
+    std::string op(python::ts::text(src, field(c, "operator")));
+    Truth a = static_truth(src, field(c, "left")), b = static_truth(src, field(c, "right"));
+    if (op == "and" || op == "or") return both(a, b, op == "and");
+  }
+  return Truth::unknown;
+}
+
+}  // namespace sitepatch::audit::detail
