@@ -160,14 +160,16 @@ TEST_CASE("explain --run walks from the user's function after the kept fixes: wh
   INFO(r.out + r.err);
   CHECK(r.status == 0);
   CHECK(r.out.find("after the fixes kept, the walk from your code (audit's chains, the log's among them):\n\n"
-                   "from your code, model:forward (model.py, breaks [1]): 3 chains reach flagged operations, 0 in the "
-                   "log, 3 it does not show yet (what the restart would meet next), each answered by the fixes") !=
+                   "from your code, model:forward (model.py, breaks [1]): 5 chains reach flagged operations, 0 in the "
+                   "log, 5 it does not show yet (what the restart would meet next), each answered by the fixes") !=
         std::string::npos);
   CHECK(r.out.find("      subprocess.run (subprocess, error): gone: the fix replaces gpukern.env:cuda_version's body\n"
                    "        model:forward -> gpukern.ops:scale -> gpukern.env:cuda_version (gpukern/env.py:14)\n") !=
         std::string::npos);
   CHECK(r.out.find("      open (open, warning): not traced: inside gpukern.env:tuning, which the fix disables\n") !=
         std::string::npos);
+  CHECK(r.out.find("      shutil.which (shutil, warning): not traced: inside gpukern.env:device_capability, which the fix "
+                   "disables\n") != std::string::npos);
 }
 
 TEST_CASE("explain --run refuses a LOG beside it, and needs a command that runs", "[e2e][explain]") {

@@ -40,7 +40,7 @@ TEST_CASE("import a.b as c, from . import x as y, from .x import y", "[audit]") 
             "rp.layouts:via_from_import:30 > rp.jit.fp4:gen:5 > rp.jit.cpp_ext:ver:5 > subprocess.check_output"});
 }
 
-TEST_CASE("imports in try/except ImportError: every branch is followed; under if TYPE_CHECKING only what runs",
+TEST_CASE("imports in try/except ImportError: every branch is followed and under if TYPE_CHECKING only what runs",
           "[audit]") {
   MemorySource src("rp-layouts-1.0");
   CHECK(chains(from(src, "rp.layouts", "via_try_except")) ==
