@@ -23,33 +23,24 @@ std::string squeezed(std::string_view src, TSNode n) {
   return out;
 }
 
-// What the platform spelling `n` is on Linux, if it is one.
-std::optional<std::string> platform_value(std::string_view src, TSNode n) {
+// What the platform spelling `n` is on Linux, if it is one (or a name known to hold one).
+std::optional<std::string> platform_value(std::string_view src, TSNode n, const KnownNames* names) {
   std::string s = squeezed(src, n);
   if (s == "sys.platform") return "linux";
   if (s == "os.name") return "posix";
   if (s == "platform.system()") return "Linux";
+  if (names && is(n, "identifier"))
+    if (auto it = names->values.find(s); it != names->values.end()) return it->second;
   return std::nullopt;
-}
-
-// A plain string literal's value ("win32"); nullopt for anything else (an f-string, one
-// with escapes or a prefix).
-std::optional<std::string> literal(std::string_view src, TSNode n) {
-  if (!is(n, "string")) return std::nullopt;
-  std::string_view t = python::ts::text(src, n);
-  if (t.size() < 2 || (t[0] != '"' && t[0] != '\'') || t.back() != t[0] || t.find('\\') != std::string_view::npos)
-    return std::nullopt;
-  if (t.size() >= 6 && t[1] == t[0] && t[2] == t[0]) return std::nullopt;  // a triple-quoted string
-  return std::string(t.substr(1, t.size() - 2));
 }
 
 // A string literal, or a tuple, list or set of them.
 std::optional<std::vector<std::string>> literals(std::string_view src, TSNode n) {
-  if (auto one = literal(src, n)) return std::vector<std::string>{*one};
+  if (auto one = python::ts::plain_string(src, n)) return std::vector<std::string>{*one};
   if (!is(n, "tuple") && !is(n, "list") && !is(n, "set")) return std::nullopt;
   std::vector<std::string> out;
   for (TSNode k : python::ts::named_children(n)) {
-    auto v = literal(src, k);
+    auto v = python::ts::plain_string(src, k);
     if (!v) return std::nullopt;
     out.push_back(*v);
   }
@@ -70,7 +61,7 @@ Truth negate(Truth t) {
 }
 
 // `sys.platform == "win32"`, `os.name != "nt"`, `sys.platform in ("linux", "darwin")`.
-Truth comparison(std::string_view src, TSNode n) {
+Truth comparison(std::string_view src, TSNode n, const KnownNames* names) {
   if (ts_node_named_child_count(n) != 2) return Truth::unknown;
   TSNode a = ts_node_named_child(n, 0), b = ts_node_named_child(n, 1);
   std::string op(python::ts::text(src, n).substr(ts_node_end_byte(a) - ts_node_start_byte(n),
@@ -78,10 +69,10 @@ Truth comparison(std::string_view src, TSNode n) {
   std::string o;
   for (char c : op)
     if (c != ' ' && c != '\n' && c != '\\') o += c;
-  auto value = platform_value(src, a);
+  auto value = platform_value(src, a, names);
   auto against = literals(src, b);
   if (!value && (o == "==" || o == "!=")) {
-    value = platform_value(src, b);  // "win32" == sys.platform
+    value = platform_value(src, b, names);  // "win32" == sys.platform
     against = literals(src, a);
   }
   if (!value || !against) return Truth::unknown;
@@ -95,10 +86,10 @@ Truth comparison(std::string_view src, TSNode n) {
 }
 
 // `sys.platform.startswith("win")` (or a tuple of prefixes).
-Truth starts_with(std::string_view src, TSNode n) {
+Truth starts_with(std::string_view src, TSNode n, const KnownNames* names) {
   TSNode fn = field(n, "function");
   if (!is(fn, "attribute") || squeezed(src, field(fn, "attribute")) != "startswith") return Truth::unknown;
-  auto value = platform_value(src, field(fn, "object"));
+  auto value = platform_value(src, field(fn, "object"), names);
   auto args = python::ts::named_children(field(n, "arguments"));
   if (!value || args.size() != 1) return Truth::unknown;
   auto prefixes = literals(src, args[0]);
@@ -121,25 +112,50 @@ Truth both(Truth a, Truth b, bool conjunction) {
 
 }  // namespace
 
-Truth static_truth(std::string_view src, TSNode c) {
+Truth static_truth(std::string_view src, TSNode c, const KnownNames* names) {
   if (ts_node_is_null(c)) return Truth::unknown;
   if (is(c, "parenthesized_expression") && ts_node_named_child_count(c) == 1)
-    return static_truth(src, ts_node_named_child(c, 0));
-  if (is(c, "not_operator")) return negate(static_truth(src, field(c, "argument")));
+    return static_truth(src, ts_node_named_child(c, 0), names);
+  if (is(c, "not_operator")) return negate(static_truth(src, field(c, "argument"), names));
   if (is(c, "identifier") || is(c, "attribute")) {
     std::string s = squeezed(src, c);
     if (s == "TYPE_CHECKING" || (s.size() > 14 && s.compare(s.size() - 14, 14, ".TYPE_CHECKING") == 0))
       return Truth::type_checking;
+    if (names && is(c, "identifier"))
+      if (auto it = names->truths.find(s); it != names->truths.end()) return it->second;
     return Truth::unknown;
   }
-  if (is(c, "comparison_operator")) return comparison(src, c);
-  if (is(c, "call")) return starts_with(src, c);
+  if (is(c, "comparison_operator")) return comparison(src, c, names);
+  if (is(c, "call")) return starts_with(src, c, names);
   if (is(c, "boolean_operator")) {
     std::string op(python::ts::text(src, field(c, "operator")));
-    Truth a = static_truth(src, field(c, "left")), b = static_truth(src, field(c, "right"));
+    Truth a = static_truth(src, field(c, "left"), names), b = static_truth(src, field(c, "right"), names);
     if (op == "and" || op == "or") return both(a, b, op == "and");
   }
   return Truth::unknown;
+}
+
+void learn(std::string_view src, const std::string& name, TSNode value, const KnownNames* known,
+           KnownNames& into) {
+  if (into.spoiled.count(name)) return;
+  Truth t = static_truth(src, value, known);
+  auto v = platform_value(src, value, known);
+  bool truth = t == Truth::yes || t == Truth::no;
+  auto was_truth = into.truths.find(name);
+  auto was_value = into.values.find(name);
+  bool first = was_truth == into.truths.end() && was_value == into.values.end();
+  bool same = (truth && was_truth != into.truths.end() && was_truth->second == t) ||
+              (v && was_value != into.values.end() && was_value->second == *v);
+  if ((truth || v) && first) {
+    if (truth) into.truths[name] = t;
+    else into.values[name] = *v;
+    return;
+  }
+  if ((truth || v) && same) return;
+  // Given something else too (or two different things): nothing is known of it.
+  if (was_truth != into.truths.end()) into.truths.erase(was_truth);
+  if (was_value != into.values.end()) into.values.erase(was_value);
+  into.spoiled.insert(name);
 }
 
 }  // namespace sitepatch::audit::detail

@@ -6,6 +6,9 @@
 // what annotations mean, its assignments (`FileLock = SoftFileLock`) never run.
 #include <tree_sitter/api.h>
 
+#include <map>
+#include <set>
+#include <string>
 #include <string_view>
 
 namespace sitepatch::audit::detail {
@@ -18,8 +21,22 @@ enum class Truth {
   not_type_checking,  // `not TYPE_CHECKING`
 };
 
-/// What `condition` (an if's or elif's) is on a Linux host, from `src`, the text its
-/// node positions are in.
-Truth static_truth(std::string_view src, TSNode condition);
+/// Names a module or a function binds to what the platform is, from their assignments:
+/// `_IS_WINDOWS = sys.platform == "win32"` (a truth), `system = sys.platform` (a value).
+/// A name assigned twice to different things is neither.
+struct KnownNames {
+  std::map<std::string, Truth> truths;
+  std::map<std::string, std::string> values;
+  std::set<std::string> spoiled;
+};
+
+/// What `condition` (an if's, elif's or ternary's) is on a Linux host, from `src`, the
+/// text its node positions are in; `names` are what the scope's names are known to be.
+Truth static_truth(std::string_view src, TSNode condition, const KnownNames* names = nullptr);
+
+/// Records what `name = value` tells of the platform in `into` (read with `known`, the
+/// names around, too); a name given anything else is spoiled.
+void learn(std::string_view src, const std::string& name, TSNode value, const KnownNames* known,
+           KnownNames& into);
 
 }  // namespace sitepatch::audit::detail

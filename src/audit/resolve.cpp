@@ -146,7 +146,11 @@ Target Resolver::through_stars(const ModuleFacts& m, const std::vector<std::stri
     bool pending = false;
     const ModuleFacts* s = module_named(star, pending);
     waiting = waiting || pending;
-    if (!s) {
+    // A folder with no __init__.py beside a C extension of the same name (torch/_C/ of
+    // .pyi stubs, torch/_C.so) is the extension to Python's import; a star import of a
+    // true namespace package binds nothing anyway.
+    bool folder_only = s && !s->file.empty() && s->file.back() == '/';
+    if (!s || folder_only) {
       if (!pending && compiled.empty()) compiled = star;
       continue;
     }

@@ -113,9 +113,10 @@ class Walker {
   // New nodes for overrides not yet followed from each dispatch site.
   std::vector<int> dispatch_round();
 
-  // `if x:` where x's class is not known: the special method of each class the walked
-  // code makes that defines it (a probe behind `__bool__`), marked as such on the step.
-  std::vector<int> implicit_round();
+  // `if x:` where x's class is not known: where a class the walked code makes defines
+  // the special method it runs (a probe behind `__bool__`), a call not followed, naming
+  // them; walking into each gave chains no run takes.
+  void unfollowed_implicits();
 
   static std::string last_name(const std::string& dotted) { return dotted.substr(dotted.rfind('.') + 1); }
 

@@ -133,4 +133,13 @@ TSNode field(TSNode n, std::string_view name) {
   return ts_node_child_by_field_name(n, name.data(), uint32_t(name.size()));
 }
 
+std::optional<std::string> plain_string(std::string_view src, TSNode n) {
+  if (!is(n, "string")) return std::nullopt;
+  std::string_view t = text(src, n);
+  if (t.size() < 2 || (t[0] != '"' && t[0] != '\'') || t.back() != t[0] || t.find('\\') != std::string_view::npos)
+    return std::nullopt;
+  if (t.size() >= 6 && t[1] == t[0] && t[2] == t[0]) return std::nullopt;
+  return std::string(t.substr(1, t.size() - 2));
+}
+
 }  // namespace sitepatch::python::ts

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +77,10 @@ TSNode field(TSNode n, std::string_view name);
 inline std::string_view text(std::string_view src, TSNode n) {
   return src.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
 }
+
+/// The value of a plain string literal ("win32", 'x'); nullopt for anything else: an
+/// f-string or one with a prefix, escapes or triple quotes, whose value the text is not.
+std::optional<std::string> plain_string(std::string_view src, TSNode n);
 
 /// 1-based line of `n`'s first byte.
 inline int line(TSNode n) { return int(ts_node_start_point(n).row) + 1; }

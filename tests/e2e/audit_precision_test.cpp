@@ -717,3 +717,33 @@ TEST_CASE("audit: a method inherited from a class outside, code only Windows or 
   CHECK_THAT(why, Catch::Matchers::VectorContains(std::string(
                       "Proxy.run: elsewhere.m.Proxy.run is made at run time by elsewhere.m:Proxy.__getattr__")));
 }
+
+TEST_CASE("audit: a star import of a folder of stubs beside a C extension binds the extension's names, not the "
+          "module's lazy __getattr__",
+          "[e2e][audit]") {
+  // torch/__init__.py: `from torch._C import *`, where torch/_C/ holds only .pyi stubs
+  // and torch/_C.*.so is what Python imports; torch also has a module __getattr__.
+  PrecisionEnv env({"stubbed",
+                    "1.0",
+                    {{"stubbed/__init__.py",
+                      "import importlib\n"
+                      "from stubbed._C import *\n"
+                      "\n"
+                      "\n"
+                      "def __getattr__(name):\n"
+                      "    return importlib.import_module('stubbed.' + name)\n"},
+                     {"stubbed/_C/__init__.pyi", "class device: ...\n"},
+                     {"stubbed/_C.cpython-311-x86_64-linux-gnu.so", "not really a library\n"},
+                     {"stubbed/use.py",
+                      "import stubbed\n"
+                      "\n"
+                      "\n"
+                      "def where(s):\n"
+                      "    return stubbed.device(s)\n"}}});
+  auto doc = env.audit("stubbed.use:where");
+  CHECK(doc["chains"].empty());
+  REQUIRE(doc["unresolved"].size() == 1);
+  CHECK(doc["unresolved"][0]["call"] == "stubbed.device");
+  CHECK(doc["unresolved"][0]["why"] ==
+        "made by the compiled module stubbed._C (a star import binds it), which the walk cannot read");
+}

@@ -61,12 +61,12 @@ TEST_CASE("audit finds the hand-traced chains in Debian's torch 1.13", "[e2e][au
   CHECK(load.count(ext + "load:1291 > " + ext + "_get_build_directory:1845 > os.makedirs"));
   // The answer says how complete it is.
   CHECK(doc["complete"] == false);
-  CHECK(doc["conclusion"].get<std::string>().find(" more could not be followed (-v lists them), so there may be more") !=
+  CHECK(doc["conclusion"].get<std::string>().find(" could not be followed (-v lists them), so there may be more") !=
         std::string::npos);
-  // _appdirs' Windows branch imports modules Linux does not have: counted, never dropped.
-  CHECK(doc["conclusion"].get<std::string>().find("2 calls go into modules not installed (win32api, win32com) and ") !=
-        std::string::npos);
-  CHECK(doc["not_installed"] == nlohmann::json::array({"win32api", "win32com"}));
+  // _appdirs' Windows branch (`system = sys.platform`, then `if system == "win32":`)
+  // imports modules Linux does not have: it cannot run here, so it is not read.
+  CHECK(doc["conclusion"].get<std::string>().find("not installed") == std::string::npos);
+  CHECK(doc["not_installed"].empty());
 
   // collect_env stores `run` in a variable and hands it down; run() spawns.
   const std::string env = "torch.utils.collect_env:";
