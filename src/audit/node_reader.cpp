@@ -110,6 +110,15 @@ std::string NodeReader::type_name(TSNode type) const {
       break;
     }
   }
+  // `type[X]`: the class itself, whose static and class methods are X's (or a subclass's,
+  // as for an instance the annotation names).
+  for (const char* wrap : {"type[", "Type[", "typing.Type["}) {
+    std::string w = wrap;
+    if (out.size() > w.size() && out.compare(0, w.size(), w) == 0 && out.back() == ']') {
+      out = out.substr(w.size(), out.size() - w.size() - 1);
+      break;
+    }
+  }
   std::string one;
   for (auto& part : util::split(out, out.find('|') != std::string::npos ? '|' : ',')) {
     if (part == "None") continue;

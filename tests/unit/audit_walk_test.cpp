@@ -59,3 +59,25 @@ TEST_CASE("a wrong entry names what is missing and what is near", "[audit]") {
   CHECK_THROWS_WITH(walk(src, dynamo(), {"pkg.api", "K", 0}),
                     "`K` in module pkg.api (pkg/api.py) is a class; name one of its methods (K.__init__, ...)");
 }
+
+TEST_CASE("a function annotated to return type[X]: a static method called on what it returns is X's", "[audit]") {
+  MemorySource src;
+  src.files["pkg/__init__.py"] = "";
+  src.files["pkg/m.py"] =
+      "import subprocess\n"
+      "from typing import Optional, Type\n"
+      "class Backend:\n"
+      "    @staticmethod\n"
+      "    def probe():\n"
+      "        subprocess.run(['nvidia-smi'])\n"
+      "def backend() -> type[Backend]:\n"
+      "    return Backend\n"
+      "def maybe() -> Optional[Type[Backend]]:\n"
+      "    return None\n"
+      "def f():\n"
+      "    backend().probe()\n"  // 12
+      "    maybe().probe()\n";
+  auto g = walk(src, dynamo(), {"pkg.m", "f", 0});
+  CHECK(chains(g) == std::vector<std::string>{"pkg.m:f:12 > pkg.m:Backend.probe:6 > subprocess.run"});
+  CHECK(g.unresolved.empty());
+}
