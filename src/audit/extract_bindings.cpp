@@ -299,7 +299,7 @@ void Extractor::function_definition(Frame& f, TSNode n) {
   }
   parameters(field(n, "parameters"), fn.locals, types_ ? &fn : nullptr);
   if (types_) fn.params = fn.locals;
-  if (types_) fn.returns = type_name(field(n, "return_type"));
+  if (types_) fn.returns = type_name(field(n, "return_type"), true);
   bool is_static = false;
   for (auto& [dname, node] : mine ? decorators_ : std::vector<std::pair<std::string, TSNode>>{}) {
     if (dname == "staticmethod") is_static = true;

@@ -97,7 +97,7 @@ std::string NodeReader::literal_arguments(TSNode args) const {
   return out.empty() ? "-" : out;
 }
 
-std::string NodeReader::type_name(TSNode type) const {
+std::string NodeReader::type_name(TSNode type, bool class_itself) const {
   if (ts_node_is_null(type)) return "";
   std::string t = text(type);
   std::string out;
@@ -110,9 +110,11 @@ std::string NodeReader::type_name(TSNode type) const {
       break;
     }
   }
-  // `type[X]`: the class itself, whose static and class methods are X's (or a subclass's,
-  // as for an instance the annotation names).
+  // `-> type[X]`: the class itself, whose static and class methods are X's (or a
+  // subclass's, as for an instance the annotation names). Not for a local or a
+  // parameter: what calling it makes is an X, and the assignments say which.
   for (const char* wrap : {"type[", "Type[", "typing.Type["}) {
+    if (!class_itself) break;
     std::string w = wrap;
     if (out.size() > w.size() && out.compare(0, w.size(), w) == 0 && out.back() == ']') {
       out = out.substr(w.size(), out.size() - w.size() - 1);

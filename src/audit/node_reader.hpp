@@ -35,7 +35,8 @@ class NodeReader {
 
   // An annotation as one dotted class name: quotes dropped, Optional[X], Union[X, None]
   // and X | None read as X. "" for anything else (a generic, a union of two classes).
-  std::string type_name(TSNode type) const;
+  // With `class_itself` (a return annotation), `type[X]` reads as X.
+  std::string type_name(TSNode type, bool class_itself = false) const;
 
   // What each item of a container annotation holds: `List[Path]`, `Optional[list[Path]]`,
   // `Sequence[Path]`, `Tuple[Path, ...]` -> "Path"; "" for anything else.

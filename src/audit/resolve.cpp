@@ -3,6 +3,7 @@
 #include "audit/resolve.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "audit/known_types.hpp"
 #include "audit/target_make.hpp"
@@ -11,6 +12,38 @@
 
 namespace sitepatch::audit::detail {
 
+namespace {
+
+// Python's builtins (3.11's, and 3.13's PythonFinalizationError): inside a module, a name
+// it does not bind is one of these before it is anything a star import of a compiled
+// module may bind.
+bool python_builtin(const std::string& name) {
+  static const std::set<std::string> kBuiltins = {
+    "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
+    "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+    "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+    "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning", "EnvironmentError", "Exception",
+    "ExceptionGroup", "False", "FileExistsError", "FileNotFoundError", "FloatingPointError", "FutureWarning",
+    "GeneratorExit", "IOError", "ImportError", "ImportWarning", "IndentationError", "IndexError",
+    "InterruptedError", "IsADirectoryError", "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError",
+    "ModuleNotFoundError", "NameError", "None", "NotADirectoryError", "NotImplemented", "NotImplementedError",
+    "OSError", "OverflowError", "PendingDeprecationWarning", "PermissionError", "ProcessLookupError",
+    "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError", "RuntimeWarning",
+    "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError", "SystemExit",
+    "TabError", "TimeoutError", "True", "TypeError", "UnboundLocalError", "UnicodeDecodeError",
+    "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError", "UnicodeWarning", "UserWarning",
+    "ValueError", "Warning", "ZeroDivisionError", "abs", "aiter", "all", "anext", "any", "ascii", "bin",
+    "bool", "breakpoint", "bytearray", "bytes", "callable", "chr", "classmethod", "compile", "complex",
+    "copyright", "credits", "delattr", "dict", "dir", "divmod", "enumerate", "eval", "exec", "exit", "filter",
+    "float", "format", "frozenset", "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input",
+    "int", "isinstance", "issubclass", "iter", "len", "license", "list", "locals", "map", "max", "memoryview",
+    "min", "next", "object", "oct", "open", "ord", "pow", "print", "property", "quit", "range", "repr",
+    "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple",
+    "type", "vars", "zip", "PythonFinalizationError"};
+  return kBuiltins.count(name) > 0;
+}
+
+}  // namespace
 
 const ModuleFacts* Resolver::module_named(const std::string& name, bool& pending) {
   auto it = modules.find(name);
@@ -205,7 +238,7 @@ Target Resolver::undefined(const ModuleFacts& m, const std::vector<std::string>&
   // module that star-imports this one takes only when no other source defines it. The
   // star import binds it before any call of the module's __getattr__ (`torch.device`
   // is torch._C's, not a lazy export of torch).
-  if (!compiled.empty()) {
+  if (!compiled.empty() && !(i == 0 && python_builtin(name))) {
     Target t = make(Target::external, compiled + "." + name + tail);
     t.index = kCompiledGuess;
     t.compiled = compiled;

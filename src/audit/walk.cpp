@@ -26,6 +26,7 @@ CallGraph Walker::run() {
   do {
     walk_from(std::move(level));
     level = dispatch_round();
+    if (level.empty()) level = truth_round();
   } while (!level.empty());
   unfollowed_implicits();
   unfollowed_dispatches();
@@ -238,8 +239,8 @@ bool Walker::expand(int id) {
     if (ref.escapes) continue;  // `d[k] = self.meth`: the later call is what runs it
     if (ref.implicit) {
       // `if x:` runs x.__bool__ only where x's class defines one: followed when the
-      // class is known, else counted where a class the walk makes defines it
-      // (unfollowed_implicits).
+      // class is known; else __bool__ and __len__ into the classes the walk makes
+      // (truth_round), the others counted (unfollowed_implicits).
       r_.also.clear();
       Target t = detail::call_target(r_, m, n.fn, ref);
       r_.also.clear();

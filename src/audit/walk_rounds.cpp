@@ -86,6 +86,31 @@ std::vector<int> Walker::dispatch_round() {
   return fresh;
 }
 
+std::vector<int> Walker::truth_round() {
+  std::vector<int> fresh;
+  for (int pass = 0; pass < 2; ++pass) {
+    bool waiting = false;
+    for (size_t id = 0; id < nodes_.size(); ++id) {
+      std::vector<const Ref*> implicits = nodes_[id].implicits;  // nodes_ grows below
+      for (const Ref* ref : implicits) {
+        std::string dunder = last_name(ref->name);
+        if (!truth_test(dunder)) continue;
+        for (auto& [cm, ci] : instantiated_) {
+          Target t = r_.method(*cm, ci, dunder);
+          if (t.kind == Target::pending) waiting = true;
+          if (t.kind != Target::function) continue;
+          std::string via = "via " + dunder + " of " + cm->name + "." + cm->classes[size_t(ci)].qualified +
+                            ", made in the walked code";
+          if (int n = reach(id, Key{t.mod, t.index, cm, ci}, ref->line, ref, via); n >= 0) fresh.push_back(n);
+        }
+      }
+    }
+    if (!waiting || r_.wanted.empty()) break;
+    load_wanted();
+  }
+  return fresh;
+}
+
 void Walker::unfollowed_implicits() {
   // Which classes the walked code makes define the special method each ref runs.
   std::map<std::pair<size_t, const Ref*>, std::vector<std::string>> candidates;
@@ -95,6 +120,7 @@ void Walker::unfollowed_implicits() {
     for (size_t id = 0; id < nodes_.size(); ++id)
       for (const Ref* ref : nodes_[id].implicits) {
         std::string dunder = last_name(ref->name);
+        if (truth_test(dunder)) continue;
         for (auto& [cm, ci] : instantiated_) {
           Target t = r_.method(*cm, ci, dunder);
           if (t.kind == Target::pending) waiting = true;
@@ -115,7 +141,7 @@ void Walker::unfollowed_implicits() {
     std::string named = classes[0] + (classes.size() > 1 ? " and " + std::to_string(classes.size() - 1) + " more" : "");
     n.unresolved.push_back(Unresolved{n.mod->name + ":" + n.mod->functions[size_t(n.fn)].qualified, n.mod->file,
                                       n.mod->root, at.second->line, at.second->name,
-                                      "what it is not known; " + named + ", made in the walked code, " +
+                                      "the class of its receiver is not known; " + named + ", made in the walked code, " +
                                           (classes.size() > 1 ? "define " : "defines ") + dunder,
                                       false, ""});
     n.unresolved_refs.push_back(at.second);

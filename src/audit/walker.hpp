@@ -113,9 +113,15 @@ class Walker {
   // New nodes for overrides not yet followed from each dispatch site.
   std::vector<int> dispatch_round();
 
-  // `if x:` where x's class is not known: where a class the walked code makes defines
-  // the special method it runs (a probe behind `__bool__`), a call not followed, naming
-  // them; walking into each gave chains no run takes.
+  // `if x:`, `x and y` where x's class is not known: the __bool__ (or __len__) of each
+  // class the walked code makes that defines it (a probe behind a truth test: torch's
+  // `... and isa` over a list of VecISA instances), the step marked as such.
+  std::vector<int> truth_round();
+  static bool truth_test(const std::string& dunder) { return dunder == "__bool__" || dunder == "__len__"; }
+
+  // The other special methods (`with f():`'s __exit__, `for`'s __iter__) on a value of
+  // unknown class: where a class the walked code makes defines it, a call not followed,
+  // naming them; walking into each gave chains no run takes (any __exit__ the program has).
   void unfollowed_implicits();
 
   static std::string last_name(const std::string& dotted) { return dotted.substr(dotted.rfind('.') + 1); }

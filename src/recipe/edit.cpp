@@ -70,7 +70,7 @@ std::optional<std::string> decorator(const Entry& e, Problems& problems) {
     return std::nullopt;
   }
   if (d.find('\n') != std::string::npos) {
-    problems.add(e.value_mark(), "`" + e.key + "` must be one decorator on one line, got " + quoted(d) );
+    problems.add(e.value_mark(), "`" + e.key + "` must be one decorator on one line, got " + backquoted(d) );
     return std::nullopt;
   }
   return d;
@@ -87,7 +87,7 @@ std::optional<std::string> import_statement(const Entry& e, Problems& problems) 
   if (!ok) {
     problems.add(e.value_mark(),
                  "`ensure-import` must be one import statement (`import x` or `from x import y`), got " +
-                     quoted(s));
+                     backquoted(s));
     return std::nullopt;
   }
   return s;
@@ -150,13 +150,13 @@ std::optional<Edit> read_edit(const YAML::Node& item, int number, Mark mark, Pro
   if (module) {
     if (auto m = text(*module, problems)) {
       if (is_dotted_name(*m)) edit.module = *m;
-      else problems.add(module->value_mark(), "`module` must be a dotted Python module name, got " + quoted(*m));
+      else problems.add(module->value_mark(), "`module` must be a dotted Python module name, got " + backquoted(*m));
     }
   }
   if (file) {
     if (auto f = text(*file, problems)) {
       if (std::string why = file_problem(*f); why.empty()) edit.file = *f;
-      else problems.add(file->value_mark(), "`file` " + why + ", got " + quoted(*f));
+      else problems.add(file->value_mark(), "`file` " + why + ", got " + backquoted(*f));
     }
   }
 
@@ -175,7 +175,7 @@ std::optional<Edit> read_edit(const YAML::Node& item, int number, Mark mark, Pro
     if (auto name = text(e, problems)) {
       if (is_dotted_name(*name)) edit.target = *name;
       else problems.add(e.value_mark(), "`" + e.key + "` must be a Python name, dotted for nesting " +
-                                            "(as in Class.method), got " + quoted(*name));
+                                            "(as in Class.method), got " + backquoted(*name));
     }
   }
 
@@ -211,7 +211,7 @@ std::optional<Edit> read_edit(const YAML::Node& item, int number, Mark mark, Pro
     } else if (auto p = text(*position, problems)) {
       if (*p == "innermost") edit.innermost = true;
       else if (*p != "outermost")
-        problems.add(position->value_mark(), "`position` must be `outermost` or `innermost`, got " + quoted(*p));
+        problems.add(position->value_mark(), "`position` must be `outermost` or `innermost`, got " + backquoted(*p));
     }
   }
 
@@ -225,10 +225,10 @@ std::optional<Edit> read_edit(const YAML::Node& item, int number, Mark mark, Pro
       if (std::string(key) == "op-name") {
         if (valid_op_name(value)) edit.op_name = value;
         else
-          problems.add(op->value_mark(), "`op-name` must be `namespace::name` (letters, digits, _), got " + quoted(value));
+          problems.add(op->value_mark(), "`op-name` must be `namespace::name` (letters, digits, _), got " + backquoted(value));
       } else if (value.find("->") == std::string::npos || value.front() != '(' || value.find('\n') != std::string::npos) {
         problems.add(op->value_mark(), "`op-schema` must be a torch schema on one line, as `(Tensor x) -> Tensor`, got " +
-                                           quoted(value));
+                                           backquoted(value));
       } else {
         edit.op_schema = value;
       }

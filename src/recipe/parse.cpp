@@ -118,7 +118,7 @@ void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Pro
   if (const Entry* id = find(fields, "id")) {
     if (auto s = text(*id, problems)) {
       if (valid_id(*s)) r.id = *s;
-      else problems.add(id->value_mark(), "`id` must match [a-z0-9][a-z0-9._-]*, got " + quoted(*s));
+      else problems.add(id->value_mark(), "`id` must match [a-z0-9][a-z0-9._-]*, got " + backquoted(*s));
     }
   } else {
     problems.add(mark_of(root), "missing required key `id`");
@@ -134,7 +134,7 @@ void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Pro
       if (*s == "reapply") r.on_upgrade = OnUpgrade::reapply;
       else if (*s == "warn") r.on_upgrade = OnUpgrade::warn;
       else if (*s == "fail") r.on_upgrade = OnUpgrade::fail;
-      else problems.add(up->value_mark(), "`on-upgrade` must be reapply, warn or fail, got " + quoted(*s));
+      else problems.add(up->value_mark(), "`on-upgrade` must be reapply, warn or fail, got " + backquoted(*s));
     }
   }
 

@@ -26,7 +26,7 @@ Mark to_mark(const YAML::Mark& m) {
 
 Mark mark_of(const YAML::Node& n) { return to_mark(n.Mark()); }
 
-std::string quoted(std::string_view s) {
+std::string backquoted(std::string_view s) {
   std::string line(s.substr(0, s.find('\n')));
   bool cut = line.size() < s.size();
   if (line.size() > 60) {
@@ -40,7 +40,7 @@ std::string describe(const YAML::Node& n) {
   switch (n.Type()) {
     case YAML::NodeType::Sequence: return "a list";
     case YAML::NodeType::Map: return "a mapping";
-    case YAML::NodeType::Scalar: return quoted(n.Scalar());
+    case YAML::NodeType::Scalar: return backquoted(n.Scalar());
     default: return "nothing";
   }
 }

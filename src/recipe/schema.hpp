@@ -32,7 +32,7 @@ Mark mark_of(const YAML::Node& n);
 /// "a list", "a mapping", "nothing", or the scalar in backquotes (first line, shortened).
 std::string describe(const YAML::Node& n);
 /// `s` in backquotes, first line only, shortened, for messages.
-std::string quoted(std::string_view s);
+std::string backquoted(std::string_view s);
 
 /// One `key: value` of a mapping.
 struct Entry {

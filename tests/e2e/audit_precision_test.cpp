@@ -731,7 +731,12 @@ TEST_CASE("audit: a star import of a folder of stubs beside a C extension binds 
                       "\n"
                       "\n"
                       "def __getattr__(name):\n"
-                      "    return importlib.import_module('stubbed.' + name)\n"},
+                      "    return importlib.import_module('stubbed.' + name)\n"
+                      "\n"
+                      "\n"
+                      "def probe(p):\n"
+                      "    if isinstance(p, str):\n"
+                      "        return open(p)\n"},
                      {"stubbed/_C/__init__.pyi", "class device: ...\n"},
                      {"stubbed/_C.cpython-311-x86_64-linux-gnu.so", "not really a library\n"},
                      {"stubbed/use.py",
@@ -746,4 +751,7 @@ TEST_CASE("audit: a star import of a folder of stubs beside a C extension binds 
   CHECK(doc["unresolved"][0]["call"] == "stubbed.device");
   CHECK(doc["unresolved"][0]["why"] ==
         "made by the compiled module stubbed._C (a star import binds it), which the walk cannot read");
+  // Inside the module, a builtin is a builtin, not a name the compiled module may bind.
+  CHECK(env.chains("stubbed:probe") == std::vector<std::string>{"open (open) <- stubbed:probe:11"});
+  CHECK(env.audit("stubbed:probe")["unresolved"].empty());
 }

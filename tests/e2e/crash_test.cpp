@@ -1,12 +1,14 @@
 // A command killed at every step that changes the disk (each write to a file, fsync,
 // rename, link and unlink, the history's ref updates among them), in turn: the next
 // command always gets pip's bytes back, the history stays readable by git, and no temp
-// is left beside the package's files.
+// is left beside the package's files. The local apply and rollback kill at every step;
+// the other loops at a seeded sample of steps (support/kill_sample.hpp says how).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 
 #include "e2e_support.hpp"
+#include "support/kill_sample.hpp"
 #include "support/sshd.hpp"
 
 namespace fs = std::filesystem;
@@ -121,7 +123,7 @@ TEST_CASE("two recipes sharing a file, killed at every step: the next apply fini
   REQUIRE(both.find("return '/opt/cuda'") != std::string::npos);
   REQUIRE(both.find("return Version(torch.version.cuda)") != std::string::npos);
   REQUIRE(env.sp({"rollback", "--all"}).status == 0);
-  for (long at = 1; at <= steps; ++at) {
+  for (long at : testsupport::kill_steps(steps, "two recipes sharing a file")) {
     fs::remove_all(state);
     auto r = k.run(env, {"apply", first, second}, at);
     INFO("killed before step " << at << " of " << steps << "; " << r.err);
@@ -209,7 +211,7 @@ TEST_CASE("remote: apply killed at every step on this side: the next command res
   long steps = env.count();
   REQUIRE(steps > 10);
   REQUIRE(sp({"rollback", "--all"}, -1).status == 0);
-  for (long at = 1; at <= steps; ++at) {
+  for (long at : testsupport::kill_steps(steps, "remote apply, this side")) {
     fs::remove_all(env.sshd.local("/srv/venv/.sitepatch"));
     auto r = sp({"apply", recipe}, at);
     INFO("killed before step " << at << " of " << steps << "; " << r.err);
@@ -249,7 +251,7 @@ TEST_CASE("remote: the agent killed at every step of apply and rollback: the nex
   REQUIRE(apply_steps > 5);
   long rollback_steps = steps_of({"rollback", "--all"});
   REQUIRE(rollback_steps > 3);
-  for (long at = 1; at <= apply_steps; ++at) {
+  for (long at : testsupport::kill_steps(apply_steps, "remote agent, apply")) {
     fs::remove_all(env.sshd.local("/srv/venv/.sitepatch"));
     auto r = sp({"apply", recipe}, at);
     INFO("agent killed before step " << at << " of " << apply_steps << " of apply; " << r.err);
@@ -258,7 +260,7 @@ TEST_CASE("remote: the agent killed at every step of apply and rollback: the nex
     REQUIRE(back.status == 0);
     check();
   }
-  for (long at = 1; at <= rollback_steps; ++at) {
+  for (long at : testsupport::kill_steps(rollback_steps, "remote agent, rollback")) {
     fs::remove_all(env.sshd.local("/srv/venv/.sitepatch"));
     REQUIRE(sp({"apply", recipe}, -1).status == 0);
     auto r = sp({"rollback", "--all"}, at);
@@ -328,7 +330,7 @@ TEST_CASE("reapply --all of two recipes sharing a file, killed at every step: th
   long steps = k.count();
   REQUIRE(steps > 5);
   REQUIRE(env.read(p.rel) == both);
-  for (long at = 1; at <= steps; ++at) {
+  for (long at : testsupport::kill_steps(steps, "reapply --all of two recipes")) {
     p.restore();
     auto r = k.run(env, {"reapply", "--all"}, at);
     INFO("killed before step " << at << " of " << steps << "; " << r.err);
@@ -374,7 +376,7 @@ TEST_CASE("rollback of one of two recipes sharing a file, killed at every step: 
     long steps = k.count();
     REQUIRE(steps > 3);
     REQUIRE(env.read(p.rel) == kept);
-    for (long at = 1; at <= steps; ++at) {
+    for (long at : testsupport::kill_steps(steps, "rollback " + gone + " of two recipes")) {
       p.restore();
       auto r = k.run(env, {"rollback", gone}, at);
       INFO("killed before step " << at << " of " << steps << "; " << r.err);

@@ -76,8 +76,17 @@ TEST_CASE("a function annotated to return type[X]: a static method called on wha
       "    return None\n"
       "def f():\n"
       "    backend().probe()\n"  // 12
-      "    maybe().probe()\n";
+      "    maybe().probe()\n"
+      "class Opener:\n"
+      "    def __init__(self, p):\n"
+      "        open(p)\n"  // 16
+      "def g(p):\n"
+      "    container: type[Opener] = Opener\n"  // a local annotated type[X]: calling it makes an X
+      "    return container(p)\n";  // 19
   auto g = walk(src, dynamo(), {"pkg.m", "f", 0});
   CHECK(chains(g) == std::vector<std::string>{"pkg.m:f:12 > pkg.m:Backend.probe:6 > subprocess.run"});
   CHECK(g.unresolved.empty());
+  auto local = walk(src, dynamo(), {"pkg.m", "g", 0});
+  CHECK(chains(local) == std::vector<std::string>{"pkg.m:g:19 > pkg.m:Opener.__init__:16 > open"});
+  CHECK(local.unresolved.empty());
 }
