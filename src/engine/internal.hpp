@@ -1,5 +1,8 @@
 #pragma once
-// Pieces the engine's commands share; not part of the public API.
+// Pieces the engine's commands share; not part of the public API. Each is defined in the
+// room of src/engine/ that owns it (lifecycle/, records/, edits/, capture/, ...: the head
+// comment of each room's principal file, and ARCHITECTURE.md, say what it owns);
+// session.cpp, py_files.cpp and python_answer, which several rooms use, stay here.
 #include <functional>
 #include <map>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "python_answer.hpp"
+#include "engine/python_answer.hpp"
 
 namespace sitepatch::engine::detail {
 

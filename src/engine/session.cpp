@@ -3,8 +3,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "history_access.hpp"
-#include "internal.hpp"
+#include "engine/internal.hpp"
+#include "engine/records/history_access.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine {

@@ -1,7 +1,7 @@
 // Re-exports: which module a `from` import names, and which names a module binds that way.
 #include <catch2/catch.hpp>
 
-#include "engine/follow.hpp"
+#include "engine/edits/follow.hpp"
 #include "sitepatch/python/module.hpp"
 
 using sitepatch::engine::detail::resolve_import;

@@ -1,7 +1,7 @@
 // capture names each edited file by its module where it has one, else by its path.
 #include <catch2/catch.hpp>
 
-#include "engine/capture_impl.hpp"
+#include "engine/capture/capture_impl.hpp"
 
 using sitepatch::engine::detail::module_of;
 

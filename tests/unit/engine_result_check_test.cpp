@@ -2,7 +2,7 @@
 // recipes' changes, and the excerpt users read.
 #include <catch2/catch.hpp>
 
-#include "engine/result_check.hpp"
+#include "engine/edits/result_check.hpp"
 
 using namespace sitepatch::engine::detail;
 using sitepatch::python::TextChange;

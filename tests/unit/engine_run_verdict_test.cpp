@@ -2,7 +2,7 @@
 // why a run that failed another way than dynamo declining is never kept.
 #include <catch2/catch.hpp>
 
-#include "engine/run_impl.hpp"
+#include "engine/proofs/run_impl.hpp"
 
 using namespace sitepatch::engine;
 

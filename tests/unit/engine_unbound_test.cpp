@@ -2,7 +2,7 @@
 // refusal of them.
 #include <catch2/catch.hpp>
 
-#include "engine/unbound.hpp"
+#include "engine/edits/unbound.hpp"
 
 using namespace sitepatch;
 

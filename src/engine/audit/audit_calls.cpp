@@ -1,0 +1,281 @@
+// src/engine/audit/: audit over an environment: its modules read through the Host for
+// audit::walk (audit_calls.cpp) and audit::scan (audit_scan.cpp), and rules --calibrate
+// (calibrate.cpp: each rule's probe run by the environment's torch). The analysis itself
+// is src/audit/'s.
+//
+// audit MODULE:FUNCTION: modules come from site-packages through the Host, one batch
+// per wave of the walk, parsed in parallel; the walk itself is audit::walk.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "engine/internal.hpp"
+#include "sitepatch/host/distribution_index.hpp"
+#include "sitepatch/engine/audit.hpp"
+#include "sitepatch/util/parallel.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine {
+
+namespace {
+
+class SiteModules : public audit::ModuleSource {
+ public:
+  explicit SiteModules(Session& s, const std::vector<ExtraModule>* extra = nullptr) : s_(s), extra_(extra) {}
+
+  std::vector<std::optional<audit::ModuleFacts>> load(const std::vector<std::string>& asked) override {
+    if (!extra_ || extra_->empty()) return load_site(asked);
+    // The extra modules from their text, the rest from site-packages.
+    std::vector<std::string> site;
+    for (auto& m : asked)
+      if (!find_extra(m)) site.push_back(m);
+    auto from_site = load_site(site);
+    std::vector<std::optional<audit::ModuleFacts>> out;
+    size_t next = 0;
+    for (auto& m : asked) {
+      if (const ExtraModule* e = find_extra(m)) {
+        audit::ModuleFacts f = audit::extract(e->source, e->name, false);
+        f.file = e->file;
+        out.push_back(std::move(f));
+      } else {
+        out.push_back(std::move(from_site[next++]));
+      }
+    }
+    return out;
+  }
+
+  std::vector<std::optional<audit::ModuleFacts>> load_site(const std::vector<std::string>& modules) {
+    // Every candidate file of every module, in one read.
+    std::vector<std::string> paths;
+    std::vector<std::vector<std::string>> cands(modules.size());
+    for (size_t i = 0; i < modules.size(); ++i) {
+      cands[i] = site::module_candidates(modules[i]);
+      // Python's finder prefers a package (a/b/__init__.py) over a module (a/b.py).
+      std::stable_partition(cands[i].begin(), cands[i].end(),
+                            [](const std::string& p) { return util::ends_with(p, "/__init__.py"); });
+      if (!cands[i].empty()) cands[i].push_back(util::join(util::split(modules[i], '.'), "/"));  // namespace package
+      for (auto& dir : s_.env.site_dirs)
+        for (auto& c : cands[i]) paths.push_back(dir + "/" + c);
+    }
+    std::map<std::string, host::FileData> files;
+    for (auto& f : s_.host.read(paths)) files.emplace(f.path, std::move(f));
+
+    struct Job {
+      size_t index;
+      std::string rel, site_dir;
+      const std::string* text;
+      bool package;
+    };
+    std::vector<Job> jobs;
+    std::vector<std::optional<audit::ModuleFacts>> out(modules.size());
+    for (size_t i = 0; i < modules.size(); ++i) {
+      bool done = false;
+      for (auto& dir : s_.env.site_dirs) {
+        for (auto& c : cands[i]) {
+          auto it = files.find(dir + "/" + c);
+          if (it == files.end() || !it->second.exists) continue;
+          bool dir_entry = !util::ends_with(c, ".py");
+          if (dir_entry != it->second.is_dir) continue;
+          if (dir_entry) {
+            audit::ModuleFacts ns;  // a namespace package: submodules only
+            ns.name = modules[i];
+            ns.is_package = true;
+            ns.file = c + "/";
+            ns.root = dir;
+            ns.functions.emplace_back();
+            out[i] = std::move(ns);
+          } else {
+            jobs.push_back({i, c, dir, &it->second.content, util::ends_with(c, "/__init__.py")});
+          }
+          site_dir_[modules[i]] = dir;
+          done = true;
+          break;
+        }
+        if (done) break;
+      }
+    }
+    util::parallel_for(jobs.size(), [&](size_t j) {
+      const Job& job = jobs[j];
+      audit::ModuleFacts f = audit::extract(*job.text, modules[job.index], job.package);
+      f.file = job.rel;
+      f.root = job.site_dir;
+      out[job.index] = std::move(f);
+    });
+    spdlog::debug("audit: {} modules asked, {} read", modules.size(), jobs.size());
+    return out;
+  }
+
+  std::vector<std::string> siblings(const std::string& module) override {
+    auto parts = util::split(module, '.');
+    parts.pop_back();
+    std::string parent = util::join(parts, "/");
+    std::string prefix = parts.empty() ? "" : util::join(parts, ".") + ".";
+    std::vector<std::string> names;
+    for (auto& dir : s_.env.site_dirs)
+      for (auto& e : s_.host.list(parent.empty() ? dir : dir + "/" + parent)) {
+        std::string n = e.name;
+        if (!e.is_dir && util::ends_with(n, ".py")) n = n.substr(0, n.size() - 3);
+        else if (!e.is_dir) continue;
+        if (n == "__init__" || n == "__pycache__" || n.find('.') != std::string::npos) continue;
+        names.push_back(prefix + n);
+      }
+    return names;
+  }
+
+  std::vector<std::string> not_installed(const std::vector<std::string>& tops) override {
+    const site::Environment& env = s_.env;
+    if (env.stdlib.empty()) return {};  // an agent that does not say: nothing is claimed
+    std::vector<std::string> asked;
+    for (auto& top : tops) {
+      if (std::binary_search(env.stdlib.begin(), env.stdlib.end(), top) ||
+          std::find(env.builtins.begin(), env.builtins.end(), top) != env.builtins.end() ||
+          (extra_ && std::any_of(extra_->begin(), extra_->end(), [&](const ExtraModule& m) {
+             return m.name.substr(0, m.name.find('.')) == top;
+           })))
+        continue;
+      asked.push_back(top);
+    }
+    if (asked.empty()) return {};
+    // The environment's own finders decide (a compiled extension, a .pth hook such as
+    // setuptools' distutils on Python 3.12): one question for all of them.
+    auto found = s_.host.importable(asked);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < asked.size() && i < found.size(); ++i)
+      if (!found[i]) out.push_back(asked[i]);
+    return out;
+  }
+
+  std::vector<std::string> subclassing(const std::vector<std::string>& packages,
+                                       const std::vector<std::string>& classes) override {
+    std::set<std::string> out;
+    read_class_lines(packages);
+    for (const std::string& pkg : packages) {
+      for (const ClassLine& c : class_lines_[pkg]) {
+        if (out.count(c.module)) continue;
+        // A base list that goes on to the next lines is not read here: the module is
+        // read, and the walk decides.
+        bool any = !c.closed || std::any_of(classes.begin(), classes.end(), [&](const std::string& name) {
+          return util::contains_word(c.bases, name);
+        });
+        if (any) out.insert(c.module);
+      }
+    }
+    return {out.begin(), out.end()};
+  }
+
+  const std::map<std::string, std::string>& site_dirs() const { return site_dir_; }
+
+ private:
+  const ExtraModule* find_extra(const std::string& m) const {
+    for (auto& e : *extra_)
+      if (e.name == m) return &e;
+    return nullptr;
+  }
+
+  struct ClassLine {
+    std::string module;
+    std::string bases;  // what follows `class Name(` on its line
+    bool closed;        // the line holds the closing parenthesis
+  };
+
+  // The class statements of top-level packages, read once per walk: the .py files its
+  // distribution's RECORD lists (or, without one, a listing of its folder), then one
+  // read that brings back only the lines holding "class ".
+  void read_class_lines(const std::vector<std::string>& packages) {
+    std::map<std::string, std::string> where;  // package -> site folder
+    for (const std::string& pkg : packages) {
+      if (class_lines_.count(pkg)) continue;
+      class_lines_[pkg];
+      for (auto& [module, dir] : site_dir_)
+        if (module == pkg || util::starts_with(module, pkg + ".")) {
+          where[pkg] = dir;
+          break;
+        }
+    }
+    if (where.empty()) return;
+    std::vector<std::pair<std::string, std::string>> probe;
+    for (auto& [pkg, dir] : where) probe.push_back({dir, pkg + "/__init__.py"});
+    const host::DistributionIndex& dists = s_.distributions();
+    dists.prefetch(probe);
+    std::vector<detail::PyFile> files;
+    std::vector<std::string> owners;  // the package each file is of
+    for (auto& [pkg, dir] : where) {
+      size_t before = files.size();
+      if (const site::Distribution* d = dists.owner(dir, pkg + "/__init__.py"))
+        for (auto& row : dists.files(*d)) {
+          std::string rel = site::normalize_record_path(row.path);
+          if (util::starts_with(rel, pkg + "/") && util::ends_with(rel, ".py") && !site::unsafe_relative_path(rel))
+            files.push_back({dir + "/" + rel, rel});
+        }
+      if (files.size() == before) {
+        auto more = detail::python_files(s_.host, dir + "/" + pkg, pkg + "/");
+        files.insert(files.end(), more.begin(), more.end());
+      }
+      owners.resize(files.size(), pkg);
+    }
+    std::vector<std::string> paths;
+    for (auto& f : files) paths.push_back(f.path);
+    auto lines = s_.host.read_lines(paths, {"class "});
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (!lines[i].exists) continue;
+      std::string module = site::module_for_file(files[i].rel);
+      for (auto& line : util::split(lines[i].content, '\n')) {
+        std::string l = util::trim(line);
+        if (!util::starts_with(l, "class ")) continue;
+        size_t open = l.find('(');
+        if (open == std::string::npos) continue;
+        std::string bases = l.substr(open + 1);
+        bool closed = bases.find(')') != std::string::npos;
+        class_lines_[owners[i]].push_back({module, std::move(bases), closed});
+      }
+    }
+    spdlog::debug("audit: class statements of {} read from {} files", util::join(packages, ", "), files.size());
+  }
+
+  Session& s_;
+  const std::vector<ExtraModule>* extra_ = nullptr;
+  std::map<std::string, std::vector<ClassLine>> class_lines_;
+  std::map<std::string, std::string> site_dir_;
+};
+
+}  // namespace
+
+audit::CallGraph audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options,
+                             const std::vector<ExtraModule>& extra) {
+  SiteModules source(s, &extra);
+  return audit::walk(source, rules, options);
+}
+
+CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options, bool owners) {
+  SiteModules source(s);
+  CallAudit a;
+  a.graph = audit::walk(source, rules, options);
+  spdlog::info("audit: {} functions walked; {} modules read in {} batches", a.graph.functions, a.graph.modules,
+               a.graph.waves);
+  if (!owners) return a;
+  auto owner_of = [&](const std::string& module, const std::string& file) -> const site::Distribution* {
+    auto it = source.site_dirs().find(module);
+    if (it == source.site_dirs().end()) return nullptr;
+    return s.distributions().owner(it->second, file);
+  };
+  std::set<std::pair<std::string, std::string>> modules;  // module, file
+  for (auto& c : a.graph.chains)
+    for (auto& st : c.steps) modules.insert({st.module, st.file});
+  // The entry is the first step of every chain.
+  const site::Distribution* entry = nullptr;
+  if (!a.graph.chains.empty()) {
+    const audit::Step& first = a.graph.chains.front().steps.front();
+    entry = owner_of(first.module, first.file);
+  }
+  if (entry) {
+    a.entry_dist = entry->name;
+    a.entry_version = entry->version;
+    for (auto& [mod, file] : modules)
+      if (owner_of(mod, file) == entry) a.entry_dist_modules.push_back(mod);
+  }
+  return a;
+}
+
+}  // namespace sitepatch::engine

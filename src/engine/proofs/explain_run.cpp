@@ -1,0 +1,376 @@
+// explain --run: run, explain, try the narrowest candidate, keep it only if dynamo's
+// counts improve; again until no break is left in library code, no candidate helps, or
+// the runs are spent. Each run is the user's command under try's hook (try.cpp).
+#include "sitepatch/engine/explain_run.hpp"
+
+#include "engine/explain/explain_impl.hpp"
+#include "engine/proofs/run_impl.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "sitepatch/audit/facts.hpp"
+#include "sitepatch/engine/try.hpp"
+#include "sitepatch/host/overlay.hpp"
+#include "sitepatch/recipe/recipe.hpp"
+#include "sitepatch/util/error.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine {
+
+namespace {
+
+constexpr const char* kCountsMark = "sitepatch-dynamo-counts: ";
+
+// The breaks of a run's log, each once.
+std::vector<LoggedBreak> breaks_of(const std::string& log) {
+  explain::LogReading reading = explain::read_log(log);
+  std::vector<LoggedBreak> out;
+  for (auto& b : reading.breaks) {
+    auto same = std::find_if(out.begin(), out.end(), [&](const LoggedBreak& o) { return explain::same_break(o.brk, b); });
+    if (same != out.end()) same->brk.repeats += b.repeats + 1;
+    else out.push_back({std::move(b), "run"});
+  }
+  return out;
+}
+
+std::string break_text(const ExplainedBreak& b) {
+  const auto& brk = b.logged.brk;
+  std::string what = brk.operation.empty() ? brk.reason : brk.operation;
+  if (b.last >= 0) {
+    const PlacedFrame& f = b.frames[size_t(b.last)];
+    what += " at " + f.rel + ":" + std::to_string(f.frame.line);
+  }
+  return what;
+}
+
+// The first run's walks from the user's code, each chain marked by the kept fixes
+// alone (the log's own breaks among them: the search answered those).
+std::vector<UserWalk> after_fixes(const Explanation& first, const std::vector<Candidate>& kept) {
+  std::vector<Fix> fixes;
+  for (auto& k : kept) fixes.push_back(k.fix);
+  std::vector<UserWalk> out = first.user_walks;
+  for (auto& w : out)
+    for (auto& f : w.walk.chains) {
+      f.by.clear();
+      f.state = detail::left_by(f.chain, fixes, f.by);
+    }
+  return out;
+}
+
+// A point of the search: the fixes kept, and what the best run with them measured.
+struct State {
+  std::vector<Candidate> kept;
+  RunCounts best;
+  std::vector<std::string> breaks;
+  Explanation current;
+  size_t run = 0;  // the run that measured it (its frames are judged there)
+  std::string signature() const {
+    std::string out;
+    for (auto& k : kept) out += k.key() + ";";
+    return out;
+  }
+};
+
+// One run to make: the fixes in effect, the candidate it tries, what came of it.
+struct Trial {
+  std::vector<Candidate> fixes;
+  std::optional<Candidate> tried;
+  Plan plan;
+  std::optional<host::CommandRun> run;
+  TriedRun t;
+  Explanation e;
+  bool improved = false;
+};
+
+class Search {
+ public:
+  Search(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints)
+      : s_(s), o_(o), rules_(rules), hints_(hints), finder_(s) {}
+
+  ProvenFixes run() {
+    std::vector<Trial> first(1);
+    measure(first);
+    first[0].t.what = "as it is";
+    first[0].t.verdict = "before";
+    // Unsupported reached the top: fullgraph=True (or error_on_graph_break), where a
+    // disabled function's call is a break of its own: no disable can help.
+    fullgraph_ = first[0].t.counts.unsupported;
+    if (fullgraph_)
+      out_.skipped.push_back("disable on any frame: under fullgraph=True the call of a disabled function is itself a "
+                             "break");
+    State st;
+    st.best = first[0].t.counts;
+    st.breaks = first[0].t.breaks;
+    st.current = first[0].e;
+    Explanation before = st.current;
+    record(first[0].t);
+    std::vector<State> trail;  // the state before each kept fix: where an undo goes back to
+    while (true) {
+      if (st.best.library_breaks == 0) {
+        out_.stop = "no break left inside a library";
+        break;
+      }
+      std::vector<Candidate> pool = open_candidates(st);
+      if (pool.empty()) {
+        if (!trail.empty() && undo(st, trail)) continue;
+        out_.stop = "no candidate left that helps";
+        break;
+      }
+      int left = o_.max_runs - int(out_.runs.size());
+      if (left <= 0) {
+        out_.stop = "--max-runs " + std::to_string(o_.max_runs) + " reached";
+        for (auto& c : pool) out_.untried.push_back(c.describe());
+        break;
+      }
+      size_t n = std::min(pool.size(), size_t(std::max(1, std::min(o_.jobs, left))));
+      std::vector<Trial> batch(n);
+      for (size_t i = 0; i < n; ++i) {
+        batch[i].fixes = st.kept;
+        batch[i].fixes.push_back(pool[i]);
+        batch[i].tried = pool[i];
+      }
+      measure(batch);
+      judge(st, batch);
+      // The narrowest that helped: the first in the order they were found.
+      auto kept = std::find_if(batch.begin(), batch.end(), [](const Trial& t) { return t.improved; });
+      for (auto& tr : batch) {
+        if (kept != batch.end() && &tr != &*kept && tr.improved)
+          tr.t.verdict = "helped too (" + tr.t.verdict + "), but " + kept->tried->describe() + " is narrower";
+        tr.t.kept = kept != batch.end() && &tr == &*kept;
+        if (!tr.t.kept) reject(st, *tr.tried, tr.t.verdict);
+        // What the failure taught: the fake's outputs as the function really returns them.
+        if (auto better = refine_custom_op(*tr.tried, tr.t.counts.failure); better && kept == batch.end())
+          refined_[st.signature()].push_back(*better);
+        tr.t.batch = int(n);
+        record(tr.t);
+      }
+      if (kept != batch.end()) {
+        trail.push_back(st);
+        st.kept.push_back(*kept->tried);
+        st.best = kept->t.counts;
+        st.breaks = kept->t.breaks;
+        st.current = std::move(kept->e);
+        st.run = out_.runs.size() - n + size_t(kept - batch.begin());
+      }
+    }
+    out_.kept = st.kept;
+    out_.last = std::move(st.current);
+    out_.after = after_fixes(before, out_.kept);
+    return std::move(out_);
+  }
+
+ private:
+  // Every candidate after the last kept fix ran and failed: that fix may be what blocks
+  // them (it changed the path dynamo takes). Back to before it, without it, when
+  // something else is left to try there; else the fixes kept so far stand.
+  bool undo(State& st, std::vector<State>& trail) {
+    // Only candidates that ran and failed are evidence that the fix blocks them; a break
+    // with no candidate at all is no reason to give up what got past the one before.
+    if (!tried_.count(st.signature())) return false;
+    const Candidate& last = st.kept.back();
+    std::string key = trail.back().signature() + "|" + last.key();
+    rejected_.insert(key);
+    if (open_candidates(trail.back()).empty()) {
+      rejected_.erase(key);
+      return false;
+    }
+    out_.undone.push_back(last.describe() + ": every candidate after it failed; searching without it");
+    st = std::move(trail.back());
+    trail.pop_back();
+    return true;
+  }
+
+  // The candidates of the state's breaks not yet tried there; each library frame's
+  // verdict goes on the run that measured the state.
+  std::vector<Candidate> open_candidates(const State& st) {
+    std::vector<FrameNote> notes;
+    std::vector<Candidate> all = finder_.find(st.current, &notes);
+    if (out_.runs[st.run].frames.empty()) out_.runs[st.run].frames = std::move(notes);
+    std::vector<Candidate> unchecked;
+    for (auto& c : all)
+      if (c.kind == Candidate::hint && !hint_checked_.count(c.key())) unchecked.push_back(c);
+    if (!unchecked.empty()) {
+      for (auto& [key, why] : check_hints(s_, unchecked))
+        if (!why.empty()) hint_skips_[key] = why;
+      for (auto& c : unchecked) {
+        hint_checked_.insert(c.key());
+        if (hint_skips_.count(c.key())) out_.skipped.push_back(c.describe() + ": " + hint_skips_[c.key()]);
+      }
+    }
+    if (auto r = refined_.find(st.signature()); r != refined_.end()) all.insert(all.begin(), r->second.begin(), r->second.end());
+    std::vector<Candidate> open;
+    for (auto& c : all) {
+      bool kept = std::any_of(st.kept.begin(), st.kept.end(), [&](const Candidate& k) { return k.fix.name() == c.fix.name(); });
+      if (kept || (fullgraph_ && c.kind == Candidate::disable) || hint_skips_.count(c.key()) || never_.count(c.key()) || rejected_.count(st.signature() + "|" + c.key()))
+        continue;
+      open.push_back(c);
+    }
+    return open;
+  }
+
+  void reject(const State& st, const Candidate& c, const std::string& verdict) {
+    rejected_.insert(st.signature() + "|" + c.key());
+    tried_.insert(st.signature());
+    // A disable that moves the break to its caller does so whatever else is kept.
+    if (verdict.find("only moved to where the disabled function is called") != std::string::npos)
+      never_.insert(c.key());
+  }
+
+  void judge(const State& st, std::vector<Trial>& batch) {
+    for (auto& tr : batch) {
+      tr.t.what = "+ " + tr.tried->describe();
+      if (!tr.t.verdict.empty()) continue;  // not applicable: said when planned
+      std::vector<std::string> gone;
+      for (auto& b : st.breaks)
+        if (std::find(tr.t.breaks.begin(), tr.t.breaks.end(), b) == tr.t.breaks.end()) gone.push_back(b);
+      tr.improved = improves(st.best, tr.t.counts, gone, tr.t.breaks, tr.t.verdict);
+    }
+  }
+
+  void record(TriedRun t) {
+    out_.runs.push_back(std::move(t));
+    if (o_.progress) o_.progress(out_.runs.back());
+  }
+
+  // Plans a trial's fixes; a plan that fails is the trial's verdict, with no run.
+  void prepare(Trial& tr) {
+    if (tr.tried) tr.t.candidate = *tr.tried;
+    if (!tr.fixes.empty()) {
+      std::string text = proven_recipe(tr.fixes, {}, "explain-run-trial", "");
+      tr.plan = plan(s_, {recipe::parse(text, "explain --run")});
+      if (!tr.plan.ok()) {
+        tr.t.verdict =
+            "not applicable: " + (tr.plan.problems.empty() ? std::string("an edit does not apply") : tr.plan.problems.front());
+        for (auto& ed : tr.plan.edits)
+          if (!ed.message.empty()) {
+            tr.t.verdict = "not applicable: " + ed.message;
+            break;
+          }
+        return;
+      }
+    }
+    host::CommandRun run = try_run(tr.plan, {"sh", "-c", o_.command});
+    run.capture = true;
+    const char* logs = std::getenv("TORCH_LOGS");
+    std::string torch_logs = logs && *logs ? std::string(logs) : "";
+    if (torch_logs.find("graph_breaks") == std::string::npos)
+      torch_logs += (torch_logs.empty() ? "" : ",") + std::string("graph_breaks");
+    run.env["TORCH_LOGS"] = torch_logs;
+    run.env["TORCHDYNAMO_VERBOSE"] = "1";
+    run.env["SITEPATCH_DYNAMO_COUNTS"] = "1";
+    run.env["SITEPATCH_TRY_QUIET"] = "1";
+    run.env["VIRTUAL_ENV"] = s_.env.prefix;
+    run.path_first_dirs["PATH"] = s_.env.prefix + "/bin";
+    tr.run = std::move(run);
+  }
+
+  // What a run's output says: dynamo's counts, how it ended, its breaks explained
+  // against the texts it ran.
+  void finish(Trial& tr, const host::CommandResult& r) {
+    RunCounts& c = tr.t.counts;
+    c.seconds = r.seconds;
+    c.status = r.status;
+    std::string log = r.err + "\n" + r.out;
+    read_counts(log, c);
+    RunEnd end = r.status != 0 ? run_end(log) : RunEnd{};
+    c.unsupported = r.status != 0 && util::ends_with(end.type, "Unsupported");
+    if (r.status != 0 && !c.unsupported)
+      c.failure = end.type.empty() ? "" : util::printable(end.type + (end.message.empty() ? "" : ": " + end.message));
+    c.raised = c.unsupported ? util::printable(end.raised) : "";
+    auto breaks = breaks_of(log);
+    if (!breaks.empty()) {
+      // The log's lines are those of the planned texts: read them, not the files on disk.
+      std::map<std::string, std::string> texts;
+      for (const FileChange& f : tr.plan.files) texts[f.path] = f.new_text;
+      auto view = host::overlay_host(s_.host, std::move(texts));
+      Session seen(*view, s_.env, s_.state_dir);
+      tr.e = explain(seen, std::move(breaks), rules_, hints_);
+    }
+    for (auto& b : tr.e.breaks) {
+      c.library_breaks += b.in_library();
+      tr.t.breaks.push_back(break_text(b));
+    }
+    spdlog::info("explain --run: exit {}, {:.1f} s, graphs {}, graph breaks {}, {} in libraries", r.status, c.seconds,
+                 c.graphs, c.graph_breaks, c.library_breaks);
+  }
+
+  // Every trial of a batch at once (--jobs), each under its own try hook.
+  void measure(std::vector<Trial>& trials) {
+    std::vector<host::CommandRun> runs;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < trials.size(); ++i) {
+      prepare(trials[i]);
+      if (trials[i].run) {
+        runs.push_back(*trials[i].run);
+        which.push_back(i);
+      }
+    }
+    std::vector<host::CommandResult> results = s_.host.run_commands(runs, o_.jobs);
+    for (size_t k = 0; k < which.size(); ++k) finish(trials[which[k]], results[k]);
+  }
+
+  Session& s_;
+  const RunOptions& o_;
+  const audit::RuleSet& rules_;
+  const explain::HintSet& hints_;
+  CandidateFinder finder_;
+  ProvenFixes out_;
+  std::set<std::string> rejected_;       // "state signature|candidate key"
+  std::set<std::string> never_;          // candidate keys no state can make help
+  std::set<std::string> hint_checked_;
+  std::map<std::string, std::string> hint_skips_;
+  bool fullgraph_ = false;
+  std::set<std::string> tried_;          // state signatures where a candidate ran and failed
+  std::map<std::string, std::vector<Candidate>> refined_;  // by state signature: candidates a failure taught
+};
+}  // namespace
+
+std::string Candidate::describe() const {
+  switch (kind) {
+    case hint: return "hint " + fix.hint + " (a traceable body) for " + fix.name();
+    case assume_constant: return "assume_constant_result on " + fix.name();
+    case disable: return "disable on " + fix.name();
+    case custom_op: return "register-custom-op on " + fix.name();
+  }
+  return fix.name();
+}
+
+void read_counts(const std::string& text, RunCounts& into) {
+  std::string mark = kCountsMark;
+  for (size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at + 1)) {
+    size_t end = text.find('\n', at);
+    auto j = nlohmann::json::parse(text.substr(at + mark.size(), end - at - mark.size()), nullptr, false);
+    if (j.is_discarded() || !j.contains("graphs")) continue;
+    into.graphs = std::max(into.graphs, 0) + j["graphs"].get<int>();
+    into.graph_breaks = std::max(into.graph_breaks, 0) + j["graph_breaks"].get<int>();
+  }
+}
+
+std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector<std::string>& why,
+                          const std::string& id, const std::string& requires_line) {
+  std::string out = "id: " + id + "\n";
+  if (!requires_line.empty()) out += "requires: " + requires_line + "\n";
+  out += "edits:\n";
+  for (size_t i = 0; i < fixes.size(); ++i) {
+    if (i < why.size() && !why[i].empty()) out += "  # " + why[i] + "\n";
+    out += edit_yaml(fixes[i].fix);
+  }
+  return out;
+}
+
+ProvenFixes prove_fixes(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints) {
+  if (o.command.empty()) throw Error("explain --run needs a command", Exit::usage);
+  if (o.max_runs < 1) throw Error("--max-runs must be at least 1", Exit::usage);
+  if (o.jobs < 1) throw Error("--jobs must be at least 1", Exit::usage);
+  return Search(s, o, rules, hints).run();
+}
+
+}  // namespace sitepatch::engine

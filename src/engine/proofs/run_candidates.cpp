@@ -1,0 +1,429 @@
+// explain --run's candidates for a run's breaks, narrowest first, each library frame
+// judged by what is true at its calls (python/constancy): assume_constant_result fits
+// where every call on the log's path passes constants and the result is one dynamo can
+// hold; disable fits every frame. Each frame's verdict is kept for -v and --json.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "engine/explain/explain_impl.hpp"
+#include "engine/proofs/run_impl.hpp"
+#include "sitepatch/engine/explain_run.hpp"
+#include "sitepatch/python/constancy.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace sitepatch::engine {
+
+namespace {
+
+std::string last_name(const std::string& qualified) {
+  size_t dot = qualified.rfind('.');
+  return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
+}
+
+// A fake's body: `outputs` tensors, the i-th shaped as the i-th input (the last one
+// for the rest).
+std::string fake_body(const std::vector<std::string>& inputs, int outputs) {
+  std::string fake = "return ";
+  for (int i = 0; i < outputs; ++i)
+    fake += (i ? ", " : "") + std::string("torch.empty_like(") + inputs[std::min(size_t(i), inputs.size() - 1)] + ")";
+  return fake + "\n";
+}
+
+std::string at(const PlacedFrame& f) {
+  return (f.rel.empty() ? f.frame.file : f.rel) + ":" + std::to_string(f.frame.line);
+}
+
+Candidate decorate(const site::Environment& env, const PlacedFrame& f, Candidate::Kind kind) {
+  Candidate c;
+  c.kind = kind;
+  c.fix.module = f.module;
+  c.fix.function = f.qualified;
+  c.fix.action = "add-decorator";
+  c.fix.code = kind == Candidate::assume_constant ? "torch.compiler.assume_constant_result" : "torch.compiler.disable";
+  c.fix.ensure_import = "import torch";
+  c.fix.dist = f.dist;
+  c.fix.version = f.version;
+  c.shared = !f.site_dir.empty() && !shared_owner(env, f.site_dir).empty();
+  if (kind == Candidate::assume_constant) {
+    // Next to the def: dynamo traces through functools' caches above it, not through
+    // assume_constant_result above a cache.
+    c.fix.position = "innermost";
+    c.fix.why = "dynamo runs " + f.qualified + " once while tracing and keeps its result as a constant";
+    c.fix.cost = "the result is frozen in the compiled graph: a different result later (another device, a changed "
+                 "config) is not seen until a recompile";
+  } else {
+    c.fix.why = "keeps dynamo out of " + f.qualified + " and everything it calls";
+    c.fix.cost = "dynamo breaks the graph where " + f.qualified + " is called (fullgraph=True fails there)";
+  }
+  return c;
+}
+
+}  // namespace
+
+// Reads and parses each file a frame is in once (through the host: a remote
+// environment's files are there); a file that cannot be read or parsed gives nullptr
+// and says why.
+class Sources {
+ public:
+  explicit Sources(Session& s) : s_(s) {}
+  const python::SourceFacts* of(const PlacedFrame& f, std::string& why) {
+    std::string path = !f.site_dir.empty() ? f.site_dir + "/" + f.rel : f.frame.file;
+    if (path.empty() || path[0] != '/') {
+      why = "is not readable here";
+      return nullptr;
+    }
+    auto it = cache_.find(path);
+    if (it == cache_.end()) it = cache_.emplace(path, load(path)).first;
+    why = it->second.why;
+    return it->second.facts.get();
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<python::SourceFacts> facts;
+    std::string why;
+  };
+  Entry load(const std::string& path) {
+    Entry e;
+    auto data = s_.host.read({path});
+    if (!data[0].exists || data[0].is_dir) {
+      e.why = "is not readable here";
+      return e;
+    }
+    try {
+      e.facts = std::make_unique<python::SourceFacts>(std::move(data[0].content));
+    } catch (const Error& err) {
+      e.why = std::string("does not parse: ") + err.what();
+    }
+    return e;
+  }
+  Session& s_;
+  std::map<std::string, Entry> cache_;
+};
+
+namespace {
+
+// Whether every call of frame k's function on the log's path passes constants; `why`
+// says which call does not, or what was true of them all.
+class CallCheck {
+ public:
+  CallCheck(Sources& src, const std::vector<PlacedFrame>& frames) : src_(src), frames_(frames) {}
+
+  bool constant_calls(int k, const python::FunctionFacts& callee, std::string& why) {
+    const PlacedFrame& f = frames_[size_t(k)];
+    int ck = caller_of(k);
+    if (ck < 0) {
+      why = "the log shows no caller";
+      return false;
+    }
+    const PlacedFrame& caller = frames_[size_t(ck)];
+    std::string unreadable;
+    const python::SourceFacts* source = src_.of(caller, unreadable);
+    if (!source) {
+      why = "its caller's file (" + at(caller) + ") " + unreadable;
+      return false;
+    }
+    python::CallsIn in = source->calls_in(caller.frame.line, last_name(f.qualified));
+    if (in.calls.empty()) {
+      // Reached through something the source does not show calling it (a wrapper, a
+      // callback): only a function that takes nothing is sure to get nothing.
+      bool none = std::none_of(callee.params.begin(), callee.params.end(),
+                               [&](const std::string& p) { return !callee.default_constant.count(p); });
+      if (none && all_defaults_constant(callee)) {
+        why = "takes no arguments that are not constants (its call at " + at(caller) + " is not in the source)";
+        return true;
+      }
+      why = "its call at " + at(caller) + " is not in the source: what it is passed is not known";
+      return false;
+    }
+    for (const python::CallFacts& c : in.calls)
+      if (!call_constant(c, callee, ck, in, why)) return false;
+    why = std::to_string(in.calls.size()) + (in.calls.size() == 1 ? " call" : " calls") + " in " +
+          (in.caller.empty() ? "module level" : in.caller) + " (" + at(caller) + ")" + " pass" +
+          (in.calls.size() == 1 ? "es" : "") + " only constants";
+    return true;
+  }
+
+ private:
+  // The frame that called frame k: the nearest user or library frame before it (torch's
+  // polyfills and the standard library's wrappers in between call it on its behalf).
+  int caller_of(int k) const {
+    for (int j = k - 1; j >= 0; --j)
+      if (frames_[size_t(j)].kind == explain::FrameKind::user || frames_[size_t(j)].kind == explain::FrameKind::library)
+        return j;
+    return -1;
+  }
+
+  static bool all_defaults_constant(const python::FunctionFacts& f) {
+    return std::all_of(f.default_constant.begin(), f.default_constant.end(), [](auto& d) { return d.second; });
+  }
+
+  // The callee's parameters, without the instance of a method.
+  static std::vector<std::string> plain_params(const python::FunctionFacts& f) {
+    std::vector<std::string> p = f.params;
+    if (f.method && !p.empty()) p.erase(p.begin());
+    return p;
+  }
+
+  bool call_constant(const python::CallFacts& c, const python::FunctionFacts& callee, int caller_k,
+                     const python::CallsIn& in, std::string& why) {
+    std::string where = c.callee + "(...) at line " + std::to_string(c.line);
+    if (c.spread) {
+      why = where + " passes *args or **kwargs";
+      return false;
+    }
+    std::set<std::string> given;
+    std::vector<std::string> params = plain_params(callee);
+    for (const python::ArgumentFacts& a : c.args) {
+      std::string param = a.slot;
+      if (a.slot[0] == '#') {
+        size_t i = std::stoul(a.slot.substr(1));
+        param = i < params.size() ? params[i] : "";
+      }
+      given.insert(param);
+      if (a.kind == python::ArgumentFacts::constant) continue;
+      if (a.kind == python::ArgumentFacts::parameter && depth_ < 3) {
+        ++depth_;
+        bool ok = parameter_constant(caller_k, in, a.text, why);
+        --depth_;
+        if (ok) continue;
+        why = where + " passes `" + a.text + "`, its caller's parameter: " + why;
+        return false;
+      }
+      why = where + " passes `" + util::printable(a.text) + "`, no constant";
+      return false;
+    }
+    for (const std::string& p : params)
+      if (!given.count(p) && callee.default_constant.count(p) && !callee.default_constant.at(p)) {
+        why = where + " leaves `" + p + "` to its default, which is no constant";
+        return false;
+      }
+    return true;
+  }
+
+  // Whether the function of frame `k` (its facts `in`) is passed a constant for `param`
+  // by every call of it the frame before it makes.
+  bool parameter_constant(int k, const python::CallsIn& in, const std::string& param, std::string& why) {
+    const PlacedFrame& f = frames_[size_t(k)];
+    if (caller_of(k) < 0) {
+      why = "the compiled function's arguments are what the model passes";
+      return false;
+    }
+    std::string unreadable;
+    const python::SourceFacts* source = src_.of(f, unreadable);
+    if (!source || in.caller.empty()) {
+      why = "not known";
+      return false;
+    }
+    python::FunctionFacts facts = source->function(in.caller);
+    if (!facts.found) {
+      why = "not known";
+      return false;
+    }
+    return constant_calls_for(k, facts, param, why);
+  }
+
+  bool constant_calls_for(int k, const python::FunctionFacts& fn, const std::string& param, std::string& why) {
+    int ck = caller_of(k);
+    if (ck < 0) {
+      why = "the log shows no caller";
+      return false;
+    }
+    const PlacedFrame& caller = frames_[size_t(ck)];
+    const PlacedFrame& f = frames_[size_t(k)];
+    std::string unreadable;
+    const python::SourceFacts* source = src_.of(caller, unreadable);
+    if (!source) {
+      why = "not known";
+      return false;
+    }
+    python::CallsIn in = source->calls_in(caller.frame.line, last_name(f.qualified));
+    if (in.calls.empty()) {
+      why = "its call at " + at(caller) + " is not in the source";
+      return false;
+    }
+    std::vector<std::string> params = plain_params(fn);
+    size_t index = size_t(std::find(params.begin(), params.end(), param) - params.begin());
+    for (const python::CallFacts& c : in.calls) {
+      const python::ArgumentFacts* a = nullptr;
+      for (auto& arg : c.args)
+        if (arg.slot == param || arg.slot == "#" + std::to_string(index)) a = &arg;
+      if (c.spread) {
+        why = "a call passes *args or **kwargs";
+        return false;
+      }
+      if (!a) {
+        if (fn.default_constant.count(param) && fn.default_constant.at(param)) continue;
+        why = "its default is no constant";
+        return false;
+      }
+      if (a->kind == python::ArgumentFacts::constant) continue;
+      if (a->kind == python::ArgumentFacts::parameter && depth_ < 3) {
+        ++depth_;
+        bool ok = parameter_constant(ck, in, a->text, why);
+        --depth_;
+        if (ok) continue;
+        return false;
+      }
+      why = "it is given `" + util::printable(a->text) + "` at " + at(caller);
+      return false;
+    }
+    return true;
+  }
+
+  Sources& src_;
+  const std::vector<PlacedFrame>& frames_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+CandidateFinder::CandidateFinder(Session& s) : s_(s), sources_(std::make_unique<Sources>(s)) {}
+CandidateFinder::~CandidateFinder() = default;
+
+CandidateFinder::Judged CandidateFinder::judge(const ExplainedBreak& b, int k, FrameNote& note) {
+  Judged out;
+  const PlacedFrame& f = b.frames[size_t(k)];
+  note.function = f.name();
+  note.at = at(f);
+  std::string unreadable;
+  const python::SourceFacts* source = sources_->of(f, unreadable);
+  if (!source) {
+    note.why = note.custom_op_why = "its file " + unreadable;
+    return out;
+  }
+  python::FunctionFacts facts = source->function(f.qualified);
+  if (!facts.found) {
+    note.why = note.custom_op_why = "no function " + f.qualified + " in its file";
+    return out;
+  }
+  out.custom_op = custom_op(f, facts, note);
+  if (facts.method) {
+    note.why = "a method: its instance is no constant dynamo can key a result by";
+    return out;
+  }
+  if (facts.result.kind == python::ResultFacts::object) {
+    note.why = facts.result.why + ", no constant dynamo can hold: its caller is the place";
+    return out;
+  }
+  CallCheck calls(*sources_, b.frames);
+  std::string why;
+  if (!calls.constant_calls(k, facts, why)) {
+    note.why = why;
+    return out;
+  }
+  note.assume_constant = true;
+  note.why = why + "; " +
+             (facts.result.kind == python::ResultFacts::holdable ? facts.result.why
+                                                                   : facts.result.why + " (the run decides)");
+  out.constant = decorate(s_.env, f, Candidate::assume_constant);
+  return out;
+}
+
+std::optional<Candidate> CandidateFinder::custom_op(const PlacedFrame& f, const python::FunctionFacts& facts,
+                                                    FrameNote& note) {
+  // A kernel wrapper: a module-level function of tensors whose result is no constant.
+  if (facts.method || f.qualified.find('.') != std::string::npos) {
+    note.custom_op_why = "not a module-level function";
+    return std::nullopt;
+  }
+  if (facts.result.kind != python::ResultFacts::unknown) {
+    note.custom_op_why = facts.result.why + ": no tensor";
+    return std::nullopt;
+  }
+  std::vector<std::string> tensors;  // the parameters without a default: what a wrapper takes tensors as
+  for (auto& p : facts.params) {
+    if (p[0] == '*') {
+      note.custom_op_why = "it takes *args or **kwargs, which a custom op's schema cannot";
+      return std::nullopt;
+    }
+    if (!facts.default_constant.count(p)) tensors.push_back(p);
+  }
+  if (tensors.empty()) {
+    note.custom_op_why = "it takes no tensor to give its outputs a shape from";
+    return std::nullopt;
+  }
+  std::string fake = fake_body(tensors, std::max(1, facts.returns_tuple));
+  Candidate c;
+  c.inputs = tensors;
+  c.kind = Candidate::custom_op;
+  c.fix.module = f.module;
+  c.fix.function = f.qualified;
+  c.fix.action = "register-custom-op";
+  c.fix.code = fake + "\n";
+  fake = fake.substr(0, fake.size() - 1);
+  c.fix.ensure_import = "import torch";
+  c.fix.dist = f.dist;
+  c.fix.version = f.version;
+  c.shared = !f.site_dir.empty() && !shared_owner(s_.env, f.site_dir).empty();
+  c.fix.why = "torch.library.custom_op makes " + f.qualified + " one node to dynamo: its body runs eagerly, its "
+              "fake (" + fake.substr(7) + ") gives dynamo the outputs' shape, dtype and device";
+  c.fix.cost = f.qualified + " becomes an operator: no autograd through it (training needs register_autograd), "
+               "its outputs must be new tensors shaped as the fake says, and it must not change its inputs";
+  note.custom_op = true;
+  note.custom_op_why = "a module-level function of tensors (" + util::join(tensors, ", ") +
+                       ") whose result is no constant; fake: " + fake.substr(7);
+  return c;
+}
+
+std::vector<Candidate> CandidateFinder::find(const Explanation& e, std::vector<FrameNote>* notes) {
+  std::vector<Candidate> out;
+  std::set<std::string> seen;
+  auto add = [&](Candidate c) {
+    if (seen.insert(c.key()).second) out.push_back(std::move(c));
+  };
+  for (const ExplainedBreak& b : e.breaks) {
+    if (!b.in_library() || b.stale()) continue;
+    if (b.fix && !e.fixes[*b.fix].hint.empty()) {
+      Candidate c;
+      c.kind = Candidate::hint;
+      c.fix = e.fixes[*b.fix];
+      add(c);
+    }
+    // Library frames, innermost first.
+    std::vector<int> frames;
+    for (int k = b.last; k >= b.entry && k >= 0; --k) {
+      const PlacedFrame& f = b.frames[size_t(k)];
+      if (f.kind == explain::FrameKind::library && f.mapped && !f.qualified.empty()) frames.push_back(k);
+    }
+    std::vector<Candidate> ops;
+    for (int k : frames) {
+      FrameNote note;
+      Judged j = judge(b, k, note);
+      if (j.constant) add(std::move(*j.constant));
+      if (j.custom_op) ops.push_back(std::move(*j.custom_op));
+      if (notes && std::none_of(notes->begin(), notes->end(), [&](const FrameNote& n) { return n.at == note.at; }))
+        notes->push_back(std::move(note));
+    }
+    // Kernel wrappers as custom ops, innermost first; then disable, which under
+    // fullgraph=True only moves the break (the search drops it there).
+    for (auto& c : ops) add(std::move(c));
+    for (int k : frames) add(decorate(s_.env, b.frames[size_t(k)], Candidate::disable));
+  }
+  // A fix in a folder the environment shares (a .pth folder, the system's) needs
+  // apply --system and reaches every environment that shares it: tried last.
+  std::stable_partition(out.begin(), out.end(), [&](const Candidate& c) { return !c.shared; });
+  return out;
+}
+
+std::optional<Candidate> refine_custom_op(const Candidate& tried, const std::string& failure) {
+  // torch says what the function really returned when it does not fit the schema:
+  // "Unable to cast (tensor([...]), tensor([...])) to Tensor".
+  const std::string mark = "Unable to cast (";
+  size_t at = failure.find(mark);
+  if (tried.kind != Candidate::custom_op || tried.inputs.empty() || at == std::string::npos) return std::nullopt;
+  int outputs = 0;
+  for (size_t p = failure.find("tensor(", at); p != std::string::npos; p = failure.find("tensor(", p + 1)) ++outputs;
+  if (outputs < 2 || tried.fix.code.find("), torch.empty_like(") != std::string::npos) return std::nullopt;
+  Candidate c = tried;
+  c.fix.code = fake_body(c.inputs, outputs);
+  c.fix.why = "torch.library.custom_op makes " + c.fix.function + " one node to dynamo; it returns " +
+              std::to_string(outputs) + " tensors (as its run said), each shaped by its fake as an input";
+  return c;
+}
+
+std::vector<Candidate> candidates(Session& s, const Explanation& e) { return CandidateFinder(s).find(e, nullptr); }
+
+}  // namespace sitepatch::engine
