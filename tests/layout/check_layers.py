@@ -7,6 +7,8 @@
    or "<m>/..." (the src-relative form). Generated headers (no folder) and the same module
    are always fine.
 2. Size: no source file (src/**/*.cpp, *.hpp, *.py, include/**/*.hpp) over MAX_LINES lines.
+3. Test names: no `;` in a TEST_CASE name under tests/ (ctest splits a name there into two
+   tests that each match nothing).
 
 Usage: check_layers.py ROOT, or --self-test. Exit 1 listing each breach as
 FILE:LINE: what -> why.
@@ -28,6 +30,7 @@ LAYERS = {
 }
 MAX_LINES = 600
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+TEST_CASE = re.compile(r'TEST_CASE\(((?:\s*"(?:[^"\\]|\\.)*")+)')
 
 
 def module_of(rel):
@@ -82,6 +85,25 @@ def check(root):
             elif LAYERS[theirs] >= LAYERS[mine]:
                 problems.append(f"{rel}:{number}: {m.group(1)} -> {mine} (layer {LAYERS[mine]}) may not include "
                                 f"{theirs} (layer {LAYERS[theirs]})")
+    problems += test_names(root)
+    return problems
+
+
+def test_names(root):
+    problems = []
+    for folder, _, files in os.walk(os.path.join(root, "tests")):
+        for name in sorted(files):
+            if not name.endswith(".cpp"):
+                continue
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            for m in TEST_CASE.finditer(text):
+                title = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1)))
+                if ";" in title:
+                    number = text.count("\n", 0, m.start()) + 1
+                    problems.append(f"{os.path.relpath(path, root)}:{number}: TEST_CASE name -> has a `;`, "
+                                    "where ctest splits it into two tests that match nothing")
     return problems
 
 
@@ -98,12 +120,15 @@ def self_test():
         put("include/sitepatch/util/d.hpp", '#include "sitepatch/cli/x.hpp"\n')
         put("src/util/big.cpp", "x\n" * (MAX_LINES + 1))
         put("src/util/fits.cpp", "x\n" * MAX_LINES)
+        put("tests/unit/names.cpp", 'TEST_CASE("fine, this one", "[a]") {}\n'
+                                    'TEST_CASE("split in two "\n          "by ; here", "[a]") {}\n')
         got = sorted(p.split(" -> ")[0] for p in check(root))
         want = sorted([
             "src/site/a.cpp:2: sitepatch/host/host.hpp",
             "src/audit/c.cpp:1: sitepatch/host/host.hpp",
             "include/sitepatch/util/d.hpp:1: sitepatch/cli/x.hpp",
             f"src/util/big.cpp:{MAX_LINES + 1}: {MAX_LINES + 1} lines",
+            "tests/unit/names.cpp:2: TEST_CASE name",
         ])
         if got != want:
             print("self-test failed:\n  got  %s\n  want %s" % (got, want))
@@ -124,7 +149,7 @@ def main(argv):
     if problems:
         print(f"{len(problems)} breach(es) of the house rules")
         return 1
-    print(f"every include goes down a layer; no source file over {MAX_LINES} lines")
+    print(f"every include goes down a layer; no source file over {MAX_LINES} lines; no test name with a `;`")
     return 0
 
 

@@ -64,7 +64,7 @@ TEST_CASE("a condition the audit cannot decide keeps both arms", "[audit]") {
                                  "pkg.m:f:8 > subprocess.run"});
 }
 
-TEST_CASE("if not TYPE_CHECKING: the block runs; its else is what a type checker reads", "[audit]") {
+TEST_CASE("if not TYPE_CHECKING: the block runs and its else is what a type checker reads", "[audit]") {
   MemorySource src;
   src.files["pkg/__init__.py"] = "";
   src.files["pkg/fast.py"] = "import subprocess\ndef go():\n    subprocess.run([\"x\"])\n";
