@@ -17,10 +17,6 @@ namespace sitepatch::cli {
 
 namespace {
 
-std::string plural(size_t n, const std::string& one, const std::string& many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // The links a --path scan did not follow, a few by name (escaped: the names are the
 // folder's, whoever made them).
 std::string links_out_note(const std::vector<std::string>& links) {

@@ -38,10 +38,6 @@ struct AuditOptions {
   std::string callgraph;        // MODULE:FUNCTION: where the walked call graph goes as JSON
 };
 
-std::string plural(size_t n, const std::string& one, const std::string& many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // A bar on stderr, only on a terminal and only once a scan has taken a second.
 engine::Progress progress_bar(const GlobalOptions& g, const AuditOptions& o) {
   if (g.json || o.format != "text" || g.quiet || !::isatty(STDERR_FILENO)) return nullptr;

@@ -64,6 +64,11 @@ inline nlohmann::json or_null(const std::string& s) { return s.empty() ? nlohman
 /// A line (or other count from 1) that is not known: 0 is null.
 inline nlohmann::json or_null(int n) { return n > 0 ? nlohmann::json(n) : nlohmann::json(); }
 
+/// "1 call", "3 calls".
+inline std::string plural(size_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 /// Opens the environment the global options name (its Python starts once).
 struct Env {
   std::unique_ptr<host::Host> host;

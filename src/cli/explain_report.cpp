@@ -16,10 +16,6 @@ using engine::FollowUp;
 using engine::PlacedFrame;
 using explain::FrameKind;
 
-std::string plural(size_t n, const std::string& one, const std::string& many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 std::string times(int n) {
   return n == 1 ? "once" : n == 2 ? "twice" : std::to_string(n) + " times";
 }

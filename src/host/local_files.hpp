@@ -1,6 +1,7 @@
 #pragma once
 // LocalHost's writes and locks, apart from the rest of the host: the two places where
 // a root process meets folders other users may write to.
+#include <cerrno>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -16,6 +17,9 @@ void write_local(const std::vector<WriteRequest>& files, const std::string& tag)
 
 /// Host::lock on this machine; a writer's lock file names `tag` until it is released.
 std::unique_ptr<Lock> lock_local(const std::string& path, int timeout_ms, LockMode mode, const std::string& tag);
+
+/// errno `e` says the path is not there (ENOENT, ENOTDIR): nothing to read or remove.
+inline bool missing(int e) { return e == ENOENT || e == ENOTDIR; }
 
 /// The folder `path` is in ("." for a bare name, "/" for a file at the root).
 std::string folder_of(const std::string& path);

@@ -27,7 +27,6 @@ namespace {
 
 std::string errno_text(const std::string& path, int e) { return path + ": " + std::strerror(e); }
 
-bool missing(int e) { return e == ENOENT || e == ENOTDIR; }
 
 std::string absolute(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;

@@ -23,7 +23,6 @@
 namespace sitepatch::host {
 namespace {
 
-bool missing(int e) { return e == ENOENT || e == ENOTDIR; }
 
 std::string real_or_self(const std::string& path) {
   char* r = ::realpath(path.c_str(), nullptr);

@@ -40,7 +40,7 @@ testsupport::WheelSpec fleetdemo(const std::string& version) {
             "    return \"built \" + name\n"}}};
 }
 
-const char* kRecipe =
+const char* kFleetRecipe =
     "id: fleet-fix\n"
     "description: no nvcc at import, tidy kernel names\n"
     "requires: fleetdemo>=1.0\n"
@@ -120,7 +120,7 @@ struct Fleet {
       other.get();
     }
     for (auto& v : venvs) pip_bytes.push_back(e2e::read_tree(v.site_packages));
-    testsupport::spit(recipe, kRecipe);
+    testsupport::spit(recipe, kFleetRecipe);
     testsupport::spit(newer, kNewer);
     write_inventory();
   }

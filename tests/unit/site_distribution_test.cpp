@@ -49,8 +49,8 @@ TEST_CASE("conda's record names give the package's name and version, dashes in t
 }
 
 TEST_CASE("normalize_name and normalize_record_path", "[site]") {
-  CHECK(normalize_name("FlashInfer_Python") == "flashinfer-python");
-  CHECK(normalize_name("a.-_b") == "a-b");
+  CHECK(sitepatch::site::normalize_name("FlashInfer_Python") == "flashinfer-python");
+  CHECK(sitepatch::site::normalize_name("a.-_b") == "a-b");
   CHECK(normalize_record_path("./pkg//a.py") == "pkg/a.py");
   CHECK(normalize_record_path("pkg/sub/../a.py") == "pkg/a.py");
   CHECK(normalize_record_path("../../bin/tool") == "../../bin/tool");

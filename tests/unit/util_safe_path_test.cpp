@@ -18,7 +18,6 @@
 
 namespace fs = std::filesystem;
 using sitepatch::util::unsafe_path;
-using testsupport::TempDir;
 
 namespace {
 void mode(const std::string& p, mode_t m) { REQUIRE(::chmod(p.c_str(), m) == 0); }
@@ -26,7 +25,7 @@ void owner(const std::string& p, uid_t uid) { REQUIRE(::lchown(p.c_str(), uid, u
 }  // namespace
 
 TEST_CASE("unsafe_path: folders only root and the caller can change are safe", "[util][root]") {
-  TempDir tmp;
+  testsupport::TempDir tmp;
   fs::create_directories(tmp.path + "/a/b");
   CHECK_FALSE(unsafe_path(tmp.path + "/a/b"));
   CHECK_FALSE(unsafe_path(tmp.path + "/a/b/missing/too"));  // judged by where it would be made
@@ -37,7 +36,7 @@ TEST_CASE("unsafe_path: folders only root and the caller can change are safe", "
 
 TEST_CASE("unsafe_path names the first folder another user owns or may write to", "[util][root]") {
   REQUIRE(::geteuid() == 0);  // it makes files of another user
-  TempDir tmp;
+  testsupport::TempDir tmp;
   fs::create_directories(tmp.path + "/a/b/c");
   owner(tmp.path + "/a/b", 65534);
   CHECK(unsafe_path(tmp.path + "/a/b/c") == tmp.path + "/a/b belongs to uid 65534, another user");
@@ -56,7 +55,7 @@ TEST_CASE("unsafe_path names the first folder another user owns or may write to"
 }
 
 TEST_CASE("unsafe_path follows links, judging the folder each lies in and where it leads", "[util][root]") {
-  TempDir tmp;
+  testsupport::TempDir tmp;
   fs::create_directories(tmp.path + "/theirs/real");
   fs::create_directories(tmp.path + "/mine");
   fs::create_directory_symlink(tmp.path + "/theirs/real", tmp.path + "/mine/link");
@@ -77,7 +76,7 @@ TEST_CASE("unsafe_path follows links, judging the folder each lies in and where 
 }
 
 TEST_CASE("make_safe_folder makes what is missing, private, and judges what someone else made", "[util][root]") {
-  TempDir tmp;
+  testsupport::TempDir tmp;
   std::string dir = tmp.path + "/shared/sitepatch/remote/x";
   fs::create_directory(tmp.path + "/shared");
   mode(tmp.path + "/shared", 01777);
@@ -95,7 +94,7 @@ TEST_CASE("make_safe_folder makes what is missing, private, and judges what some
 }
 
 TEST_CASE("read_file refuses a FIFO, a device and a file over the cap before reading", "[util]") {
-  TempDir tmp;
+  testsupport::TempDir tmp;
   std::string fifo = tmp.path + "/fifo.py";
   REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
   auto r = sitepatch::util::read_file(fifo);  // opening a FIFO with no writer must not wait
@@ -143,7 +142,7 @@ TEST_CASE("a writer's lock names its temps' tag, and only temps with a listed ta
 }
 
 TEST_CASE("a killed writer's tag stays in the lock for the next writer, a released one's does not", "[host]") {
-  TempDir tmp;
+  testsupport::TempDir tmp;
   auto host = sitepatch::host::make_local_host();
   std::string path = tmp.path + "/state/sitepatch.lock";
   fs::create_directory(tmp.path + "/state");
