@@ -10,17 +10,17 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=${1:-/tmp/sitepatch-bench-build}
 jobs=${2:-$(nproc)}
 mkdir -p "$work"
-printf '%-4s %-10s %8s %8s %9s\n' PCH target wall_s cpu_s warnings
-for pch in OFF ON; do
-  b="$work/build-$pch"
+printf '%-5s %-10s %8s %8s %9s\n' UNITY target wall_s cpu_s warnings
+for unity in OFF ON; do
+  b="$work/build-$unity"
   rm -rf "$b"
   cmake -S "$root" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-    -DSITEPATCH_TESTS=ON -DSITEPATCH_UNITY=$pch >/dev/null
+    -DSITEPATCH_TESTS=ON -DSITEPATCH_UNITY=$unity >/dev/null
   for target in sitepatch all; do
     /usr/bin/time -o "$work/time" -f "%e %U %S" cmake --build "$b" -j "$jobs" --target $target >"$b.$target.log" 2>&1
     read -r wall user sys <"$work/time"
     warnings=$(grep -c "warning:" "$b.$target.log" || true)
-    printf '%-4s %-10s %8.1f %8.1f %9s\n' $pch $target "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$warnings"
+    printf '%-5s %-10s %8.1f %8.1f %9s\n' $unity $target "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$warnings"
   done
 done
