@@ -30,7 +30,7 @@ std::optional<std::string> platform_value(std::string_view src, TSNode n, const 
   if (s == "os.name") return "posix";
   if (s == "platform.system()") return "Linux";
   if (names && is(n, "identifier"))
-    if (auto it = names->values.find(s); it != names->values.end()) return it->second;
+    if (const std::string* v = names->value(s)) return *v;
   return std::nullopt;
 }
 
@@ -112,6 +112,16 @@ Truth both(Truth a, Truth b, bool conjunction) {
 
 }  // namespace
 
+const Truth* KnownNames::truth(const std::string& name) const {
+  if (auto it = truths.find(name); it != truths.end()) return &it->second;
+  return outer && !spoiled.count(name) && !values.count(name) ? outer->truth(name) : nullptr;
+}
+
+const std::string* KnownNames::value(const std::string& name) const {
+  if (auto it = values.find(name); it != values.end()) return &it->second;
+  return outer && !spoiled.count(name) && !truths.count(name) ? outer->value(name) : nullptr;
+}
+
 Truth static_truth(std::string_view src, TSNode c, const KnownNames* names) {
   if (ts_node_is_null(c)) return Truth::unknown;
   if (is(c, "parenthesized_expression") && ts_node_named_child_count(c) == 1)
@@ -122,7 +132,7 @@ Truth static_truth(std::string_view src, TSNode c, const KnownNames* names) {
     if (s == "TYPE_CHECKING" || (s.size() > 14 && s.compare(s.size() - 14, 14, ".TYPE_CHECKING") == 0))
       return Truth::type_checking;
     if (names && is(c, "identifier"))
-      if (auto it = names->truths.find(s); it != names->truths.end()) return it->second;
+      if (const Truth* t = names->truth(s)) return *t;
     return Truth::unknown;
   }
   if (is(c, "comparison_operator")) return comparison(src, c, names);

@@ -28,6 +28,11 @@ struct KnownNames {
   std::map<std::string, Truth> truths;
   std::map<std::string, std::string> values;
   std::set<std::string> spoiled;
+  const KnownNames* outer = nullptr;  // the module's, around a function's: read where these say nothing
+
+  /// What `name` is known to be here or, unless bound here, around.
+  const Truth* truth(const std::string& name) const;
+  const std::string* value(const std::string& name) const;
 };
 
 /// What `condition` (an if's, elif's or ternary's) is on a Linux host, from `src`, the

@@ -139,18 +139,11 @@ void Extractor::arm_truth(detail::Truth t, std::string_view fld, Frame& f) {
 
 const detail::KnownNames* Extractor::known(int fn) {
   auto module = known_.find(0);
+  const detail::KnownNames* outer = module == known_.end() ? nullptr : &module->second;
   auto mine = fn == 0 ? known_.end() : known_.find(fn);
-  if (mine == known_.end()) return module == known_.end() ? nullptr : &module->second;
-  if (module == known_.end()) return &mine->second;
-  // The function's own names shadow the module's.
-  merged_ = module->second;
-  for (auto& name : mine->second.spoiled) {
-    merged_.truths.erase(name);
-    merged_.values.erase(name);
-  }
-  for (auto& [name, t] : mine->second.truths) merged_.truths[name] = t;
-  for (auto& [name, v] : mine->second.values) merged_.values[name] = v;
-  return &merged_;
+  if (mine == known_.end()) return outer;
+  mine->second.outer = outer;  // the function's own names shadow the module's
+  return &mine->second;
 }
 
 bool Extractor::type_only(const Frame& f, TSNode n, std::string_view t) {

@@ -223,7 +223,6 @@ class Extractor : NodeReader {
   bool deferring_ = false;
   std::vector<std::tuple<int, std::string, std::string>> deferred_;
   std::map<int, detail::KnownNames> known_;  // function (0: the module) -> its platform names
-  detail::KnownNames merged_;                  // known()'s answer when a function has its own
   Frame* parent_ = nullptr;  // its parent's frame (an early return guards the rest of it)
 };
 

@@ -3,6 +3,8 @@
 // the calls into modules the environment lacks.
 #include "audit/walker.hpp"
 
+#include <set>
+
 namespace sitepatch::audit::walking {
 
 void Walker::pass_arguments(const Node& caller, const Ref& ref, const Target& callee) {
@@ -86,59 +88,48 @@ std::vector<int> Walker::dispatch_round() {
   return fresh;
 }
 
-std::vector<int> Walker::truth_round() {
-  std::vector<int> fresh;
+std::vector<Walker::Definer> Walker::definers(bool truth) {
+  std::vector<Definer> out;
   for (int pass = 0; pass < 2; ++pass) {
     bool waiting = false;
-    for (size_t id = 0; id < nodes_.size(); ++id) {
-      std::vector<const Ref*> implicits = nodes_[id].implicits;  // nodes_ grows below
-      for (const Ref* ref : implicits) {
+    out.clear();
+    for (size_t id = 0; id < nodes_.size(); ++id)
+      for (const Ref* ref : nodes_[id].implicits) {
         std::string dunder = last_name(ref->name);
-        if (!truth_test(dunder)) continue;
+        if (truth_test(dunder) != truth) continue;
         for (auto& [cm, ci] : instantiated_) {
           Target t = r_.method(*cm, ci, dunder);
           if (t.kind == Target::pending) waiting = true;
-          if (t.kind != Target::function) continue;
-          std::string via = "via " + dunder + " of " + cm->name + "." + cm->classes[size_t(ci)].qualified +
-                            ", made in the walked code";
-          if (int n = reach(id, Key{t.mod, t.index, cm, ci}, ref->line, ref, via); n >= 0) fresh.push_back(n);
+          if (t.kind == Target::function) out.push_back({id, ref, cm, ci, t});
         }
       }
-    }
     if (!waiting || r_.wanted.empty()) break;
     load_wanted();
+  }
+  return out;
+}
+
+std::vector<int> Walker::truth_round() {
+  std::vector<int> fresh;
+  for (const Definer& d : definers(true)) {
+    std::string via = "via " + last_name(d.ref->name) + " of " + d.cm->name + "." +
+                      d.cm->classes[size_t(d.ci)].qualified + ", made in the walked code";
+    if (int n = reach(d.id, Key{d.method.mod, d.method.index, d.cm, d.ci}, d.ref->line, d.ref, via); n >= 0)
+      fresh.push_back(n);
   }
   return fresh;
 }
 
 void Walker::unfollowed_implicits() {
-  // Which classes the walked code makes define the special method each ref runs.
-  std::map<std::pair<size_t, const Ref*>, std::vector<std::string>> candidates;
-  for (int pass = 0; pass < 2; ++pass) {
-    bool waiting = false;
-    candidates.clear();
-    for (size_t id = 0; id < nodes_.size(); ++id)
-      for (const Ref* ref : nodes_[id].implicits) {
-        std::string dunder = last_name(ref->name);
-        if (truth_test(dunder)) continue;
-        for (auto& [cm, ci] : instantiated_) {
-          Target t = r_.method(*cm, ci, dunder);
-          if (t.kind == Target::pending) waiting = true;
-          if (t.kind == Target::function)
-            candidates[{id, ref}].push_back(cm->name + "." + cm->classes[size_t(ci)].qualified);
-        }
-      }
-    if (!waiting || r_.wanted.empty()) break;
-    load_wanted();
-  }
+  std::map<std::pair<size_t, const Ref*>, std::set<std::string>> candidates;
+  for (const Definer& d : definers(false))
+    candidates[{d.id, d.ref}].insert(d.cm->name + "." + d.cm->classes[size_t(d.ci)].qualified);
   // Walking into each of them gave chains no run takes (`with self.lock:` into any
   // __exit__ the program defines): the call is counted instead, naming them.
   for (auto& [at, classes] : candidates) {
     Node& n = nodes_[at.first];
-    std::sort(classes.begin(), classes.end());
-    classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
     std::string dunder = last_name(at.second->name);
-    std::string named = classes[0] + (classes.size() > 1 ? " and " + std::to_string(classes.size() - 1) + " more" : "");
+    std::string named = *classes.begin() + (classes.size() > 1 ? " and " + std::to_string(classes.size() - 1) + " more" : "");
     n.unresolved.push_back(Unresolved{n.mod->name + ":" + n.mod->functions[size_t(n.fn)].qualified, n.mod->file,
                                       n.mod->root, at.second->line, at.second->name,
                                       "the class of its receiver is not known; " + named + ", made in the walked code, " +

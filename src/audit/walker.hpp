@@ -117,6 +117,16 @@ class Walker {
   // class the walked code makes that defines it (a probe behind a truth test: torch's
   // `... and isa` over a list of VecISA instances), the step marked as such.
   std::vector<int> truth_round();
+  // An implicit call (node, ref) and a class the walked code makes whose method it is.
+  struct Definer {
+    size_t id;
+    const Ref* ref;
+    const ModuleFacts* cm;
+    int ci;
+    Target method;
+  };
+  // Those of the truth tests (`truth`), or of the other special methods.
+  std::vector<Definer> definers(bool truth);
   static bool truth_test(const std::string& dunder) { return dunder == "__bool__" || dunder == "__len__"; }
 
   // The other special methods (`with f():`'s __exit__, `for`'s __iter__) on a value of
