@@ -93,6 +93,17 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// The lines of a play's output that say what failed, first: a log shortened in the
+// middle keeps them.
+std::string play_failures(const RunResult& r) {
+  std::string out;
+  for (auto& line : sitepatch::util::split(r.out + r.err, '\n'))
+    if (line.rfind("fatal: ", 0) == 0 || line.find("ERROR!") != std::string::npos ||
+        line.find("[ERROR]") != std::string::npos)
+      out += line + "\n";
+  return out.empty() ? "no task failed\n" : out;
+}
+
 std::string yaml_quote(const std::string& s) { return "\"" + s + "\""; }
 
 struct Fleet {
@@ -204,16 +215,18 @@ TEST_CASE("fleet: preview, waves, idempotence, upgrade report, rollback and a lo
   Fleet f;
 
   // Installable the Ansible way: build the tarball, install it offline.
-  auto build = f.ansible("ansible-galaxy", {"collection", "build", std::string(SITEPATCH_SOURCE_DIR) + "/ansible",
-                                            "--output-path", f.tmp.path});
-  INFO(build.out + build.err);
-  REQUIRE(build.status == 0);
-  std::string tarball = f.tmp.path + "/sitepatch-fleet-1.0.0.tar.gz";
-  REQUIRE(fs::exists(tarball));
-  auto install = f.ansible("ansible-galaxy", {"collection", "install", "--offline", "-p", f.collections, tarball});
-  INFO(install.out + install.err);
-  REQUIRE(install.status == 0);
-  REQUIRE(fs::exists(f.collections + "/ansible_collections/sitepatch/fleet/plugins/action/sitepatch.py"));
+  {
+    auto build = f.ansible("ansible-galaxy", {"collection", "build", std::string(SITEPATCH_SOURCE_DIR) + "/ansible",
+                                              "--output-path", f.tmp.path});
+    INFO(build.out + build.err);
+    REQUIRE(build.status == 0);
+    std::string tarball = f.tmp.path + "/sitepatch-fleet-1.0.0.tar.gz";
+    REQUIRE(fs::exists(tarball));
+    auto install = f.ansible("ansible-galaxy", {"collection", "install", "--offline", "-p", f.collections, tarball});
+    INFO(install.out + install.err);
+    REQUIRE(install.status == 0);
+    REQUIRE(fs::exists(f.collections + "/ansible_collections/sitepatch/fleet/plugins/action/sitepatch.py"));
+  }
 
   // 1. --check --diff on all: each host's diff is exactly `sitepatch plan` there; nothing is written.
   std::string preview = f.play("preview.yml",
@@ -222,7 +235,7 @@ TEST_CASE("fleet: preview, waves, idempotence, upgrade report, rollback and a lo
                                "      register: planned\n" +
                                    report_task("planned", f.tmp.path + "/preview.json"));
   auto check = f.ansible("ansible-playbook", {"-i", f.tmp.path + "/inventory.ini", preview, "--check", "--diff"});
-  INFO(check.out + check.err);
+  INFO(play_failures(check) + "\nthe whole output:\n" + check.out + check.err);
   REQUIRE(check.status == 0);
   auto planned = json::parse(testsupport::slurp(f.tmp.path + "/preview.json"));
   auto rc = recap(check.out);
@@ -244,7 +257,7 @@ TEST_CASE("fleet: preview, waves, idempotence, upgrade report, rollback and a lo
 
   // 2. The shipped rollout playbook: preview, then waves of 25% (4 waves of 2), verified.
   auto apply = f.playbook(f.rollout);
-  INFO(apply.out + apply.err);
+  INFO(play_failures(apply) + "\nthe whole output:\n" + apply.out + apply.err);
   REQUIRE(apply.status == 0);
   CHECK(count(apply.out, "PLAY [Apply in waves]") == 4);
   rc = recap(apply.out);
@@ -257,7 +270,7 @@ TEST_CASE("fleet: preview, waves, idempotence, upgrade report, rollback and a lo
 
   // 3. Again: nothing to do anywhere.
   auto again = f.playbook(f.rollout);
-  INFO(again.out + again.err);
+  INFO(play_failures(again) + "\nthe whole output:\n" + again.out + again.err);
   REQUIRE(again.status == 0);
   for (auto& [host, r] : recap(again.out)) {
     INFO(host);
@@ -285,7 +298,7 @@ TEST_CASE("fleet: preview, waves, idempotence, upgrade report, rollback and a lo
   f.close_masters();
   auto before = f.connections();
   auto reported = f.ansible("ansible-playbook", {"-i", f.tmp.path + "/inventory.ini", info});
-  INFO(reported.out + reported.err);
+  INFO(play_failures(reported) + "\nthe whole output:\n" + reported.out + reported.err);
   REQUIRE(reported.status == 0);
   auto after = f.connections();
   auto status = json::parse(testsupport::slurp(f.tmp.path + "/status.json"));
@@ -312,7 +325,7 @@ TEST_CASE("fleet: preview, waves, idempotence, upgrade report, rollback and a lo
 
   // 5. Roll back on all: pip's bytes everywhere (the upgraded hosts' new version's); again: nothing.
   auto back = f.playbook(f.rollout, {"--tags", "rollback"});
-  INFO(back.out + back.err);
+  INFO(play_failures(back) + "\nthe whole output:\n" + back.out + back.err);
   REQUIRE(back.status == 0);
   rc = recap(back.out);
   for (int i = 0; i < kHosts; ++i) {
@@ -321,7 +334,7 @@ TEST_CASE("fleet: preview, waves, idempotence, upgrade report, rollback and a lo
     CHECK(f.tree(i) == f.pip_bytes[i]);
   }
   auto back_again = f.playbook(f.rollout, {"--tags", "rollback"});
-  INFO(back_again.out + back_again.err);
+  INFO(play_failures(back_again) + "\nthe whole output:\n" + back_again.out + back_again.err);
   REQUIRE(back_again.status == 0);
   for (auto& [host, r] : recap(back_again.out)) CHECK(r.changed == 0);
 
@@ -337,7 +350,7 @@ TEST_CASE("fleet: preview, waves, idempotence, upgrade report, rollback and a lo
                             "    - name: Apply\n      sitepatch.fleet.sitepatch:\n"
                             "        recipes: [" + f.recipe + ", " + f.newer + "]\n");
   auto partial = f.ansible("ansible-playbook", {"-i", f.tmp.path + "/inventory.ini", lost});
-  INFO(partial.out + partial.err);
+  INFO(play_failures(partial) + "\nthe whole output:\n" + partial.out + partial.err);
   CHECK(partial.status != 0);
   rc = recap(partial.out);
   CHECK(rc["host0"].failed == 1);

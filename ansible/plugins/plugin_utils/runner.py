@@ -37,8 +37,8 @@ def _control_path(connection, host, port, user, ssh_words):
     if not any('controlpersist' in w for w in lowered) or any('controlpath' in w for w in lowered):
         return None
     directory = os.path.expanduser(_option(connection, 'control_path_dir', '~/.ansible/cp'))
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o700)
+    # Every fork of a play runs this at once: the first to come makes the folder.
+    os.makedirs(directory, 0o700, exist_ok=True)
     template = _option(connection, 'control_path')
     if not template:
         make = getattr(type(connection), '_create_control_path', None)
