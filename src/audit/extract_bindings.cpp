@@ -200,6 +200,11 @@ void Extractor::exports(TSNode value, bool more) {
 void Extractor::assigned_type(const Frame& f, TSNode n, TSNode left, TSNode right) {
   std::string made = made_by(right);  // `x = X(...)`: x holds what calling X makes
   Function& F = m_.functions[f.fn];
+  if (std::string got = got_attribute(right); is(left, "identifier") && util::ends_with(got, ".[getattr]")) {
+    // `device_module = getattr(torch, backend_name)`: a submodule picked at run time.
+    typed(F, text(left), "attr:", got.substr(0, got.size() - std::string(".[getattr]").size()));
+    return;
+  }
   if (is(left, "identifier")) {
     std::string name = text(left);
     typed(F, name, "type:", type_name(field(n, "type")));

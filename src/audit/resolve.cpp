@@ -292,6 +292,8 @@ Target Resolver::in_scope(const ModuleFacts& m, int fn, const std::string& dotte
     }
     if (auto ty = F.types.find(head); ty != F.types.end() && parts.size() == 1 && ty->second.rfind("each:", 0) == 0)
       return item(m, f, {ty->second.substr(5), "[]"}, depth + 1);  // `for fn in REGISTRY: fn()`
+    if (auto ty = F.types.find(head); ty != F.types.end() && parts.size() >= 2 && util::starts_with(ty->second, "attr:"))
+      return submodule_attribute(m, f, ty->second.substr(5), parts, depth);
     if (auto ty = F.types.find(head); ty != F.types.end() && parts.size() >= 2 && !ty->second.empty()) {
       Target inst = instance(m, f, ty->second, depth + 1);
       if (inst.kind == Target::pending) return inst;
@@ -448,6 +450,35 @@ Target Resolver::any_attribute(const ModuleFacts& m, int fn, const std::string& 
                                      std::to_string(kMaxAttributes) + " followed");
   for (size_t k = 1; k < fns.size(); ++k) also.push_back(make(Target::function, t.mod, fns[k]));
   return make(Target::function, t.mod, fns[0]);
+}
+
+Target Resolver::submodule_attribute(const ModuleFacts& m, int fn, const std::string& object,
+                                     const std::vector<std::string>& parts, int depth) {
+  std::string why = "an attribute of " + object + " named only at run time";
+  Target t = in_scope(m, fn, object, depth + 1);
+  if (t.kind == Target::pending) return t;
+  if (t.kind != Target::module || !t.mod) return make(Target::unknown, why + ", and " + object + " is not a module");
+  // A package hands out its submodules by name (`getattr(torch, "cuda")`): those it
+  // binds under their own names. Every one is asked at once, so the walk loads the
+  // missing ones in one round.
+  std::string tail = tail_of(parts, 1);
+  std::vector<Target> found;
+  bool pending = false;
+  for (const auto& [bound, target] : t.mod->functions[0].imports) {
+    if (target != t.mod->name + "." + bound) continue;
+    Target s = global(target + tail, depth + 1);
+    if (s.kind == Target::pending) pending = true;
+    else if (s.kind == Target::function || (s.kind == Target::klass && s.mod)) found.push_back(s);
+  }
+  if (pending) return make(Target::pending);
+  if (found.empty())
+    return make(Target::unknown, why + ": no submodule " + t.mod->name + " imports defines " + tail.substr(1));
+  if (found.size() > kMaxAttributes)
+    return make(Target::unknown, why + ": " + std::to_string(found.size()) + " submodules of " + t.mod->name +
+                                     " define " + tail.substr(1) + ", more than the " + std::to_string(kMaxAttributes) +
+                                     " followed");
+  also.insert(also.end(), found.begin() + 1, found.end());
+  return found[0];
 }
 
 Target Resolver::in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth) {

@@ -151,6 +151,10 @@ class Resolver {
   /// `getattr(module, name)` ("module.[getattr]"): each function the module defines,
   /// the first one returned and the others in `also`.
   Target any_attribute(const ModuleFacts& m, int fn, const std::string& dotted, int depth);
+  /// `x = getattr(pkg, name); x.f()` (parts: x, f): f of each submodule pkg binds under
+  /// its own name that defines it (torch.cuda, torch.xpu), the others in `also`.
+  Target submodule_attribute(const ModuleFacts& m, int fn, const std::string& object,
+                             const std::vector<std::string>& parts, int depth);
   /// Method `name` in the bases of class `cls` (not the class itself).
   Target in_bases(const ModuleFacts& m, int cls, const std::string& name, int depth);
   /// The module, pending, or nullptr when the environment has none.

@@ -3,6 +3,8 @@
 // resolved one.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "e2e_support.hpp"
@@ -276,6 +278,54 @@ class CudaFar(NinjaFar):
         os.system("nvcc --version")
 )";
 
+// A package that hands out its backends by name, as torch does (`getattr(torch,
+// backend_name).is_available()` in torch.serialization).
+const char* kDevpick = R"(from devpick import cpu as cpu, cuda as cuda, util as util, xpu as xpu
+from devpick.cuda import is_available as cuda_available
+)";
+
+const char* kDevpickCuda = R"(import os
+import subprocess
+
+
+def is_available():
+    return subprocess.run(["nvidia-smi"]).returncode == 0
+
+
+def device_count():
+    return len(os.listdir("/dev/nvidia-caps"))
+)";
+
+const char* kDevpickCpu = R"(def is_available():
+    return True
+
+
+def device_count():
+    return 1
+)";
+
+const char* kDevpickXpu = R"(import os
+
+
+def is_available():
+    return os.path.exists("/dev/dri")
+)";
+
+const char* kDevpickLoad = R"(import devpick
+
+
+def restore(backend_name):
+    device_module = getattr(devpick, backend_name)
+    if not device_module.is_available():
+        raise RuntimeError(backend_name)
+    return device_module.device_count()
+
+
+def unknown(backend_name):
+    device_module = getattr(devpick, backend_name)
+    return device_module.synchronize()
+)";
+
 struct DispatchEnv {
   testsupport::TempDir tmp;
   testsupport::Venv venv;
@@ -289,6 +339,12 @@ struct DispatchEnv {
     testsupport::spit(venv.site_packages + "/dispatchy/backends/__init__.py", "");
     testsupport::spit(venv.site_packages + "/dispatchy/backends/ninja.py", kFarNinja);
     testsupport::spit(venv.site_packages + "/dispatchy/backends/cuda.py", kFarCuda);
+    testsupport::spit(venv.site_packages + "/devpick/__init__.py", kDevpick);
+    testsupport::spit(venv.site_packages + "/devpick/cuda.py", kDevpickCuda);
+    testsupport::spit(venv.site_packages + "/devpick/cpu.py", kDevpickCpu);
+    testsupport::spit(venv.site_packages + "/devpick/xpu.py", kDevpickXpu);
+    testsupport::spit(venv.site_packages + "/devpick/util.py", "def helper():\n    return 0\n");
+    testsupport::spit(venv.site_packages + "/devpick/load.py", kDevpickLoad);
   }
   sitepatch::util::RunResult sp(std::vector<std::string> args) const {
     args.insert(args.begin(), {"--venv", venv.root});
@@ -438,6 +494,29 @@ TEST_CASE("getattr over a module follows each of its functions, and with a liter
   auto one = nlohmann::json::parse(env.sp({"--json", "audit", "dispatchy.jit:run_remove"}).out);
   REQUIRE(one["chains"].size() == 1);
   CHECK(one["chains"][0]["operation"] == "os.listdir");
+}
+
+TEST_CASE("a submodule taken by getattr on its package: the method of each submodule that defines it", "[e2e][audit]") {
+  DispatchEnv env;
+  auto r = env.sp({"--json", "audit", "devpick.load:restore"});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  std::set<std::string> seen;
+  for (auto& c : j["chains"]) seen.insert(c["operation"].get<std::string>() + " in " +
+                                          c["steps"][1]["function"].get<std::string>());
+  // cpu's are followed too and do nothing; util defines neither.
+  CHECK(seen == std::set<std::string>{"subprocess.run in devpick.cuda:is_available",
+                                      "os.listdir in devpick.cuda:device_count",
+                                      "os.path.exists in devpick.xpu:is_available"});
+  CHECK(j["complete"] == true);
+  // A method no submodule defines is a call the walk could not follow, and says why.
+  auto none = env.sp({"--json", "audit", "--strict", "devpick.load:unknown"});
+  CHECK(none.status == 3);  // --strict: not every call was followed
+  auto u = nlohmann::json::parse(none.out)["unresolved"];
+  REQUIRE(u.size() == 1);
+  CHECK(u[0]["call"] == "device_module.synchronize");
+  CHECK(u[0]["why"] == "an attribute of devpick named only at run time: no submodule devpick imports defines synchronize");
 }
 
 TEST_CASE("@overload signatures are never the definition that runs", "[e2e][audit]") {
