@@ -67,7 +67,8 @@ struct Function {
   std::map<std::string, int> defs;  // functions defined directly in it, by name
   // What a local (or, in functions[0], a module variable) holds, when one assignment or
   // annotation says: "call:X" (the result of calling X: an instance of class X, or
-  // what function X's return annotation names) or "type:X" (annotated as X). The key
+  // what function X's return annotation names) or "type:X" (annotated as X), or
+  // "attr:M" (`getattr(M, name)` with a name known only at run time). The key
   // "name[]" says what each item of name holds (`dirs = [Path(a), Path(b)]`).
   std::map<std::string, std::string> types;
   // A local (module variable) bound to a list, tuple or set of string literals, or a
