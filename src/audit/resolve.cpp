@@ -466,9 +466,11 @@ Target Resolver::submodule_attribute(const ModuleFacts& m, int fn, const std::st
   bool pending = false;
   for (const auto& [bound, target] : t.mod->functions[0].imports) {
     if (target != t.mod->name + "." + bound) continue;
+    size_t branches_before = also.size();
     Target s = global(target + tail, depth + 1);
     if (s.kind == Target::pending) pending = true;
-    else if (s.kind == Target::function || (s.kind == Target::klass && s.mod)) found.push_back(s);
+    if (s.kind == Target::function || (s.kind == Target::klass && s.mod)) found.push_back(s);
+    else also.resize(branches_before);  // only a submodule that defines it brings its branches
   }
   if (pending) return make(Target::pending);
   if (found.empty())
