@@ -112,7 +112,9 @@ std::string agent_boot_payload() {
 std::vector<std::string> agent_boot_argv(const std::string& python) {
   // -I: nothing from the caller's folder, PYTHONPATH or PYTHONSTARTUP-style settings
   // runs before the agent; the user's site folder is added back by the agent itself.
-  return {python, "-I", "-u", "-c", agent_boot_code()};
+  // -S: no .pth file or sitecustomize runs before the agent has checked where they lie;
+  // it then runs site.main() itself (agent/trust.py).
+  return {python, "-I", "-S", "-u", "-c", agent_boot_code()};
 }
 
 }  // namespace sitepatch::host

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 
 #include <spdlog/spdlog.h>
 
@@ -38,6 +40,11 @@ size_t reply_bound(const std::string& op) {
 }
 
 using nlohmann::json;
+
+std::string last_line(const std::string& text) {
+  auto at = text.find_last_of('\n');
+  return at == std::string::npos ? text : text.substr(at + 1);
+}
 
 }  // namespace
 
@@ -79,15 +86,57 @@ std::string lock_held(const std::string& path) {
          " held); try again later";
 }
 
+namespace {
+
+std::chrono::steady_clock::duration reply_quiet() {
+  const char* v = std::getenv("SITEPATCH_REPLY_TIMEOUT");
+  double s = v && *v ? std::atof(v) : 0;
+  if (s <= 0) s = 45;
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+}
+
+std::string seconds_text(std::chrono::steady_clock::duration d) {
+  double s = std::chrono::duration<double>(d).count();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s == double(long(s)) ? "%.0f s" : "%.1f s", s);
+  return buf;
+}
+
+}  // namespace
+
 AgentClient::AgentClient(const std::vector<std::string>& argv, std::string who)
-    : proc_(std::make_unique<util::Process>(argv)), who_(std::move(who)), tag_(util::random_name(8)) {}
+    : proc_(std::make_unique<util::Process>(argv)),
+      who_(std::move(who)),
+      quiet_(reply_quiet()),
+      heard_(std::chrono::steady_clock::now()),
+      tag_(util::random_name(8)) {}
+
+void AgentClient::arm() { proc_->set_deadline(heard_ + quiet_); }
+
+void AgentClient::timed_out(const std::string& waiting_for) {
+  std::string err = util::printable_lines(util::trim(stray_ + proc_->stderr_text()));
+  std::string msg = answered_ ? who_ + ": the sitepatch agent went silent: no answer to `" + waiting_for +
+                                    "` and no sign of work for " + seconds_text(quiet_)
+                              : who_ + ": the sitepatch agent did not start: no hello within " + seconds_text(quiet_);
+  msg += " (SITEPATCH_REPLY_TIMEOUT sets the bound)";
+  if (!err.empty()) msg += "; it printed:\n" + (err.size() > 2000 ? err.substr(err.size() - 2000) : err);
+  try {
+    throw Error(msg);
+  } catch (const Error&) {
+    broken_ = std::current_exception();
+    throw;
+  }
+}
 
 AgentClient::AgentClient(const std::vector<std::string>& argv, std::string who,
                          const std::string& preamble, Explain explain)
     : AgentClient(argv, std::move(who)) {
   explain_ = std::move(explain);
   try {
+    arm();
     proc_->write(preamble);
+  } catch (const util::Timeout&) {
+    timed_out("hello");
   } catch (const Error&) {
     died("could not be started");
   }
@@ -111,6 +160,9 @@ void AgentClient::died(const std::string& what) {
   }
   // 96: the agent's own refusal of a Python older than it supports; it says which.
   if (status == 96 && !err.empty()) throw Error(who_ + ": " + err);
+  // 95: a folder the environment's Python would import from is another user's to
+  // change (agent/trust.py): its last line names the folder and the remedy.
+  if (status == 95 && !err.empty()) throw Error(last_line(err));
   if (!err.empty()) msg += ":\n" + err;
   throw Error(msg);
 }
@@ -127,8 +179,14 @@ void AgentClient::broke(const std::string& what) {
 size_t AgentClient::send(const json& request) {
   // replace: a stray non-UTF-8 byte in a path must not abort the whole request.
   std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  // A request starts a new wait: the time this process spent on its own work since the
+  // last reply is no silence of the agent's.
+  if (answered_) heard_ = std::chrono::steady_clock::now();
   try {
+    arm();
     proc_->write(text);
+  } catch (const util::Timeout&) {
+    timed_out(request.value("op", "?"));
   } catch (const Error&) {
     died("stopped reading requests");
   }
@@ -142,15 +200,26 @@ json AgentClient::receive(const Posted& p) {
     size_t bound = reply_bound(p.op);
     bool got;
     try {
+      arm();
       got = proc_->read_line(line, bound);
+    } catch (const util::Timeout&) {
+      timed_out(p.op);
     } catch (const Error&) {
       broke("its answer to `" + p.op + "` is longer than " + std::to_string(bound >> 20) +
             " MB, the most sitepatch reads");
     }
     if (!got) died("stopped answering");
+    if (line == "~" && answered_) {  // a heartbeat: the operation is still at work
+      heard_ = std::chrono::steady_clock::now();
+      continue;
+    }
     // Only whole JSON objects are replies; anything else was printed before the
     // agent took over stdout (by a .pth file, say): keep it for the error message.
-    if (!line.empty() && line[0] == '{') break;
+    if (!line.empty() && line[0] == '{') {
+      heard_ = std::chrono::steady_clock::now();
+      answered_ = true;
+      break;
+    }
     size_t room = kStrayKept - std::min(kStrayKept, stray_.size());
     if (line.size() + 1 <= room) {
       stray_ += line + "\n";

@@ -147,6 +147,16 @@ class AgentClient {
   std::exception_ptr broken_;  // broke(): the protocol is lost
   std::unique_ptr<util::Process> proc_;
   std::string who_;
+  // Silence bounds the wait, not length: the first reply (hello) must come within
+  // `quiet_` of the start, whatever is printed before it; after that, each reply or
+  // heartbeat (agent/main.py beats while an operation runs) must come within `quiet_` of
+  // the last. SITEPATCH_REPLY_TIMEOUT (seconds) replaces the 45 s.
+  std::chrono::steady_clock::duration quiet_;
+  std::chrono::steady_clock::time_point heard_;  // the start, then the last reply or beat
+  bool answered_ = false;
+  /// Arms proc_'s deadline for the next wait; timed_out() says what passed.
+  void arm();
+  [[noreturn]] void timed_out(const std::string& waiting_for);
   std::string stray_;  // lines printed before the first reply (e.g. by a .pth file), the first kept
   size_t stray_dropped_ = 0;  // bytes of them beyond what stray_ keeps
   const std::string tag_;  // begins the name of every temp the agent makes (host.hpp, Lock)

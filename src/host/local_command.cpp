@@ -1,5 +1,6 @@
-// Host::run_command where the command runs here: its folder in $TMPDIR (mkdtemp: 0700,
-// a name nobody chose), files made with O_EXCL|O_NOFOLLOW, all removed after the run.
+// Host::run_command where the command runs here: its folder in the caller's cache
+// (mkdtemp: 0700, a name nobody chose, in a folder only the caller can change), files made
+// with O_EXCL|O_NOFOLLOW, all removed after the run.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,18 +29,10 @@ namespace {
 
 class TempFolder {
  public:
-  TempFolder() {
-    path_ = util::make_temp_folder("run");
-    std::string parent = util::temp_root();
-    // The folder's sitecustomize runs in every Python the command starts: if another
-    // user could swap the folder (a TMPDIR they own), they would choose that code.
-    if (auto why = util::unsafe_path(path_)) {
-      ::rmdir(path_.c_str());
-      throw Error("refusing to run the command with its files in " + parent + ": " + *why +
-                      "; set TMPDIR to a folder only you can change",
-                  Exit::failed);
-    }
-  }
+  // The folder's sitecustomize runs in every Python the command starts, and in any it
+  // leaves behind (a server started with nohup keeps PYTHONPATH): it lives where no other
+  // user can make that name again once it is removed (util::make_run_folder).
+  TempFolder() { path_ = util::make_run_folder(); }
   ~TempFolder() {
     for (auto& name : names_) ::unlink((path_ + "/" + name).c_str());
     ::rmdir(path_.c_str());

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <glob.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 #include "host/agent_boot.hpp"
 #include "host/agent_client.hpp"
 #include "host/local_files.hpp"
+#include "host/start_check.hpp"
 #include "sitepatch/host/host.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/file.hpp"
@@ -61,26 +61,6 @@ std::string find_python(const std::string& venv) {
   if (!S_ISREG(st.st_mode) || ::access(venv.c_str(), X_OK) != 0)
     throw Error(venv + " is not a Python environment: it is neither a folder nor an executable", Exit::usage);
   return absolute(root);
-}
-
-/// An interpreter, or an environment, that another user can change runs that user's code
-/// as the caller: refused, before anything of it starts.
-void refuse_unsafe_python(const std::string& venv, const std::string& python) {
-  // Its site-packages too: the .pth files there run at every start.
-  std::vector<std::string> paths{venv, python};
-  std::string pattern;
-  for (char c : venv) {
-    if (c == '*' || c == '?' || c == '[' || c == '\\') pattern += '\\';
-    pattern += c;
-  }
-  glob_t g{};
-  if (::glob((pattern + "/lib*/python*/site-packages").c_str(), GLOB_NOSORT, nullptr, &g) == 0)
-    for (size_t k = 0; k < g.gl_pathc; ++k) paths.emplace_back(g.gl_pathv[k]);
-  ::globfree(&g);
-  for (auto& path : paths)
-    if (auto why = util::unsafe_path(path))
-      throw Error("refusing to run " + python + ": " + *why +
-                  ", who could make it run their code as you; run sitepatch as that user");
 }
 
 class LocalHost : public Host {

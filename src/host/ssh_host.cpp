@@ -26,9 +26,20 @@ constexpr const char* kShellName = "sitepatch-ssh";
 // user other than this one and root could change where PATH leads, and fails. The same
 // walk as util::unsafe_path (and the agent's): from /, folder by folder, each link
 // followed as the kernel would; every entry owned by root or us; a folder others may
-// write passes only when sticky; the last folder not writable by others. `ls -ldn` gives
-// mode, owner and group; a link's target is what follows "PATH -> ".
+// write passes only when sticky; the last folder not writable by others, nor the last
+// name when it is a file. `ls -ldn` gives mode, owner and group; a link's target is what
+// follows "PATH -> ". `wr MODE GID WHERE LAST` judges one entry's mode: `ls` shows an ACL
+// only as a trailing `+`, so one whose mask allows writing (group bits `w`) is refused
+// whoever it names, as is any ACL on the last folder (a default ACL there gives what is
+// made in it to whomever it names): more than util::unsafe_path refuses, and the
+// message says so.
 constexpr const char* kUnsafeFunction =
+    "wr() { "
+    "case $1 in ????????w*) echo \"$3 is writable by other users\"; return 0;; "
+    "?????w*) if [ \"$2\" != 0 ]; then echo \"$3 is writable by its group $2\"; return 0; fi;; esac; "
+    "case $4$1 in ??????w????+*|1??????????+*) echo \"$3 has a POSIX ACL ($1) that may give another user write "
+    "(this check over ssh reads modes, not ACLs: it refuses any ACL that could; see getfacl $3)\"; return 0;; esac; "
+    "return 1; }; "
     "unsafe() { "
     "set -f; me=$(id -u); rest=$1; n=0; "
     "case $rest in /*) ;; *) rest=$(pwd -P)/$rest;; esac; "
@@ -39,8 +50,7 @@ constexpr const char* kUnsafeFunction =
     "[ -z \"$rest\" ] && break; "
     "name=${rest%%/*}; case $rest in */*) rest=${rest#*/};; *) rest=;; esac; "
     "case $name in .) continue;; ..) cur=$(dirname \"$cur\"); set -- $(ls -ldn \"$cur\"); cm=$1; cg=$4; continue;; esac; "
-    "case $cm in ?????????[tT]*) ;; ????????w*) echo \"$cur is writable by other users\"; return 0;; "
-    "?????w*) if [ \"$cg\" != 0 ]; then echo \"$cur is writable by its group $cg\"; return 0; fi;; esac; "
+    "case $cm in ?????????[tT]*) ;; *) if wr \"$cm\" \"$cg\" \"$cur\" 0; then return 0; fi;; esac; "
     "here=${cur%/}/$name; "
     "l=$(ls -ldn -- \"$here\" 2>/dev/null) || return 1; "
     "set -- $l; "
@@ -49,30 +59,39 @@ constexpr const char* kUnsafeFunction =
     "l*) n=$((n+1)); if [ $n -gt 40 ]; then echo \"$here: too many levels of symbolic links\"; return 0; fi; "
     "t=${l#*\" $here -> \"}; case $t in /*) cur=/; set -- $(ls -ldn /); cm=$1; cg=$4;; esac; rest=$t/$rest;; "
     "d*) cur=$here; cm=$1; cg=$4;; "
-    "*) if [ -n \"$rest\" ]; then echo \"$here is not a folder\"; return 0; fi; return 1;; "
+    "*) if [ -n \"$rest\" ]; then echo \"$here is not a folder\"; return 0; fi; "
+    "if wr \"$1\" \"$4\" \"$here\" 0; then return 0; fi; return 1;; "
     "esac; "
     "done; "
-    "case $cm in ????????w*) echo \"$cur is writable by other users\"; return 0;; "
-    "?????w*) if [ \"$cg\" != 0 ]; then echo \"$cur is writable by its group $cg\"; return 0; fi;; esac; "
+    "if wr \"$cm\" \"$cg\" \"$cur\" 1; then return 0; fi; "
     "return 1; }; ";
 
 // The one command the remote shell sees. It is constant: the venv path and the
 // agent's source arrive on stdin, so nothing the user typed is ever parsed by a
-// remote shell. `read -r` takes the path line; the venv and its Python are checked by
-// `unsafe` before anything of theirs runs (a venv another user owns would run their
-// .pth files as us); Python then reads exactly the bootstrap and the agent's bytes
-// (agent_boot.cpp), and what follows is the protocol.
+// remote shell. `read -r` takes the path line; before anything of the venv runs, `unsafe`
+// checks what host::start_paths lists locally: the venv, its Python, pyvenv.cfg, its
+// site-packages (a link that leads nowhere is judged by where it leads, never skipped)
+// and the base installation's standard library (home's parent in pyvenv.cfg); Python then
+// starts with -S and reads exactly the bootstrap and the agent's bytes (agent_boot.cpp),
+// whose first act is to check every other folder `site` would import from; what follows
+// is the protocol.
 std::string remote_command() {
   std::string script =
       std::string(kUnsafeFunction) +
       "IFS= read -r v || exit 97; "
       "for p in \"$v/bin/python3\" \"$v/bin/python\" \"$v\"; do "
       "if [ -f \"$p\" ] && [ -x \"$p\" ]; then "
-      "for w in \"$v\" \"$p\" \"$v\"/lib*/python*/site-packages; do [ -e \"$w\" ] || continue; "
-      "if why=$(unsafe \"$w\"); then "
+      "b=$v; if [ -f \"$v/pyvenv.cfg\" ]; then h=$(sed -n 's/^home *= *//p' \"$v/pyvenv.cfg\" | head -n 1); "
+      "case $h in /*) b=$(dirname \"$h\");; esac; fi; "
+      "set +f; for w in \"$v\" \"$p\" \"$v/pyvenv.cfg\" \"$v\"/lib*/python*/site-packages \"$v\"/lib/python3.* \"$b\"/lib/python3.*; do "
+      "case $w in \"$v\"/lib/python3.*|\"$b\"/lib/python3.*) "
+      "s=${w##*/}; case $s in *.zip) continue;; esac; z=${s%%.*}${s#*.}.zip; "
+      "set -- \"$b/lib/$s\" \"$b/lib/$s/lib-dynload\" \"$b/lib/$z\";; *) set -- \"$w\";; esac; "
+      "for x in \"$@\"; do [ -e \"$x\" ] || [ -h \"$x\" ] || continue; "
+      "if why=$(unsafe \"$x\"); then "
       "echo \"refusing to run $p: $why, who could make it run their code as you; run sitepatch as that user\" >&2; "
-      "exit 96; fi; done; "
-      "exec \"$p\" -I -u -c \"" + agent_boot_code() + "\"; fi; done; "
+      "exit 96; fi; done; set +f; done; "
+      "exec \"$p\" -I -S -u -c \"" + agent_boot_code() + "\"; fi; done; "
       "if [ -e \"$v\" ]; then echo \"$v is not a Python environment: no bin/python3 or bin/python in it\" >&2; exit 98; fi; "
       "echo \"no Python environment at $v: $v does not exist\" >&2; exit 99";
   return "exec /bin/sh -c " + util::shell_quote(script);
@@ -199,6 +218,8 @@ class SshHost : public Host {
     // 98, 99: the --venv path names no environment there, the caller's to fix (exit 2).
     if (status == 98 || status == 99) throw Error(target_.str() + ": " + last, Exit::usage);
     if (status == 96) return target_.str() + ": " + last;
+    // 95: the agent refused a folder its Python would import from (agent/trust.py).
+    if (status == 95) return target_.str() + ": " + last.substr(last.find_last_of('\n') + 1);
     if (status == 127) return target_.str() + ": no /bin/sh there to start Python: " + last;
     return "";  // the agent's own message stands
   }

@@ -169,6 +169,19 @@ tl::expected<Codec, std::string> detect(std::string_view bytes) {
       size_t bad = 0;
       if (!convert(ascii, c.iconv, "UTF-8", out, bad) || out != ascii)
         return tl::make_unexpected("its coding line names " + name + ", which Python cannot read source in");
+      // Python's codec and iconv's may part on ASCII bytes (iconv's shift_jis reads 0x5C
+      // as U+00A5 where Python reads a backslash): the tree would then differ from
+      // Python's wherever a backslash escapes a quote, and a recipe could patch a decoy.
+      for (int b = 0; b < 0x80; ++b) {
+        std::string one(1, char(b)), read;
+        if (!convert(one, "UTF-8", c.iconv, read, bad) || read != one) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "0x%02X", b);
+          return tl::make_unexpected("its coding line names " + name + ", whose byte " + hex +
+                                     " sitepatch cannot read as Python does (as ASCII): the text it would edit could "
+                                     "differ from the code Python runs");
+        }
+      }
     }
   }
   c.cr_only = bytes.find('\r') != std::string_view::npos && bytes.find('\n') == std::string_view::npos;

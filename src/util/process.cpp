@@ -148,6 +148,16 @@ void Process::drain_stderr(bool block) {
   }
 }
 
+int Process::poll_timeout() const {
+  if (!deadline_) return -1;
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - std::chrono::steady_clock::now());
+  return int(std::clamp<long long>(left.count() + 1, 0, 60000));
+}
+
+void Process::check_deadline() const {
+  if (deadline_ && std::chrono::steady_clock::now() >= *deadline_) throw Timeout("no answer in time");
+}
+
 void Process::write(std::string_view data) {
   if (in_ < 0) throw Error("child process stopped reading: its input is closed");
   // Ignore SIGPIPE for this write: a dead child becomes an error, not our death.
@@ -158,7 +168,17 @@ void Process::write(std::string_view data) {
     // A child that writes stderr before it reads stdin would block on a full pipe
     // while this write blocks on its full stdin: read its stderr while waiting.
     pollfd p[2] = {{in_, POLLOUT, 0}, {err_, POLLIN, 0}};
-    if (::poll(p, err_ >= 0 ? 2 : 1, -1) < 0 && errno == EINTR) continue;
+    int ready = ::poll(p, err_ >= 0 ? 2 : 1, poll_timeout());
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      try {
+        check_deadline();
+      } catch (const Timeout&) {
+        ::sigaction(SIGPIPE, &old, nullptr);
+        throw;
+      }
+      continue;
+    }
     if (err_ >= 0 && (p[1].revents & (POLLIN | POLLHUP))) drain_stderr(false);
     if (!(p[0].revents & (POLLOUT | POLLERR | POLLHUP))) continue;
     ssize_t n = ::write(in_, data.data(), data.size());
@@ -177,7 +197,10 @@ bool Process::fill() {
   for (;;) {
     if (out_ < 0) return false;
     pollfd p[2] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}};
-    ::poll(p, err_ >= 0 ? 2 : 1, -1);
+    if (::poll(p, err_ >= 0 ? 2 : 1, poll_timeout()) == 0) {
+      check_deadline();  // what is ready is read first, however late
+      continue;
+    }
     if (err_ >= 0 && (p[1].revents & (POLLIN | POLLHUP))) drain_stderr(false);
     if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     // What was returned already goes once it is half the buffer: moving the rest

@@ -2,12 +2,14 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -46,6 +48,30 @@ void reclaim(const std::string& root, const std::string& prefix) {
   }
 }
 
+/// Whether the leftovers in `root` may be removed: nobody else can rename what is
+/// removed under us. A folder only we (or root) can change; or a sticky folder such as
+/// /tmp, whose entries only their owner may rename, where left_by_dead then takes only
+/// our own private folders.
+bool may_reclaim_in(const std::string& root) {
+  if (!unsafe_path(root)) return true;
+  char real[PATH_MAX];
+  if (!::realpath(root.c_str(), real)) return false;
+  struct stat st;
+  if (::lstat(real, &st) != 0 || !S_ISDIR(st.st_mode) || !(st.st_mode & S_ISVTX)) return false;
+  if (st.st_uid != 0 && st.st_uid != ::geteuid()) return false;
+  std::string parent = std::filesystem::path(real).parent_path().string();
+  return !unsafe_path(parent);
+}
+
+std::string make_folder_in(const std::string& root, const std::string& kind) {
+  std::string prefix = "sitepatch-" + kind + "-";
+  if (may_reclaim_in(root)) reclaim(root, prefix);
+  std::string pattern = root + "/" + prefix + std::to_string(::getpid()) + "-XXXXXX";
+  if (!::mkdtemp(pattern.data()))
+    throw Error("cannot make a temporary folder in " + root + ": " + std::strerror(errno));
+  return pattern;
+}
+
 }  // namespace
 
 std::string temp_root() {
@@ -55,16 +81,25 @@ std::string temp_root() {
   return root;
 }
 
-std::string make_temp_folder(const std::string& kind) {
-  std::string root = temp_root();
-  std::string prefix = "sitepatch-" + kind + "-";
-  // Only where no other user can rename what we remove under us (a TMPDIR they own would
-  // let them swap a folder for a link mid-removal).
-  if (!unsafe_path(root)) reclaim(root, prefix);
-  std::string pattern = root + "/" + prefix + std::to_string(::getpid()) + "-XXXXXX";
-  if (!::mkdtemp(pattern.data()))
-    throw Error("cannot make a temporary folder in " + root + ": " + std::strerror(errno));
-  return pattern;
+std::string make_temp_folder(const std::string& kind) { return make_folder_in(temp_root(), kind); }
+
+std::string cache_root() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg == '/') return xdg;
+  const char* home = std::getenv("HOME");
+  if (home && *home == '/') return std::string(home) + "/.cache";
+  struct passwd* pw = ::getpwuid(::geteuid());
+  if (pw && pw->pw_dir && *pw->pw_dir == '/') return std::string(pw->pw_dir) + "/.cache";
+  throw Error("no cache folder for a command's run files: set XDG_CACHE_HOME to a folder only you can change");
+}
+
+std::string make_run_folder() {
+  std::string root = cache_root() + "/sitepatch/run";
+  if (auto why = make_safe_folder(root))
+    throw Error("refusing to run the command with its files in " + root + ": " + *why +
+                    "; set XDG_CACHE_HOME to a folder only you can change",
+                Exit::failed);
+  return make_folder_in(root, "run");
 }
 
 }  // namespace sitepatch::util

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "e2e_support.hpp"
+#include "root_support.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "support/sshd.hpp"
 
@@ -17,20 +18,8 @@ using sitepatch::util::RunResult;
 
 namespace {
 
-constexpr uid_t kOther = 65534;
-
-void give(const std::string& path, uid_t uid = kOther) {
-  REQUIRE(::lchown(path.c_str(), uid, uid) == 0);
-  if (fs::is_directory(fs::symlink_status(path)))
-    for (auto& e : fs::recursive_directory_iterator(path)) REQUIRE(::lchown(e.path().c_str(), uid, uid) == 0);
-}
-
-/// A folder anyone may make entries in, as /tmp is.
-std::string shared_folder(const std::string& path) {
-  fs::create_directories(path);
-  REQUIRE(::chmod(path.c_str(), 01777) == 0);
-  return path;
-}
+using e2e::give;
+using e2e::shared_folder;
 
 RunResult sp_with(const e2e::DemoEnv& env, std::vector<std::string> args, std::map<std::string, std::string> vars) {
   args.insert(args.begin(), {"--venv", env.venv.root});
@@ -352,23 +341,30 @@ TEST_CASE("remote: the history's local copy is kept only in folders nobody else 
   CHECK(e2e::read_tree(victim) == before);
 }
 
-TEST_CASE("try refuses a TMPDIR another user owns: its sitecustomize would be theirs to swap", "[e2e][root]") {
+TEST_CASE("try refuses a cache folder another user owns: its sitecustomize would be theirs to swap", "[e2e][root]") {
   e2e::DemoEnv env;
-  std::string theirs = env.tmp.path + "/their-tmp";
+  std::string theirs = env.tmp.path + "/their-cache";
   fs::create_directories(theirs);
   give(theirs);
   std::string witness = env.tmp.path + "/ran";
-  auto r = sp_with(env, {"try", e2e::bundled("flashinfer-dynamo.yaml"), "--", "touch", witness}, {{"TMPDIR", theirs}});
+  auto r = sp_with(env, {"try", e2e::bundled("flashinfer-dynamo.yaml"), "--", "touch", witness},
+                   {{"XDG_CACHE_HOME", theirs}});
   INFO(r.err);
   CHECK(r.status == 1);
-  CHECK(r.err.find("refusing to run the command with its files in " + theirs + ": ") != std::string::npos);
-  CHECK(r.err.find("; set TMPDIR to a folder only you can change") != std::string::npos);
+  CHECK(r.err.find("refusing to run the command with its files in " + theirs + "/sitepatch/run: " + theirs +
+                   " belongs to uid 65534, another user; set XDG_CACHE_HOME to a folder only you can change") !=
+        std::string::npos);
   CHECK_FALSE(fs::exists(witness));
   CHECK(fs::is_empty(theirs));
-  // /tmp (sticky, root's) is fine.
-  auto ok = sp_with(env, {"try", e2e::bundled("flashinfer-dynamo.yaml"), "--", "touch", witness}, {{"TMPDIR", "/tmp"}});
+  // A cache of root's own is fine, whatever TMPDIR is: the run's files are not put there.
+  std::string their_tmp = env.tmp.path + "/their-tmp";
+  fs::create_directories(their_tmp);
+  give(their_tmp);
+  auto ok = sp_with(env, {"try", e2e::bundled("flashinfer-dynamo.yaml"), "--", "touch", witness},
+                    {{"XDG_CACHE_HOME", env.tmp.path + "/cache"}, {"TMPDIR", their_tmp}});
   CHECK(ok.status == 0);
   CHECK(fs::exists(witness));
+  CHECK(fs::is_empty(their_tmp));
 }
 
 TEST_CASE("edit --copy and capture --from refuse a folder another user could change", "[e2e][root]") {
@@ -522,12 +518,12 @@ TEST_CASE("a venv whose site-packages another user can write is not run as root"
   CHECK(!fs::exists(env.tmp.path + "/witness"));
 }
 
-TEST_CASE("try refusing its TMPDIR says nothing was patched for the run", "[e2e][root]") {
+TEST_CASE("try refusing its run folder says nothing was patched for the run", "[e2e][root]") {
   e2e::DemoEnv env;
-  std::string theirs = env.tmp.path + "/their-tmp";
+  std::string theirs = env.tmp.path + "/their-cache";
   fs::create_directories(theirs);
   give(theirs);
-  auto r = sp_with(env, {"try", e2e::bundled("flashinfer-dynamo.yaml"), "--", "true"}, {{"TMPDIR", theirs}});
+  auto r = sp_with(env, {"try", e2e::bundled("flashinfer-dynamo.yaml"), "--", "true"}, {{"XDG_CACHE_HOME", theirs}});
   CHECK(r.status == 1);
   CHECK(r.err.find("patched for this run") == std::string::npos);
   // With a folder it accepts, the line comes, before the command's own output.

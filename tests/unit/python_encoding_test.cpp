@@ -55,6 +55,12 @@ TEST_CASE("bytes not valid in the declared encoding name the file, line and offs
                     "pkg/mod.py: its coding line names an unknown encoding, klingon");
   CHECK_THROWS_WITH(Module("# coding: utf-16\n", "pkg/mod.py"),
                     "pkg/mod.py: its coding line names utf-16, which Python cannot read source in");
+  // iconv's shift_jis reads 0x5C as a yen sign, Python's as a backslash: where one escapes
+  // a quote, the two trees part (a decoy definition for sitepatch, the real one for Python).
+  CHECK_THROWS_WITH(Module("# coding: shift_jis\ns = '\\\\'\n", "pkg/mod.py"),
+                    "pkg/mod.py: its coding line names shift_jis, whose byte 0x5C sitepatch cannot read as Python "
+                    "does (as ASCII): the text it would edit could differ from the code Python runs");
+  CHECK_NOTHROW(Module("# coding: latin-1\ns = '\\\\'\n", "pkg/mod.py"));
   CHECK_THROWS_WITH(Module("\xEF\xBB\xBF# coding: latin-1\n", "pkg/mod.py"),
                     "pkg/mod.py: it starts with a UTF-8 byte order mark but its coding line says latin-1");
 }

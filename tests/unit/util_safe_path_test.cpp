@@ -12,6 +12,7 @@
 #include "host/local_files.hpp"
 #include "sitepatch/host/host.hpp"
 #include "sitepatch/util/file.hpp"
+#include "sitepatch/util/process.hpp"
 #include "sitepatch/util/safe_path.hpp"
 #include "sitepatch/util/strings.hpp"
 #include "support/fixture.hpp"
@@ -157,4 +158,51 @@ TEST_CASE("a killed writer's tag stays in the lock for the next writer, a releas
   CHECK(testsupport::slurp(path).empty());
   auto next = host->lock(path, 100);
   CHECK(next->unfinished().empty());
+}
+
+TEST_CASE("unsafe_path sees write another user gets through a POSIX ACL, the mode's mask allowing it",
+          "[util][root]") {
+  REQUIRE(::geteuid() == 0);
+  testsupport::TempDir tmp;
+  std::string dir = tmp.path + "/site-packages";
+  fs::create_directories(dir + "/pkg");
+  // `ls -l` shows drwxrwxr-x+ with group root: the mode alone says nobody else writes.
+  REQUIRE(sitepatch::util::run({"setfacl", "-m", "u:65534:rwx", dir}).status == 0);
+  CHECK(unsafe_path(dir + "/pkg") == dir + " is writable by uid 65534 through a POSIX ACL (see getfacl " + dir + ")");
+  CHECK(unsafe_path(dir) == dir + " is writable by uid 65534 through a POSIX ACL (see getfacl " + dir + ")");
+  // A mask without write takes it from every named entry, as the kernel does.
+  REQUIRE(sitepatch::util::run({"setfacl", "-m", "m::r-x", dir}).status == 0);
+  CHECK_FALSE(unsafe_path(dir + "/pkg"));
+  REQUIRE(sitepatch::util::run({"setfacl", "-b", dir}).status == 0);
+  // A group entry, and a default ACL that gives what is made in the folder to another user.
+  REQUIRE(sitepatch::util::run({"setfacl", "-m", "g:65534:rwx", dir}).status == 0);
+  CHECK(unsafe_path(dir) == dir + " is writable by group 65534 through a POSIX ACL (see getfacl " + dir + ")");
+  REQUIRE(sitepatch::util::run({"setfacl", "-b", "-d", "-m", "u:65534:rwx", dir}).status == 0);
+  CHECK(unsafe_path(dir) == dir + " lets uid 65534 write what is made in it, through a default POSIX ACL (see getfacl " +
+                                dir + ")");
+  CHECK_FALSE(unsafe_path(dir + "/pkg"));  // only the folder things are made in counts for that
+  // Entries for root and the caller are no one else's.
+  REQUIRE(sitepatch::util::run({"setfacl", "-b", "-m", "u:0:rwx,g:0:rwx", dir}).status == 0);
+  CHECK_FALSE(unsafe_path(dir + "/pkg"));
+}
+
+TEST_CASE("unsafe_path judges the last name when it is a file: its mode, owner and ACL", "[util][root]") {
+  REQUIRE(::geteuid() == 0);
+  testsupport::TempDir tmp;
+  std::string file = tmp.path + "/bin/python3";
+  testsupport::spit(file, "#!/bin/sh\n");
+  mode(file, 0755);
+  CHECK_FALSE(unsafe_path(file));
+  mode(file, 0777);
+  CHECK(unsafe_path(file) == file + " is writable by other users (mode 0777)");
+  mode(file, 0775);
+  REQUIRE(::chown(file.c_str(), 0, 65534) == 0);
+  CHECK(unsafe_path(file) == file + " is writable by its group 65534 (mode 0775)");
+  REQUIRE(::chown(file.c_str(), 0, 0) == 0);
+  CHECK_FALSE(unsafe_path(file));
+  REQUIRE(sitepatch::util::run({"setfacl", "-m", "u:65534:rw", file}).status == 0);
+  CHECK(unsafe_path(file) == file + " is writable by uid 65534 through a POSIX ACL (see getfacl " + file + ")");
+  // Through a link: the file it leads to is what is judged.
+  fs::create_symlink(file, tmp.path + "/link");
+  CHECK(unsafe_path(tmp.path + "/link") == file + " is writable by uid 65534 through a POSIX ACL (see getfacl " + file + ")");
 }

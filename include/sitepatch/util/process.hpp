@@ -1,5 +1,8 @@
 #pragma once
+#include <chrono>
 #include <cstddef>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +17,11 @@ struct RunResult {
   std::string err;
 };
 RunResult run(const std::vector<std::string>& argv, std::string_view input = {});
+
+/// What write and read_line throw when the deadline set on the Process passes first.
+struct Timeout : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 /// A child process with piped stdin/stdout (stderr captured to a buffer); argv[0]
 /// is looked up in PATH. Nothing goes through a shell. What the child sends is held
@@ -35,6 +43,11 @@ class Process {
   /// child blocked on a full stderr pipe cannot stall it). Throws sitepatch::Error if
   /// it died.
   void write(std::string_view data);
+  /// From now on write and read_line throw Timeout once `when` has passed without what
+  /// they wait for (nullopt: they wait as long as it takes). What arrives on stderr
+  /// meanwhile is kept, and does not move the deadline.
+  void set_deadline(std::optional<std::chrono::steady_clock::time_point> when) { deadline_ = when; }
+
   /// Closes the child's stdin (it sees EOF).
   void close_input();
   /// Reads everything left on stdout until EOF (no bound: the caller asked for all).
@@ -67,6 +80,11 @@ class Process {
   size_t err_dropped_ = 0;  // bytes between the two, not kept
   size_t err_keep_ = kStderrKept;  // run() keeps it all
   bool waited_ = false;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  /// poll's timeout for the deadline (-1: none, 0: it has passed).
+  int poll_timeout() const;
+  /// Throws Timeout when the deadline has passed.
+  void check_deadline() const;
   int status_ = 0;
   void drain_stderr(bool block);
   void keep_stderr(const char* data, size_t n);

@@ -9,15 +9,52 @@ OPS = {
 }
 
 
+BEAT_SECONDS = 10
+
+
+class Beats:
+    # While an operation runs, a line "~" every BEAT_SECONDS tells sitepatch it is at work
+    # (host/agent_client.cpp bounds silence, not length: a proof run or a JIT build may
+    # take minutes). SIGALRM from an interval timer armed only during an operation: no
+    # thread at every start. A beat never splits a reply: none is written while one is.
+    def __init__(self, out):
+        self.out, self.writing = out, False
+        try:
+            import _signal
+            _signal.signal(_signal.SIGALRM, self.beat)
+            self.timer = _signal
+        except (ImportError, AttributeError, ValueError, OSError):
+            self.timer = None
+
+    def beat(self, signum, frame):
+        if not self.writing:
+            self.out.write(b"~\n")
+            self.out.flush()
+
+    def arm(self, on):
+        if self.timer is not None:
+            self.timer.setitimer(self.timer.ITIMER_REAL, BEAT_SECONDS if on else 0, BEAT_SECONDS if on else 0)
+
+    def reply(self, data):
+        self.writing = True
+        try:
+            self.out.write(data)
+            self.out.flush()
+        finally:
+            self.writing = False
+
+
 def main():
     # Replies go to a private copy of stdout; anything else printed (a .pth file, a
     # warning, a C library) lands on stderr instead of corrupting the protocol.
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    beats = Beats(out)
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
+        beats.arm(True)
         try:
             req = loads(line.decode("utf-8"))
             fn = OPS.get(req.get("op")) if isinstance(req, dict) else None
@@ -31,8 +68,8 @@ def main():
             reply = {"ok": False, "error": str(e), "partial": e.changed}
         except Exception as e:
             reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
-        out.write(dumps(reply).encode("ascii") + b"\n")
-        out.flush()
+        beats.arm(False)
+        beats.reply(dumps(reply).encode("ascii") + b"\n")
     # EOF: the caller is done, or gone; either way no request of ours is half done.
     for fd, writer in list(LOCKS.values()):
         release(fd, writer)
@@ -41,6 +78,7 @@ def main():
 
 
 def run():
+    start_site()
     code = main()
     # Every reply is flushed and the OS releases the locks: skip the interpreter's
     # tear-down, which every command would otherwise wait for.

@@ -29,6 +29,20 @@ def reclaim_run_folders(root):
             continue
 
 
+def run_root():
+    # util::make_run_folder's rule: the folder a command's environment names (PYTHONPATH)
+    # lies in this user's cache, in a folder only this user can change, so that nobody
+    # else can make it again once it is removed (a process the command left behind still
+    # imports from it); in /tmp anyone could.
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    root = os.path.join(os.path.abspath(base), "sitepatch", "run")
+    why = unsafe_path(root, create=True)
+    if why:
+        raise Refused("refusing to run the command with its files in %s: %s; set XDG_CACHE_HOME to a folder only you "
+                      "can change" % (root, why))
+    return root
+
+
 def op_run(req):
     # A user's command (try, apply --check, explain --run) with files of its own in a
     # private folder (mkdtemp: 0700, a name nobody chose), removed after it; its output
@@ -37,15 +51,9 @@ def op_run(req):
     import subprocess
     import tempfile
 
-    reclaim_run_folders(tempfile.gettempdir())
-    folder = tempfile.mkdtemp(prefix="sitepatch-run-%d-" % os.getpid())
-    why = unsafe_path(folder)
-    if why:
-        # Its sitecustomize runs in every Python the command starts: a folder another
-        # user could swap would be theirs to choose.
-        os.rmdir(folder)
-        raise Refused("refusing to run the command with its files in %s: %s; set TMPDIR to a folder only you can "
-                      "change" % (os.path.dirname(folder), why))
+    root = run_root()
+    reclaim_run_folders(root)
+    folder = tempfile.mkdtemp(prefix="sitepatch-run-%d-" % os.getpid(), dir=root)
     try:
         for name, content in req.get("files", {}).items():
             if not name or "/" in name or name.startswith("."):

@@ -16,6 +16,47 @@ def _write_problem(where, st):
     return "%s is writable by %s (mode %s)" % (where, who, _mode_text(st.st_mode))
 
 
+def _acl_writer(where, attribute, st):
+    # util::safe_path.cpp's twin: who a POSIX ACL (the kernel's xattr form: a version
+    # word, then tag, permission, id entries) lets write besides root, us and a root
+    # group; entries the mask takes write from do not count.
+    try:
+        data = os.getxattr(where, attribute, follow_symlinks=False)
+    except (OSError, AttributeError):
+        return ""
+    entries = [(int.from_bytes(data[i:i + 2], "little"), int.from_bytes(data[i + 2:i + 4], "little"),
+                int.from_bytes(data[i + 4:i + 8], "little")) for i in range(4, len(data) - 7, 8)]
+    if any(tag == 0x10 and not perm & 2 for tag, perm, _ in entries):
+        return ""
+    for tag, perm, ident in entries:
+        if not perm & 2:
+            continue
+        if tag == 0x02 and ident not in (0, os.geteuid()):
+            return "uid %d" % ident
+        if tag == 0x08 and ident != 0:
+            return "group %d" % ident
+        if tag == 0x04 and st.st_gid != 0:
+            return "group %d" % st.st_gid
+    return ""
+
+
+def _writable_by_others(where, st, makes_in):
+    # Its mode, or an ACL: the access one, and for the folder things are made in, the
+    # default one what is made there inherits.
+    if _others_write(st):
+        return _write_problem(where, st)
+    if st.st_mode & 0o020:  # with an access ACL the group bits are its mask
+        who = _acl_writer(where, "system.posix_acl_access", st)
+        if who:
+            return "%s is writable by %s through a POSIX ACL (see getfacl %s)" % (where, who, where)
+    if makes_in and stat.S_ISDIR(st.st_mode):
+        who = _acl_writer(where, "system.posix_acl_default", st)
+        if who:
+            return "%s lets %s write what is made in it, through a default POSIX ACL (see getfacl %s)" % (
+                where, who, where)
+    return None
+
+
 _O_PATH = getattr(os, "O_PATH", os.O_RDONLY)  # a folder we may search but not list
 
 
@@ -46,8 +87,10 @@ def unsafe_path(path, create=False):
                 dfd = nfd
                 cur = os.fstat(dfd)
                 continue
-            if _others_write(cur) and not cur.st_mode & stat.S_ISVTX:
-                return _write_problem(where, cur)
+            if not cur.st_mode & stat.S_ISVTX:
+                why = _writable_by_others(where, cur, False)
+                if why:
+                    return why
             here = (where.rstrip("/")) + "/" + name
             try:
                 st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
@@ -75,7 +118,8 @@ def unsafe_path(path, create=False):
                     cur = os.fstat(dfd)
                 continue
             if not stat.S_ISDIR(st.st_mode):
-                return "%s is not a folder" % here if pending else None
+                # The last name a file: whoever may write it chooses what it says.
+                return "%s is not a folder" % here if pending else _writable_by_others(here, st, False)
             nfd = os.open(name, _O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dfd)
             os.close(dfd)
             dfd = nfd
@@ -83,9 +127,7 @@ def unsafe_path(path, create=False):
             if (cur.st_ino, cur.st_dev) != (st.st_ino, st.st_dev):
                 return "%s changed while it was checked" % here
             seen.append(name)
-        if _others_write(cur):
-            return _write_problem("/" + "/".join(seen), cur)
-        return None
+        return _writable_by_others("/" + "/".join(seen), cur, True)
     except OSError as e:
         return oserr(e, path)
     finally:

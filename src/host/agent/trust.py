@@ -1,0 +1,132 @@
+# agent/trust.py, a part of the sitepatch agent (start.py says how the parts are joined):
+# the agent's Python starts with -I -S, so nothing of the environment has run yet; before
+# `site` runs its .pth files and imports sitecustomize, every folder it would import from
+# and each .pth file must pass unsafe_path. A refusal ends the agent with exit 95 and one
+# line (host/agent_client.cpp shows it as it is).
+#
+# `site` itself decides which folders those are (its own venv, getsitepackages, user site
+# and .pth logic, whatever the version and the distribution's patches): its addsitedir is
+# wrapped to check a site folder and each .pth in it, and each folder a .pth line names,
+# before the real one reads them; whatever else reached sys.path (an `import` line's code)
+# is checked before sitecustomize is imported. An audit hook then refuses source and
+# compiled code opened for import from anywhere another user can change, for the rest
+# of the agent's life: an editable install's finder maps names to folders no list shows.
+
+_TRUSTED = {}
+
+
+class Untrusted(Exception):
+    pass
+
+
+def _must_trust(path, role):
+    key = os.path.abspath(path)
+    if key in _TRUSTED:
+        return
+    why = unsafe_path(key)
+    if why:
+        raise Untrusted("%s, %s" % (why, role))
+    _TRUSTED[key] = True
+
+
+def _pth_folders(sitedir, name):
+    # A .pth file's path lines as site.addpackage reads them: each joined to the site
+    # folder, kept when it exists; `import` lines are code, the file's owner's to choose.
+    try:
+        with open(os.path.join(sitedir, name), "rb") as f:
+            data = f.read()
+    except OSError:
+        return []
+    out = []
+    for raw in data.splitlines():
+        line = raw.decode("utf-8", "surrogateescape").lstrip("\ufeff")
+        if not line.strip() or line.startswith("#") or line.startswith(("import ", "import\t")):
+            continue
+        folder = os.path.join(sitedir, line.rstrip())
+        if os.path.exists(folder):
+            out.append(folder)
+    return out
+
+
+def _check_site_folder(sitedir):
+    _must_trust(sitedir, "a site folder whose .pth files and modules Python runs")
+    try:
+        names = sorted(n for n in os.listdir(sitedir) if n.endswith(".pth") and not n.startswith("."))
+    except OSError:
+        return
+    for name in names:
+        pth = os.path.join(sitedir, name)
+        _must_trust(pth, "a .pth file Python runs at every start")
+        for folder in _pth_folders(sitedir, name):
+            _must_trust(folder, "which %s puts on sys.path (an editable install of a shared checkout? the checkout "
+                                "must belong to root or you, and be writable by no one else)" % pth)
+
+
+def _check_sys_path(role):
+    for d in list(sys.path):
+        if d and os.path.exists(d):
+            _must_trust(d, role)
+
+
+def _guard_imports(refusals):
+    # Source and compiled code the import system opens (io.open_code raises "open" with
+    # mode 'r'): an editable finder's folders, a path added at run time. A refusal inside
+    # `site` would be printed and skipped by it, so it is also kept in `refusals`.
+    code_suffixes = (".py", ".pyc", ".pth", ".pyw")
+
+    def hook(event, args):
+        if event != "open" or not args or args[1] != "r" or not isinstance(args[0], str):
+            return
+        if not args[0].endswith(code_suffixes):
+            return
+        try:
+            _must_trust(os.path.dirname(args[0]) or ".", "where Python imports code from")
+            _must_trust(args[0], "code Python imports")
+        except Untrusted as e:
+            refusals.append(str(e))
+            raise
+
+    if hasattr(sys, "addaudithook"):
+        sys.addaudithook(hook)
+
+
+def start_site():
+    """Runs what `python` without -S runs at start (site.main()), once every folder it
+    imports from passed unsafe_path; ends the agent with exit 95 naming the first that
+    did not."""
+    refusals = []
+    try:
+        _check_sys_path("the standard library Python starts from")
+        real_addsitedir = site.addsitedir
+
+        def addsitedir(sitedir, known_paths=None):
+            if os.path.isdir(sitedir):
+                _check_site_folder(sitedir)
+            return real_addsitedir(sitedir, known_paths)
+
+        site.addsitedir = addsitedir
+        for name in ("execsitecustomize", "execusercustomize"):
+            real = getattr(site, name, None)
+            if real is None:
+                continue
+
+            def checked(real=real):
+                _check_sys_path("a folder on sys.path, where sitecustomize is looked for")
+                return real()
+
+            setattr(site, name, checked)
+        _guard_imports(refusals)
+        site.main()
+        site.addsitedir = real_addsitedir
+        # -I leaves the user's site folder out, but site_folders reports it back (the
+        # programs patched see it), so its modules are read and imported: it is judged
+        # too, once site.main() set sys.prefix to the venv's.
+        user = isolated_user_site()
+        if user and os.path.isdir(user):
+            _check_site_folder(user)
+        if refusals:
+            raise Untrusted(refusals[0])
+    except Untrusted as e:
+        sys.stderr.write("refusing to run %s: %s\n" % (sys.executable, e))
+        sys.stderr.flush()
+        os._exit(95)
