@@ -307,7 +307,9 @@ json AgentClient::call(const json& request) {
 }
 
 site::Environment AgentClient::hello() {
-  json r = call({{"op", "hello"}, {"protocol", kProtocol}});
+  json r = call({{"op", "hello"},
+                 {"protocol", kProtocol},
+                 {"beat", std::chrono::duration<double>(quiet_).count() / 4}});
   return shaped("hello", [&] { return environment_of(r); });
 }
 

@@ -5,6 +5,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <chrono>
+
 #include <catch2/catch.hpp>
 
 #include "e2e_support.hpp"
@@ -20,8 +22,10 @@ struct FarSide {
     testsupport::spit(ssh, "#!/bin/sh\ncat >/dev/null 2>&1 &\n" + far_side + "\n");
     ::chmod(ssh.c_str(), 0755);
   }
-  sitepatch::util::RunResult sp(const std::string& command = "list") const {
-    return testsupport::run_sitepatch({"--host", "farhost", "--ssh-command", ssh, "--venv", "/srv/venv", command});
+  sitepatch::util::RunResult sp(const std::string& command = "list",
+                                 const std::map<std::string, std::string>& env = {}) const {
+    return testsupport::run_sitepatch({"--host", "farhost", "--ssh-command", ssh, "--venv", "/srv/venv", command},
+                                      env);
   }
 };
 
@@ -112,4 +116,28 @@ TEST_CASE("far side: a flood of stderr is kept to its first and last 2 MB, escap
   CHECK(r.err.find('\x1b') == std::string::npos);
   INFO("peak MB of a child: " << peak_child_mb());
   CHECK(peak_child_mb() < 90);
+}
+
+TEST_CASE("far side: one that floods stderr forever and never says hello is given up on, naming the host",
+          "[e2e][remote]") {
+  FarSide far("while :; do echo 'still booting' >&2; done");
+  auto start = std::chrono::steady_clock::now();
+  auto r = far.sp("list", {{"SITEPATCH_REPLY_TIMEOUT", "2"}});
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(r.status == 1);
+  std::string head = "sitepatch: error: farhost: the sitepatch agent did not start: no hello within 2 s "
+                     "(SITEPATCH_REPLY_TIMEOUT sets the bound); it printed:\n";
+  CHECK(r.err.substr(0, head.size()) == head);
+  CHECK(r.err.find("still booting\nstill booting") != std::string::npos);
+  CHECK(r.err.size() < 2200);
+  CHECK(took < 30);  // bounded by the 2 s and the child's tear-down, never the flood
+}
+
+TEST_CASE("far side: a hello and then silence is an error naming the operation waited for", "[e2e][remote]") {
+  // Beats before the hello do not count: only what comes after it.
+  FarSide far("echo '~'; " + hello("[]") + "; sleep 60");
+  auto r = far.sp("list", {{"SITEPATCH_REPLY_TIMEOUT", "1.5"}});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("sitepatch: error: farhost: the sitepatch agent went silent: no answer to `") == 0);
+  CHECK(r.err.find("` and no sign of work for 1.5 s (SITEPATCH_REPLY_TIMEOUT sets the bound)") != std::string::npos);
 }

@@ -9,7 +9,7 @@ OPS = {
 }
 
 
-BEAT_SECONDS = 10
+BEAT_SECONDS = 10  # hello sets it from what sitepatch waits for
 
 
 class Beats:

@@ -103,6 +103,10 @@ def stdlib_names():
 
 
 def op_hello(req):
+    global BEAT_SECONDS
+    beat = req.get("beat")
+    if isinstance(beat, (int, float)) and 0.05 <= beat <= 3600:
+        BEAT_SECONDS = beat  # a quarter of the silence sitepatch waits for
     dirs, pth = site_folders()
     return {
         "protocol": PROTOCOL,
