@@ -629,3 +629,26 @@ TEST_CASE("capture on PyPI's requests 2.32.3: natural hand edits become the reci
   REQUIRE(sp({"rollback", "requests-local"}).status == 0);
   CHECK(testsupport::slurp(path) == original);
 }
+
+TEST_CASE("capture: an edited module that is a link leading outside site-packages is named as such, nothing written",
+          "[e2e][capture]") {
+  Hand h;
+  REQUIRE(h.sp({"edit", "handkern"}).status == 0);
+  h.edit_by_hand();
+  // The edited cuda.py now lives outside the environment; the package holds a link to it.
+  std::string outside = h.tmp.path + "/shared/cuda.py";
+  testsupport::spit(outside, h.read("cuda.py"));
+  fs::remove(h.path("cuda.py"));
+  fs::create_symlink(outside, h.path("cuda.py"));
+  auto before = h.tree();
+  std::string recipe = h.tmp.path + "/handkern-local.yaml";
+  auto r = h.sp({"capture", "handkern", "-o", recipe});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: handkern/cuda.py is a symbolic link to " + outside +
+                     ", outside site-packages: sitepatch patches only files inside it, so no recipe could make this "
+                     "edit; put the file itself in place of the link, or capture where " + outside +
+                     " is installed\n");
+  CHECK(r.err.find("a sitepatch bug") == std::string::npos);
+  CHECK_FALSE(fs::exists(recipe));
+  CHECK(h.tree() == before);
+}

@@ -116,11 +116,33 @@ std::vector<recipe::Edit> named_edits(CaptureResult& res, const std::vector<Dist
   return edits;
 }
 
+// An edited file that is a link leading out of its site folder: no recipe can edit it
+// (a write there is refused, as every write outside site-packages is), so capture says
+// what it is before planning rather than report the refused plan as its own bug.
+void refuse_links_outside(host::Host& host, const std::vector<DistFile>& files) {
+  std::vector<std::string> asked;
+  for (auto& f : files) {
+    asked.push_back(f.path);
+    asked.push_back(f.path.substr(0, f.path.size() - f.rel.size() - 1));  // its site folder
+  }
+  auto real = host.realpath(asked);
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto& file = real[2 * i];
+    auto& site = real[2 * i + 1];
+    if (!file || !site || util::starts_with(*file, *site + "/")) continue;
+    throw Error(files[i].rel + " is a symbolic link to " + util::printable(*file) +
+                ", outside site-packages: sitepatch patches only files inside it, so no recipe could make this edit; "
+                "put the file itself in place of the link, or capture where " + util::printable(*file) +
+                " is installed");
+  }
+}
+
 // The recipe planned against pip's bytes; each file's result must be its edited bytes
 // where the edits reproduce them. The plan then carries the edited bytes as the result.
 Plan plan_on_originals(Session& s, const recipe::Recipe& rec, const std::vector<DistFile>& files,
                        const std::map<std::string, detail::Original>& originals, const CaptureResult& res,
                        const std::vector<store::PatchRecord>& existing, bool in_place) {
+  refuse_links_outside(s.host, files);
   std::map<std::string, std::string> texts;
   for (auto& f : files) texts[f.path] = originals.at(f.rel).text;
   auto view = host::overlay_host(s.host, texts);
