@@ -69,9 +69,9 @@ class AgentLock : public Lock {
 };
 
 std::vector<std::string> agent_argv(const std::string& python) {
-  // -u: replies are not held in a buffer. -I (not -S): the site folders are still the
-  // real ones, but nothing of the caller's folder or PYTHON* variables runs.
-  return {python, "-I", "-u", "-c", embedded::agent_source};
+  // -u: replies are not held in a buffer. -I: nothing of the caller's folder or PYTHON*
+  // variables runs. -S: the agent checks the site folders, then runs site itself.
+  return {python, "-I", "-S", "-u", "-c", embedded::agent_source};
 }
 
 std::string changed_since_read(const std::string& path, const std::string& expected,

@@ -176,9 +176,9 @@ RunResult Venv::run_python(const std::string& code) const {
 }
 
 std::string old_python_script() {
-  // The agent is started as `python -I -u -c CODE`: CODE is the fourth argument.
-  return "#!/bin/sh\nexec " + outer_python() +
-         " -u -c 'import sys; sys.version_info = (3, 6, 9, \"final\", 0); exec(sys.argv[1])' \"$4\"\n";
+  // The agent is started as `python -I -S -u -c CODE`: CODE is the argument after -c.
+  return "#!/bin/sh\nfor a; do if [ \"$prev\" = -c ]; then code=$a; fi; prev=$a; done\nexec " + outer_python() +
+         " -u -c 'import sys; sys.version_info = (3, 6, 9, \"final\", 0); exec(sys.argv[1])' \"$code\"\n";
 }
 
 RunResult run_sitepatch(const std::vector<std::string>& args,

@@ -94,6 +94,8 @@ def start_site():
     """Runs what `python` without -S runs at start (site.main()), once every folder it
     imports from passed unsafe_path; ends the agent with exit 95 naming the first that
     did not."""
+    if not sys.flags.no_site:
+        return  # started without -S: site has run already, and must not run twice
     refusals = []
     try:
         _check_sys_path("the standard library Python starts from")
