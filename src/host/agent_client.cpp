@@ -328,6 +328,9 @@ site::Environment AgentClient::environment_of(const json& r) {
   env.dpkg = r.value("dpkg", false);
   for (auto& n : r.value("notes", json::array()))
     if (n.is_string()) spdlog::warn("{}: {}", who_, util::printable(n.get<std::string>()));
+  for (auto& x : r.value("ext_suffixes", json::array()))
+    if (x.is_string() && x.get<std::string>().find('/') == std::string::npos)
+      env.ext_suffixes.push_back(x.get<std::string>());
   for (auto& b : r.value("builtins", json::array()))
     if (b.is_string()) env.builtins.push_back(b.get<std::string>());
   for (auto& m : r.value("stdlib", json::array()))

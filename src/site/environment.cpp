@@ -34,6 +34,17 @@ std::optional<std::string> unsafe_relative_path(std::string_view rel) {
   return std::nullopt;
 }
 
+std::vector<std::string> compiled_twins(std::string_view rel, const std::vector<std::string>& ext_suffixes) {
+  std::vector<std::string> out;
+  if (rel.size() < 4 || rel.substr(rel.size() - 3) != ".py") return out;
+  std::string stem(rel.substr(0, rel.size() - 3));
+  bool init = stem == "__init__" || (stem.size() > 9 && stem.compare(stem.size() - 9, 9, "/__init__") == 0);
+  if (!init)
+    for (auto& suffix : ext_suffixes) out.push_back(stem + "/__init__" + suffix);
+  for (auto& suffix : ext_suffixes) out.push_back(stem + suffix);
+  return out;
+}
+
 std::vector<std::string> module_candidates(std::string_view module) {
   std::vector<std::string> parts = util::split(module, '.');
   for (auto& p : parts)

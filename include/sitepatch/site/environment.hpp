@@ -16,6 +16,7 @@ struct Environment {
   std::string base_prefix;              // sys.base_prefix
   std::string version;                  // "3.11.7"
   std::string cache_tag;                // "cpython-311"
+  std::vector<std::string> ext_suffixes;  // extension modules' suffixes, in the finder's order (".cpython-311-x86_64-linux-gnu.so", ".abi3.so", ".so"); empty when unknown
   std::vector<std::string> site_dirs;   // where import looks, in sys.path's order (stdlib left out); unique, existing
   std::vector<std::string> pth_dirs;    // those of site_dirs a .pth file added
   bool dpkg = false;                    // the machine keeps Debian's package database
@@ -55,6 +56,12 @@ std::optional<std::string> unsafe_relative_path(std::string_view rel);
 /// Candidate relative files for a dotted module: a/b.py, a/b/__init__.py (in that
 /// order). Empty when `module` is not a valid dotted name.
 std::vector<std::string> module_candidates(std::string_view module);
+
+/// The files that `import` would load in place of the source `rel` (a relative .py path)
+/// from the same folder, because the finder tries extension modules first: for a/b.py,
+/// a/b/__init__<suffix> (a package comes first) and a/b<suffix>; for a/b/__init__.py,
+/// a/b/__init__<suffix>. Empty for a file that is no module source.
+std::vector<std::string> compiled_twins(std::string_view rel, const std::vector<std::string>& ext_suffixes);
 
 /// Dotted module name for a relative .py path (a/b/__init__.py -> a.b).
 std::string module_for_file(std::string_view rel);

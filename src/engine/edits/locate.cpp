@@ -126,7 +126,58 @@ std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& 
                 ", outside site-packages (" + l.site_dir + "); refusing to touch it";
     }
   }
+  refuse_shadowed(s, edits, out);
   return out;
+}
+
+std::vector<std::string> shadowing_twins(Session& s, const std::vector<std::pair<std::string, std::string>>& files) {
+  // Every folder up to the file's own is asked, in sys.path's order: the first that holds
+  // any loader's file for the name is where the finder stops.
+  std::vector<std::string> ask;
+  std::vector<size_t> owner;
+  for (size_t i = 0; i < files.size(); ++i) {
+    auto& [site_dir, rel] = files[i];
+    auto twins = site::compiled_twins(rel, s.env.ext_suffixes);
+    for (auto& dir : s.env.site_dirs) {
+      for (auto& t : twins) {
+        ask.push_back(dir + "/" + t);
+        owner.push_back(i);
+      }
+      if (dir == site_dir) break;
+    }
+  }
+  std::vector<std::string> found(files.size());
+  if (ask.empty()) return found;
+  auto st = s.host.stat(ask);
+  for (size_t k = 0; k < st.size() && k < ask.size(); ++k)
+    if (st[k].exists && st[k].is_file && found[owner[k]].empty()) found[owner[k]] = ask[k];
+  return found;
+}
+
+void refuse_shadowed(Session& s, const std::vector<const recipe::Edit*>& edits, std::vector<Located>& out) {
+  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<size_t> which;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out[i].ok) {
+      files.emplace_back(out[i].site_dir, out[i].rel);
+      which.push_back(i);
+    }
+  auto twins = shadowing_twins(s, files);
+  for (size_t k = 0; k < which.size(); ++k) {
+    if (twins[k].empty()) continue;
+    Located& l = out[which[k]];
+    const auto& e = *edits[which[k]];
+    std::string module = e.module.empty() ? site::module_for_file(l.rel) : e.module;
+    l.ok = false;
+    l.error = shadowed_message(l.rel, module, twins[k]);
+  }
+}
+
+std::string shadowed_message(const std::string& rel, const std::string& module, const std::string& twin) {
+  return rel + " is not what `import " + module + "` loads: " + twin +
+         ", a compiled twin, is (the import system tries extension modules before source), so an edit of the "
+         "source would never run; install the package without its compiled parts where it offers that, or patch "
+         "the code that calls it";
 }
 
 }  // namespace sitepatch::engine::detail

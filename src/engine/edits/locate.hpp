@@ -10,6 +10,7 @@
 // read once. Refuses paths that leave site-packages, by name or by symlink.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sitepatch/engine/engine.hpp"
@@ -28,7 +29,19 @@ struct Located {
 /// Every file `locate` reads for `edits`: each candidate in each site folder, in order.
 std::vector<std::string> candidate_paths(const Session& s, const std::vector<const recipe::Edit*>& edits);
 
-/// One answer per edit, in order. All candidate files are read in one batch.
+/// One answer per edit, in order. All candidate files are read in one batch. A file that
+/// `import` would not load (a compiled twin shadows it) is no answer: refuse_shadowed.
 std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& edits);
+
+/// For each (site folder, relative .py) pair, the absolute path of the compiled twin
+/// Python would import in its place, from that folder or one before it on sys.path
+/// ("" when the source is what runs). One stat round.
+std::vector<std::string> shadowing_twins(Session& s, const std::vector<std::pair<std::string, std::string>>& files);
+
+/// Marks each located edit whose file a compiled twin shadows as not ok, saying so.
+void refuse_shadowed(Session& s, const std::vector<const recipe::Edit*>& edits, std::vector<Located>& out);
+
+/// The refusal's words: the file, the module, the twin and what to do.
+std::string shadowed_message(const std::string& rel, const std::string& module, const std::string& twin);
 
 }  // namespace sitepatch::engine::detail

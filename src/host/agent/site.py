@@ -102,6 +102,14 @@ def stdlib_names():
     return sorted(names)
 
 
+def _ext_suffixes():
+    try:
+        import _imp
+        return list(_imp.extension_suffixes())
+    except (ImportError, AttributeError):
+        return []
+
+
 def op_hello(req):
     global BEAT_SECONDS
     beat = req.get("beat")
@@ -115,6 +123,9 @@ def op_hello(req):
         "base_prefix": getattr(sys, "base_prefix", sys.prefix),
         "version": "%d.%d.%d" % sys.version_info[:3],
         "cache_tag": sys.implementation.cache_tag or "",
+        # The suffixes of extension modules, in the order the import system tries them:
+        # before source, so a compiled twin beside a .py is what `import` loads.
+        "ext_suffixes": _ext_suffixes(),
         "site_dirs": dirs,
         "pth_dirs": pth,
         "dpkg": os.path.isdir("/var/lib/dpkg/info"),
