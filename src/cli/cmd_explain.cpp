@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "explain_report.hpp"
+#include "output_file.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -130,9 +131,7 @@ std::vector<engine::LoggedBreak> read_logs(const std::vector<std::string>& logs)
 
 void write_recipe(const std::string& path, const std::string& text) {
   try {
-    util::AtomicFile f(path);
-    f.write(text);
-    f.commit();
+    write_output_file(path, text, "--recipe", "recipe");
   } catch (const Error& e) {
     throw Error("cannot write the recipe to " + path + ": " + e.what());
   }
@@ -293,6 +292,7 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
       "or unreadable hints file; 3 the log holds breaks inside libraries (with --run: the last kept run's).");
   return [&g, o] {
     if (g.json && o->recipe == "-") throw Error("--json and --recipe -: both print on stdout; give --recipe a file", Exit::usage);
+    check_output_file(o->recipe, "--recipe", "recipe");  // before any work: the rule every output file follows
     return run(g, *o);
   };
 }
