@@ -96,7 +96,7 @@ std::vector<std::string> damage_lines(const explain::LogReading& r) {
 void refuse_damaged(const std::string& path, const explain::LogReading& r) {
   auto lines = damage_lines(r);
   if (lines.empty()) return;
-  std::string m = "the log " + (path == "-" ? std::string("on standard input") : path) +
+  std::string m = "the log " + (path == "-" ? std::string("on standard input") : util::printable(path)) +
                   " is incomplete or damaged, so its breaks cannot be read whole:";
   constexpr size_t kShown = 12;  // the first ones say where to look; the rest is a count
   for (size_t k = 0; k < lines.size() && k < kShown; ++k) m += "\n  " + lines[k];
@@ -115,7 +115,7 @@ std::vector<engine::LoggedBreak> read_logs(const std::vector<std::string>& logs)
       text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     } else {
       auto t = util::read_named_file(path);
-      if (!t) throw Error("cannot read log " + t.error(), Exit::usage);
+      if (!t) throw Error("cannot read log " + util::printable(t.error()), Exit::usage);
       text = std::move(*t);
     }
     explain::LogReading reading = explain::read_log(text);
@@ -123,7 +123,7 @@ std::vector<engine::LoggedBreak> read_logs(const std::vector<std::string>& logs)
     for (auto& b : reading.breaks) {
       auto same = std::find_if(out.begin(), out.end(), [&](const engine::LoggedBreak& o) { return explain::same_break(o.brk, b); });
       if (same != out.end()) same->brk.repeats += b.repeats + 1;
-      else out.push_back({std::move(b), path});
+      else out.push_back({std::move(b), util::printable(path)});  // a log's name is anyone's text, and printed
     }
   }
   return out;
@@ -188,7 +188,9 @@ int run(const GlobalOptions& g, const ExplainOptions& o) {
   if (o.list_hints) return list_hints(out, load_hints(o.hints));
   if (o.logs.empty()) throw Error("explain needs a LOG (a file, or - for stdin), or --list-hints", Exit::usage);
   auto breaks = read_logs(o.logs);
-  std::string logs = util::join(o.logs, ", ");
+  std::vector<std::string> shown;
+  for (auto& l : o.logs) shown.push_back(util::printable(l));
+  std::string logs = util::join(shown, ", ");
   if (breaks.empty()) {
     if (out.json()) out.document({{"ok", true}, {"breaks", nlohmann::json::array()}, {"fixes", nlohmann::json::array()}});
     else
