@@ -39,6 +39,7 @@ explain::HintSet load_hints(const std::vector<std::string>& files) {
   explain::HintSet hints;
   hints.add(explain::builtin_hints());
   for (auto& path : files) {
+    check_code_file(path, "hints", "explain --run runs a hint's body");
     auto text = util::read_named_file(path);
     if (!text) throw Error("cannot read hints file " + text.error(), Exit::usage);
     hints.add(explain::parse_hints(*text, path));
