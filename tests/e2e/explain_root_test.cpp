@@ -261,3 +261,32 @@ TEST_CASE("rules and hints files another user could change are code, and refused
   CHECK(own.status == 0);
   CHECK(own.out.find("\nh ") != std::string::npos);
 }
+
+TEST_CASE("a METADATA Version with escapes reaches neither the terminal nor requires:", "[e2e][explain][root]") {
+  REQUIRE(::geteuid() == 0);
+  RootExplainEnv env;
+  // A wheel's METADATA is its maker's text; the Version's ESC sequence (OSC 52) was
+  // printed as is and copied into the recipe's requires:.
+  std::string meta;
+  for (auto& e : fs::directory_iterator(env.venv.site_packages))
+    if (e.path().filename().string().rfind("fakeinfer-", 0) == 0) meta = e.path().string() + "/METADATA";
+  REQUIRE(!meta.empty());
+  std::string text = testsupport::slurp(meta);
+  size_t at = text.find("Version: 0.1.0\n");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 15, "Version: 0.1.0\x1b]52;c;eA==\x1b\\\n");
+  testsupport::spit(meta, text);
+  std::string recipe = env.tmp.path + "/fix.yaml";
+  auto r = env.sp({"explain", dynamo_log("graph_breaks.txt"), "--recipe", recipe});
+  INFO(r.err);
+  CHECK(r.status == 3);
+  CHECK(r.out.find('\x1b') == std::string::npos);
+  CHECK(r.out.find("fakeinfer 0.1.0\\x1b]52;c;eA==\\x1b\\") != std::string::npos);
+  std::string written = testsupport::slurp(recipe);
+  INFO(written);
+  CHECK(written.find('\x1b') == std::string::npos);
+  CHECK(written.find("requires:") == written.find("requires: given"));
+  CHECK(written.find("\n# fakeinfer 0.1.0\\x1b]52;c;eA==\\x1b\\ is no PEP 508 name and PEP 440 version: no requires: "
+                     "given\n") != std::string::npos);
+  CHECK(written.find("\nid: dynamo-get-cuda-version-fp4-quantize\n") != std::string::npos);
+}
