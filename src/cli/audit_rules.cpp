@@ -10,6 +10,7 @@ audit::RuleSet load_rules(const std::vector<std::string>& files, bool builtin) {
   audit::RuleSet rules;
   if (builtin) rules.add(audit::builtin_rules());
   for (auto& path : files) {
+    check_code_file(path, "rules", "rules --calibrate runs each rule's probe");
     auto text = util::read_named_file(path);
     if (!text) throw Error("cannot read rules file " + text.error(), Exit::usage);
     rules.add(audit::parse_rules(*text, path));

@@ -11,6 +11,7 @@
 
 #include "audit_report.hpp"
 #include "commands.hpp"
+#include "output_file.hpp"
 #include "sitepatch/recipe/version.hpp"
 #include "sitepatch/audit/ignore.hpp"
 #include "sitepatch/util/file.hpp"
@@ -253,9 +254,9 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
     return int(Exit::ok);
   }
   if (!o.callgraph.empty()) {
-    util::AtomicFile f(o.callgraph);
-    f.write(callgraph_document(o.entry, cg).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    f.commit();
+    write_output_file(o.callgraph,
+                      callgraph_document(o.entry, cg).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                      "--callgraph", "call graph");
     if (!out.quiet() && !out.json() && o.format == "text") out.err("call graph of " + o.entry + " -> " + o.callgraph);
   }
   std::vector<Reported> found = reported_chains(cg, ignores);
@@ -416,6 +417,7 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
     if (o->suggest && o->entry.empty()) throw Error("--suggest applies to MODULE:FUNCTION only", Exit::usage);
     if (!o->callgraph.empty() && o->entry.empty())
       throw Error("--callgraph applies to MODULE:FUNCTION only (a scan follows no calls)", Exit::usage);
+    check_output_file(o->callgraph, "--callgraph", "call graph");  // before the walk, as every output file
     if (o->suggest && o->format != "text") throw Error("--suggest prints a recipe; it takes no --format", Exit::usage);
     if (o->suggest && g.json) throw Error("--json and --suggest: --suggest prints a recipe, not a document", Exit::usage);
     audit::RuleSet rules = load_rules(o->rules, !o->no_default_rules);

@@ -4,9 +4,8 @@
 #include <filesystem>
 
 #include "commands.hpp"
+#include "output_file.hpp"
 #include "sitepatch/engine/capture.hpp"
-#include "sitepatch/util/file.hpp"
-#include "sitepatch/util/safe_path.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
@@ -99,9 +98,7 @@ void check_output(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(std::filesystem::symlink_status(path, ec)))
     throw Error(path + " exists; give -o another file (capture never overwrites a recipe)", Exit::usage);
-  // The file as it will be made: in a sticky folder (/tmp) only its own entry counts.
-  if (auto why = util::unsafe_path(std::filesystem::absolute(path, ec).lexically_normal().string()))
-    throw Error("-o " + path + ": " + *why + "; write the recipe into a folder only you can change", Exit::usage);
+  check_output_file(path, "-o", "recipe");
 }
 
 }  // namespace
@@ -144,9 +141,7 @@ Runner register_capture(CLI::App& app, const GlobalOptions& g) {
     bool nothing = r.recipe_text.empty();
     if (!nothing && !o->dry_run && path != "-") {
       try {
-        util::AtomicFile f(path);
-        f.write(r.recipe_text);
-        f.commit_new();
+        write_output_file(path, r.recipe_text, "-o", "recipe", false);
       } catch (const Error& e) {
         throw Error(std::string(e.what()) + "\n" + r.id + " is recorded as applied; its recipe is in the history: " +
                         env.session->invocation + " show --recipe " + r.id + " > " + r.id + ".yaml",

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "explain_report.hpp"
+#include "output_file.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -38,6 +39,7 @@ explain::HintSet load_hints(const std::vector<std::string>& files) {
   explain::HintSet hints;
   hints.add(explain::builtin_hints());
   for (auto& path : files) {
+    check_code_file(path, "hints", "explain --run runs a hint's body");
     auto text = util::read_named_file(path);
     if (!text) throw Error("cannot read hints file " + text.error(), Exit::usage);
     hints.add(explain::parse_hints(*text, path));
@@ -95,7 +97,7 @@ std::vector<std::string> damage_lines(const explain::LogReading& r) {
 void refuse_damaged(const std::string& path, const explain::LogReading& r) {
   auto lines = damage_lines(r);
   if (lines.empty()) return;
-  std::string m = "the log " + (path == "-" ? std::string("on standard input") : path) +
+  std::string m = "the log " + (path == "-" ? std::string("on standard input") : util::printable(path)) +
                   " is incomplete or damaged, so its breaks cannot be read whole:";
   constexpr size_t kShown = 12;  // the first ones say where to look; the rest is a count
   for (size_t k = 0; k < lines.size() && k < kShown; ++k) m += "\n  " + lines[k];
@@ -114,7 +116,7 @@ std::vector<engine::LoggedBreak> read_logs(const std::vector<std::string>& logs)
       text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     } else {
       auto t = util::read_named_file(path);
-      if (!t) throw Error("cannot read log " + t.error(), Exit::usage);
+      if (!t) throw Error("cannot read log " + util::printable(t.error()), Exit::usage);
       text = std::move(*t);
     }
     explain::LogReading reading = explain::read_log(text);
@@ -122,7 +124,7 @@ std::vector<engine::LoggedBreak> read_logs(const std::vector<std::string>& logs)
     for (auto& b : reading.breaks) {
       auto same = std::find_if(out.begin(), out.end(), [&](const engine::LoggedBreak& o) { return explain::same_break(o.brk, b); });
       if (same != out.end()) same->brk.repeats += b.repeats + 1;
-      else out.push_back({std::move(b), path});
+      else out.push_back({std::move(b), util::printable(path)});  // a log's name is anyone's text, and printed
     }
   }
   return out;
@@ -130,9 +132,7 @@ std::vector<engine::LoggedBreak> read_logs(const std::vector<std::string>& logs)
 
 void write_recipe(const std::string& path, const std::string& text) {
   try {
-    util::AtomicFile f(path);
-    f.write(text);
-    f.commit();
+    write_output_file(path, text, "--recipe", "recipe");
   } catch (const Error& e) {
     throw Error("cannot write the recipe to " + path + ": " + e.what());
   }
@@ -189,7 +189,9 @@ int run(const GlobalOptions& g, const ExplainOptions& o) {
   if (o.list_hints) return list_hints(out, load_hints(o.hints));
   if (o.logs.empty()) throw Error("explain needs a LOG (a file, or - for stdin), or --list-hints", Exit::usage);
   auto breaks = read_logs(o.logs);
-  std::string logs = util::join(o.logs, ", ");
+  std::vector<std::string> shown;
+  for (auto& l : o.logs) shown.push_back(util::printable(l));
+  std::string logs = util::join(shown, ", ");
   if (breaks.empty()) {
     if (out.json()) out.document({{"ok", true}, {"breaks", nlohmann::json::array()}, {"fixes", nlohmann::json::array()}});
     else
@@ -293,6 +295,7 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
       "or unreadable hints file; 3 the log holds breaks inside libraries (with --run: the last kept run's).");
   return [&g, o] {
     if (g.json && o->recipe == "-") throw Error("--json and --recipe -: both print on stdout; give --recipe a file", Exit::usage);
+    check_output_file(o->recipe, "--recipe", "recipe");  // before any work: the rule every output file follows
     return run(g, *o);
   };
 }

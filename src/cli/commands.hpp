@@ -47,8 +47,13 @@ int apply_recipes(const GlobalOptions& g, Env& env, std::vector<recipe::Recipe> 
 /// What follows `--` on a `try` command line: the user's command, untouched (main sets it).
 std::vector<std::string>& trailing_command();
 
-/// The shipped rules (unless `builtin` is false), then each rules file; a file that
-/// cannot be read or is malformed is an error (exit 2).
+/// Throws "refusing to read the KIND file PATH: why, ..." when a user other than the
+/// caller and root could change where `path` leads (util::unsafe_path): rules and hints
+/// files are code (`runs` says what runs them). A pipe passes.
+void check_code_file(const std::string& path, const std::string& kind, const std::string& runs);
+
+/// The shipped rules (unless `builtin` is false), then each rules file (refused as
+/// check_code_file says); a file that cannot be read or is malformed is an error (exit 2).
 audit::RuleSet load_rules(const std::vector<std::string>& files, bool builtin);
 
 /// `rules` less those the environment's torch traces, as its kept calibration (`rules

@@ -14,10 +14,18 @@ namespace sitepatch::cli {
 
 namespace {
 
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n') c = ' ';
-  return s;
+// A comment line from text logs, file names and packages supply: escaped, so nothing in
+// it starts a line of YAML (issue 48: a log named with a line break added an edit).
+std::string comment(std::string_view s) { return recipe::yaml_comment(s); }
+
+// PEP 508's name: what a METADATA Name must be before a recipe names it.
+bool valid_dist_name(std::string_view n) {
+  if (n.empty() || !std::isalnum(static_cast<unsigned char>(n.front())) ||
+      !std::isalnum(static_cast<unsigned char>(n.back())))
+    return false;
+  return std::all_of(n.begin(), n.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
 }
 
 // An id from the functions fixed, so two proposals for one distribution do not collide:
@@ -40,23 +48,39 @@ std::string recipe_id(const engine::Explanation& e, const std::string& prefix) {
 
 }  // namespace
 
+std::string proposed_requires(const std::string& dist, const std::string& version) {
+  if (!valid_dist_name(dist) || !recipe::Version::parse(version)) return "";
+  return recipe::up_to_next_minor(dist, version);
+}
+
 std::string explain_recipe(const engine::Explanation& e, const std::vector<std::string>& logs) {
   if (e.fixes.empty()) return "";
   std::set<std::pair<std::string, std::string>> dists;
   for (auto& f : e.fixes)
     if (!f.dist.empty()) dists.insert({f.dist, f.version});
-  std::string id = recipe_id(e, dists.size() == 1 ? site::normalize_name(dists.begin()->first) + "-dynamo" : "dynamo");
-  std::string out = "# Proposed by `sitepatch explain " + util::join(logs, " ") + "`: review before applying.\n";
+  std::string requires_line = dists.size() == 1 ? proposed_requires(dists.begin()->first, dists.begin()->second) : "";
+  std::string id = recipe_id(e, !requires_line.empty() ? site::normalize_name(dists.begin()->first) + "-dynamo" : "dynamo");
+  std::vector<std::string> words;
+  for (auto& l : logs) words.push_back(util::shell_word(l));
+  std::string out = "# Proposed by " + comment("`sitepatch explain " + util::join(words, " ") + "`") +
+                    ": review before applying.\n";
   out += "# Each edit answers a graph break the log shows inside a library, or one the walk from your\n"
          "# code finds next (dynamo stopped before it); its cost is above it.\n";
-  out += "id: " + id + "\n";
-  out += "description: Let torch.compile through the graph breaks of " + util::join(logs, ", ") + "\n";
-  if (dists.size() == 1)
+  out += "id: " + recipe::yaml_scalar(id) + "\n";
+  std::vector<std::string> names;  // a log's name is anyone's text: the recipe holds it escaped
+  for (auto& l : logs) names.push_back(util::printable(l));
+  out += "description: " + recipe::yaml_scalar("Let torch.compile through the graph breaks of " + util::join(names, ", ")) +
+         "\n";
+  if (!requires_line.empty())
     out += "# requires: the version the log was made against, up to its next minor release\n"
-           "requires: " + recipe::up_to_next_minor(dists.begin()->first, dists.begin()->second) + "\n";
+           "requires: " + recipe::yaml_scalar(requires_line) + "\n";
+  else if (dists.size() == 1)
+    out += "# " + comment(dists.begin()->first + " " + dists.begin()->second) +
+           " is no PEP 508 name and PEP 440 version: no requires: given\n";
   else
-    for (auto& [d, v] : dists) out += "# touches " + d + " " + v + " (one requires: per recipe; none given)\n";
+    for (auto& [d, v] : dists) out += "# touches " + comment(d + " " + v) + " (one requires: per recipe; none given)\n";
   out += "edits:\n";
+  std::vector<recipe::Edit> edits;
   for (auto& f : e.fixes) {
     std::vector<std::string> which;
     for (size_t b : f.breaks) {
@@ -66,12 +90,18 @@ std::string explain_recipe(const engine::Explanation& e, const std::vector<std::
                       (br.through.empty() ? "" : " through " + br.through));
     }
     if (!which.empty())
-      out += "  # answers " + util::join(which, ", ") + (f.hint.empty() ? "" : " (hint " + f.hint + ")") + "\n";
+      out += "  # answers " + comment(util::join(which, ", ") + (f.hint.empty() ? "" : " (hint " + f.hint + ")")) + "\n";
     if (!f.ahead.empty())
-      out += "  # ahead of the log (the walk from your code finds it next): " + util::join(f.ahead, ", ") + "\n";
-    out += "  # cost: " + one_line(f.cost) + "\n";
-    out += engine::edit_yaml(f);
+      out += "  # ahead of the log (the walk from your code finds it next): " + comment(util::join(f.ahead, ", ")) + "\n";
+    // A cost of several lines (a hint's) reads as one; any other control is escaped.
+    std::string cost = f.cost;
+    std::replace(cost.begin(), cost.end(), '\n', ' ');
+    out += "  # cost: " + comment(cost) + "\n";
+    edits.push_back(engine::fix_edit(f));
+    out += recipe::edit_yaml(edits.back());
   }
+  // What is written must be what was proposed, whatever the names in it.
+  recipe::check_written(out, id, edits, "the recipe explain proposes");
   return out;
 }
 

@@ -16,6 +16,10 @@ namespace sitepatch::cli {
 /// The recipe the fixes make, ready for `plan`; "" when there is no fix.
 std::string explain_recipe(const engine::Explanation& e, const std::vector<std::string>& logs);
 
+/// `dist>=version,<next minor` for a recipe's `requires:`; "" unless `dist` is a PEP 508
+/// name and `version` a PEP 440 version (both come from METADATA others may write).
+std::string proposed_requires(const std::string& dist, const std::string& version);
+
 /// Every break, as text.
 void print_explanation(const Output& out, const engine::Explanation& e, int verbose);
 

@@ -76,10 +76,10 @@ std::string run_recipe(const engine::ProvenFixes& p, const std::string& command)
   std::set<std::pair<std::string, std::string>> dists;
   for (auto& k : p.kept)
     if (!k.fix.dist.empty()) dists.insert({k.fix.dist, k.fix.version});
-  std::string requires_line =
-      dists.size() == 1 ? recipe::up_to_next_minor(dists.begin()->first, dists.begin()->second) : "";
-  std::string id = (dists.size() == 1 ? site::normalize_name(dists.begin()->first) + "-" : std::string()) + "dynamo-proven";
-  return "# Proven by `sitepatch explain --run " + util::shell_word(command) + "`: each edit was kept because the\n"
+  std::string requires_line = dists.size() == 1 ? proposed_requires(dists.begin()->first, dists.begin()->second) : "";
+  std::string id = (!requires_line.empty() ? site::normalize_name(dists.begin()->first) + "-" : std::string()) + "dynamo-proven";
+  return "# Proven by " + recipe::yaml_comment("`sitepatch explain --run " + util::shell_word(command) + "`") +
+         ": each edit was kept because the\n"
          "# run with it measured better than without (the comment above it says how).\n" +
          engine::proven_recipe(p.kept, why, id, requires_line);
 }

@@ -228,6 +228,25 @@ std::vector<Break> merge(std::vector<Break> all) {
 
 }  // namespace
 
+namespace {
+
+// A log is text anyone may write, and everything read from it ends up on a terminal (a
+// reason, a frame, a file name: ESC is allowed in a log line, and OSC 52 writes the
+// clipboard) or in a recipe's comments: escaped once, here, for every reader after.
+void printable_only(LogReading& r) {
+  auto clean = [](std::string& s) { s = util::printable(s); };
+  for (auto& b : r.breaks) {
+    for (auto* s : {&b.reason, &b.explanation, &b.operation, &b.at}) clean(*s);
+    for (auto& h : b.hints) clean(h);
+    for (auto& d : b.damage) clean(d);
+    for (auto& f : b.frames)
+      for (auto* s : {&f.file, &f.function, &f.code}) clean(*s);
+  }
+  for (auto& d : r.damage) clean(d.what);
+}
+
+}  // namespace
+
 LogReading read_log(std::string_view text) {
   std::vector<Line> lines = detail::split_lines(text);
   std::vector<Break> found;
@@ -262,7 +281,9 @@ LogReading read_log(std::string_view text) {
       damage.push_back({bad->number, bad->number,
                         "bytes that are not text, and no break read: a damaged break may be hidden there"});
   }
-  return {merge(std::move(found)), std::move(damage)};
+  LogReading out{merge(std::move(found)), std::move(damage)};
+  printable_only(out);
+  return out;
 }
 
 std::vector<Break> parse_log(std::string_view text) { return read_log(text).breaks; }

@@ -24,7 +24,11 @@ bool block_safe(std::string_view s) {
   return first != std::string_view::npos && s[first] != ' ' && s[first] != '\t' && first == 0;
 }
 
-std::string json_quoted(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+// Bytes that are not UTF-8 become U+FFFD here: the value then reads back different, and
+// check_written refuses the recipe rather than write it.
+std::string json_quoted(std::string_view s) {
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 }  // namespace
 
@@ -80,6 +84,36 @@ std::string edit_yaml(const Edit& e) {
   }
   if (!e.ensure_import.empty()) out += "    ensure-import: " + yaml_scalar(e.ensure_import) + "\n";
   return out;
+}
+
+std::string yaml_comment(std::string_view s) {
+  // printable() escapes C0, DEL, C1 and bad UTF-8; YAML 1.1 also breaks lines at U+2028
+  // and U+2029 (E2 80 A8/A9), which a log or a file name may hold.
+  std::string out = util::printable(s);
+  for (auto [raw, esc] : {std::pair<const char*, const char*>{"\xe2\x80\xa8", "\\u2028"}, {"\xe2\x80\xa9", "\\u2029"}})
+    for (size_t at = out.find(raw); at != std::string::npos; at = out.find(raw, at))
+      out.replace(at, 3, esc);
+  return out;
+}
+
+void check_written(std::string_view text, const std::string& id, const std::vector<Edit>& edits,
+                   const std::string& what) {
+  std::string nothing = "; nothing was written (a sitepatch bug, or a name in the input it cannot quote: please report it)";
+  Recipe r;
+  try {
+    r = parse(text, what);
+  } catch (const Error& e) {
+    throw Error(what + " does not read back as a recipe: " + e.what() + nothing);
+  }
+  if (r.id != id) throw Error(what + " reads back with the id " + util::printable(r.id) + ", not " + id + nothing);
+  if (r.edits.size() != edits.size())
+    throw Error(what + " reads back as " + std::to_string(r.edits.size()) + " edits, not the " +
+                std::to_string(edits.size()) + " proposed" + nothing);
+  // Each edit as written again: the same text is the same edit.
+  for (size_t i = 0; i < edits.size(); ++i)
+    if (edit_yaml(r.edits[i]) != edit_yaml(edits[i]))
+      throw Error(what + ": edit " + std::to_string(i + 1) + " reads back as " + util::printable(r.edits[i].where()) +
+                  ", not as proposed (" + util::printable(edits[i].where()) + ")" + nothing);
 }
 
 }  // namespace sitepatch::recipe

@@ -101,7 +101,10 @@ std::pair<std::string, std::string> parse_metadata(std::string_view text) {
     if (key == "name" && name.empty()) name = value;
     if (key == "version" && version.empty()) version = value;
   }
-  return {name, version};
+  // A wheel's METADATA is anyone's text, printed by every command that names the
+  // distribution: escaped here, once (a Version with ESC reached root's terminal).
+  // Nothing escaped is a PEP 440 version, so no recipe requires it.
+  return {util::printable(name), util::printable(version)};
 }
 
 std::vector<RecordEntry> parse_record(std::string_view text) {
@@ -138,7 +141,7 @@ std::vector<std::string> parse_top_level(std::string_view text) {
 }
 
 std::pair<std::string, std::string> parse_conda_record_name(std::string_view file) {
-  std::string stem(file.substr(0, file.size() - (util::ends_with(file, ".json") ? 5 : 0)));
+  std::string stem = util::printable(file.substr(0, file.size() - (util::ends_with(file, ".json") ? 5 : 0)));
   size_t build = stem.rfind('-');
   if (build == std::string::npos || build == 0) return {stem, ""};
   size_t version = stem.rfind('-', build - 1);

@@ -95,3 +95,39 @@ TEST_CASE("edit_yaml: replace's old and new read back byte for byte", "[recipe]"
   e.new_text = "b = 2\n    b += 1";
   CHECK(edit_yaml(e) == "  - module: m\n    replace:\n      old: b = 2\n      new: |-\n        b = 2\n            b += 1\n");
 }
+
+TEST_CASE("yaml_comment: nothing in a comment starts a line of YAML", "[recipe]") {
+  // Line breaks YAML 1.1 or 1.2 knows (LF, CR, NEL, LS, PS) and terminal escapes, escaped.
+  CHECK(yaml_comment("a\nb\rc\x1b]52;c;x\x07") == "a\\x0ab\\x0dc\\x1b]52;c;x\\x07");
+  CHECK(yaml_comment("n\xc2\x85l \xe2\x80\xa8 \xe2\x80\xa9 \xff") == "n\\xc2\\x85l \\u2028 \\u2029 \\xff");
+  CHECK(yaml_comment("plain: text (é)") == "plain: text (é)");
+}
+
+TEST_CASE("check_written: a recipe that reads back as other edits than proposed is refused", "[recipe]") {
+  Edit e;
+  e.module = "pkg.mod";
+  e.target = "f";
+  e.action = Action::add_decorator;
+  e.code = "torch.compiler.disable";
+  std::string good = "id: t\nedits:\n" + edit_yaml(e);
+  CHECK_NOTHROW(check_written(good, "t", {e}, "the recipe"));
+  // An edit more (a name spliced raw), another id, another target: each refused.
+  std::string more = good + "  - module: json\n    function: loads\n    replace-body: pass\n";
+  auto message = [](const std::string& text, const std::string& id, const std::vector<Edit>& edits) {
+    try {
+      check_written(text, id, edits, "the recipe");
+    } catch (const sitepatch::Error& err) {
+      return std::string(err.what());
+    }
+    return std::string("no error");
+  };
+  const std::string nothing =
+      "; nothing was written (a sitepatch bug, or a name in the input it cannot quote: please report it)";
+  CHECK(message(more, "t", {e}) == "the recipe reads back as 2 edits, not the 1 proposed" + nothing);
+  CHECK(message(good, "u", {e}) == "the recipe reads back with the id t, not u" + nothing);
+  Edit other = e;
+  other.target = "g";
+  CHECK(message(good, "t", {other}) ==
+        "the recipe: edit 1 reads back as pkg.mod:f, not as proposed (pkg.mod:g)" + nothing);
+  CHECK(message("id: t\nedits: [", "t", {e}).rfind("the recipe does not read back as a recipe: ", 0) == 0);
+}

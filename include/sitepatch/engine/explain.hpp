@@ -108,6 +108,9 @@ struct Explanation {
 Explanation explain(Session& s, std::vector<LoggedBreak> breaks, const audit::RuleSet& rules,
                     const explain::HintSet& hints);
 
+/// The recipe edit the fix `f` proposes.
+recipe::Edit fix_edit(const Fix& f);
+
 /// One edit of a recipe, as `edits:` lists it ("  - module: ..."), for the fix `f`.
 std::string edit_yaml(const Fix& f);
 

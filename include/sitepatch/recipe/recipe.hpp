@@ -122,6 +122,17 @@ std::string yaml_scalar(std::string_view s);
 /// bytes back exactly, else double-quoted; `parse` reads the same edit back.
 std::string edit_yaml(const Edit& e);
 
+/// `s` as the text of one `#` comment line: control characters (\n and \r included),
+/// bytes that are not UTF-8 and Unicode's line and paragraph separators escaped (\xNN,
+/// \u2028), so nothing after the `#` can start a line of YAML.
+std::string yaml_comment(std::string_view s);
+
+/// Parses `text`, a recipe sitepatch wrote (`what` names it in messages), and checks it
+/// holds exactly `edits` under `id`: no more, no fewer, each reading back as written.
+/// Throws sitepatch::Error naming the difference otherwise, before anything is written.
+void check_written(std::string_view text, const std::string& id, const std::vector<Edit>& edits,
+                   const std::string& what);
+
 /// Validates `text` against the v1 schema. Throws RecipeError listing every problem.
 Recipe parse(std::string_view text, const std::string& path);
 

@@ -40,7 +40,8 @@ std::string normalize_name(std::string_view name);
 /// A RECORD path with "." and empty segments dropped and "x/.." folded ("a/./b" -> "a/b").
 std::string normalize_record_path(std::string_view rel);
 
-/// Name and Version headers of a METADATA file.
+/// Name and Version headers of a METADATA file, escaped as util::printable (the file is
+/// anyone's text, and they are printed).
 std::pair<std::string, std::string> parse_metadata(std::string_view text);
 /// RECORD rows (CSV, quoted fields allowed).
 std::vector<RecordEntry> parse_record(std::string_view text);

@@ -36,12 +36,16 @@ std::string today() {
 
 // The recipe: a header saying where it came from and what it leaves out, then the edits.
 std::string recipe_text(const CaptureResult& r, const std::vector<recipe::Edit>& edits, bool from_copy) {
-  std::string out = "# Captured by `sitepatch capture " + r.dist + "` on " + today() + " from hand edits of " + r.dist +
-                    " " + r.version + (from_copy ? " (made in a copy)" : "") + ".\n";
+  // Names and versions come from files others may write: every comment goes through the
+  // recipe writer's escaping, every value through its quoting (issue 48).
+  auto comment = [](std::string_view s) { return recipe::yaml_comment(s); };
+  std::string out = "# Captured by " + comment("`sitepatch capture " + r.dist + "`") + " on " + today() +
+                    " from hand edits of " + comment(r.dist + " " + r.version) + (from_copy ? " (made in a copy)" : "") +
+                    ".\n";
   std::vector<std::string> left;
   for (auto& f : r.files)
     for (auto& c : f.outside)
-      left.push_back("#   " + f.rel + " " +
+      left.push_back("#   " + comment(f.rel) + " " +
                      (c.new_first ? "lines " + std::to_string(c.new_first) + "-" + std::to_string(c.new_last)
                                   : "(removed) lines " + std::to_string(c.old_first) + "-" + std::to_string(c.old_last) +
                                         " of pip's"));
@@ -51,7 +55,7 @@ std::string recipe_text(const CaptureResult& r, const std::vector<recipe::Edit>&
   std::vector<std::string> moved;
   for (auto& f : r.files)
     for (auto& m : f.moved)
-      moved.push_back("#   " + f.rel + ": " + m.import +
+      moved.push_back("#   " + comment(f.rel + ": " + m.import) +
                       (m.edited_line == m.recipe_line
                            ? " (the blank lines after it differ)"
                            : " (line " + std::to_string(m.edited_line) + " as edited, line " +
@@ -59,12 +63,16 @@ std::string recipe_text(const CaptureResult& r, const std::vector<recipe::Edit>&
   if (!moved.empty())
     out += "# Imports placed by hand beside others: this recipe's ensure-import puts them after the\n"
            "# module's imports (the edited files, recorded as they are, keep yours):\n" + util::join(moved, "\n") + "\n";
-  out += "id: " + r.id + "\n";
+  out += "id: " + recipe::yaml_scalar(r.id) + "\n";
   out += "description: " + recipe::yaml_scalar("Hand edits of " + r.dist + " " + r.version + ", captured") + "\n";
   // A whole module's text fits only the version it was taken from; named edits, the minor.
   bool whole = std::any_of(edits.begin(), edits.end(), [](auto& e) { return e.action == recipe::Action::replace_module; });
-  out += "requires: " +
-         recipe::yaml_scalar(whole ? r.dist + "==" + r.version : recipe::up_to_next_minor(r.dist, r.version)) + "\n";
+  // A version that is no PEP 440 one is named in a comment, never made a requirement.
+  if (recipe::Version::parse(r.version))
+    out += "requires: " +
+           recipe::yaml_scalar(whole ? r.dist + "==" + r.version : recipe::up_to_next_minor(r.dist, r.version)) + "\n";
+  else
+    out += "# no requires: " + comment(r.version) + " is no PEP 440 version\n";
   out += "edits:\n";
   for (auto& e : edits) out += recipe::edit_yaml(e);
   return out;

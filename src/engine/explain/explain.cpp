@@ -10,6 +10,7 @@
 
 #include "engine/explain/explain_impl.hpp"
 #include "sitepatch/engine/audit.hpp"
+#include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine {
@@ -173,27 +174,28 @@ void sort_chains(ExplainedBreak& b, const std::vector<Fix>& fixes) {
 
 }  // namespace
 
-namespace {
-
-// `text` as a YAML `|` block at `indent` spaces.
-std::string yaml_block(const std::string& text, const std::string& indent) {
-  std::string out;
-  for (auto& l : util::split(text, '\n')) out += l.empty() ? "\n" : indent + l + "\n";
-  while (util::ends_with(out, "\n\n")) out.pop_back();
-  return out;
+recipe::Edit fix_edit(const Fix& f) {
+  recipe::Edit e;
+  e.module = f.module;
+  e.target = f.function;
+  e.action = f.action == "replace-body"         ? recipe::Action::replace_body
+             : f.action == "register-custom-op" ? recipe::Action::register_custom_op
+             : f.action == "add-decorator"      ? recipe::Action::add_decorator
+                                                : throw Error("a fix with no action a recipe has: " + f.action);
+  e.code = f.code;
+  if (e.action != recipe::Action::add_decorator) {
+    // A body is a `|` block: one final newline, as the recipe reads it back.
+    while (util::ends_with(e.code, "\n")) e.code.pop_back();
+    e.code += "\n";
+  }
+  e.innermost = f.position == "innermost";
+  e.ensure_import = f.ensure_import;
+  return e;
 }
 
-}  // namespace
-
-std::string edit_yaml(const Fix& f) {
-  std::string out = "  - module: " + f.module + "\n    function: " + f.function + "\n";
-  if (f.action == "replace-body" || f.action == "register-custom-op")
-    out += "    " + f.action + ": |\n" + yaml_block(f.code, "      ");
-  else out += "    " + f.action + ": " + f.code + "\n";
-  if (!f.position.empty()) out += "    position: " + f.position + "\n";
-  if (!f.ensure_import.empty()) out += "    ensure-import: " + f.ensure_import + "\n";
-  return out;
-}
+// Through the recipe writer's quoting: a module or a body taken from files others may
+// write can hold anything, and must read back as itself.
+std::string edit_yaml(const Fix& f) { return recipe::edit_yaml(fix_edit(f)); }
 
 std::string detail::disable_cost(const std::string& fn) { return replace_all(kDisableCost, "{fn}", fn); }
 

@@ -72,7 +72,9 @@ void detail::check_frame(PlacedFrame& p, const detail::ParsedFile& file) {
     p.what = what_of(f);
     p.def_line = f.line;
   }
-  std::string now = util::trim(file.lines[size_t(p.frame.line - 1)]);
+  // The log's text is read escaped (explain::read_log), and the file's line is quoted to a
+  // terminal: compared and shown escaped alike.
+  std::string now = util::printable(util::trim(file.lines[size_t(p.frame.line - 1)]));
   if (!p.frame.code.empty() && now != p.frame.code) {
     p.stale = true;
     p.problem = p.rel + ":" + std::to_string(p.frame.line) + " reads `" + now + "` now, not `" + p.frame.code +
@@ -100,10 +102,12 @@ namespace detail {
 
 std::map<std::string, ParsedFile> place_frames(Session& s, std::vector<ExplainedBreak>& breaks) {
   // Every library file any break names, each candidate site folder, in one read.
+  // Only files below a site folder, and only Python sources: the log names them, anyone
+  // may write a log, and a frame's line is quoted from the file.
   std::set<std::string> rels;
   for (auto& b : breaks)
     for (auto& p : b.frames)
-      if (p.kind == explain::FrameKind::library) rels.insert(p.rel);
+      if (p.kind == explain::FrameKind::library && library_source_problem(p.rel).empty()) rels.insert(p.rel);
   std::vector<std::string> paths;
   for (auto& rel : rels)
     for (auto& dir : s.env.site_dirs) paths.push_back(dir + "/" + rel);
@@ -135,6 +139,10 @@ std::map<std::string, ParsedFile> place_frames(Session& s, std::vector<Explained
     for (auto& p : b.frames) {
       if (p.kind != explain::FrameKind::library) continue;
       auto it = files.find(p.rel);
+      if (std::string no = library_source_problem(p.rel); !no.empty()) {
+        p.problem = no;
+        continue;
+      }
       if (it == files.end()) {
         p.problem = p.rel + " is not in this environment's site-packages";
         continue;

@@ -28,6 +28,15 @@ void check_frame(PlacedFrame& p, const ParsedFile& file);
 /// a disabled function), or remains; `by` names the fix.
 FollowUp::State left_by(const audit::Chain& c, const std::vector<Fix>& fixes, std::string& by);
 
+/// Why a library frame's file (`rel`, below a site folder) is not read: it leaves the
+/// site folder or is no `.py`; "" when it may be read (explain_sources.cpp).
+std::string library_source_problem(const std::string& rel);
+
+/// For each of the user frames' files, why it is not read ("" when it may be): not an
+/// absolute `.py` path, or leading to no Python source, or (root, this machine) in a
+/// folder another user could change.
+std::vector<std::string> user_source_problems(Session& s, const std::vector<std::string>& paths);
+
 /// Walks from each user function the breaks enter a library from, when its file is
 /// readable through the host (explain_user.cpp).
 void walk_user_code(Session& s, const audit::RuleSet& rules, Explanation& e);

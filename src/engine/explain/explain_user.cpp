@@ -66,10 +66,21 @@ void walk_user_code(Session& s, const audit::RuleSet& rules, Explanation& e) {
     e.user_walks[it->second].breaks.push_back(i);
   }
   if (e.user_walks.empty()) return;
+  // Only Python sources the log may make us read (explain_sources.cpp): its text is quoted.
+  std::map<std::string, std::string> refused;
+  auto problems = user_source_problems(s, paths);
+  std::vector<std::string> readable;
+  for (size_t i = 0; i < paths.size(); ++i)
+    if (problems[i].empty()) readable.push_back(paths[i]);
+    else refused[paths[i]] = problems[i];
   std::map<std::string, host::FileData> files;
-  for (auto& f : s.host.read(paths)) files.emplace(f.path, std::move(f));
+  for (auto& f : s.host.read(readable)) files.emplace(f.path, std::move(f));
 
   for (auto& w : e.user_walks) {
+    if (auto no = refused.find(w.frame.frame.file); no != refused.end()) {
+      w.problem = w.frame.frame.file + " is not read (" + no->second + "), so the walks start at the library";
+      continue;
+    }
     auto it = files.find(w.frame.frame.file);
     if (it == files.end() || !it->second.exists || it->second.is_dir) {
       w.problem = w.frame.frame.file + " is not on " + (s.host.local() ? "this machine" : s.host.name()) +

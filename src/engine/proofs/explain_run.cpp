@@ -356,13 +356,22 @@ void read_counts(const std::string& text, RunCounts& into) {
 
 std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector<std::string>& why,
                           const std::string& id, const std::string& requires_line) {
-  std::string out = "id: " + id + "\n";
-  if (!requires_line.empty()) out += "requires: " + requires_line + "\n";
+  // Through the recipe writer's quoting, and read back before anyone writes it: names and
+  // verdicts come from files and logs others may write.
+  std::string out = "id: " + recipe::yaml_scalar(id) + "\n";
+  if (!requires_line.empty()) out += "requires: " + recipe::yaml_scalar(requires_line) + "\n";
   out += "edits:\n";
+  std::vector<recipe::Edit> edits;
   for (size_t i = 0; i < fixes.size(); ++i) {
-    if (i < why.size() && !why[i].empty()) out += "  # " + why[i] + "\n";
-    out += edit_yaml(fixes[i].fix);
+    if (i < why.size() && !why[i].empty()) {
+      std::string line = why[i];
+      std::replace(line.begin(), line.end(), '\n', ' ');
+      out += "  # " + recipe::yaml_comment(line) + "\n";
+    }
+    edits.push_back(fix_edit(fixes[i].fix));
+    out += recipe::edit_yaml(edits.back());
   }
+  recipe::check_written(out, id, edits, "the recipe explain --run proves");
   return out;
 }
 
