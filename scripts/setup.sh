@@ -14,7 +14,8 @@ packages=(build-essential cmake ninja-build pkg-config git patch ca-certificates
   python3-jsonschema python3-yaml  # the tests that check --json output and recipes against docs/schema/
   ansible-core ansible-lint       # the fleet collection's tests (ansible/)
   dpkg-dev man-db zsh fish        # the install tests: cpack's dpkg-shlibdeps, man -w, the completions
-  acl)                            # setfacl: the root-safety tests grant another user write by an ACL
+  acl                             # setfacl: the root-safety tests grant another user write by an ACL
+  python3-dev)                    # Python.h: a test builds a compiled twin of a module with the C compiler
 # The tests read real third-party code: Debian's torch (1.13) for the audit. Not for a
 # build of named targets (the demo's), which needs none of it.
 (($#)) || packages+=(python3-torch)

@@ -15,7 +15,7 @@ using testsupport::slurp;
 
 namespace {
 
-const char* kProbe =
+const char* kWorkflowProbe =
     "import os; os.environ['CUDA_HOME'] = '/nonexistent'\n"
     "import flashinfer\n"
     "from flashinfer.jit.cpp_ext import get_cuda_version\n"
@@ -42,7 +42,7 @@ TEST_CASE("plan prints the bundled recipe's exact diff and writes nothing", "[e2
 TEST_CASE("apply changes what Python runs, rollback restores pip's bytes", "[e2e]") {
   e2e::DemoEnv env;
   // Before: the tracer-hostile path runs nvcc and fails without it.
-  auto before = env.venv.run_python(kProbe);
+  auto before = env.venv.run_python(kWorkflowProbe);
   CHECK(before.status != 0);
   CHECK(before.err.find("FileNotFoundError") != std::string::npos);
 
@@ -51,7 +51,7 @@ TEST_CASE("apply changes what Python runs, rollback restores pip's bytes", "[e2e
   REQUIRE(r.status == 0);
   CHECK(r.err.find("applied flashinfer-dynamo: 2 file(s) changed") != std::string::npos);
 
-  auto after = env.venv.run_python(kProbe);
+  auto after = env.venv.run_python(kWorkflowProbe);
   INFO(after.err);
   CHECK(after.status == 0);
   CHECK(after.out == "True\n12.8\n");
@@ -90,7 +90,7 @@ TEST_CASE("apply changes what Python runs, rollback restores pip's bytes", "[e2e
   CHECK(rb.err.find("rolled back flashinfer-dynamo: 2 file(s) restored") != std::string::npos);
   CHECK(env.pristine());
   CHECK(env.sp({"list"}).out == "no patches applied in " + env.venv.root + "\n");
-  auto again = env.venv.run_python(kProbe);
+  auto again = env.venv.run_python(kWorkflowProbe);
   CHECK(again.status != 0);
 }
 

@@ -1,0 +1,82 @@
+// "Applied" means "what Python runs" (issue 49 #1): a package that ships a module's source
+// beside its compiled twin (mypyc, Cython: charset-normalizer's md.py and
+// md.cpython-311-x86_64-linux-gnu.so) runs the twin, as the import system tries
+// extension modules before source. A recipe that edits the source is refused, naming the
+// twin; the test builds one with the C compiler.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "e2e_support.hpp"
+#include "sitepatch/util/process.hpp"
+#include "sitepatch/util/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kTwinC = R"C(#include <Python.h>
+static PyObject* mess_ratio(PyObject* self, PyObject* arg) { return PyFloat_FromDouble(0.167); }
+static PyMethodDef methods[] = {{"mess_ratio", mess_ratio, METH_O, NULL}, {NULL, NULL, 0, NULL}};
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "md", NULL, -1, methods};
+PyMODINIT_FUNC PyInit_md(void) { return PyModule_Create(&def); }
+)C";
+
+std::string python_says(const testsupport::Venv& venv, const std::string& code) {
+  auto r = venv.run_python(code);
+  REQUIRE(r.status == 0);
+  return sitepatch::util::trim(r.out);
+}
+
+/// twinpkg/md.py, and beside it md<first extension suffix> built from kTwinC; returns the
+/// twin's path.
+std::string plant_twin(const testsupport::Venv& venv, const std::string& build) {
+  std::string pkg = venv.site_packages + "/twinpkg";
+  testsupport::spit(pkg + "/__init__.py", "");
+  testsupport::spit(pkg + "/md.py", "def mess_ratio(x):\n    return 0.5\n");
+  std::string suffix =
+      python_says(venv, "import importlib.machinery as m; print(m.EXTENSION_SUFFIXES[0])");
+  std::string include = python_says(venv, "import sysconfig; print(sysconfig.get_paths()['include'])");
+  testsupport::spit(build + "/md.c", kTwinC);
+  std::string twin = pkg + "/md" + suffix;
+  auto cc = sitepatch::util::run({"cc", "-shared", "-fPIC", "-I" + include, build + "/md.c", "-o", twin});
+  INFO(cc.err);
+  REQUIRE(cc.status == 0);
+  return twin;
+}
+
+}  // namespace
+
+TEST_CASE("a module whose compiled twin is what import loads: plan and apply refuse, naming the twin", "[e2e]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  std::string twin = plant_twin(venv, tmp.path + "/build");
+  // Python runs the twin, not md.py.
+  REQUIRE(python_says(venv, "import twinpkg.md as m; print(m.mess_ratio(1))") == "0.167");
+  testsupport::spit(tmp.path + "/fix.yaml",
+                    "id: twin-fix\n"
+                    "edits:\n"
+                    "  - module: twinpkg.md\n"
+                    "    function: mess_ratio\n"
+                    "    replace-body: return 1.0\n");
+  std::string source = testsupport::slurp(venv.site_packages + "/twinpkg/md.py");
+  std::string refusal = "twinpkg/md.py is not what `import twinpkg.md` loads: " + twin +
+                        ", a compiled twin, is (the import system tries extension modules before source), so an edit "
+                        "of the source would never run; install the package without its compiled parts where it "
+                        "offers that, or patch the code that calls it";
+  for (const char* command : {"plan", "apply"}) {
+    auto r = testsupport::run_sitepatch({"--venv", venv.root, command, tmp.path + "/fix.yaml"});
+    INFO(command << ": " << r.out << r.err);
+    CHECK(r.status == 1);
+    CHECK((r.out + r.err).find("twin-fix  twinpkg.md:mess_ratio  replace-body: " + refusal) != std::string::npos);
+    CHECK((r.out + r.err).find("will apply") == std::string::npos);
+  }
+  CHECK(testsupport::slurp(venv.site_packages + "/twinpkg/md.py") == source);
+
+  // Without the twin the same recipe applies, and Python runs the edit.
+  fs::remove(twin);
+  auto ok = testsupport::run_sitepatch({"--venv", venv.root, "apply", tmp.path + "/fix.yaml"});
+  INFO(ok.err);
+  CHECK(ok.status == 0);
+  CHECK(python_says(venv, "import twinpkg.md as m; print(m.mess_ratio(1))") == "1.0");
+}
