@@ -61,7 +61,10 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
     for (auto& s : statuses) {
       intact = intact && s.state == engine::FileState::applied;
       engine::Advice a = engine::advice_for(s);
-      std::string command, note;
+      std::string command, note, broken;
+      for (auto& f : s.files)
+        if (!f.broken.empty()) broken = f.rel + " " + f.broken;
+      intact = intact && broken.empty();
       if (a == engine::Advice::reapply) command = reapply_command(blockers, cmd, s, note);
       if (a == engine::Advice::drop) command = cmd + " rollback " + s.id;
       if (a == engine::Advice::review) {
@@ -69,7 +72,13 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
         command = cmd + " adopt " + s.id;
         note = "see their change first: " + cmd + " adopt --dry-run " + s.id;
       }
-      if (a != engine::Advice::none) ++needing;
+      // In place, and still not what runs (a compiled twin, a NameError): the way out is
+      // the rollback; verify says more.
+      if (a == engine::Advice::none && !broken.empty()) {
+        command = cmd + " rollback " + s.id;
+        note = "it does not run as it is; " + cmd + " verify " + s.id + " says why";
+      }
+      if (a != engine::Advice::none || !broken.empty()) ++needing;
       auto j = status_json(s);
       j["advice"] = advice_name(a);
       j["command"] = or_null(command);
@@ -78,9 +87,14 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
 
       Paint paint = a == engine::Advice::none ? Paint::ok : a == engine::Advice::review ? Paint::warn : Paint::bad;
       std::string head = fmt::format("  {:<{}}  ", s.id, w);
-      lines.push_back(head + o.paint(a == engine::Advice::none ? "applied" : std::string(advice_name(a)), paint));
+      if (a == engine::Advice::none && !broken.empty()) paint = Paint::bad;
+      lines.push_back(head + o.paint(a != engine::Advice::none ? std::string(advice_name(a))
+                                     : broken.empty()          ? "applied"
+                                                               : "broken",
+                                     paint));
       for (auto& f : s.files)
         if (f.state != engine::FileState::applied) lines.push_back(std::string(w + 4, ' ') + f.message);
+        else if (!f.broken.empty()) lines.push_back(std::string(w + 4, ' ') + f.rel + ": " + f.broken);
       if (!command.empty()) fixes.push_back("  " + command + (note.empty() ? "" : "    # " + note));
     }
     if (o.json()) {

@@ -79,4 +79,23 @@ TEST_CASE("a module whose compiled twin is what import loads: plan and apply ref
   INFO(ok.err);
   CHECK(ok.status == 0);
   CHECK(python_says(venv, "import twinpkg.md as m; print(m.mess_ratio(1))") == "1.0");
+
+  // A reinstall brings the compiled twin back: the file still holds the edit, and nothing
+  // runs it. verify and status say so (exit 3); the rollback status names clears it.
+  std::string patched = testsupport::slurp(venv.site_packages + "/twinpkg/md.py");
+  plant_twin(venv, tmp.path + "/build2");
+  testsupport::spit(venv.site_packages + "/twinpkg/md.py", patched);
+  REQUIRE(python_says(venv, "import twinpkg.md as m; print(m.mess_ratio(1))") == "0.167");
+  auto v = testsupport::run_sitepatch({"--venv", venv.root, "verify"});
+  CHECK(v.status == 3);
+  CHECK(v.out.find("broken: " + refusal) != std::string::npos);
+  auto st = testsupport::run_sitepatch({"--venv", venv.root, "status"});
+  CHECK(st.status == 3);
+  CHECK(st.out.find("twin-fix  broken") != std::string::npos);
+  CHECK(st.out.find("twinpkg/md.py: " + refusal) != std::string::npos);
+  CHECK(st.out.find("rollback twin-fix    # it does not run as it is;") != std::string::npos);
+  auto rb = testsupport::run_sitepatch({"--venv", venv.root, "rollback", "twin-fix"});
+  INFO(rb.err);
+  CHECK(rb.status == 0);
+  CHECK(testsupport::run_sitepatch({"--venv", venv.root, "status"}).status == 0);
 }

@@ -2,7 +2,8 @@
 // before it writes, made again of the files as they are. A file can be exactly as
 // sitepatch left it and still be broken: another recipe's rollback took out an import
 // this one's edit uses, the environment's Python changed under it, or a module an edit
-// imports was uninstalled. verify then exits 3 (FileStatus::broken).
+// imports was uninstalled, or a compiled twin now shadows it. verify and status then exit
+// 3 (FileStatus::broken).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 #include "sitepatch/python/module.hpp"
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/strings.hpp"
+#include "engine/edits/locate.hpp"
 #include "engine/edits/unbound.hpp"
 
 namespace sitepatch::engine::detail {
@@ -95,6 +97,22 @@ void check_modules(Session& s, const std::vector<store::PatchRecord>& records, s
     }
   }
   if (at.empty()) return;
+  // A compiled twin installed since the apply (a reinstall with the compiled wheel) is
+  // what `import` loads: the file holds the edit, and nothing runs it.
+  std::vector<std::pair<std::string, std::string>> sources;
+  std::vector<std::string> source_paths;
+  for (auto& [path, places] : at) {
+    const store::FileRecord& f = records[places[0].patch].files[places[0].file];
+    sources.emplace_back(f.site_dir, f.rel);
+    source_paths.push_back(path);
+  }
+  auto twins = shadowing_twins(s, sources);
+  for (size_t j = 0; j < twins.size(); ++j) {
+    if (twins[j].empty()) continue;
+    for (auto& p : at[source_paths[j]])
+      add_problem(statuses[p.patch].files[p.file],
+                  shadowed_message(sources[j].second, site::module_for_file(sources[j].second), twins[j]));
+  }
   // Python's own compile() of every such file, in one request.
   std::vector<host::CompileRequest> asked;
   std::vector<std::string> paths;
