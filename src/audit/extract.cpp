@@ -337,7 +337,12 @@ ModuleFacts extract_blocks(std::string_view source, const std::string& module, b
     util::ByteBudget::Lease lease = budget ? budget->take(b.end - b.begin) : util::ByteBudget::Lease{};
     {
       python::ts::Tree tree(source, r, module);
-      damaged = damaged || ts_node_has_error(tree.root());
+      // The caller reads the whole file instead: the blocks after this one would be
+      // parsed for nothing (and out of the file's one parse budget).
+      if (ts_node_has_error(tree.root())) {
+        damaged = true;
+        return m;
+      }
       x.run(tree.root());
     }
     if (b.end - b.begin >= kLargeBlock) util::return_freed_memory();
