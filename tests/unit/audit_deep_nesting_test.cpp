@@ -7,6 +7,7 @@
 #include <chrono>
 #include <string>
 
+#include "audit_support.hpp"
 #include "sitepatch/audit/facts.hpp"
 #include "sitepatch/audit/prefilter.hpp"
 #include "sitepatch/audit/scan.hpp"
@@ -95,4 +96,20 @@ TEST_CASE("conditions and sums and targets nested 100000 deep are read without d
   CHECK(g.types.at("s").find("call:str") != std::string::npos);  // a sum starting with a string
   CHECK(g.is_local("t"));
   CHECK(g.is_local("s"));
+}
+
+TEST_CASE("a call chain of 200000 functions is walked and its cycles found without recursion", "[audit]") {
+  // f0 calls f1 ... calls f200000, which calls f0: one cycle of them all. Finding the
+  // cycles recursed once a call: a chain this long overflowed the stack.
+  const int n = 200'000;
+  auditsupport::MemorySource src;
+  std::string text = "import os\n";
+  for (int i = 0; i < n; ++i) text += "def f" + std::to_string(i) + "():\n    f" + std::to_string(i + 1) + "()\n";
+  text += "def f" + std::to_string(n) + "():\n    os.system('x')\n    f0()\n";
+  src.files["pkg/api.py"] = text;
+  CallGraph g = walk(src, auditsupport::dynamo(), {"pkg.api", "f0", 0});
+  CHECK(g.functions == size_t(n) + 1);
+  REQUIRE(g.cycles.size() == 1);
+  CHECK(g.cycles[0].size() == size_t(n) + 1);
+  CHECK(g.chains.size() == 1);
 }
