@@ -29,7 +29,8 @@ std::vector<Block> top_level_blocks(std::string_view text);
 
 /// As extract(), reading only `blocks` of `source` (in order), each parsed alone and
 /// freed before the next, while `budget` (if any) grants its bytes. `damaged`: a
-/// block's tree has an error or a missing node (the cut may be wrong).
+/// block's tree has an error or a missing node (the cut may be wrong); the blocks after
+/// it are not parsed and the facts are not to be used.
 ModuleFacts extract_blocks(std::string_view source, const std::string& module, bool is_package,
                            const std::vector<Block>& blocks, util::ByteBudget* budget, bool& damaged,
                            bool types);

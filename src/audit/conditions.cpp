@@ -122,27 +122,46 @@ const std::string* KnownNames::value(const std::string& name) const {
   return outer && !spoiled.count(name) && !truths.count(name) ? outer->value(name) : nullptr;
 }
 
-Truth static_truth(std::string_view src, TSNode c, const KnownNames* names) {
-  if (ts_node_is_null(c)) return Truth::unknown;
-  if (is(c, "parenthesized_expression") && ts_node_named_child_count(c) == 1)
-    return static_truth(src, ts_node_named_child(c, 0), names);
-  if (is(c, "not_operator")) return negate(static_truth(src, field(c, "argument"), names));
+namespace {
+
+// Conditions nested deeper than this are unknown: the recursion below stays shallow
+// however deep a text nests `not (a and (...))` (packages nest a few levels).
+constexpr int kDeepestCondition = 64;
+
+Truth truth_at(std::string_view src, TSNode c, const KnownNames* names, int depth) {
+  // Parentheses and `not` in a loop: `not not ... x` nests as deep as it is long.
+  bool negated = false;
+  while (true) {
+    if (is(c, "parenthesized_expression") && ts_node_named_child_count(c) == 1) c = ts_node_named_child(c, 0);
+    else if (is(c, "not_operator")) {
+      negated = !negated;
+      c = field(c, "argument");
+    } else break;
+  }
+  auto result = [&](Truth t) { return negated ? negate(t) : t; };
+  if (ts_node_is_null(c) || depth > kDeepestCondition) return Truth::unknown;
   if (is(c, "identifier") || is(c, "attribute")) {
     std::string s = squeezed(src, c);
     if (s == "TYPE_CHECKING" || (s.size() > 14 && s.compare(s.size() - 14, 14, ".TYPE_CHECKING") == 0))
-      return Truth::type_checking;
+      return result(Truth::type_checking);
     if (names && is(c, "identifier"))
-      if (const Truth* t = names->truth(s)) return *t;
+      if (const Truth* t = names->truth(s)) return result(*t);
     return Truth::unknown;
   }
-  if (is(c, "comparison_operator")) return comparison(src, c, names);
-  if (is(c, "call")) return starts_with(src, c, names);
+  if (is(c, "comparison_operator")) return result(comparison(src, c, names));
+  if (is(c, "call")) return result(starts_with(src, c, names));
   if (is(c, "boolean_operator")) {
     std::string op(python::ts::text(src, field(c, "operator")));
-    Truth a = static_truth(src, field(c, "left"), names), b = static_truth(src, field(c, "right"), names);
-    if (op == "and" || op == "or") return both(a, b, op == "and");
+    Truth a = truth_at(src, field(c, "left"), names, depth + 1), b = truth_at(src, field(c, "right"), names, depth + 1);
+    if (op == "and" || op == "or") return result(both(a, b, op == "and"));
   }
   return Truth::unknown;
+}
+
+}  // namespace
+
+Truth static_truth(std::string_view src, TSNode c, const KnownNames* names) {
+  return truth_at(src, c, names, 0);
 }
 
 void learn(std::string_view src, const std::string& name, TSNode value, const KnownNames* known,

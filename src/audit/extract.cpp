@@ -23,6 +23,8 @@ void Extractor::run(TSNode root) {
   TSTreeCursor c = ts_tree_cursor_new(root);
   std::vector<Frame> stack;
   stack.push_back(Frame{});
+  stack.back().node = root;
+  parent_ = nullptr;
   bool descend = enter(stack.back(), root);
   while (true) {
     if (descend && ts_tree_cursor_goto_first_child(&c)) {
@@ -83,6 +85,7 @@ std::string_view Extractor::field_name(TSTreeCursor& c) {
 void Extractor::push(std::vector<Frame>& stack, TSTreeCursor& c) {
   const Frame& p = stack.back();
   Frame f;
+  f.node = ts_tree_cursor_current_node(&c);
   f.fn = p.fn;
   std::string_view fld = field_name(c);
   // An except clause's body is code again; only its exception types are muted.
@@ -176,7 +179,7 @@ void Extractor::arms(Frame& f, TSNode n, std::string_view t) {
   f.cond_end = ts_node_end_byte(c);
   // `if not verbose: return` with no else: the rest of the block runs only otherwise.
   if (t == "if_statement" && ts_node_is_null(field(n, "alternative")) && parent_ &&
-      (is(ts_node_parent(n), "block") || is(ts_node_parent(n), "module")) && leaves(field(n, "consequence")))
+      (is(parent_node(), "block") || is(parent_node(), "module")) && leaves(field(n, "consequence")))
     parent_->rest = f.no;
 }
 
@@ -334,7 +337,12 @@ ModuleFacts extract_blocks(std::string_view source, const std::string& module, b
     util::ByteBudget::Lease lease = budget ? budget->take(b.end - b.begin) : util::ByteBudget::Lease{};
     {
       python::ts::Tree tree(source, r, module);
-      damaged = damaged || ts_node_has_error(tree.root());
+      // The caller reads the whole file instead: the blocks after this one would be
+      // parsed for nothing (and out of the file's one parse budget).
+      if (ts_node_has_error(tree.root())) {
+        damaged = true;
+        return m;
+      }
       x.run(tree.root());
     }
     if (b.end - b.begin >= kLargeBlock) util::return_freed_memory();

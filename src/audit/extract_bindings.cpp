@@ -11,15 +11,22 @@ using python::ts::field;
 using python::ts::is;
 
 void Extractor::names_in(TSNode n, std::vector<std::string>& out) {
-  if (ts_node_is_null(n)) return;
-  std::string_view t = ts_node_type(n);
-  if (t == "identifier") {
-    out.push_back(text(n));
-  } else if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "tuple" ||
-             t == "list" || t == "parenthesized_expression" || t == "list_splat_pattern" ||
-             t == "dictionary_splat_pattern" ||
-             t == "as_pattern_target" || t == "expression_list") {
-    for (TSNode k : python::ts::named_children(n)) names_in(k, out);
+  // Patterns nest as deep as the text's brackets do: a stack of nodes, not recursion,
+  // holding each one's children last first so the names come out in order.
+  std::vector<TSNode> todo{n};
+  while (!todo.empty()) {
+    n = todo.back();
+    todo.pop_back();
+    if (ts_node_is_null(n)) continue;
+    std::string_view t = ts_node_type(n);
+    if (t == "identifier") {
+      out.push_back(text(n));
+    } else if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "tuple" ||
+               t == "list" || t == "parenthesized_expression" || t == "list_splat_pattern" ||
+               t == "dictionary_splat_pattern" || t == "as_pattern_target" || t == "expression_list") {
+      auto kids = python::ts::named_children(n);
+      todo.insert(todo.end(), kids.rbegin(), kids.rend());
+    }
   }
 }
 
@@ -284,7 +291,7 @@ void Extractor::function_definition(Frame& f, TSNode n) {
   fn.end_line = int(ts_node_end_point(n).row) + 1;
   fn.parent = f.fn;
   // Decorators belong to this definition only when they sit right before it.
-  bool mine = is(ts_node_parent(n), "decorated_definition");
+  bool mine = is(parent_node(), "decorated_definition");
   for (auto& [dname, node] : mine ? decorators_ : std::vector<std::pair<std::string, TSNode>>{})
     if (dname == "overload" || util::ends_with(dname, ".overload")) fn.overload = true;
   // The implementation beside @overload signatures is what runs, wherever it sits.
@@ -369,7 +376,7 @@ void Extractor::class_definition(Frame& f, TSNode n) {
   if (f.fn == 0 && f.cls < 0) m_.class_names[name] = k;
   else if (f.cls < 0) m_.functions[f.fn].locals.push_back(name);
   m_.classes.push_back(std::move(c));
-  if (is(ts_node_parent(n), "decorated_definition")) decorators_.clear();
+  if (is(parent_node(), "decorated_definition")) decorators_.clear();
   f.made_cls = k;
 }
 

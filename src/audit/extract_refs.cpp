@@ -132,8 +132,10 @@ void Extractor::callee(Frame& f, TSNode n) {
     if (t == "list" || t == "list_comprehension") return add_ref(f.fn, n, "list." + attr, Ref::call);
     if (t == "dictionary" || t == "dictionary_comprehension") return add_ref(f.fn, n, "dict." + attr, Ref::call);
   }
-  std::string what = text(fn);
-  what = what.substr(0, what.find('\n'));
+  // Only the first line's first bytes are kept: copying the whole callee first made
+  // `f()()()...` quadratic (each call's callee holds the rest).
+  std::string_view all = python::ts::text(src_, fn);
+  std::string what(all.substr(0, std::min(all.find('\n'), size_t(61))));
   if (what.size() > 60) what = what.substr(0, 57) + "...";
   add_ref(f.fn, n, what, Ref::dynamic);
 }
@@ -156,7 +158,7 @@ void Extractor::elements(const Frame& f, TSNode n) {
 
 void Extractor::arguments(const Frame& f, TSNode n) {
   if (f.mute) return;
-  bool spawns = starts_elsewhere(ts_node_parent(n));
+  bool spawns = starts_elsewhere(parent_node());
   for (TSNode k : python::ts::named_children(n)) {
     if (!is(k, "keyword_argument")) {
       value(f, k);
@@ -200,7 +202,7 @@ void Extractor::implicit_calls(const Frame& f, TSNode n, std::string_view t) {
     implicit_ref(f, field(n, "right"), "__bool__");
   } else if (t == "for_statement") {
     implicit_ref(f, field(n, "right"), "__iter__");
-  } else if (t == "subscript" && !is(ts_node_parent(n), "assignment")) {
+  } else if (t == "subscript" && !is(parent_node(), "assignment")) {
     implicit_ref(f, field(n, "value"), "__getitem__");
   } else if (t == "binary_operator" && text(field(n, "operator")) == "+") {
     implicit_ref(f, field(n, "left"), "__add__");

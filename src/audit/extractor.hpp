@@ -24,6 +24,8 @@ namespace sitepatch::audit::detail {
 
 // What the pass knows of one node from its ancestors.
 struct Frame {
+  TSNode node{};      // the node itself (its children ask for their parent here: ts_node_parent
+                     // walks down from the root, quadratic in nesting)
   int fn = 0;         // whose code this node is
   int cls = -1;       // the class whose body holds this node directly, or -1
   int made_fn = -1;   // a function_definition: the function it defines
@@ -224,6 +226,10 @@ class Extractor : NodeReader {
   std::vector<std::tuple<int, std::string, std::string>> deferred_;
   std::map<int, detail::KnownNames> known_;  // function (0: the module) -> its platform names
   Frame* parent_ = nullptr;  // its parent's frame (an early return guards the rest of it)
+
+  // The parent of the node being entered (null for the root): the cursor's, not
+  // ts_node_parent's (which walks from the root down, quadratic in nesting).
+  TSNode parent_node() const { return parent_ ? parent_->node : TSNode{}; }
 };
 
 }  // namespace sitepatch::audit::detail

@@ -23,13 +23,21 @@ bool wraps_function(std::string_view dotted) {
 std::string NodeReader::text(TSNode n) const { return std::string(python::ts::text(src_, n)); }
 
 std::string NodeReader::dotted(TSNode n) const {
-  if (is(n, "identifier")) return text(n);
-  if (is(n, "attribute")) {
-    std::string head = dotted(field(n, "object"));
-    if (head.empty()) return "";
-    return head + "." + text(field(n, "attribute"));
+  // Down the chain to its head, then the names in order: a loop, not recursion (a chain
+  // of 40,000 links overflowed the stack), and each byte copied once (joining at every
+  // link made a long chain quadratic).
+  std::vector<TSNode> links;
+  while (is(n, "attribute")) {
+    links.push_back(field(n, "attribute"));
+    n = field(n, "object");
   }
-  return "";
+  if (!is(n, "identifier")) return "";
+  std::string out = text(n);
+  for (size_t k = links.size(); k-- > 0;) {
+    out += '.';
+    out += python::ts::text(src_, links[k]);
+  }
+  return out;
 }
 
 bool NodeReader::leaves(TSNode block) {
@@ -189,10 +197,16 @@ std::string NodeReader::literal_class(TSNode value) const {
   if (t == "tuple" || t == "expression_list") return "tuple";
   if (t == "binary_operator") {
     // `prefix + ".so"`, `"%s.so" % name`: a string literal on either side makes a str.
-    std::string op = text(field(value, "operator"));
-    if (op != "+" && op != "%") return "";
-    std::string l = literal_class(field(value, "left")), r = literal_class(field(value, "right"));
-    if (l == "str" || (op == "+" && r == "str")) return "str";
+    // Down the left operands in a loop (`a + b + c` nests to the left: a long sum must
+    // not recurse as deep); a right operand nests only as far as precedence allows.
+    for (TSNode n = value; is(n, "binary_operator"); n = field(n, "left")) {
+      std::string op = text(field(n, "operator"));
+      if (op != "+" && op != "%") return "";
+      TSNode right = field(n, "right");
+      if (op == "+" && literal_class(right) == "str") return "str";
+      TSNode left = field(n, "left");
+      if (!is(left, "binary_operator")) return literal_class(left) == "str" ? "str" : "";
+    }
     return "";
   }
   if (t == "string" || t == "concatenated_string") {

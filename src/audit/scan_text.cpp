@@ -10,6 +10,7 @@
 #include "audit/known_types.hpp"
 #include "sitepatch/util/strings.hpp"
 #include "audit/resolve.hpp"
+#include "python/tree.hpp"
 #include "sitepatch/audit/scan.hpp"
 
 namespace sitepatch::audit {
@@ -98,6 +99,10 @@ TextScan scan_text(std::string_view text, const std::string& module, bool is_pac
   Prefilter::Verdict v = filter.judge(text, module);
   if (!v.parse) return out;
   out.parsed = true;
+  // Every parse below (each round's blocks, the whole file after a damaged one) shares
+  // the bound one parse of the whole file has: a file cut into many blocks must not
+  // hold the scan for that bound many times over.
+  python::ts::FileBudget parse_time(text.size());
   const std::vector<detail::Block> blocks = detail::top_level_blocks(text);
   std::vector<char> needed(blocks.size(), v.whole ? 1 : 0);
   std::vector<std::string> words = v.seeds;

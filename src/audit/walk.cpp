@@ -441,21 +441,21 @@ std::vector<std::vector<std::string>> Walker::cycles() const {
   std::vector<int> idx(count, -1), low(count, 0), stack;
   std::vector<bool> on(count, false);
   std::vector<std::vector<int>> found;
-  std::function<void(int)> visit = [&](int v) {
+  // Tarjan's strongly connected components, with a stack of its own (a call chain of
+  // 200,000 functions overflowed the thread's stack when this recursed): each entry is
+  // a function and how many of its calls were looked at.
+  auto callee_id = [&](int v, size_t k) {
+    auto it = ids_.find(nodes_[v].calls[k].key);
+    return it == ids_.end() ? -1 : it->second;
+  };
+  std::vector<std::pair<int, size_t>> work;
+  auto enter = [&](int v) {
     idx[v] = low[v] = index++;
     stack.push_back(v);
     on[v] = true;
-    for (auto& c : nodes_[v].calls) {
-      auto it = ids_.find(c.key);
-      if (it == ids_.end()) continue;
-      int w = it->second;
-      if (idx[w] < 0) {
-        visit(w);
-        low[v] = std::min(low[v], low[w]);
-      } else if (on[w]) {
-        low[v] = std::min(low[v], idx[w]);
-      }
-    }
+    work.push_back({v, 0});
+  };
+  auto finish = [&](int v) {
     if (low[v] != idx[v]) return;
     std::vector<int> comp;
     int w;
@@ -472,8 +472,24 @@ std::vector<std::vector<std::string>> Walker::cycles() const {
       found.push_back(comp);
     }
   };
-  for (int v = 0; v < count; ++v)
-    if (idx[v] < 0) visit(v);
+  for (int root = 0; root < count; ++root) {
+    if (idx[root] >= 0) continue;
+    enter(root);
+    while (!work.empty()) {
+      auto& [v, k] = work.back();
+      if (k < nodes_[v].calls.size()) {
+        int w = callee_id(v, k++);
+        if (w < 0) continue;
+        if (idx[w] < 0) enter(w);  // its low reaches v's when it is done, below
+        else if (on[w]) low[v] = std::min(low[v], idx[w]);
+        continue;
+      }
+      int done = v;
+      work.pop_back();
+      finish(done);
+      if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[done]);
+    }
+  }
   std::sort(found.begin(), found.end());
   std::vector<std::vector<std::string>> out;
   for (auto& comp : found) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "python/definitions.hpp"
@@ -41,6 +42,16 @@ const std::set<std::string> kHoldableMethods = {"strip", "lstrip", "rstrip", "sp
                                                 "replace", "format", "join", "startswith", "endswith", "get",
                                                 "partition", "rpartition", "splitlines", "count", "find", "keys",
                                                 "values", "items", "copy", "encode", "decode"};
+
+// Pushes `n`'s named children on `todo` last first (so they pop in order): with a
+// cursor, as ts_node_named_child(n, k) walks the first k children again each time.
+void push_children(std::vector<TSNode>& todo, TSNode n) {
+  auto kids = ts::named_children(n);
+  todo.insert(todo.end(), kids.rbegin(), kids.rend());
+}
+
+// Containers nested deeper than this hold a value read as unknown (packages nest a few).
+constexpr int kDeepestContainer = 64;
 
 class Reader {
  public:
@@ -196,7 +207,7 @@ class Reader {
   void calls_of(TSNode scope, const std::string& callee, const std::set<std::string>& params, int only_line,
                 std::vector<CallFacts>& out) const {
     std::vector<TSNode> todo;
-    for (uint32_t k = ts_node_named_child_count(scope); k-- > 0;) todo.push_back(ts_node_named_child(scope, k));
+    push_children(todo, scope);
     if (is(scope, "function_definition")) todo = {field(scope, "body")};
     while (!todo.empty()) {
       TSNode n = todo.back();
@@ -210,7 +221,7 @@ class Reader {
         size_t dot = name.rfind('.');
         if ((dot == std::string::npos ? name : name.substr(dot + 1)) == callee) out.push_back(call(n, params));
       }
-      for (uint32_t k = ts_node_named_child_count(n); k-- > 0;) todo.push_back(ts_node_named_child(n, k));
+      push_children(todo, n);
     }
     std::sort(out.begin(), out.end(), [](const CallFacts& a, const CallFacts& b) { return a.line < b.line; });
   }
@@ -280,12 +291,19 @@ class Reader {
       if (is(c, "function_definition") || is(c, "lambda") || is(c, "class_definition") ||
           is(c, "decorated_definition"))
         continue;
-      for (uint32_t k = ts_node_named_child_count(c); k-- > 0;) todo.push_back(ts_node_named_child(c, k));
+      push_children(todo, c);
     }
   }
 
-  // The last assignment of `name` in `d`'s body before nothing else: its value.
+  // The last assignment of `name` in `d`'s body before nothing else: its value. Kept
+  // per name: each is a walk of the whole body, asked for every name a value holds.
   TSNode assigned(const Def& d, const std::string& name) const {
+    auto key = std::make_pair(ts_node_start_byte(d.node), name);
+    if (auto it = assigned_.find(key); it != assigned_.end()) return it->second;
+    return assigned_[key] = find_assigned(d, name);
+  }
+
+  TSNode find_assigned(const Def& d, const std::string& name) const {
     TSNode found{};
     std::vector<TSNode> todo = {field(d.node, "body")};
     while (!todo.empty()) {
@@ -296,7 +314,7 @@ class Reader {
         if (!ts_node_is_null(found)) return TSNode{};  // assigned twice: which one is returned is not known here
         found = field(c, "right");
       }
-      for (uint32_t k = ts_node_named_child_count(c); k-- > 0;) todo.push_back(ts_node_named_child(c, k));
+      push_children(todo, c);
     }
     return found;
   }
@@ -310,10 +328,17 @@ class Reader {
            !std::all_of(last.begin(), last.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || c == '_' || std::isdigit(static_cast<unsigned char>(c)); });
   }
 
-  ResultFacts value_facts(TSNode v, const Def& d, const std::set<std::string>& params, int depth) const {
+  // `nest`: containers around `v` (each item is read in turn; past kDeepestContainer
+  // the value is unknown, so nesting never runs as deep as a text can nest).
+  ResultFacts value_facts(TSNode v, const Def& d, const std::set<std::string>& params, int depth,
+                          int nest = 0) const {
     if (ts_node_is_null(v)) return {ResultFacts::holdable, "returns None"};
-    std::string what = text(v);
+    // The first 60 bytes only: copying the whole text at every level of `((((x))))`
+    // made deep nesting quadratic.
+    std::string_view all = ts::text(src_, v);
+    std::string what(all.substr(0, 61));
     if (what.size() > 60) what = what.substr(0, 57) + "...";
+    if (nest > kDeepestContainer) return {ResultFacts::unknown, "returns " + what + " (nested too deep to read)"};
     std::string_view t = ts_node_type(v);
     if (constant(v, params, 0)) return {ResultFacts::holdable, "returns " + what};
     if (t == "comparison_operator" || t == "boolean_operator" || t == "not_operator")
@@ -331,7 +356,7 @@ class Reader {
         }
       }
       for (TSNode c : items) {
-        ResultFacts f = value_facts(c, d, params, depth);
+        ResultFacts f = value_facts(c, d, params, depth, nest + 1);
         if (f.kind == ResultFacts::object) return f;
         if (f.kind == ResultFacts::unknown) worst = f;
       }
@@ -367,6 +392,7 @@ class Reader {
   }
 
   std::string_view src_;
+  mutable std::map<std::pair<uint32_t, std::string>, TSNode> assigned_;  // by def and name
   Definitions defs_;
   std::map<std::string, TSNode> module_values_;
 };

@@ -14,6 +14,28 @@ Bounds& bounds() {
 
 namespace {
 
+// The bound for parsing `bytes` of Python in one go.
+uint64_t limit_for(std::size_t bytes) {
+  const Bounds& b = bounds();
+  return b.base_micros + uint64_t(double(b.micros_per_mib) * double(bytes) / (1024 * 1024));
+}
+
+FileBudget*& current_budget() {
+  thread_local FileBudget* budget = nullptr;
+  return budget;
+}
+
+}  // namespace
+
+FileBudget::FileBudget(std::size_t bytes)
+    : file_bytes(bytes), limit_micros(limit_for(bytes)), outer_(current_budget()) {
+  current_budget() = this;
+}
+
+FileBudget::~FileBudget() { current_budget() = outer_; }
+
+namespace {
+
 // One parser per thread, kept: making one allocates its stacks and lexer afresh, and
 // a scan parses thousands of files (or blocks of them) per thread.
 TSParser* thread_parser() {
@@ -46,8 +68,9 @@ std::string subject(std::string_view what) {
   return what.empty() ? std::string("a Python text") : std::string(what);
 }
 
-// `range` null: the whole text. Parsing is linear in the text (the grammar's scanner
-// is patched for comment runs: cmake/patches/), about 10 MB a second on one core here;
+// `range` null: the whole text. Within a FileBudget the parse has what the file's
+// earlier parses left of its bound, else its own. Parsing is linear in the text (the
+// grammar's scanner is patched for comment runs: cmake/patches/), about 10 MB a second on one core here;
 // the bounds leave a slow, loaded machine 20x that and stop what would otherwise hold
 // the environment's lock for minutes (syntax errors around long comment runs are still
 // quadratic in the grammar's error recovery). The size bound also keeps offsets within
@@ -58,22 +81,32 @@ TSTree* parse(std::string_view text, const TSTree* old, std::string_view what, c
   if (text.size() > b.max_bytes || text.size() > UINT32_MAX)
     throw ParseLimit(subject(what) + ": " + size_text(text.size()) + " of Python, more than the " +
                      size_text(b.max_bytes) + " sitepatch parses");
-  uint64_t limit = b.base_micros + uint64_t(double(b.micros_per_mib) * double(size) / (1024 * 1024));
+  FileBudget* file = current_budget();
+  // What the message states: the bound for the whole file when one is kept for it.
+  const uint64_t bound = file ? file->limit_micros : limit_for(size);
+  const std::size_t bound_bytes = file ? file->file_bytes : size;
+  auto stopped = [&] {
+    char secs[64];
+    std::snprintf(secs, sizeof secs, "%.3g s", double(bound) / 1e6);
+    return ParseLimit(subject(what) + ": parsing stopped after " + secs + ", the bound for " + size_text(bound_bytes) +
+                      " of Python; no genuine module takes that long (this one is malformed, or built to "
+                      "stall tools: say, long runs of comment lines around a syntax error)");
+  };
+  if (file && file->spent_micros >= file->limit_micros) throw stopped();
+  const uint64_t limit = file ? file->limit_micros - file->spent_micros : bound;
   TSParser* parser = thread_parser();
   ts_parser_set_included_ranges(parser, range, range ? 1 : 0);
-  ts_parser_set_timeout_micros(parser, limit);
+  ts_parser_set_timeout_micros(parser, limit);  // at least 1: 0 would mean none
   auto start = std::chrono::steady_clock::now();
   TSTree* tree = ts_parser_parse_string(parser, old, text.data(), uint32_t(text.size()));
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (file) file->spent_micros += uint64_t(took * 1e6);
   if (!tree) {
     // The parser keeps a stopped parse to resume; the next text must start afresh.
     ts_parser_reset(parser);
-    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (took * 1e6 < double(limit)) throw std::runtime_error("tree-sitter-python: parse failed");
-    char secs[64];
-    std::snprintf(secs, sizeof secs, "%.3g s", double(limit) / 1e6);
-    throw ParseLimit(subject(what) + ": parsing stopped after " + secs + ", the bound for " + size_text(size) +
-                     " of Python; no genuine module takes that long (this one is malformed, or built to "
-                     "stall tools: say, long runs of comment lines around a syntax error)");
+    if (file) file->spent_micros = file->limit_micros;  // nothing more of this file is parsed
+    throw stopped();
   }
   return tree;
 }

@@ -31,6 +31,25 @@ class ParseLimit : public Error {
   using Error::Error;
 };
 
+/// One file's parse time, shared by every parse on this thread while it lives: a scan
+/// parses a file's blocks (round after round, then maybe the whole file), and together
+/// they keep to the bound one parse of the whole file has (bounds() for `file_bytes`).
+/// The parse that runs out throws ParseLimit with that bound and the file's size.
+class FileBudget {
+ public:
+  explicit FileBudget(std::size_t file_bytes);
+  ~FileBudget();  // the budget it replaced (if any) applies again
+  FileBudget(const FileBudget&) = delete;
+  FileBudget& operator=(const FileBudget&) = delete;
+
+  std::size_t file_bytes;
+  std::uint64_t limit_micros;
+  std::uint64_t spent_micros = 0;  // by the parses so far
+
+ private:
+  FileBudget* outer_;
+};
+
 /// Owns a TSTree; the source it was parsed from is kept by the caller. Each constructor
 /// throws ParseLimit, naming `what` (a file, say; "" for a Python text), when `text`
 /// is larger than bounds() allow or takes longer to parse.
