@@ -10,7 +10,7 @@ using namespace sitepatch::explain;
 
 namespace {
 
-std::string error_of(const std::string& text) {
+std::string hint_error_of(const std::string& text) {
   try {
     parse_hints(text, "h.yaml");
   } catch (const sitepatch::Error& e) {
@@ -69,7 +69,7 @@ TEST_CASE("a user's hints file adds hints and replaces a shipped one by id", "[e
 }
 
 TEST_CASE("a malformed hints file reports every problem with its position", "[explain]") {
-  CHECK(error_of("hints:\n"
+  CHECK(hint_error_of("hints:\n"
                  "  - id: a\n"
                  "    operation: posix.stat\n"
                  "  - id: a\n"
@@ -85,5 +85,5 @@ TEST_CASE("a malformed hints file reports every problem with its position", "[ex
         "h.yaml:7:12: hint 2: `holds` must be a list of words\n"
         "h.yaml:8:5: hint 3: missing required key `id`\n"
         "h.yaml:10:5: hint 4: says nothing: give `operation` and `means`, or `calls` and `replace-body`");
-  CHECK(error_of("rules: []\n") == "invalid hints file\nh.yaml:1:1: a hints file is a mapping with a `hints:` list");
+  CHECK(hint_error_of("rules: []\n") == "invalid hints file\nh.yaml:1:1: a hints file is a mapping with a `hints:` list");
 }
