@@ -72,6 +72,18 @@ std::vector<std::string> candidate_paths(const Session& s, const std::vector<con
   return paths_in_site_dirs(s, cands);
 }
 
+std::vector<std::string> candidate_twin_paths(const Session& s, const std::vector<const recipe::Edit*>& edits) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  std::string error;
+  for (auto* e : edits)
+    for (auto& rel : candidates_for(*e, error))
+      for (auto& dir : s.env.site_dirs)
+        for (auto& t : site::compiled_twins(rel, s.env.ext_suffixes))
+          if (seen.insert(dir + "/" + t).second) out.push_back(dir + "/" + t);
+  return out;
+}
+
 std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& edits) {
   std::vector<Located> out(edits.size());
   std::vector<std::vector<std::string>> cands(edits.size());
@@ -111,11 +123,25 @@ std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& 
     if (resolving.insert(out[i].path).second) to_resolve.push_back(out[i].path);
   }
   if (to_resolve.empty()) return out;
+  // One round for both: where each file really lies, and which compiled twins exist (a
+  // path that leads nowhere has no real path).
+  std::vector<std::pair<std::string, std::string>> files_ok;
+  std::vector<size_t> which;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out[i].ok) {
+      files_ok.emplace_back(out[i].site_dir, out[i].rel);
+      which.push_back(i);
+    }
+  TwinQuery twins = twin_query(s, files_ok);
   std::vector<std::string> ask = to_resolve;
   ask.insert(ask.end(), s.env.site_dirs.begin(), s.env.site_dirs.end());
+  size_t twins_at = ask.size();
+  ask.insert(ask.end(), twins.paths.begin(), twins.paths.end());
   auto real = s.host.realpath(ask);
   std::map<std::string, std::optional<std::string>> real_of;
-  for (size_t i = 0; i < ask.size(); ++i) real_of[ask[i]] = real[i];
+  for (size_t i = 0; i < twins_at && i < real.size(); ++i) real_of[ask[i]] = real[i];
+  std::vector<bool> twin_exists;
+  for (size_t i = twins_at; i < ask.size(); ++i) twin_exists.push_back(i < real.size() && real[i].has_value());
   for (auto& l : out) {
     if (!l.ok) continue;
     auto rp = real_of[l.path];
@@ -126,51 +152,49 @@ std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& 
                 ", outside site-packages (" + l.site_dir + "); refusing to touch it";
     }
   }
-  refuse_shadowed(s, edits, out);
+  auto found = twins_found(twins, twin_exists, files_ok.size());
+  for (size_t k = 0; k < which.size(); ++k) {
+    Located& l = out[which[k]];
+    if (!l.ok || found[k].empty()) continue;
+    const auto& e = *edits[which[k]];
+    l.ok = false;
+    l.error = shadowed_message(l.rel, e.module.empty() ? site::module_for_file(l.rel) : e.module, found[k]);
+  }
   return out;
 }
 
-std::vector<std::string> shadowing_twins(Session& s, const std::vector<std::pair<std::string, std::string>>& files) {
+TwinQuery twin_query(const Session& s, const std::vector<std::pair<std::string, std::string>>& files) {
   // Every folder up to the file's own is asked, in sys.path's order: the first that holds
   // any loader's file for the name is where the finder stops.
-  std::vector<std::string> ask;
-  std::vector<size_t> owner;
+  TwinQuery q;
   for (size_t i = 0; i < files.size(); ++i) {
     auto& [site_dir, rel] = files[i];
     auto twins = site::compiled_twins(rel, s.env.ext_suffixes);
     for (auto& dir : s.env.site_dirs) {
       for (auto& t : twins) {
-        ask.push_back(dir + "/" + t);
-        owner.push_back(i);
+        q.paths.push_back(dir + "/" + t);
+        q.owner.push_back(i);
       }
       if (dir == site_dir) break;
     }
   }
-  std::vector<std::string> found(files.size());
-  if (ask.empty()) return found;
-  auto st = s.host.stat(ask);
-  for (size_t k = 0; k < st.size() && k < ask.size(); ++k)
-    if (st[k].exists && st[k].is_file && found[owner[k]].empty()) found[owner[k]] = ask[k];
+  return q;
+}
+
+std::vector<std::string> twins_found(const TwinQuery& q, const std::vector<bool>& exists, size_t files) {
+  std::vector<std::string> found(files);
+  for (size_t k = 0; k < q.paths.size() && k < exists.size(); ++k)
+    if (exists[k] && found[q.owner[k]].empty()) found[q.owner[k]] = q.paths[k];
   return found;
 }
 
-void refuse_shadowed(Session& s, const std::vector<const recipe::Edit*>& edits, std::vector<Located>& out) {
-  std::vector<std::pair<std::string, std::string>> files;
-  std::vector<size_t> which;
-  for (size_t i = 0; i < out.size(); ++i)
-    if (out[i].ok) {
-      files.emplace_back(out[i].site_dir, out[i].rel);
-      which.push_back(i);
-    }
-  auto twins = shadowing_twins(s, files);
-  for (size_t k = 0; k < which.size(); ++k) {
-    if (twins[k].empty()) continue;
-    Located& l = out[which[k]];
-    const auto& e = *edits[which[k]];
-    std::string module = e.module.empty() ? site::module_for_file(l.rel) : e.module;
-    l.ok = false;
-    l.error = shadowed_message(l.rel, module, twins[k]);
-  }
+std::vector<std::string> shadowing_twins(Session& s, const std::vector<std::pair<std::string, std::string>>& files) {
+  TwinQuery q = twin_query(s, files);
+  if (q.paths.empty()) return std::vector<std::string>(files.size());
+  // realpath, not stat: a caller can read it ahead in a wait it has anyway.
+  std::vector<bool> exists;
+  for (auto& r : s.host.realpath(q.paths)) exists.push_back(r.has_value());
+  return twins_found(q, exists, files.size());
 }
 
 std::string shadowed_message(const std::string& rel, const std::string& module, const std::string& twin) {

@@ -29,17 +29,28 @@ struct Located {
 /// Every file `locate` reads for `edits`: each candidate in each site folder, in order.
 std::vector<std::string> candidate_paths(const Session& s, const std::vector<const recipe::Edit*>& edits);
 
+/// The compiled twins locate asks about for `edits` (in its realpath round): read ahead.
+std::vector<std::string> candidate_twin_paths(const Session& s, const std::vector<const recipe::Edit*>& edits);
+
 /// One answer per edit, in order. All candidate files are read in one batch. A file that
-/// `import` would not load (a compiled twin shadows it) is no answer: refuse_shadowed.
+/// `import` would not load (a compiled twin shadows it) is no answer, with why.
 std::vector<Located> locate(Session& s, const std::vector<const recipe::Edit*>& edits);
 
-/// For each (site folder, relative .py) pair, the absolute path of the compiled twin
-/// Python would import in its place, from that folder or one before it on sys.path
-/// ("" when the source is what runs). One stat round.
-std::vector<std::string> shadowing_twins(Session& s, const std::vector<std::pair<std::string, std::string>>& files);
+/// The compiled twins to look for, for (site folder, relative .py) pairs: each path, and
+/// which pair it is for. Every folder up to the pair's own on sys.path is asked.
+struct TwinQuery {
+  std::vector<std::string> paths;
+  std::vector<size_t> owner;
+};
+TwinQuery twin_query(const Session& s, const std::vector<std::pair<std::string, std::string>>& files);
 
-/// Marks each located edit whose file a compiled twin shadows as not ok, saying so.
-void refuse_shadowed(Session& s, const std::vector<const recipe::Edit*>& edits, std::vector<Located>& out);
+/// Per pair, the first twin of `q` that exists (`exists`, in q.paths' order): what Python
+/// imports in place of the source; "" when the source is what runs.
+std::vector<std::string> twins_found(const TwinQuery& q, const std::vector<bool>& exists, size_t files);
+
+/// twins_found, with the existence asked in one realpath round (read it ahead with
+/// twin_query's paths to make it none).
+std::vector<std::string> shadowing_twins(Session& s, const std::vector<std::pair<std::string, std::string>>& files);
 
 /// The refusal's words: the file, the module, the twin and what to do.
 std::string shadowed_message(const std::string& rel, const std::string& module, const std::string& twin);

@@ -105,6 +105,8 @@ void read_ahead_of_plan(Session& s, const std::vector<recipe::Recipe>& recipes) 
   auto candidates = detail::candidate_paths(s, edits);
   auto real = candidates;
   real.insert(real.end(), s.env.site_dirs.begin(), s.env.site_dirs.end());
+  auto twins = detail::candidate_twin_paths(s, edits);  // and the compiled twins it looks for
+  real.insert(real.end(), twins.begin(), twins.end());
   s.host.prefetch({candidates, detail::own_site_dirs(s), real});
 }
 

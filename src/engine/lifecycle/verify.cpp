@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/edits/locate.hpp"
 #include "engine/internal.hpp"
 #include "engine/records/file_state.hpp"
 #include "engine/records/history_access.hpp"
@@ -113,8 +114,14 @@ std::vector<PatchStatus> detail::statuses_of(Session& s, const HistoryAccess& hi
                                              const std::vector<store::PatchRecord>& records,
                                              std::map<std::string, host::FileData>& now) {
   std::vector<std::string> paths;
+  std::vector<std::pair<std::string, std::string>> sources;
   for (auto& r : records)
-    for (auto& f : r.files) paths.push_back(f.site_dir + "/" + f.rel);
+    for (auto& f : r.files) {
+      paths.push_back(f.site_dir + "/" + f.rel);
+      sources.emplace_back(f.site_dir, f.rel);
+    }
+  // The compiled twins check_modules looks for come in the read's wait.
+  s.host.prefetch({{}, {}, detail::twin_query(s, sources).paths});
   for (auto& f : s.host.read(paths)) now.emplace(f.path, std::move(f));
   std::map<std::string, python::Module> parsed;  // each file parsed once, for every record on it
   std::map<std::string, int> writers;             // records that patched each file
