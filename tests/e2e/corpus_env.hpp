@@ -19,6 +19,7 @@ namespace corpus {
 struct Shape {
   std::string name, dir, call;
   std::vector<std::string> fixes;
+  bool outside = false;  // shape.json's `outside`: the proof is also checked with the recipe applied
 };
 
 inline const std::string kCorpus = std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-corpus";
@@ -30,6 +31,7 @@ inline Shape shape(const std::string& name) {
   auto j = nlohmann::json::parse(testsupport::slurp(s.dir + "/shape.json"));
   s.call = j["call"];
   for (auto& f : j["fixes"]) s.fixes.push_back(f);
+  s.outside = j.value("outside", false);
   return s;
 }
 

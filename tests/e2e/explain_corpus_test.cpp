@@ -55,7 +55,11 @@ void prove(const Shape& s) {
   CHECK(j["runs"].size() == s.fixes.size() + rejected + 1);
   CHECK(j["runs"].back()["counts"]["compiled"] == true);
   CHECK(e2e::tree_state(env.venv.root) == before);
-  // The proof holds outside the search.
+  // The proof holds outside the search: the recipe applied for real, the repro compiles.
+  // One shape per kind of recipe the search writes (a decorator on the caller, two
+  // fixes, a custom op) is enough: the search's last run already ran the same bytes
+  // under try's overlay, and each such run costs a torch start (issue 52: test time).
+  if (!s.outside) return;
   auto applied = env.sp({"apply", recipe});
   INFO(applied.err);
   REQUIRE(applied.status == 0);
