@@ -218,13 +218,13 @@ TEST_CASE("remote: try runs the command there over the one connection, and apply
   CHECK(sshd.connections() == connections + 1);
   CHECK(e2e::tree_state(venv.root) == before);
 
-  // A command far longer than the silence sitepatch waits for (6 s against 2.5 s, which
+  // A command far longer than the silence sitepatch waits for (7 s against 3 s, which
   // the ssh start must also keep) runs to its end: the agent beats while it runs (each
-  // 0.625 s); without them, "went silent".
+  // 0.75 s); without them, "went silent".
   auto slow = testsupport::run_sitepatch({"--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv",
                                           "/srv/venv", "try", tmp.path + "/fix.yaml", "--", "sh", "-c",
-                                          "sleep 6; echo done"},
-                                         {{"SITEPATCH_REPLY_TIMEOUT", "2.5"}});
+                                          "sleep 7; echo done"},
+                                         {{"SITEPATCH_REPLY_TIMEOUT", "3"}});
   INFO(slow.err);
   CHECK(slow.status == 0);
   CHECK(slow.out == "done\n");
