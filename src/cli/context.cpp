@@ -1,3 +1,4 @@
+#include "commands.hpp"
 #include "context.hpp"
 
 #include "env_choice.hpp"
@@ -164,6 +165,8 @@ std::vector<RecipeText> recipe_texts(const std::vector<std::string>& args, std::
       continue;
     }
     std::error_code ec;
+    // A recipe is code too: what it writes into site-packages runs there, as root.
+    check_code_file(a, "recipe", "what it writes into site-packages runs there");
     if (!fs::is_directory(a, ec)) {
       out.push_back({a, util::read_named_file(a)});
       continue;
@@ -176,7 +179,10 @@ std::vector<RecipeText> recipe_texts(const std::vector<std::string>& args, std::
     if (ec) problems.push_back({a, {0, 0}, "cannot read the recipe folder: " + ec.message()});
     else if (found.empty()) problems.push_back({a, {0, 0}, "no recipes (*.yaml, *.yml) in this folder"});
     std::sort(found.begin(), found.end());
-    for (auto& f : found) out.push_back({f, util::read_file(f)});
+    for (auto& f : found) {
+      check_code_file(f, "recipe", "what it writes into site-packages runs there");
+      out.push_back({f, util::read_file(f)});
+    }
   }
   return out;
 }

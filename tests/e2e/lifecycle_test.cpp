@@ -92,3 +92,21 @@ TEST_CASE("log lists applies and rollbacks, newest first", "[e2e]") {
   CHECK(lines[0].find("rollback flashinfer-dynamo") != std::string::npos);
   CHECK(lines[1].find("apply flashinfer-dynamo") != std::string::npos);
 }
+
+TEST_CASE("rollback --all with nothing applied records nothing, however often it runs", "[e2e]") {
+  e2e::DemoEnv env;
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  auto commits = [&] {
+    auto r = sitepatch::util::run({"git", "--git-dir", env.venv.root + "/.sitepatch", "rev-list", "--count", "--all"});
+    REQUIRE(r.status == 0);
+    return r.out;
+  };
+  std::string before = commits();
+  for (int i = 0; i < 2; ++i) {
+    auto r = env.sp({"rollback", "--all"});
+    CHECK(r.status == 0);
+  }
+  CHECK(commits() == before);
+  CHECK(env.pristine());
+}

@@ -207,3 +207,29 @@ TEST_CASE("remote: a .pth's folder, an ACL and a dangling site-packages link are
   }
   CHECK_FALSE(fs::exists(witness));
 }
+
+TEST_CASE("a recipe another user can change is code of theirs: refused before it is read", "[e2e][root]") {
+  REQUIRE(::geteuid() == 0);
+  e2e::DemoEnv env;
+  std::string recipe = env.recipe("fix.yaml", testsupport::slurp(e2e::bundled("flashinfer-dynamo.yaml")));
+  std::string refusal = "sitepatch: error: refusing to read the recipe file " + recipe + ": ";
+  std::string tail = ", who could make it run their code as you (what it writes into site-packages runs there); keep "
+                     "it where only you can write\n";
+  SECTION("the file is writable by everyone") {
+    REQUIRE(::chmod(recipe.c_str(), 0666) == 0);
+    auto r = env.sp({"apply", recipe});
+    CHECK(r.status == 1);
+    CHECK(r.err == refusal + recipe + " is writable by other users (mode 0666)" + tail);
+  }
+  SECTION("a folder of recipes another user owns") {
+    std::string folder = env.tmp.path + "/theirs";
+    fs::create_directories(folder);
+    fs::copy_file(recipe, folder + "/fix.yaml");
+    give(folder);
+    auto r = env.sp({"apply", folder});
+    CHECK(r.status == 1);
+    CHECK(r.err == "sitepatch: error: refusing to read the recipe file " + folder + ": " + folder +
+                       " belongs to uid 65534, another user" + tail);
+  }
+  CHECK(env.pristine());
+}

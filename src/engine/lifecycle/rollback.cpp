@@ -371,6 +371,9 @@ RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool
   // Newest first, so each undo meets the text its own apply left.
   newest_first(chosen);
   for (auto& r : chosen) res.ids.push_back(r.id);
+  // --all with nothing applied: nothing changes, so nothing is recorded (each run made an
+  // empty commit before).
+  if (chosen.empty()) return res;
 
   Undone u = undo_all(s, records, chosen, res.notes);
   refuse_lost_bindings(s, u, chosen);
