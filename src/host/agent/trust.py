@@ -13,20 +13,43 @@
 # of the agent's life: an editable install's finder maps names to folders no list shows.
 
 _TRUSTED = {}
+_SAFE_DIRS = set()  # real folders (no link on the way) that passed the whole walk
 
 
 class Untrusted(Exception):
     pass
 
 
+def _last_name_only(key):
+    # In a folder that passed the whole walk nobody else can swap a name: an entry that is
+    # no link needs only its own owner, mode and ACL judged (one lstat, not a walk from /).
+    # None: walk it all.
+    parent = os.path.dirname(key)
+    if parent not in _SAFE_DIRS:
+        return None
+    try:
+        st = os.lstat(key)
+    except OSError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return None
+    if st.st_uid not in (0, os.geteuid()):
+        return "%s belongs to uid %d, another user" % (key, st.st_uid)
+    return _writable_by_others(key, st, stat.S_ISDIR(st.st_mode)) or ""
+
+
 def _must_trust(path, role):
     key = os.path.abspath(path)
     if key in _TRUSTED:
         return
-    why = unsafe_path(key)
+    why = _last_name_only(key)
+    if why is None:
+        why = unsafe_path(key)
     if why:
         raise Untrusted("%s, %s" % (why, role))
     _TRUSTED[key] = True
+    if os.path.isdir(key) and os.path.realpath(key) == key:
+        _SAFE_DIRS.add(key)
 
 
 def _pth_folders(sitedir, name):
@@ -62,9 +85,12 @@ def _check_site_folder(sitedir):
                                 "must belong to root or you, and be writable by no one else)" % pth)
 
 
+_STARTED_WITH = set()  # sys.path at start: the standard library, checked before Python started
+
+
 def _check_sys_path(role):
     for d in list(sys.path):
-        if d and os.path.exists(d):
+        if d and d not in _STARTED_WITH and os.path.exists(d):
             _must_trust(d, role)
 
 
@@ -98,7 +124,10 @@ def start_site():
         return  # started without -S: site has run already, and must not run twice
     refusals = []
     try:
-        _check_sys_path("the standard library Python starts from")
+        # The standard library (its folder, zip and lib-dynload) is what Python imported
+        # from before this code ran: host/start_check.cpp and the ssh `sh` check judged it
+        # before Python started; here it would be too late to matter.
+        _STARTED_WITH.update(p for p in sys.path if p)
         real_addsitedir = site.addsitedir
 
         def addsitedir(sitedir, known_paths=None):
