@@ -227,6 +227,9 @@ CaptureResult capture(Session& s, const CaptureOptions& o) {
   auto edits = named_edits(res, ch.python, originals, o.whole_file);
   if (edits.empty()) return res;  // every change is outside a definition: nothing to record
   res.recipe_text = recipe_text(res, edits, !o.from.empty());
+  // What it says must read back as exactly these edits (a file or version name could
+  // carry a line break), before the plan against pip's bytes checks what they make.
+  recipe::check_written(res.recipe_text, res.id, edits, "the recipe capture writes");
   recipe::Recipe rec = recipe::parse(res.recipe_text, o.recipe_path.empty() ? "(captured)" : o.recipe_path);
   std::error_code ec;
   if (!o.recipe_path.empty() && o.recipe_path != "-")
