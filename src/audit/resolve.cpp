@@ -102,6 +102,9 @@ Target Resolver::global(const std::string& dotted, int depth) {
 
 Target Resolver::attr(const ModuleFacts& m, const std::vector<std::string>& parts, size_t i, int depth) {
   if (depth > kMaxDepth) return make(Target::circular, m.name + tail_of(parts, i));
+  if (!m.compiled.empty())
+    return make(Target::unknown, m.name + tail_of(parts, i) + " is compiled: " + m.compiled +
+                                     " is what import loads, not " + m.file + ", and the walk cannot read it");
   const std::string& name = parts[i];
   bool last = i + 1 == parts.size();
   const Function& top = m.functions[0];

@@ -99,3 +99,30 @@ TEST_CASE("a module whose compiled twin is what import loads: plan and apply ref
   CHECK(rb.status == 0);
   CHECK(testsupport::run_sitepatch({"--venv", venv.root, "status"}).status == 0);
 }
+
+TEST_CASE("audit reads a module a compiled twin shadows as compiled: its source's calls never run", "[e2e][audit]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  std::string twin = plant_twin(venv, tmp.path + "/build");
+  // The source beside the twin shells out; Python runs the twin, which does not.
+  testsupport::spit(venv.site_packages + "/twinpkg/md.py",
+                    "import subprocess\n\n\ndef mess_ratio(x):\n    return float(subprocess.check_output(['nproc']))\n");
+  testsupport::spit(venv.site_packages + "/twinuse.py", "import twinpkg.md\n\n\ndef score(x):\n"
+                                                        "    return twinpkg.md.mess_ratio(x)\n");
+  auto with_twin = testsupport::run_sitepatch({"--venv", venv.root, "audit", "twinuse:score"});
+  INFO(with_twin.out << with_twin.err);
+  CHECK(with_twin.out.find("subprocess.check_output") == std::string::npos);
+  CHECK(with_twin.out.find("twinuse:score: no flagged operation found in 1 function walked; 1 call could not be "
+                           "followed") == 0);
+  auto listed = testsupport::run_sitepatch({"--venv", venv.root, "-v", "audit", "twinuse:score"});
+  std::string suffix = twin.substr(twin.find("/md") + 3);
+  CHECK(listed.out.find("twinuse.py:5  twinuse:score  twinpkg.md.mess_ratio  (twinpkg.md.mess_ratio is compiled: "
+                        "twinpkg/md" + suffix + " is what import loads, not twinpkg/md.py, and the walk cannot read "
+                        "it)") != std::string::npos);
+  // Without the twin the source is what runs, and the chain is found.
+  std::filesystem::remove(twin);
+  auto source = testsupport::run_sitepatch({"--venv", venv.root, "audit", "twinuse:score"});
+  INFO(source.out << source.err);
+  CHECK(source.out.find("twinuse:score reaches 1 flagged operation") == 0);
+  CHECK(source.out.find("subprocess.check_output") != std::string::npos);
+}

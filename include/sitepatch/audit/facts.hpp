@@ -118,6 +118,9 @@ struct ModuleFacts {
   enum class Exports { public_names, listed, unknown } exports = Exports::public_names;
   int syntax_errors = 0;                    // ERROR nodes (the rest is still read)
   bool typed = false;                       // extracted with what values hold (extract's `types`)
+  // The compiled twin `import` loads in place of `file` ("" when the source is what runs):
+  // such a module is not read, and a name reached through it is said to be compiled.
+  std::string compiled;
 };
 
 /// Parses `source` once (tree-sitter) and reads its facts; the tree is gone on return.

@@ -59,8 +59,31 @@ class SiteModules : public audit::ModuleSource {
       for (auto& dir : s_.env.site_dirs)
         for (auto& c : cands[i]) paths.push_back(dir + "/" + c);
     }
+    // A source whose compiled twin Python imports instead never runs: the module is then
+    // read as a compiled one (no Python file: its calls are externals, by name). The
+    // twins are asked in the read's own wait.
+    std::vector<std::string> twin_paths;
+    for (size_t i = 0; i < modules.size(); ++i)
+      for (auto& dir : s_.env.site_dirs)
+        for (auto& c : cands[i])
+          for (auto& t : site::compiled_twins(c, s_.env.ext_suffixes)) twin_paths.push_back(dir + "/" + t);
+    if (!twin_paths.empty()) s_.host.prefetch({{}, {}, twin_paths});
     std::map<std::string, host::FileData> files;
     for (auto& f : s_.host.read(paths)) files.emplace(f.path, std::move(f));
+    std::set<std::string> twins;
+    if (!twin_paths.empty()) {
+      auto real = s_.host.realpath(twin_paths);
+      for (size_t k = 0; k < real.size() && k < twin_paths.size(); ++k)
+        if (real[k]) twins.insert(twin_paths[k]);
+    }
+    auto shadowed = [&](const std::string& rel, const std::string& upto) {
+      for (auto& dir : s_.env.site_dirs) {
+        for (auto& t : site::compiled_twins(rel, s_.env.ext_suffixes))
+          if (twins.count(dir + "/" + t)) return dir + "/" + t;
+        if (dir == upto) break;
+      }
+      return std::string();
+    };
 
     struct Job {
       size_t index;
@@ -86,6 +109,17 @@ class SiteModules : public audit::ModuleSource {
             ns.root = dir;
             ns.functions.emplace_back();
             out[i] = std::move(ns);
+          } else if (std::string twin = shadowed(c, dir); !twin.empty()) {
+            audit::ModuleFacts compiled;  // what runs is the twin: nothing of the source is read
+            compiled.name = modules[i];
+            compiled.is_package = util::ends_with(c, "/__init__.py");
+            compiled.file = c;
+            compiled.root = dir;
+            compiled.compiled = twin;
+            for (auto& d : s_.env.site_dirs)
+              if (util::starts_with(twin, d + "/")) compiled.compiled = twin.substr(d.size() + 1);
+            compiled.functions.emplace_back();
+            out[i] = std::move(compiled);
           } else {
             jobs.push_back({i, c, dir, &it->second.content, util::ends_with(c, "/__init__.py")});
           }
