@@ -1,3 +1,4 @@
+#include <algorithm>
 // How a plan reads: the diff on stdout (so `plan > fix.diff` is a clean patch),
 // one line per edit on stderr.
 #include "commands.hpp"
@@ -23,9 +24,14 @@ void print_plan(const Output& o, const engine::Plan& p, bool preview) {
     if (!e.file.empty())
       where = "  (" + e.file + (e.line ? ":" + std::to_string(e.line) : "") +
               (e.state == engine::EditState::will_apply && !e.message.empty() ? ", " + e.message : "") + ")";
-    std::string line = o.paint(std::string(engine::state_name(e.state)), paint) + "  " +
-                       e.recipe_id + "  " + e.where + "  " + e.action + where;
-    if (e.state == engine::EditState::failed)
+    // A recipe its `requires:` leaves out: each edit says skipped, and the reason is said
+    // once, on the recipe's own line below.
+    bool recipe_level = e.state == engine::EditState::failed && util::starts_with(e.message, "skipped: ") &&
+                        std::find(p.problems.begin(), p.problems.end(), e.message.substr(9)) != p.problems.end();
+    std::string state = recipe_level ? "skipped" : std::string(engine::state_name(e.state));
+    std::string line = o.paint(state, recipe_level ? Paint::warn : paint) + "  " + e.recipe_id + "  " + e.where +
+                       "  " + e.action + where;
+    if (e.state == engine::EditState::failed && !recipe_level)
       line = e.recipe_path + ":" + std::to_string(e.recipe_line) + ":" +
              std::to_string(e.recipe_column) + ": " + line + ": " + e.message;
     o.err(line);

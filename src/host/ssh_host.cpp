@@ -78,19 +78,29 @@ constexpr const char* kUnsafeFunction =
 std::string remote_command() {
   std::string script =
       std::string(kUnsafeFunction) +
+      // chk PATH: refuses (exit 96) a path another user can change; a name that is not
+      // there, and no link either, is nothing Python reads.
+      "chk() { [ -e \"$1\" ] || [ -h \"$1\" ] || return 0; "
+      "if why=$(unsafe \"$1\"); then "
+      "echo \"refusing to run $p: $why, who could make it run their code as you; run sitepatch as that user\" >&2; "
+      "exit 96; fi; }; "
+      // base DIR: a base installation's folder and the standard library Python starts
+      // from there, for each version the venv or the base has.
+      "base() { chk \"$1\"; set +f; for s in \"$v\"/lib/python3.* \"$1\"/lib/python3.*; do s=${s##*/}; "
+      "case $s in *.zip|'python3.*') continue;; esac; z=${s%%.*}${s#*.}.zip; "
+      "chk \"$1/lib/$s\"; chk \"$1/lib/$s/lib-dynload\"; chk \"$1/lib/$z\"; done; }; "
       "IFS= read -r v || exit 97; "
       "for p in \"$v/bin/python3\" \"$v/bin/python\" \"$v\"; do "
       "if [ -f \"$p\" ] && [ -x \"$p\" ]; then "
-      "b=$v; if [ -f \"$v/pyvenv.cfg\" ]; then h=$(sed -n 's/^home *= *//p' \"$v/pyvenv.cfg\" | head -n 1); "
-      "case $h in /*) b=$(dirname \"$h\");; esac; fi; "
-      "set +f; for w in \"$v\" \"$p\" \"$v/pyvenv.cfg\" \"$v\"/lib*/python*/site-packages \"$v\"/lib/python3.* \"$b\"/lib/python3.*; do "
-      "case $w in \"$v\"/lib/python3.*|\"$b\"/lib/python3.*) "
-      "s=${w##*/}; case $s in *.zip) continue;; esac; z=${s%%.*}${s#*.}.zip; "
-      "set -- \"$b/lib/$s\" \"$b/lib/$s/lib-dynload\" \"$b/lib/$z\";; *) set -- \"$w\";; esac; "
-      "for x in \"$@\"; do [ -e \"$x\" ] || [ -h \"$x\" ] || continue; "
-      "if why=$(unsafe \"$x\"); then "
-      "echo \"refusing to run $p: $why, who could make it run their code as you; run sitepatch as that user\" >&2; "
-      "exit 96; fi; done; set +f; done; "
+      "chk \"$v\"; chk \"$p\"; chk \"$v/pyvenv.cfg\"; set +f; "
+      "for w in \"$v\"/lib*/python*/site-packages; do chk \"$w\"; done; "
+      // Every `home` line, the key matched as Python matches it (any case, spaces aside).
+      "hs=; [ -f \"$v/pyvenv.cfg\" ] && hs=$(sed -n "
+      "'s/^[[:space:]]*[Hh][Oo][Mm][Ee][[:space:]]*=[[:space:]]*\\(.*[^[:space:]]\\)[[:space:]]*$/\\1/p' "
+      "\"$v/pyvenv.cfg\"); "
+      "if [ -n \"$hs\" ]; then printf '%s\\n' \"$hs\" | while IFS= read -r h; do "
+      "case $h in /*) base \"$(dirname \"$h\")\";; *) base \"$(dirname \"$v/$h\")\";; esac; done || exit 96; "
+      "else base \"$v\"; fi; "
       "exec \"$p\" -I -S -u -c \"" + agent_boot_code() + "\"; fi; done; "
       "if [ -e \"$v\" ]; then echo \"$v is not a Python environment: no bin/python3 or bin/python in it\" >&2; exit 98; fi; "
       "echo \"no Python environment at $v: $v does not exist\" >&2; exit 99";

@@ -195,6 +195,16 @@ TEST_CASE("remote: a .pth's folder, an ACL and a dangling site-packages link are
                        "over ssh reads modes, not ACLs: it refuses any ACL that could; see getfacl " + site +
                        "), who could make it run their code as you; run sitepatch as that user\n");
   }
+  SECTION("pyvenv.cfg names another user's base with `Home =`, which Python reads as home") {
+    fs::create_directories(sshd.local("/srv/theirs/bin"));
+    give(sshd.local("/srv/theirs"));
+    std::string cfg = venv.root + "/pyvenv.cfg";
+    testsupport::spit(cfg, "Home = /srv/theirs/bin\n" + testsupport::slurp(cfg));
+    auto r = sp();
+    CHECK(r.status == 1);
+    CHECK(r.err == refusal + "/srv/theirs belongs to uid 65534, another user, who could make it run their code as "
+                       "you; run sitepatch as that user\n");
+  }
   SECTION("site-packages is a link into another user's folder that leads nowhere yet") {
     fs::create_directories(sshd.local("/srv/theirs"));
     give(sshd.local("/srv/theirs"));
@@ -232,4 +242,94 @@ TEST_CASE("a recipe another user can change is code of theirs: refused before it
                        " belongs to uid 65534, another user" + tail);
   }
   CHECK(env.pristine());
+}
+
+namespace {
+
+/// A shared object whose constructor appends who loaded it to `witness`: what an attacker
+/// would build, in place of a module's source.
+void build_witness_so(const std::string& so, const std::string& build, const std::string& witness) {
+  testsupport::spit(build + "/w.c", "#include <stdio.h>\n#include <unistd.h>\n"
+                                    "__attribute__((constructor)) static void w(void) {\n"
+                                    "  FILE* f = fopen(\"" + witness + "\", \"a\");\n"
+                                    "  if (f) { fprintf(f, \"so ran as %d\\n\", (int)geteuid()); fclose(f); }\n}\n");
+  fs::create_directories(fs::path(so).parent_path());
+  auto cc = sitepatch::util::run({"cc", "-shared", "-fPIC", build + "/w.c", "-o", so});
+  INFO(cc.err);
+  REQUIRE(cc.status == 0);
+}
+
+}  // namespace
+
+TEST_CASE("an editable finder that maps a name into another user's checkout loads no compiled code of theirs",
+          "[e2e][root]") {
+  REQUIRE(::geteuid() == 0);
+  e2e::DemoEnv env;
+  std::string witness = env.tmp.path + "/witness", checkout = env.tmp.path + "/checkout";
+  std::string suffix = sitepatch::util::trim(
+      env.venv.run_python("import importlib.machinery as m; print(m.EXTENSION_SUFFIXES[0])").out);
+  build_witness_so(checkout + "/sitecustomize" + suffix, env.tmp.path, witness);
+  // Root's own files, as an editable install (a finder, setuptools' way) leaves them.
+  testsupport::spit(env.venv.site_packages + "/__editable___shared_finder.py",
+                    "import sys, importlib.util\n\n\nclass F:\n    @classmethod\n"
+                    "    def find_spec(cls, name, path=None, target=None):\n"
+                    "        if name == 'sitecustomize':\n"
+                    "            return importlib.util.spec_from_file_location(name, " +
+                        sitepatch::util::shell_quote(checkout + "/sitecustomize" + suffix) + ")\n\n\n"
+                    "def install():\n    sys.meta_path.append(F)\n");
+  testsupport::spit(env.venv.site_packages + "/__editable__.shared.pth",
+                    "import __editable___shared_finder; __editable___shared_finder.install()\n");
+  REQUIRE(env.sp({"list"}).status == 0);  // root's own checkout: its compiled code loads
+  REQUIRE(testsupport::slurp(witness) == "so ran as 0\n");
+  fs::remove(witness);
+
+  give(checkout);
+  auto r = env.sp({"list"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: refusing to run " + env.venv.root + "/bin/python3: " + checkout +
+                     " belongs to uid 65534, another user, where Python imports code from\n");
+  CHECK_FALSE(fs::exists(witness));
+}
+
+TEST_CASE("a .pth line through a link and `..`, and a hidden .pth, are judged where site puts them", "[e2e][root]") {
+  REQUIRE(::geteuid() == 0);
+  e2e::DemoEnv env;
+  std::string witness = env.tmp.path + "/witness", theirs = env.tmp.path + "/theirs";
+  std::string suffix = sitepatch::util::trim(
+      env.venv.run_python("import importlib.machinery as m; print(m.EXTENSION_SUFFIXES[0])").out);
+  build_witness_so(theirs + "/p/evilso" + suffix, env.tmp.path, witness);
+  fs::create_symlink("/nonexistent/x", theirs + "/l");
+  give(theirs);
+  // Root's own .pth imports a module from the folder its path line adds.
+  testsupport::spit(env.venv.site_packages + "/zz.pth", "import evilso\n");
+  std::string pth;
+  SECTION("the kernel follows the link before `..`, site undoes `..` on paper") {
+    pth = env.venv.site_packages + "/c1.pth";
+    testsupport::spit(pth, theirs + "/l/../p\n");
+  }
+  SECTION("a .pth whose name starts with a dot") {
+    pth = env.venv.site_packages + "/.hidden.pth";
+    testsupport::spit(pth, theirs + "/p\n");
+  }
+  auto r = env.sp({"list"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: refusing to run " + env.venv.root + "/bin/python3: " + theirs +
+                     " belongs to uid 65534, another user, which " + pth + " puts on sys.path" + kCheckout + "\n");
+  CHECK_FALSE(fs::exists(witness));
+}
+
+TEST_CASE("every home line of pyvenv.cfg is a base whose standard library is checked, whatever its case",
+          "[e2e][root]") {
+  REQUIRE(::geteuid() == 0);
+  e2e::DemoEnv env;
+  std::string theirs = env.tmp.path + "/theirs";
+  fs::create_directories(theirs + "/bin");
+  give(theirs);
+  std::string cfg = env.venv.root + "/pyvenv.cfg";
+  testsupport::spit(cfg, "Home = " + theirs + "/bin\n" + testsupport::slurp(cfg));
+  auto r = env.sp({"list"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: refusing to run " + env.venv.root + "/bin/python3: " + theirs +
+                     " belongs to uid 65534, another user, who could make it run their code as you; run sitepatch as "
+                     "that user\n");
 }

@@ -65,7 +65,9 @@ def _pth_folders(sitedir, name):
         line = raw.decode("utf-8", "surrogateescape").lstrip("\ufeff")
         if not line.strip() or line.startswith("#") or line.startswith(("import ", "import\t")):
             continue
-        folder = os.path.join(sitedir, line.rstrip())
+        # site.makepath's own form: abspath first (`link/..` is undone on paper, not by
+        # the kernel), then the existence test.
+        folder = os.path.abspath(os.path.join(sitedir, line.rstrip()))
         if os.path.exists(folder):
             out.append(folder)
     return out
@@ -74,7 +76,8 @@ def _pth_folders(sitedir, name):
 def _check_site_folder(sitedir):
     _must_trust(sitedir, "a site folder whose .pth files and modules Python runs")
     try:
-        names = sorted(n for n in os.listdir(sitedir) if n.endswith(".pth") and not n.startswith("."))
+        # Every .pth, hidden ones too: older versions of site read them.
+        names = sorted(n for n in os.listdir(sitedir) if n.endswith(".pth"))
     except OSError:
         return
     for name in names:
@@ -114,6 +117,29 @@ def _guard_imports(refusals):
 
     if hasattr(sys, "addaudithook"):
         sys.addaudithook(hook)
+
+    # An extension module is loaded without an "open" event (dlopen): its loader is
+    # wrapped instead, so a compiled module from an unchecked folder (an editable
+    # finder's checkout) is refused before it is loaded.
+    try:
+        import importlib.machinery as machinery
+        loader = machinery.ExtensionFileLoader
+        real_create = loader.create_module
+    except (ImportError, AttributeError):
+        return
+
+    def create_module(self, spec):
+        path = getattr(self, "path", None) or getattr(spec, "origin", None)
+        if path:
+            try:
+                _must_trust(os.path.dirname(os.path.abspath(path)) or ".", "where Python imports code from")
+                _must_trust(path, "compiled code Python imports")
+            except Untrusted as e:
+                refusals.append(str(e))
+                raise ImportError(str(e))
+        return real_create(self, spec)
+
+    loader.create_module = create_module
 
 
 def start_site():
