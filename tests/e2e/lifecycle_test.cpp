@@ -110,3 +110,13 @@ TEST_CASE("rollback --all with nothing applied records nothing, however often it
   CHECK(commits() == before);
   CHECK(env.pristine());
 }
+
+TEST_CASE("a recipe its requires: leaves out says why once, each edit only that it is skipped", "[e2e]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");  // no flashinfer in it
+  auto r = testsupport::run_sitepatch({"--venv", venv.root, "plan", e2e::bundled("flashinfer-dynamo.yaml")});
+  CHECK(r.status == 1);
+  CHECK(r.err == "skipped  flashinfer-dynamo  flashinfer.jit.cpp_ext:get_cuda_version  replace-body\n"
+                 "skipped  flashinfer-dynamo  flashinfer.fp4_quantization:fp4_quantize  add-decorator\n"
+                 "fails  flashinfer-dynamo requires flashinfer-python>=0.4,<0.7, which is not installed\n");
+}
