@@ -333,3 +333,34 @@ TEST_CASE("every home line of pyvenv.cfg is a base whose standard library is che
                      " belongs to uid 65534, another user, who could make it run their code as you; run sitepatch as "
                      "that user\n");
 }
+
+TEST_CASE("code another user's zip or file holds is not run, whatever its name: zipimport, runpy", "[e2e][root]") {
+  REQUIRE(::geteuid() == 0);
+  e2e::DemoEnv env;
+  std::string witness = env.tmp.path + "/witness", theirs = env.tmp.path + "/theirs";
+  fs::create_directories(theirs);
+  testsupport::spit(theirs + "/x.conf", witness_code(witness));
+  REQUIRE(env.venv.run_python("import zipfile; z = zipfile.ZipFile(" + sitepatch::util::shell_quote(theirs + "/evil.zip") +
+                              ", 'w'); z.write(" + sitepatch::util::shell_quote(theirs + "/x.conf") +
+                              ", 'evilzip.py'); z.close()")
+              .status == 0);
+  give(theirs);
+  // Root's own .pth files (an import line is the owner's code) that reach into the other
+  // user's files, and leave no trace on sys.path.
+  std::string pth = env.venv.site_packages + "/reach.pth";
+  std::string refused;
+  SECTION("a zip put on sys.path and taken off again") {
+    testsupport::spit(pth, "import sys; sys.path.insert(0, " + sitepatch::util::shell_quote(theirs + "/evil.zip") +
+                               "); import evilzip; sys.path.pop(0)\n");
+    refused = theirs + "/evil.zip";
+  }
+  SECTION("a file runpy runs, named as no module") {
+    testsupport::spit(pth, "import runpy; runpy.run_path(" + sitepatch::util::shell_quote(theirs + "/x.conf") + ")\n");
+    refused = theirs + "/x.conf";
+  }
+  auto r = env.sp({"list"});
+  CHECK(r.status == 1);
+  CHECK(r.err == "sitepatch: error: refusing to run " + env.venv.root + "/bin/python3: " + theirs +
+                     " belongs to uid 65534, another user, where Python reads code from\n");
+  CHECK_FALSE(fs::exists(witness));
+}

@@ -47,6 +47,8 @@ def _must_trust(path, role):
         why = unsafe_path(key)
     if why:
         raise Untrusted("%s, %s" % (why, role))
+    if not os.path.lexists(key):
+        return  # judged by the folder it would be made in: asked again once it is there
     _TRUSTED[key] = True
     if os.path.isdir(key) and os.path.realpath(key) == key:
         _SAFE_DIRS.add(key)
@@ -98,19 +100,22 @@ def _check_sys_path(role):
 
 
 def _guard_imports(refusals):
-    # Source and compiled code the import system opens (io.open_code raises "open" with
-    # mode 'r'): an editable finder's folders, a path added at run time. A refusal inside
-    # `site` would be printed and skipped by it, so it is also kept in `refusals`.
-    code_suffixes = (".py", ".pyc", ".pth", ".pyw")
-
+    # Every file opened to be read the way code is (io.open_code and open() raise "open"
+    # with mode 'r'; the agent's own reads go through os.open): source, bytecode, a zip on
+    # sys.path (zipimport reads its modules from the archive's bytes), a file runpy runs.
+    # Judged by where it lies, never by its name. A refusal inside `site` would be printed
+    # and skipped by it, so it is also kept in `refusals`.
     def hook(event, args):
-        if event != "open" or not args or args[1] != "r" or not isinstance(args[0], str):
+        if event != "open" or len(args) < 2 or args[1] != "r":
             return
-        if not args[0].endswith(code_suffixes):
-            return
+        path = args[0]
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not isinstance(path, str):
+            return  # a descriptor: opened, and judged, before
         try:
-            _must_trust(os.path.dirname(args[0]) or ".", "where Python imports code from")
-            _must_trust(args[0], "code Python imports")
+            _must_trust(os.path.dirname(os.path.abspath(path)) or ".", "where Python reads code from")
+            _must_trust(path, "a file Python reads code from")
         except Untrusted as e:
             refusals.append(str(e))
             raise
