@@ -19,7 +19,9 @@ struct FarSide {
   testsupport::TempDir tmp;
   std::string ssh;
   explicit FarSide(const std::string& far_side) : ssh(tmp.path + "/fake-ssh") {
-    testsupport::spit(ssh, "#!/bin/sh\ncat >/dev/null 2>&1 &\n" + far_side + "\n");
+    // A background job's stdin is /dev/null unless it is given one: fd 3 keeps ours, so
+    // the cat reads what sitepatch sends (more than a pipe holds: the agent is over 64 KB).
+    testsupport::spit(ssh, "#!/bin/sh\nexec 3<&0\ncat <&3 >/dev/null 2>&1 &\n" + far_side + "\n");
     ::chmod(ssh.c_str(), 0755);
   }
   sitepatch::util::RunResult sp(const std::string& command = "list",
