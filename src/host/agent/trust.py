@@ -23,34 +23,38 @@ class Untrusted(Exception):
 def _last_name_only(key):
     # In a folder that passed the whole walk nobody else can swap a name: an entry that is
     # no link needs only its own owner, mode and ACL judged (one lstat, not a walk from /).
-    # None: walk it all.
+    # (why, its lstat); why "" when it passed; (None, None): walk it all.
     parent = os.path.dirname(key)
     if parent not in _SAFE_DIRS:
-        return None
+        return None, None
     try:
         st = os.lstat(key)
     except OSError:
-        return None
+        return None, None
     if stat.S_ISLNK(st.st_mode):
-        return None
+        return None, None
     if st.st_uid not in (0, os.geteuid()):
-        return "%s belongs to uid %d, another user" % (key, st.st_uid)
-    return _writable_by_others(key, st, stat.S_ISDIR(st.st_mode)) or ""
+        return "%s belongs to uid %d, another user" % (key, st.st_uid), st
+    return _writable_by_others(key, st, stat.S_ISDIR(st.st_mode)) or "", st
 
 
 def _must_trust(path, role):
     key = os.path.abspath(path)
     if key in _TRUSTED:
         return
-    why = _last_name_only(key)
+    why, st = _last_name_only(key)
     if why is None:
         why = unsafe_path(key)
     if why:
         raise Untrusted("%s, %s" % (why, role))
-    if not os.path.lexists(key):
-        return  # judged by the folder it would be made in: asked again once it is there
+    if st is None:
+        if not os.path.lexists(key):
+            return  # judged by the folder it would be made in: asked again once it is there
+        real = os.path.isdir(key) and os.path.realpath(key) == key
+    else:
+        real = stat.S_ISDIR(st.st_mode)  # no link, in a real folder: real itself
     _TRUSTED[key] = True
-    if os.path.isdir(key) and os.path.realpath(key) == key:
+    if real:
         _SAFE_DIRS.add(key)
 
 
@@ -126,11 +130,12 @@ def _guard_imports(refusals):
     # An extension module is loaded without an "open" event (dlopen): its loader is
     # wrapped instead, so a compiled module from an unchecked folder (an editable
     # finder's checkout) is refused before it is loaded.
+    # The import system's own class (importlib.machinery's is the same object): importing
+    # the importlib package would cost every start its `warnings`.
     try:
-        import importlib.machinery as machinery
-        loader = machinery.ExtensionFileLoader
+        loader = sys.modules["_frozen_importlib_external"].ExtensionFileLoader
         real_create = loader.create_module
-    except (ImportError, AttributeError):
+    except (KeyError, AttributeError):
         return
 
     def create_module(self, spec):
@@ -159,6 +164,11 @@ def start_site():
         # from before this code ran: host/start_check.cpp and the ssh `sh` check judged it
         # before Python started; here it would be too late to matter.
         _STARTED_WITH.update(p for p in sys.path if p)
+        # And so what lies below it is judged by its own name alone (a module's __pycache__).
+        for p in _STARTED_WITH:
+            if os.path.isdir(p) and os.path.realpath(p) == p:
+                _SAFE_DIRS.add(p)
+                _TRUSTED[p] = True
         real_addsitedir = site.addsitedir
 
         def addsitedir(sitedir, known_paths=None):
