@@ -6,26 +6,20 @@
 
 #include "commands.hpp"
 #include "sitepatch/engine/try.hpp"
+#include "sitepatch/util/interrupt.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
 
 namespace {
 
-// apply --check / --check-with, after the write: a failed check rolls this apply back
-// (the history keeps both) and is the command's answer.
+// apply --check / --check-with, after the write and under the same lock: a failed or
+// interrupted check rolls this apply back (the history keeps both) and is the answer.
 struct Checked {
   engine::CheckResult check;
   std::vector<std::string> undone;  // the ids rolled back when it failed
+  int signal = 0;                   // what stopped it, 0 when nothing did
 };
-
-Checked check_or_undo(engine::Session& s, const engine::Plan& p, const std::string& command) {
-  Checked c{engine::check_applied(s, p, command), {}};
-  if (c.check.ok) return c;
-  for (auto& rec : p.recipes) c.undone.push_back(rec.id);
-  engine::rollback(s, c.undone, false, false);
-  return c;
-}
 
 nlohmann::json check_json(const engine::CheckResult& c) {
   return {{"what", c.what}, {"ok", c.ok}, {"status", c.run.status}, {"stdout", c.run.out}, {"stderr", c.run.err}};
@@ -33,6 +27,11 @@ nlohmann::json check_json(const engine::CheckResult& c) {
 
 // The check's output and verdict, on stderr (its stdout too: the plan is stdout's).
 int report_check(const Output& out, const Checked& c) {
+  if (c.signal) {
+    out.err(std::string("sitepatch: interrupted by ") + util::signal_name(c.signal) + " while " + c.check.what +
+            " ran; rolled back " + util::join(c.undone, ", ") + ": a check that never passed keeps nothing");
+    return 128 + c.signal;
+  }
   if (c.check.ok) {
     if (!out.quiet()) out.err("check passed: " + c.check.what);
     return int(Exit::ok);
@@ -89,14 +88,31 @@ int apply_recipes(const GlobalOptions& g, Env& env, std::vector<recipe::Recipe> 
   env.session->system = o.system;
   Output out(g);
   say_environment(out, env);
-  auto r = engine::apply(*env.session, std::move(loaded), o.dry_run);
-  const auto& p = r.plan;
   std::optional<Checked> checked;
-  if (r.written && (o.check || !o.check_with.empty())) checked = check_or_undo(*env.session, p, o.check_with);
+  engine::AfterWrite check;
+  // Noted, not fatal, from the apply's start: a signal during the write lets the write
+  // finish whole, then stops the check at once, and the apply is rolled back.
+  std::optional<util::InterruptGuard> guard;
+  if (!o.dry_run && (o.check || !o.check_with.empty())) {
+    guard.emplace();
+    check = [&](const engine::Plan& p) {
+      checked = Checked{};
+      if (!util::interrupted()) checked->check = engine::check_applied(*env.session, p, o.check_with);
+      else checked->check.what = o.check_with.empty() ? "importing the patched modules" : "`" + o.check_with + "`";
+      checked->signal = util::interrupted();
+      if (checked->signal) checked->check.ok = false;
+      return checked->check.ok;
+    };
+  }
+  auto r = engine::apply(*env.session, std::move(loaded), o.dry_run, check);
+  guard.reset();
+  const auto& p = r.plan;
+  if (checked && !r.kept) checked->undone = r.undone.ids;
   if (out.json()) {
     auto j = plan_json(p);
     if (checked) {
       j["check"] = check_json(checked->check);
+      j["check"]["interrupted_by"] = checked->signal ? nlohmann::json(util::signal_name(checked->signal)) : nullptr;
       j["rolled_back"] = !checked->check.ok;
       j["ok"] = checked->check.ok && j["ok"].get<bool>();
     }
@@ -123,8 +139,10 @@ int apply_recipes(const GlobalOptions& g, Env& env, std::vector<recipe::Recipe> 
     if (!out.json()) out.err("sitepatch: apply failed; nothing was written");
     return int(Exit::failed);
   }
-  if (checked && out.json()) return checked->check.ok ? int(Exit::ok) : int(Exit::failed);
-  if (checked && report_check(out, *checked) != int(Exit::ok)) return int(Exit::failed);
+  if (checked && out.json())
+    return checked->signal ? 128 + checked->signal : checked->check.ok ? int(Exit::ok) : int(Exit::failed);
+  if (checked)
+    if (int code = report_check(out, *checked); code != int(Exit::ok)) return code;
   if (out.json()) return int(Exit::ok);
   print_outcome(out, r, o.dry_run, env.session->state_dir);
   return int(Exit::ok);

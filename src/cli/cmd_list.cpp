@@ -15,11 +15,14 @@ Runner register_list(CLI::App&, const GlobalOptions& g) {
     Env env = open_env(g);
     Output o(g);
     auto statuses = engine::verify(*env.session, {});
+    // An apply a killed sitepatch left half-done is no patch to list as applied.
+    bool finished = std::all_of(statuses.begin(), statuses.end(), [](auto& s) { return s.unfinished.empty(); });
+    int code = int(finished ? Exit::ok : Exit::not_intact);
     if (o.json()) {
       nlohmann::json arr = nlohmann::json::array();
       for (auto& s : statuses) arr.push_back(status_json(s));
-      o.document({{"ok", true}, {"patches", arr}});
-      return int(Exit::ok);
+      o.document({{"ok", finished}, {"patches", arr}});
+      return code;
     }
     if (statuses.empty()) {
       o.out("no patches applied in " + env.session->env.prefix);
@@ -38,7 +41,9 @@ Runner register_list(CLI::App&, const GlobalOptions& g) {
     for (auto& s : statuses) {
       o.out(fmt::format("{:<{}}  {:<{}}  {:>5}  {:<20}  ", s.id, w_id, dists(s), w_dist, s.files.size(),
                         format_time(s.applied_at)) +
-            o.paint(std::string(engine::state_name(s.state)), paint_for(s.state)));
+            (s.unfinished.empty() ? o.paint(std::string(engine::state_name(s.state)), paint_for(s.state))
+                                  : o.paint("unfinished (" + s.unfinished + ")", Paint::bad)));
+      if (!s.unfinished.empty()) o.out("  " + s.unfinished_message);
       // A patch another environment's history keeps: whose, so nobody looks for it here.
       if (!s.shared_by.empty()) o.out("  history " + s.history + ", with " + s.shared_by);
       // A file that is not as sitepatch left it gets its own line: which, and why.
@@ -47,7 +52,7 @@ Runner register_list(CLI::App&, const GlobalOptions& g) {
           o.out("  " + f.rel + "  " + o.paint(std::string(engine::state_name(f.state)), paint_for(f.state)) +
                 "  (" + f.message + ")");
     }
-    return int(Exit::ok);
+    return code;
   };
 }
 

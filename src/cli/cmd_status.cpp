@@ -57,14 +57,33 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
     nlohmann::json arr = nlohmann::json::array();
     std::vector<std::string> lines, fixes;
     size_t w = 2, needing = 0;
+    std::vector<size_t> plain_reapply;  // fixes that are a plain `reapply ID`
     for (auto& s : statuses) w = std::max(w, s.id.size());
     for (auto& s : statuses) {
-      intact = intact && s.state == engine::FileState::applied;
+      intact = intact && s.state == engine::FileState::applied && s.unfinished.empty();
       engine::Advice a = engine::advice_for(s);
       std::string command, note, broken;
       for (auto& f : s.files)
         if (!f.broken.empty()) broken = f.rel + " " + f.broken;
       intact = intact && broken.empty();
+      if (!s.unfinished.empty()) {
+        // Settled first: whatever else the files say follows from the unfinished apply.
+        ++needing;
+        bool writing = s.unfinished == "writing";
+        command = cmd + (writing ? " reapply " : " rollback ") + s.id;
+        note = writing ? "finishes the interrupted apply; " + cmd + " rollback " + s.id + " undoes it instead"
+                       : "its check never passed; apply it again to check it again";
+        auto j = status_json(s);
+        j["advice"] = writing ? "interrupted while writing" : "check never passed";
+        j["command"] = command;
+        j["note"] = note;
+        arr.push_back(j);
+        lines.push_back(fmt::format("  {:<{}}  ", s.id, w) +
+                        o.paint(writing ? "interrupted while writing" : "check never passed", Paint::bad));
+        lines.push_back(std::string(w + 4, ' ') + s.unfinished_message);
+        fixes.push_back("  " + command + "    # " + note);
+        continue;
+      }
       if (a == engine::Advice::reapply) command = reapply_command(blockers, cmd, s, note);
       if (a == engine::Advice::drop) command = cmd + " rollback " + s.id;
       if (a == engine::Advice::review) {
@@ -95,7 +114,16 @@ Runner register_status(CLI::App&, const GlobalOptions& g) {
       for (auto& f : s.files)
         if (f.state != engine::FileState::applied) lines.push_back(std::string(w + 4, ' ') + f.message);
         else if (!f.broken.empty()) lines.push_back(std::string(w + 4, ' ') + f.rel + ": " + f.broken);
+      if (a == engine::Advice::reapply && note.empty()) plain_reapply.push_back(fixes.size());
       if (!command.empty()) fixes.push_back("  " + command + (note.empty() ? "" : "    # " + note));
+    }
+    // Several patches an upgrade took away: one command puts them all back (not when one
+    // of them needs --force: reapply --all would stop at it).
+    if (plain_reapply.size() > 1 && blockers.empty()) {
+      for (auto k = plain_reapply.rbegin(); k != plain_reapply.rend(); ++k) fixes.erase(fixes.begin() + long(*k));
+      fixes.insert(fixes.begin() + long(plain_reapply.front()),
+                   "  " + cmd + " reapply --all    # puts back the " + std::to_string(plain_reapply.size()) +
+                       " patches above that need reapplying");
     }
     if (o.json()) {
       o.document({{"ok", intact}, {"environment", env.session->env.prefix}, {"patches", arr}});

@@ -14,7 +14,7 @@ Runner register_verify(CLI::App& app, const GlobalOptions& g) {
     auto statuses = engine::verify(*env.session, *ids);
     bool intact = true;
     for (auto& s : statuses) {
-      intact = intact && s.state == engine::FileState::applied;
+      intact = intact && s.state == engine::FileState::applied && s.unfinished.empty();
       for (auto& f : s.files) intact = intact && f.broken.empty();
     }
     if (o.json()) {
@@ -26,6 +26,7 @@ Runner register_verify(CLI::App& app, const GlobalOptions& g) {
     } else {
       for (auto& s : statuses) {
         o.out(s.id + "  " + o.paint(std::string(engine::state_name(s.state)), paint_for(s.state)));
+        if (!s.unfinished.empty()) o.out("  " + o.paint("unfinished: " + s.unfinished_message, Paint::bad));
         for (auto& f : s.files) {
           std::string line = "  " + f.rel + "  " +
                              o.paint(std::string(engine::state_name(f.state)), paint_for(f.state));

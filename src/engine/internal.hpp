@@ -36,7 +36,10 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
 /// originals (old_text) committed as pending, every file written with its old_sha
 /// checked, pip's RECORD rows and the notes in the same batch, bytecode removed, the
 /// apply committed. `existing`: the history's records before it.
-void write_plan(Session& s, ApplyResult& res, const std::vector<store::PatchRecord>& existing, HistoryAccess& history);
+/// `state` is what the apply's records say once written: "applied", or "checking" while
+/// a check must still pass (the next writer rolls back a "checking" record it finds).
+void write_plan(Session& s, ApplyResult& res, const std::vector<store::PatchRecord>& existing, HistoryAccess& history,
+                const std::string& state = "applied");
 
 /// Under the writer's `lock`: the history, after what a killed command left is cleaned
 /// and an interrupted apply finished (`notes` say so; `recovered` gets the files that
@@ -139,6 +142,18 @@ std::vector<std::string> recover(Session& s, HistoryAccess& history, std::vector
 
 /// Whether an earlier command left an apply unfinished (a record still "pending").
 bool any_pending(const std::vector<store::PatchRecord>& records);
+
+/// The ids of records whose apply's check never passed (state "checking"): the command
+/// that ran it was killed before it could roll them back.
+std::vector<std::string> unchecked_ids(const std::vector<store::PatchRecord>& records);
+
+/// rollback of `ids` by a writer that already holds the environment's lock.
+RollbackResult rollback_locked(Session& s, host::Lock& lock, const std::vector<std::string>& ids);
+
+/// What a writer does first, under its lock: roll back the applies whose check never
+/// passed (`notes` say so). True when it rolled any back.
+bool undo_unchecked(Session& s, host::Lock& lock, const std::vector<store::PatchRecord>& records,
+                    std::vector<std::string>& notes);
 
 /// A warning on `st` when its target is an abstract method (`@abstractmethod`, or a body
 /// that only raises NotImplementedError), naming the overrides found in its

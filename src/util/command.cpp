@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "sitepatch/util/error.hpp"
+#include "sitepatch/util/interrupt.hpp"
 
 extern char** environ;
 
@@ -135,6 +137,36 @@ std::vector<std::string> environment_with(const std::map<std::string, std::strin
   return out;
 }
 
+namespace {
+
+/// Ends the command's process group once an InterruptGuard noted a signal: SIGTERM,
+/// SIGKILL two seconds later; two more and the pipes are given up on (a process that
+/// left the group may hold them).
+class GroupStop {
+ public:
+  explicit GroupStop(pid_t group) : group_(group) {}
+  bool given_up() {
+    if (!util::interrupted()) return false;
+    auto now = std::chrono::steady_clock::now();
+    if (stage_ == 0) {
+      ::kill(-group_, SIGTERM);
+      since_ = now;
+      stage_ = 1;
+    } else if (stage_ == 1 && now - since_ > std::chrono::seconds(2)) {
+      ::kill(-group_, SIGKILL);
+      stage_ = 2;
+    }
+    return stage_ == 2 && now - since_ > std::chrono::seconds(4);
+  }
+
+ private:
+  pid_t group_;
+  int stage_ = 0;
+  std::chrono::steady_clock::time_point since_;
+};
+
+}  // namespace
+
 int run_attached(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   // As system(3) does: the terminal's ^C goes to the child, which decides; we wait.
   struct sigaction ignore {}, old_int {}, old_quit {};
@@ -189,11 +221,12 @@ RunResult run_captured(const std::vector<std::string>& argv, const std::vector<s
   std::string* into[2] = {&r.out, &r.err};
   int open_fds = 2;
   char buf[65536];
-  while (open_fds > 0) {
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
+  GroupStop stop(pid);
+  while (open_fds > 0 && !stop.given_up()) {
+    // A short wait, not forever: a signal that lands just before poll is seen at the next turn.
+    int ready = ::poll(fds, 2, 200);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
     for (int k = 0; k < 2; ++k) {
       if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t n = ::read(fds[k].fd, buf, sizeof buf);
@@ -208,6 +241,8 @@ RunResult run_captured(const std::vector<std::string>& argv, const std::vector<s
   }
   for (auto& f : fds)
     if (f.fd >= 0) ::close(f.fd);
+  // Interrupted: whatever of the group is left (a process that closed its pipes) goes too.
+  if (util::interrupted()) ::kill(-pid, SIGKILL);
   r.status = wait_for(pid);
   return r;
 }

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <sstream>
 
@@ -113,4 +114,116 @@ TEST_CASE("a --check-with command and what it started end when sitepatch is kill
     if (!gone) ::usleep(50 * 1000);
   }
   CHECK(gone);
+  // The check never passed: the apply is no patch to report healthy. Every read command
+  // says so (exit 3, with the command that settles it) ...
+  auto status = env.sp({"status"});
+  CHECK(status.status == 3);
+  CHECK(status.out.find("flashinfer-dynamo  check never passed") != std::string::npos);
+  CHECK(status.out.find("the apply of flashinfer-dynamo was stopped while its check ran, and the check never "
+                        "passed: sitepatch --venv " + env.venv.root + " rollback flashinfer-dynamo undoes it") !=
+        std::string::npos);
+  auto list = env.sp({"list"});
+  CHECK(list.status == 3);
+  CHECK(list.out.find("unfinished (checking)") != std::string::npos);
+  CHECK(env.sp({"verify"}).status == 3);
+  // ... and the command status gives settles it.
+  auto fix = env.sp({"rollback", "flashinfer-dynamo"});
+  INFO(fix.err);
+  CHECK(fix.status == 0);
+  CHECK(env.pristine());
+  CHECK(env.sp({"status"}).status == 0);
+}
+
+namespace {
+
+/// sitepatch apply --check-with a command that says it started, then waits; the signal
+/// `sig` once it has. Returns sitepatch's exit status, its stderr, and the check's pid.
+struct Stopped {
+  int status;
+  std::string err;
+  pid_t check;
+  double seconds;
+};
+
+Stopped stop_during_check(const e2e::DemoEnv& env, int sig, const std::vector<std::string>& recipes) {
+  std::string pidfile = env.tmp.path + "/check.pid";
+  std::filesystem::remove(pidfile);
+  std::vector<std::string> argv = {SITEPATCH_BIN, "--venv", env.venv.root, "apply", "--check-with",
+                                   "echo $$ > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile + "; sleep 300"};
+  argv.insert(argv.end(), recipes.begin(), recipes.end());
+  sitepatch::util::Process sp(argv);
+  for (int k = 0; k < 600 && !std::filesystem::exists(pidfile); ++k) ::usleep(50 * 1000);
+  REQUIRE(std::filesystem::exists(pidfile));
+  pid_t check = std::stoi(testsupport::slurp(pidfile));
+  auto t0 = std::chrono::steady_clock::now();
+  ::kill(sp.pid(), sig);
+  int status = sp.wait();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return {status, sp.stderr_text(), check, seconds};
+}
+
+}  // namespace
+
+TEST_CASE("SIGINT, SIGTERM or SIGHUP while --check-with runs: the check ends, the apply is rolled back",
+          "[e2e][apply]") {
+  e2e::DemoEnv env;
+  std::string other = env.recipe("other.yaml", "id: other\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                               "    function: get_cuda_path\n    replace-body: return '/opt/cuda'\n");
+  for (auto [sig, name] : {std::pair{SIGINT, "SIGINT"}, {SIGTERM, "SIGTERM"}, {SIGHUP, "SIGHUP"}}) {
+    INFO(name);
+    auto r = stop_during_check(env, sig, {e2e::bundled("flashinfer-dynamo.yaml"), other});
+    INFO(r.err);
+    CHECK(r.status == 128 + sig);
+    CHECK(r.seconds < 20);
+    CHECK(::kill(r.check, 0) != 0);  // the check is gone
+    CHECK(r.err.find(std::string("sitepatch: interrupted by ") + name + " while `echo") != std::string::npos);
+    CHECK(r.err.find("; rolled back other, flashinfer-dynamo: a check that never passed keeps nothing\n") !=
+          std::string::npos);
+    CHECK(env.pristine());
+    auto status = env.sp({"status"});
+    CHECK(status.status == 0);
+    CHECK(status.out.find("no patches applied") != std::string::npos);
+  }
+  auto log = env.sp({"log"});
+  CHECK(log.out.find("apply flashinfer-dynamo, other: written, checking") != std::string::npos);
+  CHECK(log.out.find("rollback other, flashinfer-dynamo") != std::string::npos);
+}
+
+TEST_CASE("a check that passes marks the apply applied in one more commit", "[e2e][apply]") {
+  e2e::DemoEnv env;
+  auto r = env.sp({"apply", "--check-with", "true", e2e::bundled("flashinfer-dynamo.yaml")});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto log = env.sp({"log"});
+  CHECK(log.out.find("checked flashinfer-dynamo: the check after its apply passed") != std::string::npos);
+  CHECK(log.out.find("apply flashinfer-dynamo: written, checking") != std::string::npos);
+  auto list = env.sp({"list"});
+  CHECK(list.status == 0);
+  CHECK(list.out.find("unfinished") == std::string::npos);
+}
+
+TEST_CASE("the next writer rolls back an apply whose check a killed sitepatch never finished", "[e2e][apply]") {
+  e2e::DemoEnv env;
+  std::string pidfile = env.tmp.path + "/check.pid";
+  {
+    sitepatch::util::Process sp({SITEPATCH_BIN, "--venv", env.venv.root, "apply", "--check-with",
+                                 "echo $$ > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile + "; sleep 300",
+                                 e2e::bundled("flashinfer-dynamo.yaml")});
+    for (int k = 0; k < 600 && !std::filesystem::exists(pidfile); ++k) ::usleep(50 * 1000);
+    REQUIRE(std::filesystem::exists(pidfile));
+    ::kill(sp.pid(), SIGKILL);
+    sp.wait();
+  }
+  std::string other = env.recipe("other.yaml", "id: other\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                               "    function: get_cuda_path\n    replace-body: return '/opt/cuda'\n");
+  auto r = env.sp({"apply", other});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("rolled back flashinfer-dynamo: the check after its apply never passed (the sitepatch that ran "
+                   "it was stopped); apply it again to check it again") != std::string::npos);
+  auto list = env.sp({"list"});
+  CHECK(list.status == 0);
+  CHECK(list.out.find("flashinfer-dynamo") == std::string::npos);
+  CHECK(list.out.find("other") != std::string::npos);
+  CHECK(env.read("flashinfer/fp4_quantization.py") == env.installed.at("fp4_quantization.py"));
 }

@@ -2,6 +2,7 @@
 // The only module that combines the others: plan, apply, verify, rollback, list,
 // log, show over one environment reached through a Host. Returns data; the CLI
 // decides how it looks.
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -112,6 +113,15 @@ struct Plan {
 /// Locates every edit and computes the new text of every file. Reads, never writes.
 Plan plan(Session& s, std::vector<recipe::Recipe> recipes);
 
+struct RollbackResult {
+  std::vector<std::string> ids;
+  std::vector<FileChange> files;  // old_text = now, new_text = restored
+  std::vector<std::string> notes;
+  bool written = false;
+  std::string commit;
+  std::vector<std::string> pyc_removed;
+};
+
 struct ApplyResult {
   Plan plan;
   bool written = false;
@@ -119,11 +129,22 @@ struct ApplyResult {
   std::vector<std::string> pyc_removed;
   std::vector<std::string> recovered; // notes about an interrupted earlier apply finished now
   std::vector<std::string> recovered_files;  // the files finishing it wrote (not this apply's)
+  bool kept = true;                   // false: its check failed or was stopped, and it was rolled back
+  RollbackResult undone;              // that rollback
 };
+
+/// A check of what an apply wrote (apply --check, --check-with), run with the
+/// environment's lock still held, so no other command sees the apply before it passed:
+/// true keeps it.
+using AfterWrite = std::function<bool(const Plan&)>;
 
 /// plan, then (unless dry_run) check, save originals, write, clear .pyc, commit.
 /// All or nothing: throws sitepatch::Error (nothing written) when any edit fails.
-ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run);
+/// With `check`: the records say "checking" until it returns true (then one more commit
+/// says "applied"); when it returns false, throws, or an InterruptGuard noted a signal,
+/// the apply is rolled back under the same lock (`kept` false, `undone` what it did);
+/// when the process dies first, the next command that writes rolls it back.
+ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run, const AfterWrite& check = {});
 
 enum class FileState { applied, reverted, modified, replaced, missing };
 std::string_view state_name(FileState s);
@@ -150,6 +171,11 @@ struct PatchStatus {
   std::string shared_by;    // "" when that is the environment's own; else the folder's owner
   std::vector<FileStatus> files;
   FileState state = FileState::applied;  // worst of the files
+  // "" when its last apply finished; "writing": stopped while it wrote the files (the
+  // originals are saved; the next writer finishes it); "checking": stopped while its
+  // check ran, which never passed (the next writer rolls it back).
+  std::string unfinished;
+  std::string unfinished_message;  // that, with the command that settles it now
 };
 
 /// Every applied patch (or those named) against the files as they are now.
@@ -161,14 +187,6 @@ enum class Advice { none, reapply, review, drop };
 /// patched file; drop: the distribution is gone, rollback only forgets the record.
 Advice advice_for(const PatchStatus& p);
 
-struct RollbackResult {
-  std::vector<std::string> ids;
-  std::vector<FileChange> files;  // old_text = now, new_text = restored
-  std::vector<std::string> notes;
-  bool written = false;
-  std::string commit;
-  std::vector<std::string> pyc_removed;
-};
 
 /// Undoes the named patches (or all): originals back, or a three-way merge that
 /// keeps other recipes' edits in a shared file. Throws when it cannot undo cleanly.

@@ -21,6 +21,7 @@
 #include "engine/records/history_access.hpp"
 #include "engine/records/records.hpp"
 #include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/interrupt.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine {
@@ -125,12 +126,12 @@ void read_ahead_of_write(Session& s, const std::vector<FileChange>& files,
 /// The pending commit's records, now applied, with the files as written: the apply's
 /// own commit. Its failure leaves every file written: exit 4, and the next writer records it.
 std::string commit_applied(Session& s, detail::HistoryAccess& history, const store::Transaction& saved,
-                           const Plan& plan) {
+                           const Plan& plan, const std::string& state) {
   store::Transaction done;
   done.put = saved.put;
-  for (auto& r : done.put) r.state = "applied";
+  for (auto& r : done.put) r.state = state;
   std::string ids = detail::ids_of(saved.put);
-  done.message = std::string(s.reapply ? "reapply " : "apply ") + ids;
+  done.message = std::string(s.reapply ? "reapply " : "apply ") + ids + (state == "checking" ? ": written, checking" : "");
   done.trailers = saved.trailers;
   done.drop = saved.drop;
   done.site_drop = saved.site_drop;
@@ -162,6 +163,10 @@ std::unique_ptr<detail::HistoryAccess> open_cleaned_history(Session& s, host::Lo
     notes.insert(notes.end(), finished.begin(), finished.end());
     existing = history->patches();
   }
+  if (detail::undo_unchecked(s, lock, existing, notes)) {
+    history = detail::HistoryAccess::open(s, false, true);  // the rollback moved it on
+    existing = history ? history->patches() : std::vector<store::PatchRecord>{};
+  }
   return history;
 }
 
@@ -182,7 +187,8 @@ std::string forget(Session& s, detail::HistoryAccess& history, const std::vector
 /// --system on files in a folder the environment shares: the apply runs in the history
 /// of the folder's owner, so the patch outlives this environment and every environment
 /// that sees the folder finds it. nullopt when the files are the environment's own.
-std::optional<ApplyResult> apply_at_home(Session& s, const std::vector<recipe::Recipe>& recipes) {
+std::optional<ApplyResult> apply_at_home(Session& s, const std::vector<recipe::Recipe>& recipes,
+                                         const AfterWrite& check) {
   if (!s.system || detail::shared_homes(s, false).empty()) return std::nullopt;
   Plan seen = plan(s, recipes);
   if (!seen.ok()) return std::nullopt;  // the usual apply reports why
@@ -197,7 +203,7 @@ std::optional<ApplyResult> apply_at_home(Session& s, const std::vector<recipe::R
                util::join(where, ", "), home->shared_by, home->state_dir);
   // --system stays: in the owner's view the folder is its own, but a Debian package or an
   // EXTERNALLY-MANAGED marker may still own the files, and the user said yes to that.
-  ApplyResult res = apply(*home, recipes, false);
+  ApplyResult res = apply(*home, recipes, false, check);
   res.plan.placement = seen.placement;
   std::vector<std::string> ids;
   for (auto& r : recipes) ids.push_back(r.id);
@@ -215,7 +221,8 @@ std::string recovered_note(const ApplyResult& res) {
 
 /// apply's steps once the history is clean: plan, then write it.
 ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, ApplyResult res,
-                          std::vector<store::PatchRecord>& existing, std::unique_ptr<detail::HistoryAccess> history) {
+                          std::vector<store::PatchRecord>& existing, std::unique_ptr<detail::HistoryAccess> history,
+                          const std::string& state) {
   res.plan = detail::plan_against(s, std::move(recipes), existing);
   if (!s.force) detail::refuse_unbound(res.plan);
   if (!res.plan.ok()) return res;
@@ -225,8 +232,35 @@ ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, Apply
     return res;
   }
   if (!history) history = detail::HistoryAccess::open(s, true);
-  detail::write_plan(s, res, existing, *history);
+  detail::write_plan(s, res, existing, *history, state);
   return res;
+}
+
+/// The apply's check, run while the lock is held and its records say "checking": kept
+/// ("checking" becomes "applied", one commit) when it passes, rolled back under the same
+/// lock when it fails, throws or a signal stops it.
+void run_check(Session& s, host::Lock& lock, ApplyResult& res, const AfterWrite& check) {
+  std::vector<std::string> ids;
+  for (auto& r : res.plan.recipes) ids.push_back(r.id);
+  try {
+    res.kept = check(res.plan) && !util::interrupted();
+  } catch (...) {
+    res.undone = detail::rollback_locked(s, lock, ids);
+    throw;
+  }
+  if (!res.kept) {
+    res.undone = detail::rollback_locked(s, lock, ids);
+    return;
+  }
+  auto history = detail::HistoryAccess::open(s, false, true);
+  store::Transaction tx;
+  for (auto& r : history->patches())
+    if (r.state == "checking" && std::count(ids.begin(), ids.end(), r.id)) {
+      tx.put.push_back(r);
+      tx.put.back().state = "applied";
+    }
+  tx.message = "checked " + util::join(ids, ", ") + ": the check after its apply passed";
+  res.commit = history->commit(tx);
 }
 
 }  // namespace
@@ -234,7 +268,7 @@ ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, Apply
 namespace detail {
 
 void write_plan(Session& s, ApplyResult& res, const std::vector<store::PatchRecord>& existing,
-                HistoryAccess& history) {
+                HistoryAccess& history, const std::string& state) {
   int64_t now = std::time(nullptr);
 
   // 1. Originals (and the planned results) into the history, marked pending.
@@ -280,7 +314,7 @@ void write_plan(Session& s, ApplyResult& res, const std::vector<store::PatchReco
   res.pyc_removed = detail::remove_bytecode(s.host, written);
 
   // 4. The apply itself, one commit.
-  res.commit = commit_applied(s, history, saved, res.plan);
+  res.commit = commit_applied(s, history, saved, res.plan, state);
   spdlog::info("apply: {} .pyc removed, committed {} ({:.0f} ms)", res.pyc_removed.size(),
                res.commit.substr(0, 10), ms());
   res.written = true;
@@ -293,7 +327,7 @@ std::unique_ptr<HistoryAccess> open_cleaned(Session& s, host::Lock& lock, std::v
 
 }  // namespace detail
 
-ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run) {
+ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run, const AfterWrite& check) {
   ApplyResult res;
   if (dry_run) {
     // Exits as apply would: the same refusals after the same plan.
@@ -302,14 +336,17 @@ ApplyResult apply(Session& s, std::vector<recipe::Recipe> recipes, bool dry_run)
     if (res.plan.ok()) detail::refuse_shared(s, res.plan);
     return res;
   }
-  if (auto at_home = apply_at_home(s, recipes)) return std::move(*at_home);
+  if (auto at_home = apply_at_home(s, recipes, check)) return std::move(*at_home);
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   read_ahead_of_plan(s, recipes);
   std::vector<store::PatchRecord> existing;
   auto history = open_cleaned_history(s, *lock, existing, res.recovered, &res.recovered_files);
   std::string finished = recovered_note(res);
   try {
-    return apply_planned(s, std::move(recipes), std::move(res), existing, std::move(history));
+    res = apply_planned(s, std::move(recipes), std::move(res), existing, std::move(history),
+                        check ? "checking" : "applied");
+    if (check && res.written) run_check(s, *lock, res, check);
+    return res;
   } catch (const Error& e) {
     // Finishing the interrupted apply wrote files: "nothing was changed" would be untrue.
     if (finished.empty() || e.code() != Exit::failed) throw;
@@ -321,6 +358,24 @@ namespace detail {
 
 bool any_pending(const std::vector<store::PatchRecord>& records) {
   return std::any_of(records.begin(), records.end(), [](auto& r) { return r.state == "pending"; });
+}
+
+std::vector<std::string> unchecked_ids(const std::vector<store::PatchRecord>& records) {
+  std::vector<std::string> ids;
+  for (auto& r : records)
+    if (r.state == "checking") ids.push_back(r.id);
+  return ids;
+}
+
+bool undo_unchecked(Session& s, host::Lock& lock, const std::vector<store::PatchRecord>& records,
+                    std::vector<std::string>& notes) {
+  auto ids = unchecked_ids(records);
+  if (ids.empty()) return false;
+  auto done = rollback_locked(s, lock, ids);
+  notes.insert(notes.end(), done.notes.begin(), done.notes.end());
+  notes.push_back("rolled back " + util::join(ids, ", ") + ": the check after its apply never passed (the "
+                  "sitepatch that ran it was stopped); apply it again to check it again");
+  return true;
 }
 
 /// What recipes sharing a file meant it to become: each one's step starts from the one

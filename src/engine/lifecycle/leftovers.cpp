@@ -102,8 +102,13 @@ std::vector<std::string> clean_temps(Session& s, const std::vector<store::PatchR
     if (inside[i]) kept.push_back(doomed[i]);
   if (kept.empty()) return {};
   s.host.remove(kept);
-  return {"removed " + std::to_string(kept.size()) + " temporary file(s) an interrupted sitepatch left: " +
-          util::join(kept, ", ")};
+  // A count and the folders, not every name: a recipe of hundreds of files leaves hundreds
+  // (-v lists them).
+  std::set<std::string> where;
+  for (auto& k : kept) where.insert(split_path(k).first);
+  spdlog::info("removed {}", util::join(kept, ", "));
+  return {"removed " + std::to_string(kept.size()) + " temporary file(s) an interrupted sitepatch left in " +
+          (where.size() == 1 ? *where.begin() : std::to_string(where.size()) + " folders")};
 }
 
 }  // namespace sitepatch::engine::detail

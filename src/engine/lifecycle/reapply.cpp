@@ -73,7 +73,9 @@ std::map<std::string, std::string> reapply_blockers(Session& s, const std::vecto
 std::vector<std::string> finish_interrupted(Session& s) {
   {
     auto seen = detail::HistoryAccess::open(s, false);
-    if (!seen || !detail::any_pending(seen->patches())) return {};
+    if (!seen) return {};
+    auto records = seen->patches();
+    if (!detail::any_pending(records) && detail::unchecked_ids(records).empty()) return {};
   }
   auto lock = s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
   std::vector<store::PatchRecord> existing;

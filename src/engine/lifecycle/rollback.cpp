@@ -334,10 +334,12 @@ void newest_first(std::vector<store::PatchRecord>& chosen) {
 }
 
 /// Rollback within one history (the environment's own, or a shared folder's).
-RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run) {
+RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run,
+                           host::Lock* held = nullptr) {
   RollbackResult res;
-  std::unique_ptr<host::Lock> lock =
-      dry_run ? detail::read_lock(s) : s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
+  std::unique_ptr<host::Lock> taken;
+  if (!held) taken = dry_run ? detail::read_lock(s) : s.host.lock(detail::lock_path(s), s.lock_timeout_ms);
+  host::Lock* lock = held ? held : taken.get();
   if (!dry_run) res.notes = detail::clean_history_locks(s);
   auto history = detail::HistoryAccess::open(s, false, !dry_run);
   if (!history) {
@@ -347,6 +349,15 @@ RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool
   }
   auto records = history->patches();
   std::vector<std::string> wanted = ids;
+  // An apply whose check never passed goes too, whatever was named: no writer keeps it.
+  std::vector<std::string> unchecked;
+  if (!dry_run && !all)
+    for (auto& id : detail::unchecked_ids(records))
+      if (std::find(wanted.begin(), wanted.end(), id) == wanted.end()) unchecked.push_back(id);
+  wanted.insert(wanted.end(), unchecked.begin(), unchecked.end());
+  if (!unchecked.empty())
+    res.notes.push_back("rolling back " + util::join(unchecked, ", ") + " too: the check after its apply never "
+                        "passed (the sitepatch that ran it was stopped)");
   if (s.missing_ok && !all) {
     // Rolling back what is not applied is done already: a fleet's second run changes nothing.
     wanted.erase(std::remove_if(wanted.begin(), wanted.end(),
@@ -405,6 +416,10 @@ void add(RollbackResult& to, RollbackResult&& part) {
 }
 
 }  // namespace
+
+RollbackResult detail::rollback_locked(Session& s, host::Lock& lock, const std::vector<std::string>& ids) {
+  return rollback_in(s, ids, false, false, &lock);
+}
 
 RollbackResult rollback(Session& s, const std::vector<std::string>& ids, bool all, bool dry_run) {
   if (!all && ids.empty()) throw Error("rollback: name the patches to roll back, or --all", Exit::usage);

@@ -61,6 +61,21 @@ struct Opened {
   std::vector<store::PatchRecord> all;
 };
 
+/// An apply of `r` that a killed sitepatch left unfinished, and what settles it.
+void unfinished_of(Session& s, const store::PatchRecord& r, PatchStatus& ps) {
+  if (r.state == "pending") {
+    ps.unfinished = "writing";
+    ps.unfinished_message = "the apply of " + r.id + " was interrupted while it wrote the files (their originals "
+                            "are in the history): " + detail::fix_command(s, "reapply " + r.id) +
+                            " finishes it, " + detail::fix_command(s, "rollback " + r.id) + " undoes it";
+  } else if (r.state == "checking") {
+    ps.unfinished = "checking";
+    ps.unfinished_message = "the apply of " + r.id + " was stopped while its check ran, and the check never "
+                            "passed: " + detail::fix_command(s, "rollback " + r.id) +
+                            " undoes it (the next command that writes here does too); apply it again to check it";
+  }
+}
+
 PatchStatus status_of(Session& s, const detail::HistoryAccess& history, const store::PatchRecord& r,
                       std::map<std::string, host::FileData>& now, std::map<std::string, int>& writers,
                       std::map<std::string, python::Module>& parsed) {
@@ -72,6 +87,7 @@ PatchStatus status_of(Session& s, const detail::HistoryAccess& history, const st
   ps.recipe_hash = r.recipe_hash;
   ps.history = s.state_dir;
   ps.shared_by = s.shared_by;
+  unfinished_of(s, r, ps);
   if (!r.files.empty()) ps.dist = detail::dist_label(r.files[0].dist, r.files[0].version);
   for (auto& f : r.files)
     if (std::string d = detail::dist_label(f.dist, f.version);
@@ -98,9 +114,6 @@ PatchStatus status_of(Session& s, const detail::HistoryAccess& history, const st
                                  : "apply " + r.id + " again to put it back");
       }
     }
-    if (r.state == "pending")
-      fs.message += std::string(fs.message.empty() ? "" : "; ") + "an apply of " + r.id +
-                    " was interrupted: the next apply finishes it, rollback undoes it";
     if (badness(fs.state) > badness(ps.state)) ps.state = fs.state;
     ps.files.push_back(fs);
   }
