@@ -143,8 +143,14 @@ int apply_recipes(const GlobalOptions& g, Env& env, std::vector<recipe::Recipe> 
     return checked->signal ? 128 + checked->signal : checked->check.ok ? int(Exit::ok) : int(Exit::failed);
   if (checked)
     if (int code = report_check(out, *checked); code != int(Exit::ok)) return code;
-  if (out.json()) return int(Exit::ok);
+  int sig = checked ? 0 : util::interrupted();
+  if (out.json()) return sig ? 128 + sig : int(Exit::ok);
   print_outcome(out, r, o.dry_run, env.session->state_dir);
+  if (sig) {
+    out.err(std::string("sitepatch: interrupted by ") + util::signal_name(sig) +
+            "; the apply had begun writing, so it finished first (sitepatch rollback undoes it)");
+    return 128 + sig;
+  }
   return int(Exit::ok);
 }
 

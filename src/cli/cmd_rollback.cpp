@@ -1,5 +1,6 @@
 // sitepatch rollback ID... | --all: originals back; other recipes' edits stay.
 #include "commands.hpp"
+#include "sitepatch/util/interrupt.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::cli {
@@ -39,7 +40,7 @@ Runner register_rollback(CLI::App& app, const GlobalOptions& g) {
                     {"dry_run", o->dry_run},
                     {"commit", or_null(r.commit)},
                     {"pyc_removed", r.pyc_removed}});
-      return int(Exit::ok);
+      return util::interrupted() ? 128 + util::interrupted() : int(Exit::ok);
     }
     if (!out.quiet() && !r.files.empty()) out.page();
     if (!out.quiet())
@@ -52,6 +53,11 @@ Runner register_rollback(CLI::App& app, const GlobalOptions& g) {
     else
       out.err("rolled back " + util::join(r.ids, ", ") + ": " + std::to_string(r.files.size()) +
               " file(s) restored, " + std::to_string(r.pyc_removed.size()) + " .pyc removed");
+    if (int sig = util::interrupted()) {
+      out.err(std::string("sitepatch: interrupted by ") + util::signal_name(sig) +
+              "; the rollback had begun writing, so it finished first");
+      return 128 + sig;
+    }
     return int(Exit::ok);
   };
 }

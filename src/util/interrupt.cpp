@@ -10,6 +10,7 @@ namespace {
 volatile sig_atomic_t g_noted = 0;
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction g_old[3];
+int g_depth = 0;  // guards alive (one thread makes them)
 
 extern "C" void note_signal(int sig) {
   if (g_noted == 0) g_noted = sig;
@@ -18,6 +19,8 @@ extern "C" void note_signal(int sig) {
 }  // namespace
 
 InterruptGuard::InterruptGuard() {
+  // Nested (a write inside an apply whose check follows): the outermost one acts.
+  if (g_depth++ > 0) return;
   g_noted = 0;
   struct sigaction sa {};
   sa.sa_handler = note_signal;
@@ -29,6 +32,7 @@ InterruptGuard::InterruptGuard() {
 }
 
 InterruptGuard::~InterruptGuard() {
+  if (--g_depth > 0) return;
   for (int i = 0; i < 3; ++i) ::sigaction(kSignals[i], &g_old[i], nullptr);
 }
 

@@ -5,6 +5,8 @@
 // the other loops at a seeded sample of steps (support/kill_sample.hpp says how).
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+
 #include <filesystem>
 
 #include "e2e_support.hpp"
@@ -169,6 +171,104 @@ TEST_CASE("an apply that fails after finishing an interrupted one says so and ex
                    "wrote 2 file(s), which stay as that apply planned them") != std::string::npos);
   CHECK(r.err.find("nothing was written") == std::string::npos);
   CHECK(env.sp({"verify"}).status == 0);
+}
+
+TEST_CASE("an apply killed while writing: read commands say so and exit 3, and the command they give finishes it",
+          "[e2e][crash]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  Killer k{env.tmp.path + "/count"};
+  REQUIRE(k.run(env, {"apply", recipe}, 0).status == 0);
+  long steps = k.count();
+  std::string patched = env.read("flashinfer/jit/cpp_ext.py");
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  std::string state = env.venv.root + "/.sitepatch";
+  auto pending = [&] {
+    auto r = sitepatch::util::run({"git", "--git-dir", state, "show", "main:patches/flashinfer-dynamo/patch.json"});
+    return r.status == 0 && r.out.find("\"state\": \"pending\"") != std::string::npos;
+  };
+  // The first step at which one file is written and the apply is still pending.
+  long at = 1;
+  for (; at <= steps; ++at) {
+    fs::remove_all(state);
+    REQUIRE(k.run(env, {"apply", recipe}, at).status != 0);
+    if (!env.pristine() && pending()) break;
+    REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  }
+  REQUIRE(at <= steps);
+  std::string fix = "sitepatch --venv " + env.venv.root + " reapply flashinfer-dynamo";
+  auto status = env.sp({"status"});
+  CHECK(status.status == 3);
+  CHECK(status.out.find("1 patch(es), 1 need(s) attention") != std::string::npos);
+  CHECK(status.out.find("flashinfer-dynamo  interrupted while writing") != std::string::npos);
+  CHECK(status.out.find("the apply of flashinfer-dynamo was interrupted while it wrote the files (their originals are "
+                        "in the history): " + fix + " finishes it") != std::string::npos);
+  CHECK(status.out.find("  " + fix + "    # finishes the interrupted apply") != std::string::npos);
+  auto list = env.sp({"list"});
+  CHECK(list.status == 3);
+  CHECK(list.out.find("unfinished (writing)") != std::string::npos);
+  CHECK(env.sp({"verify"}).status == 3);
+  auto json = env.sp({"--json", "verify"});
+  CHECK(json.out.find("\"unfinished\": \"writing\"") != std::string::npos);
+  // What status gives finishes it, briefly under -q, and nothing is left beside the files.
+  auto finished = env.sp({"-q", "reapply", "flashinfer-dynamo"});
+  INFO(finished.err);
+  CHECK(finished.status == 0);
+  CHECK(finished.err.size() < 400);
+  CHECK(finished.err.find("finished an interrupted apply of flashinfer-dynamo") != std::string::npos);
+  CHECK(env.read("flashinfer/jit/cpp_ext.py") == patched);
+  CHECK(leftovers(env).size() == 1);  // the note about patched files, and no temp
+  CHECK(env.sp({"status"}).status == 0);
+  CHECK(env.sp({"list"}).status == 0);
+}
+
+TEST_CASE("SIGINT at every step of apply and rollback: exit 130, and the environment is whole, before or after",
+          "[e2e][crash]") {
+  e2e::DemoEnv env;
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  std::string state = env.venv.root + "/.sitepatch";
+  Killer k{env.tmp.path + "/count"};
+  REQUIRE(k.run(env, {"apply", recipe}, 0).status == 0);
+  long apply_steps = k.count();
+  REQUIRE(k.run(env, {"rollback", "--all"}, 0).status == 0);
+  long rollback_steps = k.count();
+  auto interrupt = [&](std::vector<std::string> args, long at) {
+    args.insert(args.begin(), {"--venv", env.venv.root, "-q"});
+    return testsupport::run_sitepatch(args, {{"LD_PRELOAD", SITEPATCH_KILL_SHIM},
+                                             {"SITEPATCH_KILL_AT", std::to_string(at)},
+                                             {"SITEPATCH_KILL_SIGNAL", std::to_string(SIGINT)},
+                                             {"SITEPATCH_KILL_COUNT", k.count_file}});
+  };
+  // Either as it was or wholly applied: never an apply a later command must finish.
+  auto whole = [&](bool applied) {
+    auto status = env.sp({"status"});
+    INFO(status.out);
+    CHECK(status.status == 0);
+    CHECK(leftovers(env).size() == (applied ? 1u : 0u));  // the note beside patched files only
+  };
+  for (long at : testsupport::kill_steps(apply_steps, "SIGINT, apply")) {
+    fs::remove_all(state);
+    auto r = interrupt({"apply", recipe}, at);
+    INFO("SIGINT before step " << at << " of " << apply_steps << "; " << r.err);
+    // A step a run before made may not come (no .pyc left to remove): then no signal either.
+    CHECK(r.status == (k.count() >= at ? 130 : 0));
+    bool applied = !env.pristine();
+    // Written means finished, and said so (a signal after the apply's commit ends it quietly).
+    if (applied && r.err.find("the apply had begun writing, so it finished first") == std::string::npos)
+      CHECK(env.sp({"log"}).out.find("apply flashinfer-dynamo\n") != std::string::npos);
+    whole(applied);
+    if (applied) REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  }
+  for (long at : testsupport::kill_steps(rollback_steps, "SIGINT, rollback")) {
+    fs::remove_all(state);
+    REQUIRE(env.sp({"apply", recipe}).status == 0);
+    auto r = interrupt({"rollback", "--all"}, at);
+    INFO("SIGINT before step " << at << " of " << rollback_steps << "; " << r.err);
+    CHECK(r.status == (k.count() >= at ? 130 : 0));
+    bool back = env.pristine();
+    whole(!back);
+    if (!back) REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  }
 }
 
 TEST_CASE("rollback killed at every step: the next rollback restores pip's bytes", "[e2e][crash]") {

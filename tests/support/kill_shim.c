@@ -3,6 +3,7 @@
  * just before the Nth one, so a test can stop a command at every step in turn.
  *   SITEPATCH_KILL_AT=N      kill before the Nth call (0: only count)
  *   SITEPATCH_KILL_COUNT=F   keep the number of calls made so far in F
+ *   SITEPATCH_KILL_SIGNAL=S  send signal S instead of SIGKILL (SIGINT: 2), once
  *   SITEPATCH_KILL_PROGRAM=P only in a program whose name contains P (others pass
  *                            everything through and keep LD_PRELOAD for their children)
  * The program it acts in does not pass it on to its children. */
@@ -20,6 +21,7 @@
 
 static int active;
 static long kill_at;
+static int kill_signal = SIGKILL;
 static long calls;
 static int count_fd = -1;
 
@@ -30,6 +32,8 @@ __attribute__((constructor)) static void init(void) {
   active = 1;
   const char* at = getenv("SITEPATCH_KILL_AT");
   kill_at = at ? atol(at) : 0;
+  const char* sig = getenv("SITEPATCH_KILL_SIGNAL");
+  if (sig && *sig) kill_signal = atoi(sig);
   const char* count_file = getenv("SITEPATCH_KILL_COUNT");
   /* Kept up to date at every step: a program may leave with _exit (the agent does). */
   if (count_file && *count_file)
@@ -47,7 +51,7 @@ static void step(void) {
     syscall(SYS_pwrite64, count_fd, buf, (size_t)len, (off_t)0);
     errno = saved;
   }
-  if (kill_at > 0 && n == kill_at) kill(getpid(), SIGKILL);
+  if (kill_at > 0 && n == kill_at) kill(getpid(), kill_signal);
 }
 
 #define REAL(name) static __typeof__(name)* real_##name; if (!real_##name) real_##name = dlsym(RTLD_NEXT, #name)

@@ -7,7 +7,8 @@ namespace sitepatch::util {
 
 /// While one lives, the first SIGINT, SIGTERM or SIGHUP is noted (interrupted() says
 /// which) instead of ending the process; a second of the same kind ends it as usual
-/// (SA_RESETHAND), so a user who insists is never ignored. Not nested.
+/// (SA_RESETHAND), so a user who insists is never ignored. Nested, the
+/// outermost one acts. The main thread's alone.
 class InterruptGuard {
  public:
   InterruptGuard();

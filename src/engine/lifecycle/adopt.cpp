@@ -22,6 +22,9 @@ std::string refusal(Session& s, const store::PatchRecord& r, const PatchStatus& 
     return "an apply of " + r.id + " was interrupted: finish it with " +
            detail::fix_command(s, "apply " + util::shell_word(r.recipe_path)) + " or undo it with " +
            detail::fix_command(s, "rollback " + r.id);
+  if (r.state == "checking")
+    return "the check after the apply of " + r.id + " never passed: " + detail::fix_command(s, "rollback " + r.id) +
+           " undoes it";
   for (auto& f : ps.files)
     if (f.state == FileState::missing && f.upgrade.empty()) return f.message + ": there is nothing to adopt";
   switch (advice_for(ps)) {

@@ -269,6 +269,9 @@ namespace detail {
 
 void write_plan(Session& s, ApplyResult& res, const std::vector<store::PatchRecord>& existing,
                 HistoryAccess& history, const std::string& state) {
+  // From the originals' commit to the apply's: a signal waits for the whole write, so
+  // no half-written package is left to the next command (the caller reports it).
+  util::InterruptGuard whole_write;
   int64_t now = std::time(nullptr);
 
   // 1. Originals (and the planned results) into the history, marked pending.

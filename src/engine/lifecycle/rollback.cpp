@@ -10,6 +10,7 @@
 #include "engine/records/records.hpp"
 #include "sitepatch/python/module.hpp"
 #include "sitepatch/util/hash.hpp"
+#include "sitepatch/util/interrupt.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine {
@@ -392,6 +393,7 @@ RollbackResult rollback_in(Session& s, const std::vector<std::string>& ids, bool
   if (dry_run) return res;
 
   std::string again = detail::fix_command(s, all ? "rollback --all" : "rollback " + util::join(res.ids, " "));
+  util::InterruptGuard whole_write;  // a signal waits for the files and their commit
   write_back(s, res, u, again);
   try {
     res.commit = history->commit(rollback_commit(res, u, records, chosen));
