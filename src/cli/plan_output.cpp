@@ -8,10 +8,12 @@ namespace sitepatch::cli {
 
 void print_plan(const Output& o, const engine::Plan& p, bool preview) {
   // Before the notes, so they keep their place above the diff in the pager.
-  if (!o.quiet() && !p.files.empty()) o.page();
+  // A plan that fails shows no diff: apply writes all of it or none, so none would be made.
+  bool diffs = !o.quiet() && p.ok();
+  if (diffs && !p.files.empty()) o.page();
   for (const auto& note : p.notes) o.err(o.paint("upgrade", Paint::warn) + "  " + note);
   for (const auto& note : p.placement) o.err(o.paint("where", Paint::warn) + "  " + note);
-  if (!o.quiet())
+  if (diffs)
     for (const auto& f : p.files) o.diff(f.diff);
   for (const auto& e : p.edits) {
     bool as_planned = e.state == engine::EditState::will_apply || e.state == engine::EditState::already_applied;

@@ -19,6 +19,7 @@
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/parallel.hpp"
 #include "sitepatch/util/safe_path.hpp"
+#include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::host {
 namespace {
@@ -156,7 +157,12 @@ void write_local(const std::vector<WriteRequest>& files, const std::string& tag)
   //    (disk full, a folder nobody may write) leaves every file as it was: the
   //    destructors remove the temps.
   std::vector<Staged> staged(files.size());
-  util::parallel_for(files.size(), [&](size_t i) { staged[i] = stage(files[i], targets[i], tag); });
+  try {
+    util::parallel_for(files.size(), [&](size_t i) { staged[i] = stage(files[i], targets[i], tag); });
+  } catch (const Error& e) {
+    std::string what = e.what();
+    throw Error(what + (util::ends_with(what, "nothing was written") ? "" : "; nothing was written"));
+  }
 
   // 3. Renames in order, each original kept as a link until the end.
   for (size_t i = 0; i < files.size(); ++i) {

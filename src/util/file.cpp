@@ -168,7 +168,8 @@ AtomicFile::AtomicFile(std::string path, int mode, std::string_view tag)
     tmp_ = temp_name(base_, tag, ".tmp");
     fd_ = ::openat(dir_.fd(), tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd_ < 0 && (errno != EEXIST || attempt > 8))
-      throw Error(dir_.path() + "/" + tmp_ + ": cannot create: " + std::strerror(errno));
+      throw Error("cannot write " + path_ + ": no new file can be made in " + dir_.path() + " (" +
+                  std::strerror(errno) + ")");
   }
   if (::fchmod(fd_, mode < 0 ? 0644 : mode) != 0) {
     // The destructor does not run for a throwing constructor: clean up here.

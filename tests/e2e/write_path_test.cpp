@@ -162,6 +162,18 @@ TEST_CASE("a copied venv's history describes the copy, a moved one follows it", 
   CHECK(env.read("flashinfer/jit/cpp_ext.py") == patched);
   CHECK(env.sp({"verify"}).status == 0);
 
+  // A reapply in a second copy reads the history several times, and says it once.
+  std::string again = env.tmp.path + "/again";
+  REQUIRE(sitepatch::util::run({"cp", "-a", env.venv.root, again}).status == 0);
+  std::string again_site = again + env.venv.site_packages.substr(env.venv.root.size());
+  testsupport::spit(again_site + "/flashinfer/jit/cpp_ext.py", env.installed.at("jit/cpp_ext.py"));
+  auto re = testsupport::run_sitepatch({"--venv", again, "reapply", "--all"});
+  INFO(re.err);
+  CHECK(re.status == 0);
+  size_t said = 0;
+  for (size_t at = 0; (at = re.err.find("was recorded for", at)) != std::string::npos; ++at) ++said;
+  CHECK(said == 1);
+
   // A moved venv: its history follows it.
   std::string moved = env.tmp.path + "/moved";
   fs::rename(env.venv.root, moved);
@@ -237,4 +249,25 @@ TEST_CASE("verify checks each edit, not only each file: an edit replaced by hand
                    "recipe or someone else replaced it); apply flashinfer-dynamo again to put it back)") !=
         std::string::npos);
   CHECK(v.out.find("flashinfer/jit/cpp_ext.py  applied") != std::string::npos);
+}
+
+TEST_CASE("a package folder on a read-only file system: the error names the file and says nothing was written",
+          "[e2e][root]") {
+  e2e::DemoEnv env;
+  std::string jit = env.site("flashinfer/jit");
+  // A read-only bind mount of one folder (as root): the history, elsewhere, stays writable.
+  REQUIRE(sitepatch::util::run({"mount", "--bind", jit, jit}).status == 0);
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { sitepatch::util::run({"umount", dir}); }
+  } unmount{jit};
+  REQUIRE(sitepatch::util::run({"mount", "-o", "remount,bind,ro", jit}).status == 0);
+  auto r = env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")});
+  INFO(r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("sitepatch: error: cannot write " + jit + "/cpp_ext.py: no new file can be made in " + jit +
+                   " (Read-only file system); nothing was written") != std::string::npos);
+  CHECK(r.err.find(".tmp") == std::string::npos);  // no internal temp's name
+  CHECK(env.pristine());
+  CHECK(env.sp({"list"}).out == "no patches applied in " + env.venv.root + "\n");
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct Session {
   /// "" for the environment's own history; for the history of a folder it shares
   /// (for_home), who owns that folder ("the base interpreter at /opt/py").
   std::string shared_by;
+  /// Warnings this command has said already: a reapply reads the history three times,
+  /// and a user reads each warning once.
+  std::set<std::string> warned;
 
   /// Probes `venv` through `host` (its Python starts once); `state_dir` empty means
   /// <prefix>/.sitepatch.

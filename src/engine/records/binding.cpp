@@ -48,7 +48,7 @@ std::string bind_history(Session& s, bool writer) {
       throw Error("the history in " + s.state_dir + " belongs to the environment at " + recorded + ", not to " +
                   s.env.prefix + ": give each environment its own --state-dir");
   }
-  if (!recorded.empty()) {
+  if (!recorded.empty() && s.warned.insert("moved " + s.state_dir).second) {
     std::string how = inside_prefix ? "the environment was copied or moved" : recorded + " no longer exists";
     spdlog::warn("the history in {} was recorded for {}; {}: it now describes {}", s.state_dir, recorded, how,
                  s.env.prefix);
