@@ -147,6 +147,10 @@ bool any_pending(const std::vector<store::PatchRecord>& records);
 /// that ran it was killed before it could roll them back.
 std::vector<std::string> unchecked_ids(const std::vector<store::PatchRecord>& records);
 
+/// `text` (of file `rel`) with the ensure-imports of `kept`'s edits there made again:
+/// a rollback of another recipe does not take away an import `kept` needs.
+std::string ensure_kept_imports(const store::PatchRecord& kept, const std::string& rel, const std::string& text);
+
 /// rollback of `ids` by a writer that already holds the environment's lock.
 RollbackResult rollback_locked(Session& s, host::Lock& lock, const std::vector<std::string>& ids);
 

@@ -143,4 +143,12 @@ struct MergeResult {
 MergeResult merge3(const std::string& base, const std::string& ours, const std::string& theirs,
                    const std::string& path);
 
+/// Three-way merge of sequences of units (a module's statements): each side's changes,
+/// found by libgit2's diff of the units, applied to `base`. Changes of the two sides that
+/// only touch (one ends at the unit where the other begins) both apply; nullopt when they
+/// change the same unit, or insert different units at the same point.
+std::optional<std::vector<std::string>> merge_units(const std::vector<std::string>& base,
+                                                    const std::vector<std::string>& ours,
+                                                    const std::vector<std::string>& theirs);
+
 }  // namespace sitepatch::store

@@ -20,7 +20,7 @@ namespace {
 std::optional<std::string> undo(const store::FileRecord& f, const std::string& text) {
   if (text == f.after) return f.before;
   if (text == f.before) return text;
-  auto m = store::merge3(f.after, text, f.before, f.rel);
+  auto m = detail::undo_edit(f.after, text, f.before, f.rel);
   if (!m.clean) return std::nullopt;
   return m.content;
 }
@@ -139,12 +139,14 @@ void undo_file(Session& s, const store::PatchRecord& r, const store::FileRecord&
     return;
   }
   it->second = *back;
-  // Patches that stay keep records that no longer contain this one's edit.
+  // Patches that stay keep records that no longer contain this one's edit, but do
+  // contain the imports they asked for (this one may have added one they found there).
   for (size_t k = 0; k < u.kept.size(); ++k)
     for (auto& kf : u.kept[k].files)
       if (kf.rel == f.rel && kf.site_dir == f.site_dir) {
         if (auto b = undo(f, kf.before)) kf.before = *b;
-        if (auto a = undo(f, kf.after)) kf.after = *a;
+        if (auto a = undo(f, kf.after)) kf.after = detail::ensure_kept_imports(u.kept[k], f.rel, *a);
+        it->second = detail::ensure_kept_imports(u.kept[k], f.rel, it->second);
         u.kept_changed[k] = true;
       }
 }

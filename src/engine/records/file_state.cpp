@@ -1,5 +1,7 @@
 #include "engine/records/file_state.hpp"
 
+#include "sitepatch/python/units.hpp"
+
 namespace sitepatch::engine::detail {
 
 std::string Upgrade::replaced(const std::string& rel) const {
@@ -19,6 +21,24 @@ std::vector<std::string> upgrades_of(const store::PatchRecord& r, const host::Di
   for (auto& f : r.files)
     if (auto up = upgrade_of(f, dists)) out.push_back(up->replaced(f.rel));
   return out;
+}
+
+store::MergeResult undo_edit(const std::string& after, const std::string& now, const std::string& before,
+                             const std::string& rel) {
+  auto m = store::merge3(after, now, before, rel);
+  if (m.clean) return m;
+  try {
+    auto merged = store::merge_units(python::statement_units(after), python::statement_units(now),
+                                     python::statement_units(before));
+    if (merged) {
+      std::string text;
+      for (auto& u : *merged) text += u;
+      return {true, text};
+    }
+  } catch (const Error&) {
+    // A text too large to parse within its bound: the text merge's verdict stands.
+  }
+  return m;
 }
 
 FileStatus file_state(const store::FileRecord& f, bool exists, const std::string& content,
@@ -52,7 +72,7 @@ FileStatus file_state(const store::FileRecord& f, bool exists, const std::string
     fs.message = f.rel + " is back to its original";
     return fs;
   }
-  auto undo = store::merge3(f.after, content, f.before, f.rel);
+  auto undo = undo_edit(f.after, content, f.before, f.rel);
   if (undo.clean && undo.content != content) {
     fs.state = FileState::modified;
     fs.message = f.rel + " was changed by someone else; the edit is still in it";

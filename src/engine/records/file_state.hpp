@@ -25,6 +25,13 @@ std::optional<Upgrade> upgrade_of(const store::FileRecord& f, const host::Distri
 /// One line per file of `r` that an upgrade, downgrade or uninstall replaced.
 std::vector<std::string> upgrades_of(const store::PatchRecord& r, const host::DistributionIndex& dists);
 
+/// `now` without the edit that made `after` from `before`: libgit2's text merge
+/// (base `after`, ours `now`, theirs `before`), and where its lines conflict, a merge by
+/// statement (store::merge_units over python::statement_units): a change on the
+/// statement next to the edit's is someone else's, not a change of the edit.
+store::MergeResult undo_edit(const std::string& after, const std::string& now, const std::string& before,
+                             const std::string& rel);
+
 /// The state of `f` given the file as it is now (`exists`, `content`) and as sitepatch
 /// last left it (`left`).
 FileStatus file_state(const store::FileRecord& f, bool exists, const std::string& content,

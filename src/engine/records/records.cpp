@@ -63,7 +63,7 @@ std::vector<store::EditRecord> edit_records(const Plan& plan, const std::string&
 std::string original_under(const store::FileRecord& was, const std::string& found) {
   if (found == was.after) return was.before;
   if (found == was.before) return found;
-  auto m = store::merge3(was.after, found, was.before, was.rel);
+  auto m = undo_edit(was.after, found, was.before, was.rel);
   return m.clean ? m.content : found;
 }
 
