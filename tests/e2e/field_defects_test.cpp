@@ -60,7 +60,7 @@ TEST_CASE("replace whose `old` is not found fails, even where `new` occurs in th
   CHECK(env.pristine());
 }
 
-TEST_CASE("replace refuses an `old` that would cut a name, naming the line; a multi-line `new` at column 0 fits the body",
+TEST_CASE("replace refuses an `old` that would cut a name, naming the line, and a multi-line `new` at column 0 fits the body",
           "[e2e]") {
   e2e::DemoEnv env;
   // Issue 49 #7: `old` matched inside a longer token and said nothing. Its only place here
@@ -71,7 +71,7 @@ TEST_CASE("replace refuses an `old` that would cut a name, naming the line; a mu
                                            "      new: nvcc = os.path.join(find_cuda\n");
   auto r = env.sp({"plan", cut});
   CHECK(r.status == 1);
-  CHECK(r.err.find("flashinfer.jit.cpp_ext:get_cuda_version  replace  (flashinfer/jit/cpp_ext.py): "
+  CHECK(r.err.find("flashinfer.jit.cpp_ext:get_cuda_version  replace  (flashinfer/jit/cpp_ext.py:14): "
                    "`nvcc = os.path.join(get_cuda` is found in get_cuda_version only inside "
                    "`nvcc = os.path.join(get_cuda_path` (line 16), which it would cut: `old` must begin and end "
                    "where a name, number or operator does\n") != std::string::npos);

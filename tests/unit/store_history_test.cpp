@@ -407,7 +407,7 @@ TEST_CASE("a travelling history packs only the objects its commits wrote, not ag
   CHECK(h->site_file("a/b.py") == std::optional<std::string>("x = 0\n"));
 }
 
-TEST_CASE("a record says how its recipe reads replace's later lines; one before format 3 reads them absolute",
+TEST_CASE("a record says how its recipe reads replace's later lines, one before format 3 reads them absolute",
           "[store]") {
   TempDir tmp;
   auto h = History::open(tmp / "h", true);
