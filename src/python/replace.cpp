@@ -79,7 +79,7 @@ bool clean(const Context& cx, const LfText& t, const Match& m) {
   return !detail::cut_at(cx.root, cx.src, t.map[m.at]) && !detail::cut_at(cx.root, cx.src, t.map[m.at + m.size]);
 }
 
-Found find(const Context& cx, const LfText& t, const recipe::Edit& e, bool absolute) {
+Found find_texts(const Context& cx, const LfText& t, const recipe::Edit& e, bool absolute) {
   Found f{Block(text::to_lf(e.old_text), absolute), Block(text::to_lf(e.new_text), absolute), {}, {}, {}};
   for (const Match& m : detail::block_matches(t.lf, f.new_block))
     if (clean(cx, t, m)) f.news.push_back(m);
@@ -111,21 +111,23 @@ bool already(const Found& f, const recipe::Edit& e) {
 // reading (by capture, before history record format 3): that reading is kept for it.
 Found reading(const Context& cx, const LfText& t, const recipe::Edit& e) {
   bool absolute = e.indent == recipe::ReplaceIndent::absolute;
-  Found f = find(cx, t, e, absolute);
+  Found f = find_texts(cx, t, e, absolute);
   // A `new` found where this reading puts it is an earlier apply of it (a deletion's
   // absence tells neither reading).
   bool placed_new = !e.new_text.empty() && already(f, e);
   if (absolute || int(f.live.size()) == e.count || placed_new || (!f.old_block.moves() && !f.new_block.moves()))
     return f;
-  Found as_written = find(cx, t, e, true);
+  Found as_written = find_texts(cx, t, e, true);
   if (int(as_written.live.size()) == e.count || already(as_written, e)) return as_written;
   return f;
 }
 
-int line_of(std::string_view src, size_t off) { return int(std::count(src.begin(), src.begin() + long(off), '\n')) + 1; }
+int line_number(std::string_view src, size_t off) {
+  return int(std::count(src.begin(), src.begin() + long(off), '\n')) + 1;
+}
 
 // `s` as a message quotes it: its first line, cut short.
-std::string shown(std::string_view s) {
+std::string quoted_start(std::string_view s) {
   size_t nl = s.find('\n');
   std::string_view line = s.substr(0, std::min(nl, size_t(60)));
   while (line.size() < s.size() && !line.empty() && (static_cast<unsigned char>(s[line.size()]) & 0xC0) == 0x80)
@@ -141,8 +143,9 @@ std::string cut_message(const Context& cx, const LfText& t, const Found& f, cons
   if (auto c = detail::cut_at(cx.root, cx.src, from)) from = c->begin;
   if (auto c = detail::cut_at(cx.root, cx.src, to)) to = c->end;
   std::string more = f.cuts.size() > 1 ? " and " + std::to_string(f.cuts.size() - 1) + " more" : "";
-  return "`" + shown(f.old_block.text()) + "` is found in " + where + " only inside `" +
-         shown(cx.src.substr(from, to - from)) + "` (line " + std::to_string(line_of(cx.src, from)) + ")" + more +
+  std::string place = quoted_start(cx.src.substr(from, to - from));
+  return "`" + quoted_start(f.old_block.text()) + "` is found in " + where + " only inside `" + place + "` (line " +
+         std::to_string(line_number(cx.src, from)) + ")" + more +
          ", which it would cut: `old` must begin and end where a name, number or operator does";
 }
 
@@ -153,14 +156,14 @@ bool replace_in(const Context& cx, size_t begin, size_t end, const std::string& 
   Found f = reading(cx, t, e);
   if (already(f, e)) {
     out.already = true;
-    if (r.line == 0 && !f.news.empty()) r.line = line_of(cx.src, t.map[f.news.front().at]);
+    if (r.line == 0 && !f.news.empty()) r.line = line_number(cx.src, t.map[f.news.front().at]);
     return true;
   }
   if (f.live.empty() && !f.cuts.empty()) return fail(r, Failure::mismatch, cut_message(cx, t, f, where));
   if (int(f.live.size()) != e.count)
     return fail(r, Failure::mismatch, "`old` matched " + text::times(f.live.size()) + " in " + where +
                                           ", expected " + std::to_string(e.count));
-  if (r.line == 0) r.line = line_of(cx.src, t.map[f.live.front().at]);
+  if (r.line == 0) r.line = line_number(cx.src, t.map[f.live.front().at]);
   for (const Match& m : f.live) {
     // `new` placed where this match begins: its later lines take the indentation there.
     std::string placed = f.new_block.placed(detail::base_at(t.lf, m.at));

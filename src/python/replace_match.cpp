@@ -83,7 +83,8 @@ std::vector<Match> block_matches(std::string_view hay, const Block& b) {
   const std::string& t = b.text();
   if (t.empty()) return out;
   if (!b.moves()) {
-    for (size_t p = hay.find(t); p != std::string_view::npos; p = hay.find(t, p + t.size())) out.push_back({p, t.size()});
+    for (size_t p = hay.find(t); p != std::string_view::npos; p = hay.find(t, p + t.size()))
+      out.push_back({p, t.size()});
     return out;
   }
   // Line 1 (with its line end) is found as written; the lines after it depend on the
