@@ -72,6 +72,10 @@ std::vector<std::string> marker_paths(const Session& s, const std::vector<store:
 /// `own_missing`.
 std::optional<std::string> lost_history(Session& s, const std::vector<std::string>& known, bool own_missing);
 
+/// The recipe text `r` keeps, read as it was applied: with its record's replace_indent
+/// (absolute for a record before format 3) unless the text names one; `path` in messages.
+recipe::Recipe recorded_recipe(const store::PatchRecord& r, const std::string& path);
+
 /// The edits of `r` (as "module:target") aimed at `rel` that `now` no longer contains:
 /// applying one to it would change something. Empty when all are there, or when the
 /// record cannot tell (older records, a recipe this version cannot parse).

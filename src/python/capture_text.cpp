@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "python/replace_match.hpp"
 #include "python/text.hpp"
 
 namespace sitepatch::python::detail {
@@ -57,22 +58,34 @@ size_t count_of(std::string_view hay, std::string_view needle) {
 }
 
 // A replace's old and new lines as a person writes them: without the indentation, the
-// blank lines and the line end both share, when the old text stays unique in `def` (replace matches
-// the text, so what was taken off both sides is kept as it is).
+// blank lines and the line end both share, and each later line indented relative to the
+// first (as replace places them: replace_match.hpp), when the old text stays unique in
+// `def` (replace matches the text, so what was taken off both sides is kept as it is).
 std::pair<std::string, std::string> trimmed(const std::pair<std::string, std::string>& h, std::string_view def) {
   std::string_view a = h.first, b = h.second;
   size_t lead = 0;
   while (lead < a.size() && lead < b.size() && a[lead] == b[lead] &&
          (a[lead] == ' ' || a[lead] == '\t' || a[lead] == '\n'))
     ++lead;
-  a.remove_prefix(lead);
-  b.remove_prefix(lead);
-  while (!a.empty() && !b.empty() && a.back() == '\n' && b.back() == '\n') {
+  while (!a.empty() && !b.empty() && a.back() == '\n' && b.back() == '\n' && a.size() > lead && b.size() > lead) {
     a.remove_suffix(1);
     b.remove_suffix(1);
   }
-  if (a.empty() || text::strip(a).empty() || count_of(def, a) != 1) return h;
-  return {std::string(a), std::string(b)};
+  // The texts begin on the line after the last shared line end, after as much of the
+  // shared whitespace there as every later line also begins with (a later line less
+  // indented than the first keeps the difference on the first).
+  size_t line = a.substr(0, lead).rfind('\n');
+  line = line == std::string_view::npos ? 0 : line + 1;
+  for (size_t k = lead - line + 1; k-- > 0;) {
+    std::string_view base = a.substr(line, k);
+    auto old_text = detail::Block::unplaced(a.substr(line + k), base);
+    auto new_text = old_text ? detail::Block::unplaced(b.substr(line + k), base) : std::nullopt;
+    if (!old_text || !new_text) continue;
+    if (text::strip(*old_text).empty() || detail::block_matches(def, detail::Block(*old_text, false)).size() != 1)
+      return h;
+    return {*old_text, *new_text};
+  }
+  return h;
 }
 
 namespace {

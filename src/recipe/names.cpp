@@ -38,6 +38,11 @@ std::string_view on_upgrade_name(OnUpgrade o) {
   return "?";
 }
 
+void set_replace_indent(Recipe& r, ReplaceIndent indent) {
+  r.replace_indent = indent;
+  for (Edit& e : r.edits) e.indent = indent;
+}
+
 std::string Edit::where() const {
   std::string out = module.empty() ? file : module;
   if (!target.empty()) out += ":" + target;

@@ -113,7 +113,7 @@ Mark utf8_mark(std::string_view text, size_t at) {
 
 // Reads the whole document; every problem goes to `problems`.
 void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Problems& problems) {
-  auto fields = entries(root, {"id", "description", "requires", "on-upgrade", "edits"}, problems);
+  auto fields = entries(root, {"id", "description", "requires", "on-upgrade", "replace-indent", "edits"}, problems);
 
   if (const Entry* id = find(fields, "id")) {
     if (auto s = text(*id, problems)) {
@@ -135,6 +135,15 @@ void read_recipe(const YAML::Node& root, std::string_view source, Recipe& r, Pro
       else if (*s == "warn") r.on_upgrade = OnUpgrade::warn;
       else if (*s == "fail") r.on_upgrade = OnUpgrade::fail;
       else problems.add(up->value_mark(), "`on-upgrade` must be reapply, warn or fail, got " + backquoted(*s));
+    }
+  }
+
+  if (const Entry* ind = find(fields, "replace-indent")) {
+    if (auto s = text(*ind, problems)) {
+      if (*s == "relative" || *s == "absolute") r.replace_indent_given = true;
+      if (*s == "absolute") r.replace_indent = ReplaceIndent::absolute;
+      else if (*s != "relative")
+        problems.add(ind->value_mark(), "`replace-indent` must be relative or absolute, got " + backquoted(*s));
     }
   }
 
@@ -211,6 +220,7 @@ Recipe parse(std::string_view text, const std::string& path) {
   }
   read_recipe(root, text, r, problems);
   if (!problems.empty()) problems.raise();
+  set_replace_indent(r, r.replace_indent);
   return r;
 }
 

@@ -9,7 +9,7 @@ namespace sitepatch::store::detail {
 
 namespace {
 // Bumped when a field changes meaning, so an older sitepatch can refuse a newer record.
-constexpr int kFormat = 2;  // 2: per-edit records
+constexpr int kFormat = 3;  // 2: per-edit records; 3: replace_indent (before it: absolute)
 }  // namespace
 
 std::string record_to_json(const PatchRecord& r, const std::vector<FileBlobs>& blobs) {
@@ -19,6 +19,7 @@ std::string record_to_json(const PatchRecord& r, const std::vector<FileBlobs>& b
   j["description"] = r.description;
   j["recipe_path"] = r.recipe_path;
   j["recipe_hash"] = r.recipe_hash;
+  j["replace_indent"] = r.replace_indent;
   j["state"] = r.state;
   j["applied_at"] = r.applied_at;
   j["files"] = nlohmann::ordered_json::array();
@@ -58,6 +59,7 @@ PatchRecord record_from_json(const std::string& text, const std::string& where,
     r.description = j.value("description", "");
     r.recipe_path = j.value("recipe_path", "");
     r.recipe_hash = j.value("recipe_hash", "");
+    r.replace_indent = j.value("format", 1) < 3 ? "absolute" : j.value("replace_indent", "relative");
     r.state = j.value("state", "");
     r.applied_at = j.value("applied_at", int64_t{0});
     blobs.clear();

@@ -60,6 +60,48 @@ TEST_CASE("replace whose `old` is not found fails, even where `new` occurs in th
   CHECK(env.pristine());
 }
 
+TEST_CASE("replace refuses an `old` that would cut a name, naming the line, and a multi-line `new` at column 0 fits the body",
+          "[e2e]") {
+  e2e::DemoEnv env;
+  // Issue 49 #7: `old` matched inside a longer token and said nothing. Its only place here
+  // would cut `get_cuda_path`.
+  std::string cut = env.recipe("cut.yaml", "id: cut\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                           "    function: get_cuda_version\n    replace:\n"
+                                           "      old: nvcc = os.path.join(get_cuda\n"
+                                           "      new: nvcc = os.path.join(find_cuda\n");
+  auto r = env.sp({"plan", cut});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("flashinfer.jit.cpp_ext:get_cuda_version  replace  (flashinfer/jit/cpp_ext.py:14): "
+                   "`nvcc = os.path.join(get_cuda` is found in get_cuda_version only inside "
+                   "`nvcc = os.path.join(get_cuda_path` (line 16), which it would cut: `old` must begin and end "
+                   "where a name, number or operator does\n") != std::string::npos);
+  CHECK(env.pristine());
+
+  // The guide's way: lines written at column 0 in a `|` block replace a line of the
+  // function body (it failed with "unexpected indent" at a later line).
+  std::string block = env.recipe("block.yaml", "id: block\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
+                                               "    function: get_cuda_version\n    replace:\n"
+                                               "      old: |\n"
+                                               "        txt = subprocess.check_output([nvcc, \"--version\"], text=True)\n"
+                                               "      new: |\n"
+                                               "        try:\n"
+                                               "            txt = subprocess.check_output([nvcc, \"--version\"], text=True)\n"
+                                               "        except OSError:\n"
+                                               "            return Version(torch.version.cuda)\n");
+  auto a = env.sp({"apply", block});
+  CHECK(a.status == 0);
+  CHECK(env.read("flashinfer/jit/cpp_ext.py").find(
+            "    nvcc = os.path.join(get_cuda_path(), \"bin\", \"nvcc\")\n"
+            "    try:\n"
+            "        txt = subprocess.check_output([nvcc, \"--version\"], text=True)\n"
+            "    except OSError:\n"
+            "        return Version(torch.version.cuda)\n"
+            "    matches = ") != std::string::npos);
+  // Found applied again, by apply and by verify (which reads the history's copy).
+  CHECK(env.sp({"apply", block}).err.find("already applied") != std::string::npos);
+  CHECK(env.sp({"verify"}).status == 0);
+}
+
 TEST_CASE("ensure-import of a module the environment cannot import: plan warns, apply refuses, --force writes",
           "[e2e][unbound]") {
   e2e::DemoEnv env;

@@ -582,7 +582,8 @@ TEST_CASE("the record keeps, per edit, the owner and version, file hashes and th
                                    "HEAD:patches/fastkern-dynamo/patch.json"});
   REQUIRE(git.status == 0);
   auto j = nlohmann::json::parse(git.out);
-  CHECK(j["format"] == 2);
+  CHECK(j["format"] == 3);
+  CHECK(j["replace_indent"] == "relative");
   REQUIRE(j["edits"].size() == 2);
   auto e = j["edits"][0];
   CHECK(e["where"] == "fastkern.cuda:get_cuda_version");

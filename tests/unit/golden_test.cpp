@@ -71,7 +71,8 @@ std::string run_case(const Case& c) {
   std::string report;
   for (size_t i = 0; i < results.size(); ++i) {
     if (results[i].outcome == python::Outcome::will_apply) continue;
-    report += (r.edits[i].target.empty() ? "ensure-import" : r.edits[i].target) + ": " +
+    std::string label = r.edits[i].action == recipe::Action::replace ? "the module" : "ensure-import";
+    report += (r.edits[i].target.empty() ? label : r.edits[i].target) + ": " +
               (results[i].outcome == python::Outcome::failed ? "fails: " : "") + results[i].message;
     if (!results[i].nearest.empty()) {
       report += " (nearest:";

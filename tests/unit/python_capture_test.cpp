@@ -320,7 +320,7 @@ TEST_CASE("capture: a few lines of a longer body are replace old -> new, lines o
   REQUIRE(more.edits.size() == 1);
   CHECK(more.edits[0].action == Action::replace);
   CHECK(more.edits[0].old_text == "b = 2");
-  CHECK(more.edits[0].new_text == "b = 2\n    b += 1");
+  CHECK(more.edits[0].new_text == "b = 2\nb += 1");
   check_round_trip_of(pip, added, more);
   // The old lines found twice in the function: the whole body instead.
   std::string twice = "def g():\n    x = 1\n    y = 2\n    x = 1\n    return x + y\n";
@@ -329,4 +329,36 @@ TEST_CASE("capture: a few lines of a longer body are replace old -> new, lines o
   REQUIRE(body.edits.size() == 1);
   CHECK(body.edits[0].action == Action::replace_body);
   check_round_trip_of(twice, changed_twice, body);
+}
+
+TEST_CASE("capture: lines changed inside a method are written at column 0, each later line relative to the first",
+          "[python][capture]") {
+  std::string pip =
+      "class Pool:\n"
+      "    def get(self):\n"
+      "        a = 1\n"
+      "        conn = self._pool.get()\n"
+      "        if a:\n"
+      "            a = 2\n"
+      "        return conn, a\n";
+  std::string edited = with(pip, "        conn = self._pool.get()\n",
+                            "        try:\n"
+                            "            conn = self._pool.get(timeout=1)\n"
+                            "        except Empty:\n"
+                            "            conn = None\n");
+  auto c = capture(pip, edited);
+  REQUIRE(c.edits.size() == 1);
+  CHECK(c.edits[0].action == Action::replace);
+  CHECK(c.edits[0].target == "Pool.get");
+  CHECK(c.edits[0].old_text == "conn = self._pool.get()");
+  CHECK(c.edits[0].new_text == "try:\n    conn = self._pool.get(timeout=1)\nexcept Empty:\n    conn = None");
+  check_round_trip_of(pip, edited, c);
+  // Lines that end less indented than they begin keep the difference on the first line.
+  std::string dedent = with(pip, "            a = 2\n        return conn, a\n", "            a = 3\n        return a, conn\n");
+  auto d = capture(pip, dedent);
+  REQUIRE(d.edits.size() == 1);
+  CHECK(d.edits[0].action == Action::replace);
+  CHECK(d.edits[0].old_text == "    a = 2\nreturn conn, a");
+  CHECK(d.edits[0].new_text == "    a = 3\nreturn a, conn");
+  check_round_trip_of(pip, dedent, d);
 }

@@ -229,6 +229,11 @@ TEST_CASE("on-upgrade takes one of three words", "[recipe]") {
         Lines{"r.yaml:2:1: unknown key `on_upgrade`; did you mean `on-upgrade`?"});
 }
 
+TEST_CASE("replace-indent takes relative or absolute", "[recipe]") {
+  CHECK(errors_of("id: a\nreplace-indent: 4\nedits:\n- module: m\n  ensure-import: import os\n") ==
+        Lines{"r.yaml:2:17: `replace-indent` must be relative or absolute, got `4`"});
+}
+
 TEST_CASE("a stray flow token is a syntax error, never an endless parse", "[recipe]") {
   // yaml-cpp 0.7's LoadAll loops forever, allocating, on each of these (issue 10, #13).
   CHECK(errors_of(",") == Lines{"r.yaml:1:1: YAML syntax error: unexpected `,`"});

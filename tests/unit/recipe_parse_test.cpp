@@ -231,6 +231,22 @@ TEST_CASE("on-upgrade: reapply by default, warn or fail when written", "[recipe]
   CHECK(on_upgrade_name(OnUpgrade::warn) == "warn");
 }
 
+TEST_CASE("replace-indent: relative by default, absolute when written, in every edit", "[recipe]") {
+  const std::string edits = "edits:\n- module: m\n  replace: {old: a, new: b}\n- module: n\n  replace: {old: c, new: d}\n";
+  Recipe plain = parse("id: a\n" + edits, "r.yaml");
+  CHECK(plain.replace_indent == ReplaceIndent::relative);
+  CHECK_FALSE(plain.replace_indent_given);
+  CHECK(plain.edits[1].indent == ReplaceIndent::relative);
+  Recipe old = parse("id: a\nreplace-indent: absolute\n" + edits, "r.yaml");
+  CHECK(old.replace_indent_given);
+  CHECK(old.edits[0].indent == ReplaceIndent::absolute);
+  CHECK(old.edits[1].indent == ReplaceIndent::absolute);
+  CHECK(parse("id: a\nreplace-indent: relative\n" + edits, "r.yaml").replace_indent_given);
+  // A history's reading of an older record sets it for the whole recipe.
+  set_replace_indent(plain, ReplaceIndent::absolute);
+  CHECK(plain.edits[0].indent == ReplaceIndent::absolute);
+}
+
 TEST_CASE("parsing grows linearly with the number of edits", "[recipe]") {
   // Each edit's `-` was found by counting lines from the top: 40,000 edits took 13 s
   // of CPU. Linear parsing takes 1-2 s here (yaml-cpp itself); the bound leaves room

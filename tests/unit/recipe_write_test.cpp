@@ -92,8 +92,11 @@ TEST_CASE("edit_yaml: replace's old and new read back byte for byte", "[recipe]"
   e.module = "m";
   e.action = Action::replace;
   e.old_text = "b = 2";
-  e.new_text = "b = 2\n    b += 1";
-  CHECK(edit_yaml(e) == "  - module: m\n    replace:\n      old: b = 2\n      new: |-\n        b = 2\n            b += 1\n");
+  e.new_text = "b = 2\nb += 1";
+  CHECK(edit_yaml(e) == "  - module: m\n    replace:\n      old: b = 2\n      new: |-\n        b = 2\n        b += 1\n");
+  // A first line more indented than a later one (the lines cross a dedent) is quoted.
+  e.old_text = "    return 1\nreturn 2";
+  CHECK(read_back(e).old_text == e.old_text);
 }
 
 TEST_CASE("yaml_comment: nothing in a comment starts a line of YAML", "[recipe]") {

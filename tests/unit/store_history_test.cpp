@@ -8,6 +8,7 @@
 #include <set>
 
 #include "sitepatch/store/history.hpp"
+#include "store/record.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch/util/process.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -404,4 +405,20 @@ TEST_CASE("a travelling history packs only the objects its commits wrote, not ag
   }
   CHECK(util::run({"git", "--git-dir", dir, "fsck", "--strict"}).status == 0);
   CHECK(h->site_file("a/b.py") == std::optional<std::string>("x = 0\n"));
+}
+
+TEST_CASE("a record says how its recipe reads replace's later lines, one before format 3 reads them absolute",
+          "[store]") {
+  TempDir tmp;
+  auto h = History::open(tmp / "h", true);
+  PatchRecord r = sample("p", "x = 1\n", "x = 2\n");
+  r.replace_indent = "absolute";  // a recipe reapplied from an older record keeps its reading
+  h->commit(apply_tx(r));
+  CHECK(h->patch("p")->replace_indent == "absolute");
+  CHECK(git(tmp / "h", {"show", "HEAD:patches/p/patch.json"}).find("\"format\": 3,") != std::string::npos);
+  std::vector<detail::FileBlobs> blobs;
+  CHECK(detail::record_from_json(R"({"format": 3, "id": "p"})", "p", blobs).replace_indent == "relative");
+  CHECK(detail::record_from_json(R"({"format": 2, "id": "p", "replace_indent": "relative"})", "p", blobs)
+            .replace_indent == "absolute");
+  CHECK(detail::record_from_json(R"({"id": "p"})", "p", blobs).replace_indent == "absolute");
 }

@@ -38,6 +38,12 @@ enum class Action {
 std::string_view action_name(Action a);
 std::string_view kind_name(TargetKind k);
 
+/// How lines 2+ of a replace's `old` and `new` stand in the file (`replace-indent:`):
+/// relative to the indentation where the match begins (text written at column 0 fits a
+/// method body), or at the column they are written at (how every recipe was read before
+/// history record format 3, and so how a history's older records are read).
+enum class ReplaceIndent { relative, absolute };
+
 struct Edit {
   Mark mark;                     // the edit's `-` in the recipe
   std::string module;            // dotted module name, or empty when `file` is set
@@ -50,6 +56,7 @@ struct Edit {
   std::string old_text;          // replace
   std::string new_text;          // replace
   int count = 1;                 // replace
+  ReplaceIndent indent = ReplaceIndent::relative;  // replace: the recipe's `replace-indent`
   bool innermost = false;        // add-decorator `position: innermost`
   int occurrence = 0;            // 1-based pick among duplicate definitions; 0 = must be unique
   std::string op_name;           // register-custom-op `op-name` ("pkg::fn"); "" = the package and function
@@ -86,8 +93,15 @@ struct Recipe {
   std::string description;
   std::vector<Requirement> requires;  // every one must hold (a scalar or a list in YAML)
   OnUpgrade on_upgrade = OnUpgrade::reapply;
+  ReplaceIndent replace_indent = ReplaceIndent::relative;  // copied into every edit
+  bool replace_indent_given = false;                       // the recipe says it (a history's
+                                                           // default does not override it)
   std::vector<Edit> edits;
 };
+
+/// `r` read with `indent` (the recipe's and each edit's), as a history reads the recipe
+/// text of a record made before format 3.
+void set_replace_indent(Recipe& r, ReplaceIndent indent);
 
 struct Diagnostic {
   std::string file;

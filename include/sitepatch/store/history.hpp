@@ -55,6 +55,10 @@ struct PatchRecord {
   int64_t applied_at = 0;    // unix seconds
   std::vector<FileRecord> files;
   std::vector<EditRecord> edits;  // empty in records written before format 2
+  // How its recipe text reads lines 2+ of a replace's `old` and `new`: "relative" (to
+  // the match's indentation) or "absolute" (at their column), what records before
+  // format 3 mean, whose recipes were applied so.
+  std::string replace_indent = "relative";
 };
 
 /// One commit's worth of changes, laid out by History::commit. Applied in this order:

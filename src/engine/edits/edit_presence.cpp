@@ -16,7 +16,7 @@ std::vector<std::string> missing_edits(const store::PatchRecord& r, const std::s
   if (r.edits.empty() || r.recipe_text.empty()) return {};  // records from before per-edit records
   std::optional<recipe::Recipe> parsed;
   try {
-    parsed = recipe::parse(r.recipe_text, r.recipe_path.empty() ? r.id + ".yaml" : r.recipe_path);
+    parsed = recorded_recipe(r, r.recipe_path.empty() ? r.id + ".yaml" : r.recipe_path);
   } catch (const Error&) {
     return {};  // a recipe this version cannot read: the file-level state stands
   }

@@ -47,7 +47,7 @@ std::vector<std::string> ensured_modules(const store::PatchRecord& r, const std:
   if (r.recipe_text.empty()) return {};
   std::optional<recipe::Recipe> parsed;
   try {
-    parsed = recipe::parse(r.recipe_text, r.recipe_path.empty() ? r.id + ".yaml" : r.recipe_path);
+    parsed = recorded_recipe(r, r.recipe_path.empty() ? r.id + ".yaml" : r.recipe_path);
   } catch (const Error&) {
     return {};
   }

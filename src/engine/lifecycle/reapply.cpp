@@ -26,7 +26,7 @@ recipe::Recipe parse_recorded(const store::PatchRecord& r) {
     throw Error("the history keeps no recipe for " + r.id + " (applied by an older sitepatch): apply its file again");
   // Messages name the history's copy (`show --recipe ID` prints it); the record keeps
   // pointing at the file it was first applied from.
-  recipe::Recipe rec = recipe::parse(r.recipe_text, "history:" + r.id + "/recipe.yaml");
+  recipe::Recipe rec = detail::recorded_recipe(r, "history:" + r.id + "/recipe.yaml");
   rec.origin = r.recipe_path;
   if (rec.id != r.id)
     throw Error("the history's recipe for " + r.id + " has id " + rec.id + "; it cannot be reapplied");

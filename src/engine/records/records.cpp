@@ -69,6 +69,13 @@ std::string original_under(const store::FileRecord& was, const std::string& foun
 
 }  // namespace
 
+recipe::Recipe recorded_recipe(const store::PatchRecord& r, const std::string& path) {
+  recipe::Recipe rec = recipe::parse(r.recipe_text, path);
+  if (!rec.replace_indent_given && r.replace_indent == "absolute")
+    recipe::set_replace_indent(rec, recipe::ReplaceIndent::absolute);
+  return rec;
+}
+
 std::vector<store::PatchRecord> records_for(const Plan& plan,
                                             const std::vector<store::PatchRecord>& existing,
                                             const host::DistributionIndex& dists,
@@ -90,6 +97,7 @@ std::vector<store::PatchRecord> records_for(const Plan& plan,
             rec.recipe_path = r.origin.empty() ? r.path : r.origin;
             rec.recipe_hash = r.hash;
             rec.recipe_text = r.text;
+            rec.replace_indent = r.replace_indent == recipe::ReplaceIndent::absolute ? "absolute" : "relative";
           }
         if (auto old = before.find(id); old != before.end()) rec.files = old->second->files;
         it = out.emplace(id, std::move(rec)).first;
