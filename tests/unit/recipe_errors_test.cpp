@@ -266,7 +266,7 @@ TEST_CASE("nesting too deep is named as such, not as yaml-cpp's `bad file`", "[r
         Lines{"r.yaml:1:1: YAML syntax error: nested more than 499 levels deep"});
 }
 
-TEST_CASE("anchor: only with insert-before or insert-after, in a function; insert-before needs one", "[recipe]") {
+TEST_CASE("anchor: only with insert-before or insert-after, in a function, and insert-before needs one", "[recipe]") {
   CHECK(errors_of(with_edit("- module: m\n  function: f\n  insert-before: x = 1\n")) ==
         Lines{"r.yaml:5:3: `insert-before` needs `anchor`: the statement of the function's body the code goes above"});
   CHECK(errors_of(with_edit("- module: m\n  function: f\n  replace-body: pass\n  anchor: return x\n")) ==
