@@ -175,3 +175,27 @@ TEST_CASE("capture: lines added where no statement beside them is found once kee
   CHECK(c.edits[0].action != Action::insert_after);
   round_trips(pip, edited, c);
 }
+
+TEST_CASE("capture: a method whose small edit does not give it back is the whole method, never its class",
+          "[python][capture][anchor]") {
+  std::string pip = "class A:\n    def f(self):\n        \"\"\"Doc.\"\"\"\n\n        x = 1\n        return x\n\n"
+                    "    def g(self):\n        return 2\n";
+  // The body replaced and the blank line below the docstring gone: replace-body keeps
+  // that line, so only the whole method gives the bytes back.
+  std::string edited = swapped(pip, "        \"\"\"Doc.\"\"\"\n\n        x = 1\n        return x\n",
+                               "        \"\"\"Doc.\"\"\"\n        return 3\n");
+  auto c = capture(pip, edited);
+  REQUIRE(c.edits.size() == 1);
+  CHECK(c.edits[0].action == Action::replace_function);
+  CHECK(c.edits[0].target == "A.f");
+  round_trips(pip, edited, c);
+  // With the blank line kept, a body whose changed line is found only with most of it:
+  // replace-body, its code without the blank line, which stays.
+  std::string same = swapped(pip, "        x = 1\n", "        x = 1\n        x = 1\n        x = 1\n");
+  std::string kept = swapped(same, "        x = 1\n        return x\n", "        x = 5\n        return x\n");
+  auto k = capture(same, kept);
+  REQUIRE(k.edits.size() == 1);
+  CHECK(k.edits[0].action == Action::replace_body);
+  CHECK(k.edits[0].code == "x = 1\nx = 1\nx = 5\nreturn x\n");
+  round_trips(same, kept, k);
+}
