@@ -96,6 +96,7 @@ bool run_action(const Context& cx, const Def& d, const recipe::Edit& e, ActionOu
     case Action::replace: return replace_text(cx, d, e, out, r);
     case Action::set_value: return set_value(cx, d, e, out, r);
     case Action::insert_after: return insert_after(cx, d, e, out, r);
+    case Action::insert_before: return insert_before(cx, d, e, out, r);
     case Action::register_custom_op: return register_custom_op(cx, d, e, out, r);
     case Action::replace_module: return true;  // handled before any lookup
     case Action::none: return true;

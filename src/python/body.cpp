@@ -88,6 +88,11 @@ bool replace_body(const Context& cx, const Def& d, const recipe::Edit& e, Action
   Body b;
   if (!need_code(e, r) || !body_of(cx, d, b, r)) return false;
   std::string code = reindent_code(e.code, b.indent, cx.style);
+  // The blank lines that open the body (after a docstring, most often) stay: the code
+  // has none (reindenting drops them), and a person who replaces a body keeps its layout.
+  if (!b.one_line)
+    while (b.begin < b.end && text::strip(cx.src.substr(b.begin, text::line_after(cx.src, b.begin) - b.begin)).empty())
+      b.begin = text::line_after(cx.src, b.begin);
   std::string_view current = cx.src.substr(b.begin, b.end - b.begin);
   if (same_code(current, code, b.indent)) {
     out.already = true;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "python/capture_body.hpp"
 #include "python/capture_text.hpp"
 #include "python/plan.hpp"
 #include "python/text.hpp"
@@ -22,7 +23,6 @@ namespace {
 
 using detail::count_of;
 using detail::differing_lines;
-using detail::hunk;
 using detail::LineRun;
 using detail::moved_imports;
 using detail::trimmed;
@@ -208,10 +208,15 @@ struct Span {
   size_t ob = 0, oe = 0, nb = 0, ne = 0;
 };
 
+// How fine the edits are: the smallest; every changed function whole (a method as
+// `Class.method`: never its class for it); every changed top-level definition whole (a
+// name defined twice, which no edit of its own can name).
+enum class Grain { fine, functions, top_level };
+
 struct Capturer {
   const Side& o;
   const Side& n;
-  bool coarse = false;  // every changed definition whole, at the top level
+  Grain grain = Grain::fine;
   std::vector<Edit> edits;
   std::vector<OutsideChange> outside;
   std::vector<Span> spans;  // one per outside change
@@ -283,15 +288,25 @@ struct Capturer {
       } else if (!bo.empty() && bn.size() > bo.size() && bn.substr(bn.size() - bo.size()) == bo) {
         out.push_back(make(kind_of(sn), q, Action::prepend_body,
                            dedent(n, pn.body_begin, pn.body_end - bo.size(), indent)));
-      } else if (auto h = hunk(bo, bn); h && h->first.size() < bo.size() &&
-                 count_of(o.range(so.begin, so.end), h->first) == 1) {
-        // A few lines of a longer body: those lines, old -> new (what survives an upgrade
-        // that changes the rest of the function).
+      } else if (auto ins = detail::insertion(o.text, so.def, po.body_begin, po.body_end, n.text, sn.def,
+                                              pn.body_begin, pn.body_end)) {
+        // Lines typed beside a statement: placed by that statement, whatever else the
+        // function holds (what survives an upgrade that changes the rest of it).
+        Edit e = make(kind_of(sn), q, ins->before ? Action::insert_before : Action::insert_after,
+                      dedent(n, ins->begin, ins->end, ins->indent));
+        e.anchor = ins->anchor;
+        out.push_back(std::move(e));
+      } else if (auto h = detail::unique_hunk(bo, bn, o.range(so.begin, so.end))) {
+        // A few lines of a longer body: those lines, old -> new.
         Edit e = make(kind_of(sn), q, Action::replace);
         std::tie(e.old_text, e.new_text) = trimmed(*h, o.range(so.begin, so.end));
         out.push_back(std::move(e));
       } else {
-        out.push_back(make(kind_of(sn), q, Action::replace_body, dedent(n, pn.body_begin, pn.body_end, indent)));
+        // The blank lines that open the body are kept by replace-body, not written.
+        size_t from = pn.body_begin;
+        while (from < pn.body_end && text::strip(n.range(from, text::line_after(n.text, from))).empty())
+          from = text::line_after(n.text, from);
+        out.push_back(make(kind_of(sn), q, Action::replace_body, dedent(n, from, pn.body_end, indent)));
       }
     }
     if (!fits) out = {whole(sn, q)};
@@ -307,7 +322,7 @@ struct Capturer {
       edits.push_back(whole(sn, q));
       return;
     }
-    Capturer inner{o, n, coarse, {}, {}, {}};
+    Capturer inner{o, n, grain, {}, {}, {}};
     inner.scope(statements(o, po.block), statements(n, pn.block), q + ".");
     if (!inner.outside.empty()) {
       edits.push_back(whole(sn, q));
@@ -328,9 +343,11 @@ struct Capturer {
       else add_outside({&so}, {&sn}, {so.begin, so.end, sn.begin, sn.end});
       return;
     }
-    if (coarse) edits.push_back(whole(sn, q));
-    else if (ts::is(sn.def, "class_definition") && ts::is(so.def, "class_definition")) class_(so, sn, q);
-    else if (ts::is(sn.def, "function_definition") && ts::is(so.def, "function_definition")) function(so, sn, q);
+    bool classes = ts::is(sn.def, "class_definition") && ts::is(so.def, "class_definition");
+    bool functions = ts::is(sn.def, "function_definition") && ts::is(so.def, "function_definition");
+    if (grain == Grain::top_level) edits.push_back(whole(sn, q));
+    else if (classes) class_(so, sn, q);
+    else if (functions && grain == Grain::fine) function(so, sn, q);
     else edits.push_back(whole(sn, q));
   }
 
@@ -510,10 +527,11 @@ Capture named(const std::string& old_text, const std::string& new_text, const st
   const std::string file = name.empty() ? "the module" : name;
   Side o(old_text, file + " (pip's text)"), n(new_text, file + " (the edited text)");
   // Smallest edits first; if they do not apply (a name defined twice) or do not give the
-  // file back, whole definitions. Every recipe edit returned applies to pip's text.
+  // file back, whole functions, then whole definitions. Every recipe edit returned
+  // applies to pip's text.
   std::optional<std::string> made;  // what the last edits that apply make
-  for (bool coarse : {false, true}) {
-    Capturer c{o, n, coarse, {}, {}, {}};
+  for (Grain grain : {Grain::fine, Grain::functions, Grain::top_level}) {
+    Capturer c{o, n, grain, {}, {}, {}};
     c.scope(statements(o, o.tree->root()), statements(n, n.tree->root()), "");
     module_lines(o, n, old_text, new_text, name, c);
     auto result = applied(old_text, c.edits, name);

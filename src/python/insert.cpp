@@ -1,12 +1,14 @@
 // insert-after: new definitions (a helper function, a class, an assignment) placed right
 // after the target, at its indentation, separated as PEP 8 separates definitions (two
 // blank lines at module level, one inside a class or function; none between assignments).
+// With `anchor:` it is anchor.cpp's: new statements after one statement of a function.
 #include "python/plan.hpp"
 
 namespace sitepatch::python {
 
 bool insert_after(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
                   EditResult& r) {
+  if (!e.anchor.empty()) return insert_at_anchor(cx, d, e, false, out, r);
   if (text::strip(e.code).empty()) return fail(r, Failure::invalid, "insert-after needs `code`");
   size_t begin = text::line_begin(cx.src, ts_node_start_byte(d.outer));
   size_t at = text::line_after(cx.src, ts_node_end_byte(d.outer));

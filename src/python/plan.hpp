@@ -70,6 +70,28 @@ bool set_value(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut
                EditResult& r);
 bool insert_after(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
                   EditResult& r);
+/// insert-before (anchor.cpp): `code` right above the statement `anchor` names.
+bool insert_before(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out,
+                   EditResult& r);
+/// insert-before, or insert-after with `anchor`: `code` at the anchor statement's
+/// indentation, above it or below it (below its whole block for a compound statement).
+bool insert_at_anchor(const Context& cx, const Def& d, const recipe::Edit& e, bool before, ActionOut& out,
+                      EditResult& r);
+
+/// The statements of a function's body at any depth (inside `if`, loops, `with`, `try`,
+/// nested definitions), in source order; comments are none.
+std::vector<TSNode> body_statements(TSNode def);
+/// A compound statement's header (`if x > 0:`, decorators and `def f():`), trimmed;
+/// "" for a simple statement.
+std::string statement_header(std::string_view src, TSNode s);
+/// What an anchor is compared by: `text`'s lines with their spaces trimmed, blank lines
+/// dropped.
+std::string anchor_key(std::string_view text);
+/// The statements of `def`'s body that `anchor` names: by their whole text or, for a
+/// compound statement, by its header.
+std::vector<TSNode> anchored(std::string_view src, TSNode def, std::string_view anchor);
+/// Whether `anchor` names exactly one statement of `def`, one new lines can go beside.
+bool lone_anchor(std::string_view src, TSNode def, std::string_view anchor);
 /// register-custom-op (custom_op.cpp): torch.library.custom_op outermost, the fake after.
 bool register_custom_op(const Context& cx, const Def& d, const recipe::Edit& e, ActionOut& out, EditResult& r);
 /// The custom_op decorator register-custom-op puts on `d`; "" with `why` set when its

@@ -14,7 +14,7 @@ const std::vector<std::string> kEditKeys = {
     "replace-body",     "prepend-body",         "add-decorator", "position",
     "remove-decorator", "replace-function",     "replace",       "set-value",
     "ensure-import",    "occurrence",           "insert-after",  "replace-module",
-    "register-custom-op", "op-name",            "op-schema"};
+    "register-custom-op", "op-name",            "op-schema",     "insert-before", "anchor"};
 
 const std::vector<std::pair<std::string, TargetKind>> kTargets = {
     {"function", TargetKind::function}, {"class", TargetKind::class_}, {"variable", TargetKind::variable}};
@@ -23,11 +23,12 @@ const std::vector<Action> kActions = {Action::replace_body,     Action::prepend_
                                       Action::add_decorator,    Action::remove_decorator,
                                       Action::replace_function, Action::replace,
                                       Action::set_value,        Action::insert_after,
-                                      Action::replace_module,   Action::register_custom_op};
+                                      Action::insert_before,    Action::replace_module,
+                                      Action::register_custom_op};
 
 const char* kActionList =
     "replace-body, prepend-body, add-decorator, remove-decorator, replace-function, replace, "
-    "set-value, insert-after, replace-module, register-custom-op or ensure-import";
+    "set-value, insert-after, insert-before, replace-module, register-custom-op or ensure-import";
 
 // Actions that change a definition (`def` or `class`), never an assignment.
 bool needs_definition(Action a) {
@@ -125,6 +126,27 @@ void read_replace(const Entry& e, Edit& edit, Problems& problems) {
     if (auto n = positive_int(*c, problems)) edit.count = *n;
   if (!edit.old_text.empty() && new_e && new_e->value.IsScalar() && edit.old_text == edit.new_text)
     problems.add(mark_of(e.value), "`replace` has the same `old` and `new`");
+}
+
+// `anchor`: one statement of a function's body that insert-before/-after put code beside.
+// insert-before has no other meaning, so it needs one; insert-after without one keeps its
+// meaning (after the whole target).
+void read_anchor(const std::vector<Entry>& fields, const Entry* action, const Entry* target, Edit& edit,
+                 Problems& problems) {
+  const Entry* anchor = find(fields, "anchor");
+  bool inserts = action && (edit.action == Action::insert_before || edit.action == Action::insert_after);
+  if (action && edit.action == Action::insert_before && !anchor)
+    problems.add(mark_of(action->key_node),
+                 "`insert-before` needs `anchor`: the statement of the function's body the code goes above");
+  if (!anchor) return;
+  if (!inserts) {
+    problems.add(mark_of(anchor->key_node), "`anchor` goes only with `insert-before` or `insert-after`");
+    return;
+  }
+  if (target && edit.kind != TargetKind::function)
+    problems.add(mark_of(anchor->key_node),
+                 "`anchor` is a statement of a function's body: it works on a `function`, not a `" + target->key + "`");
+  if (auto a = text(*anchor, problems)) edit.anchor = std::string(util::trim(*a));
 }
 
 }  // namespace
@@ -234,6 +256,8 @@ std::optional<Edit> read_edit(const YAML::Node& item, int number, Mark mark, Pro
       }
     }
   }
+
+  read_anchor(fields, action, target, edit, problems);
 
   const Entry* ensure = find(fields, "ensure-import");
   if (ensure)

@@ -14,6 +14,7 @@ std::string_view action_name(Action a) {
     case Action::replace: return "replace";
     case Action::set_value: return "set-value";
     case Action::insert_after: return "insert-after";
+    case Action::insert_before: return "insert-before";
     case Action::replace_module: return "replace-module";
     case Action::register_custom_op: return "register-custom-op";
   }

@@ -30,6 +30,19 @@ std::string json_quoted(std::string_view s) {
   return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// " |-" and the lines at `indent` for text of several lines that a block gives back,
+// else " " and one scalar; then the line end. Lines without a last newline (an anchor,
+// a trimmed replace text) read back from `|-` as they are.
+std::string block_or_scalar(const std::string& text, const std::string& indent) {
+  bool strip = !text.empty() && text.back() != '\n' && text.find('\n') != std::string::npos;
+  std::string as_block = strip ? text + "\n" : text;
+  if (!block_safe(as_block)) return " " + (text.empty() ? std::string("\"\"") : yaml_scalar(text)) + "\n";
+  std::string out = strip ? " |-\n" : " |\n";
+  for (auto& line : util::split(std::string_view(as_block).substr(0, as_block.size() - 1), '\n'))
+    out += line.empty() ? "\n" : indent + line + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string yaml_scalar(std::string_view s) {
@@ -53,19 +66,7 @@ std::string edit_yaml(const Edit& e) {
     // old and new inside `replace`, each a block or a quoted string.
     out += "    replace:\n";
     for (auto [key, text] : {std::pair<const char*, const std::string*>{"old", &e.old_text}, {"new", &e.new_text}}) {
-      out += std::string("      ") + key + ":";
-      // Lines without their last newline (capture trims them so) are a `|-` block.
-      bool strip = !text->empty() && text->back() != '\n' && text->find('\n') != std::string::npos;
-      std::string as_block = strip ? *text + "\n" : *text;
-      if (block_safe(as_block)) {
-        out += strip ? " |-\n" : " |\n";
-        for (auto& line : util::split(std::string_view(as_block).substr(0, as_block.size() - 1), '\n'))
-          out += line.empty() ? "\n" : "        " + line + "\n";
-      } else if (text->empty()) {
-        out += " \"\"\n";
-      } else {
-        out += " " + yaml_scalar(*text) + "\n";
-      }
+      out += std::string("      ") + key + ":" + block_or_scalar(*text, "        ");
     }
     if (e.count != 1) out += "      count: " + std::to_string(e.count) + "\n";
   } else if (e.action != Action::none) {
@@ -78,6 +79,7 @@ std::string edit_yaml(const Edit& e) {
     } else {
       out += " " + yaml_scalar(e.code) + "\n";
     }
+    if (!e.anchor.empty()) out += "    anchor:" + block_or_scalar(e.anchor, "      ");
     if (e.innermost) out += "    position: innermost\n";
     if (!e.op_name.empty()) out += "    op-name: " + yaml_scalar(e.op_name) + "\n";
     if (!e.op_schema.empty()) out += "    op-schema: " + yaml_scalar(e.op_schema) + "\n";

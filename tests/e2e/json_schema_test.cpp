@@ -378,6 +378,12 @@ TEST_CASE("recipe schemas: what sitepatch refuses, the schema refuses too", "[e2
             "bad.yaml:6:5: `op-schema` goes only with `register-custom-op`"},
            {"id: x\nedits:\n  - module: a\n    function: f\n    register-custom-op: return x\n    op-schema: Tensor x\n",
             "bad.yaml:6:16: `op-schema` must be a torch schema on one line, as `(Tensor x) -> Tensor`, got `Tensor x`"},
+           {"id: x\nedits:\n  - module: a\n    function: f\n    insert-before: log(x)\n",
+            "bad.yaml:5:5: `insert-before` needs `anchor`: the statement of the function's body the code goes above"},
+           {"id: x\nedits:\n  - module: a\n    class: C\n    insert-after: x = 1\n    anchor: y = 2\n",
+            "bad.yaml:6:5: `anchor` is a statement of a function's body: it works on a `function`, not a `class`"},
+           {"id: x\nedits:\n  - module: a\n    function: f\n    replace-body: pass\n    anchor: y = 2\n",
+            "bad.yaml:6:5: `anchor` goes only with `insert-before` or `insert-after`"},
        }) {
     INFO(c.text);
     std::string path = tmp.path + "/bad.yaml";

@@ -305,7 +305,7 @@ TEST_CASE("capture: a name defined twice gets its whole definition, or nothing, 
   for (auto& res : r.results) CHECK(res.outcome != sitepatch::python::Outcome::failed);
 }
 
-TEST_CASE("capture: a few lines of a longer body are replace old -> new, lines only added take one along",
+TEST_CASE("capture: a few lines of a longer body are replace old -> new, lines only added an insert-after",
           "[python][capture]") {
   std::string pip = "def f(x):\n    a = 1\n    b = 2\n    c = 3\n    return a + b + c + x\n";
   std::string changed = with(pip, "    b = 2\n", "    b = 20\n");
@@ -318,17 +318,26 @@ TEST_CASE("capture: a few lines of a longer body are replace old -> new, lines o
   std::string added = with(pip, "    b = 2\n", "    b = 2\n    b += 1\n");
   auto more = capture(pip, added);
   REQUIRE(more.edits.size() == 1);
-  CHECK(more.edits[0].action == Action::replace);
-  CHECK(more.edits[0].old_text == "b = 2");
-  CHECK(more.edits[0].new_text == "b = 2\nb += 1");
+  CHECK(more.edits[0].action == Action::insert_after);
+  CHECK(more.edits[0].anchor == "b = 2");
+  CHECK(more.edits[0].code == "b += 1\n");
   check_round_trip_of(pip, added, more);
-  // The old lines found twice in the function: the whole body instead.
+  // The old lines found twice in the function: the line above taken along.
   std::string twice = "def g():\n    x = 1\n    y = 2\n    x = 1\n    return x + y\n";
   std::string changed_twice = with(twice, "    x = 1\n    return", "    x = 5\n    return");
-  auto body = capture(twice, changed_twice);
+  auto wider = capture(twice, changed_twice);
+  REQUIRE(wider.edits.size() == 1);
+  CHECK(wider.edits[0].action == Action::replace);
+  CHECK(wider.edits[0].old_text == "y = 2\nx = 1");
+  CHECK(wider.edits[0].new_text == "y = 2\nx = 5");
+  check_round_trip_of(twice, changed_twice, wider);
+  // Unique only with more than half the body along: the whole body instead.
+  std::string most = "def h():\n    x = 1\n    x = 1\n    x = 1\n    return x\n";
+  std::string changed_most = with(most, "    x = 1\n    return", "    x = 5\n    return");
+  auto body = capture(most, changed_most);
   REQUIRE(body.edits.size() == 1);
   CHECK(body.edits[0].action == Action::replace_body);
-  check_round_trip_of(twice, changed_twice, body);
+  check_round_trip_of(most, changed_most, body);
 }
 
 TEST_CASE("capture: lines changed inside a method are written at column 0, each later line relative to the first",

@@ -121,7 +121,7 @@ TEST_CASE("edit target: one of function, class, variable, a qualified name", "[r
 TEST_CASE("edit action: present, one, fitting its target", "[recipe]") {
   const std::string actions =
       "replace-body, prepend-body, add-decorator, remove-decorator, replace-function, replace, set-value, "
-      "insert-after, replace-module, register-custom-op or ensure-import";
+      "insert-after, insert-before, replace-module, register-custom-op or ensure-import";
   CHECK(errors_of(with_edit("- module: m\n")) == Lines{"r.yaml:3:1: edit 1 has no action; give one of " + actions});
   CHECK(errors_of(with_edit("- module: m\n  function: f\n")) ==
         Lines{"r.yaml:3:1: edit 1 names a function but no action; give one of " + actions});
@@ -269,6 +269,23 @@ TEST_CASE("a very long value is checked without overflowing the stack", "[recipe
 TEST_CASE("nesting too deep is named as such, not as yaml-cpp's `bad file`", "[recipe]") {
   CHECK(errors_of(std::string(100000, '[')) ==
         Lines{"r.yaml:1:1: YAML syntax error: nested more than 499 levels deep"});
+}
+
+TEST_CASE("anchor: only with insert-before or insert-after, in a function, and insert-before needs one", "[recipe]") {
+  CHECK(errors_of(with_edit("- module: m\n  function: f\n  insert-before: x = 1\n")) ==
+        Lines{"r.yaml:5:3: `insert-before` needs `anchor`: the statement of the function's body the code goes above"});
+  CHECK(errors_of(with_edit("- module: m\n  function: f\n  replace-body: pass\n  anchor: return x\n")) ==
+        Lines{"r.yaml:6:3: `anchor` goes only with `insert-before` or `insert-after`"});
+  CHECK(errors_of(with_edit("- module: m\n  class: C\n  insert-after: x = 1\n  anchor: y = 2\n")) ==
+        Lines{"r.yaml:6:3: `anchor` is a statement of a function's body: it works on a `function`, not a `class`"});
+  CHECK(errors_of(with_edit("- module: m\n  variable: V\n  insert-before: x = 1\n  anchor: y = 2\n")) ==
+        Lines{"r.yaml:6:3: `anchor` is a statement of a function's body: it works on a `function`, not a `variable`"});
+  CHECK(errors_of(with_edit("- module: m\n  function: f\n  insert-before: x = 1\n  anchor:\n")) ==
+        Lines{"r.yaml:6:3: `anchor` needs a value"});
+  CHECK(errors_of(with_edit("- module: m\n  function: f\n  insert-before: x = 1\n  anchor: [a]\n")) ==
+        Lines{"r.yaml:6:11: `anchor` must be a string, got a list"});
+  CHECK(errors_of(with_edit("- module: m\n  anchor: x = 1\n  ensure-import: import os\n")) ==
+        Lines{"r.yaml:4:3: `anchor` goes only with `insert-before` or `insert-after`"});
 }
 
 TEST_CASE("replace-module takes no target and no ensure-import", "[recipe]") {

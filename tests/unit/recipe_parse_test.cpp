@@ -180,6 +180,22 @@ TEST_CASE("every action parses into its fields", "[recipe]") {
           "  - module: kern.ops\n    function: quantize\n    register-custom-op: |\n      return torch.empty_like(x)\n"
           "    op-name: kern::quant\n    op-schema: (Tensor x, int n=4) -> Tensor\n");
   }
+  SECTION("insert-before and insert-after with an anchor, trimmed, written back as read") {
+    Edit e = only_edit("- module: m\n  function: C.send\n  insert-before: |\n    timeout_set = True\n"
+                       "  anchor: \"  timeout = Sauce(timeout)  \"\n");
+    CHECK(e.action == Action::insert_before);
+    CHECK(e.code == "timeout_set = True\n");
+    CHECK(e.anchor == "timeout = Sauce(timeout)");
+    CHECK(sitepatch::recipe::edit_yaml(e) == "  - module: m\n    function: C.send\n    insert-before: |\n"
+                                             "      timeout_set = True\n    anchor: timeout = Sauce(timeout)\n");
+    Edit a = only_edit("- module: m\n  function: f\n  insert-after: log(r)\n  anchor: |\n    r = call(\n        x)\n");
+    CHECK(a.action == Action::insert_after);
+    CHECK(a.anchor == "r = call(\n    x)");
+    CHECK(sitepatch::recipe::edit_yaml(a) == "  - module: m\n    function: f\n    insert-after: log(r)\n"
+                                             "    anchor: |-\n      r = call(\n          x)\n");
+    // Without an anchor, insert-after is what it was: after the whole target.
+    CHECK(only_edit("- module: m\n  function: f\n  insert-after: x = 1\n").anchor.empty());
+  }
   SECTION("set-value") {
     Edit e = only_edit("- file: pkg/_config.py\n  variable: DEBUG\n  set-value: \"False\"\n");
     CHECK(e.action == Action::set_value);
@@ -211,6 +227,8 @@ TEST_CASE("action and kind names are the YAML words", "[recipe]") {
   CHECK(action_name(Action::replace_function) == "replace-function");
   CHECK(action_name(Action::replace) == "replace");
   CHECK(action_name(Action::set_value) == "set-value");
+  CHECK(action_name(Action::insert_after) == "insert-after");
+  CHECK(action_name(Action::insert_before) == "insert-before");
   CHECK(kind_name(TargetKind::function) == "function");
   CHECK(kind_name(TargetKind::class_) == "class");
   CHECK(kind_name(TargetKind::variable) == "variable");

@@ -99,6 +99,22 @@ TEST_CASE("edit_yaml: replace's old and new read back byte for byte", "[recipe]"
   CHECK(read_back(e).old_text == e.old_text);
 }
 
+TEST_CASE("edit_yaml: an anchor reads back byte for byte, on one line or as a block", "[recipe]") {
+  for (std::string anchor : {"timeout = Sauce(connect=timeout, read=timeout)", "if x:  # why", "d = {'a': 1}",
+                             "r = call(\n    x,\n)", "s = '''a\n  b'''", "true"}) {
+    Edit e;
+    e.module = "m";
+    e.target = "C.f";
+    e.action = Action::insert_before;
+    e.code = "y = 2\n";
+    e.anchor = anchor;
+    Edit back = read_back(e);
+    CHECK(back.action == Action::insert_before);
+    CHECK(back.anchor == anchor);
+    CHECK(back.code == "y = 2\n");
+  }
+}
+
 TEST_CASE("yaml_comment: nothing in a comment starts a line of YAML", "[recipe]") {
   // Line breaks YAML 1.1 or 1.2 knows (LF, CR, NEL, LS, PS) and terminal escapes, escaped.
   CHECK(yaml_comment("a\nb\rc\x1b]52;c;x\x07") == "a\\x0ab\\x0dc\\x1b]52;c;x\\x07");

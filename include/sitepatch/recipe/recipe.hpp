@@ -28,7 +28,9 @@ enum class Action {
   replace_function,  // whole definition, decorators included
   replace,           // `old` -> `new` inside the target only, exactly `count` times
   set_value,         // right-hand side of a module-level assignment
-  insert_after,      // new definitions (or assignments) placed right after the target's
+  insert_after,      // new definitions (or assignments) placed right after the target's; with
+                     // `anchor`, new statements right after one statement of a function's body
+  insert_before,     // new statements right before one statement (`anchor`) of a function's body
   replace_module,    // the whole module's text (capture --whole-file); no target
   register_custom_op,  // a module-level function made a torch custom op (one node to dynamo); `code`
                        // is its fake implementation's body
@@ -59,6 +61,8 @@ struct Edit {
   ReplaceIndent indent = ReplaceIndent::relative;  // replace: the recipe's `replace-indent`
   bool innermost = false;        // add-decorator `position: innermost`
   int occurrence = 0;            // 1-based pick among duplicate definitions; 0 = must be unique
+  std::string anchor;            // insert-before/-after: one statement of the function's body,
+                                 // matched line by line with each line's spaces trimmed
   std::string op_name;           // register-custom-op `op-name` ("pkg::fn"); "" = the package and function
   std::string op_schema;         // register-custom-op `op-schema` ("(Tensor x) -> Tensor"); "" = from the def
   std::string ensure_import;     // an import statement: "import torch", "from a.b import C"
