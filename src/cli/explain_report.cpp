@@ -55,7 +55,7 @@ void print_frames(const Output& out, const engine::ExplainedBreak& b) {
                           p.dist.empty() ? "(no distribution)" : p.dist + " " + p.version, p.rel + ":" +
                                                                                                 std::to_string(p.frame.line)});
         else
-          rows.push_back({p.module + ":" + p.frame.function, p.stale ? "STALE" : "not found",
+          rows.push_back({p.module + ":" + p.frame.function, p.stale ? "STALE" : !p.compiled.empty() ? "compiled" : "not found",
                           p.dist.empty() ? "" : p.dist + " " + p.version, p.rel + ":" + std::to_string(p.frame.line)});
         break;
       case FrameKind::torch:
@@ -235,6 +235,7 @@ nlohmann::json frame_json(const PlacedFrame& p) {
     j["site_dir"] = or_null(p.site_dir);
     j["mapped"] = p.mapped;
     j["stale"] = p.stale;
+    j["compiled"] = or_null(p.compiled);
     if (p.mapped) {
       j["qualified"] = or_null(p.qualified);  // null at module level
       j["what"] = p.what;

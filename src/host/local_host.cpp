@@ -35,6 +35,13 @@ std::string absolute(const std::string& path) {
   return std::string(buf) + "/" + path;
 }
 
+/// Where the link `path` leads, as it says it ("?" when unreadable).
+std::string link_target(const std::string& path) {
+  char buf[PATH_MAX + 1];
+  ssize_t n = ::readlink(path.c_str(), buf, PATH_MAX);
+  return n > 0 ? std::string(buf, size_t(n)) : "?";
+}
+
 /// The interpreter of `venv`: a root with bin/python3 or bin/python, or a Python
 /// executable itself. Never resolves symlinks: a venv's python is a link whose
 /// target would report the base installation instead of the venv.
@@ -49,13 +56,20 @@ std::string find_python(const std::string& venv) {
   std::string root = venv;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   if (S_ISDIR(st.st_mode)) {
+    std::string why;  // a python that is there but cannot be run by this user: why not
     for (const char* name : {"/bin/python3", "/bin/python"}) {
       std::string candidate = root + name;
-      struct stat cs;
+      struct stat cs, ls;
       if (::stat(candidate.c_str(), &cs) == 0 && S_ISREG(cs.st_mode) &&
           ::access(candidate.c_str(), X_OK) == 0)
         return absolute(candidate);
+      if (!why.empty() || ::lstat(candidate.c_str(), &ls) != 0) continue;
+      int err = ::stat(candidate.c_str(), &cs) != 0 ? errno : EACCES;
+      why = S_ISLNK(ls.st_mode) ? candidate + " is a link to " + link_target(candidate) + ", which you cannot run (" +
+                                      std::strerror(err) + ")"
+                                : candidate + " is there, but you cannot run it (" + std::strerror(err) + ")";
     }
+    if (!why.empty()) throw Error(venv + " is not a Python environment you can use: " + why, Exit::usage);
     throw Error(venv + " is not a Python environment: no bin/python3 or bin/python in it", Exit::usage);
   }
   if (!S_ISREG(st.st_mode) || ::access(venv.c_str(), X_OK) != 0)

@@ -102,6 +102,9 @@ std::string remote_command() {
       "case $h in /*) base \"$(dirname \"$h\")\";; *) base \"$(dirname \"$v/$h\")\";; esac; done || exit 96; "
       "else base \"$v\"; fi; "
       "exec \"$p\" -I -S -u -c \"" + agent_boot_code() + "\"; fi; done; "
+      "for n in python3 python; do if [ -L \"$v/bin/$n\" ] || [ -e \"$v/bin/$n\" ]; then "
+      "echo \"$v is not a Python environment you can use: $v/bin/$n is there, but you cannot run it "
+      "(a link into a folder you cannot read? ls -lL $v/bin/$n)\" >&2; exit 98; fi; done; "
       "if [ -e \"$v\" ]; then echo \"$v is not a Python environment: no bin/python3 or bin/python in it\" >&2; exit 98; fi; "
       "echo \"no Python environment at $v: $v does not exist\" >&2; exit 99";
   return "exec /bin/sh -c " + util::shell_quote(script);

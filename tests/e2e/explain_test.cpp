@@ -10,6 +10,8 @@
 
 #include "dynamo_log_fixtures.hpp"
 #include "e2e_support.hpp"
+#include "sitepatch/util/process.hpp"
+#include "sitepatch/util/strings.hpp"
 
 namespace {
 
@@ -584,4 +586,33 @@ TEST_CASE("explain proposes no fix, and no `import torch`, where the environment
   CHECK(j["fixes"].empty());
   CHECK(j["recipe"].is_null());
   CHECK(j["breaks"][0]["no_fix"] == why);
+}
+
+TEST_CASE("a frame in a source its compiled twin shadows is said to be compiled, and no fix goes there",
+          "[e2e][explain]") {
+  ExplainEnv env;
+  // fakeinfer/jit/cpp_ext.py's twin, built with the C compiler: what import loads here.
+  auto ask = [&](const std::string& code) {
+    auto r = env.venv.run_python(code);
+    REQUIRE(r.status == 0);
+    return sitepatch::util::trim(r.out);
+  };
+  std::string suffix = ask("import importlib.machinery as m; print(m.EXTENSION_SUFFIXES[0])");
+  std::string include = ask("import sysconfig; print(sysconfig.get_paths()['include'])");
+  testsupport::spit(env.tmp.path + "/cpp_ext.c",
+                    "#include <Python.h>\nstatic struct PyModuleDef def = {PyModuleDef_HEAD_INIT, \"cpp_ext\", NULL, -1, "
+                    "NULL};\nPyMODINIT_FUNC PyInit_cpp_ext(void) { return PyModule_Create(&def); }\n");
+  std::string twin = env.venv.site_packages + "/fakeinfer/jit/cpp_ext" + suffix;
+  auto cc = sitepatch::util::run({"cc", "-shared", "-fPIC", "-I" + include, env.tmp.path + "/cpp_ext.c", "-o", twin});
+  INFO(cc.err);
+  REQUIRE(cc.status == 0);
+  auto r = env.explain({"explain", log_path("graph_breaks.txt")});
+  INFO(r.out << r.err);
+  CHECK(r.out.find("fakeinfer.jit.cpp_ext:is_cuda_version_at_least  compiled") != std::string::npos);
+  CHECK(r.out.find("no fix proposed: fakeinfer/jit/cpp_ext.py is compiled here: Python imports its twin " + twin +
+                   " instead, so no edit of the source runs (the log may come from another environment); fix its "
+                   "caller") != std::string::npos);
+  CHECK(r.out.find("replace-body of fakeinfer.jit.cpp_ext:get_cuda_version") == std::string::npos);
+  auto j = env.explain({"--json", "explain", log_path("graph_breaks.txt")});
+  CHECK(j.out.find("\"compiled\": \"" + twin + "\"") != std::string::npos);
 }

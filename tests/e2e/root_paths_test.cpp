@@ -364,3 +364,26 @@ TEST_CASE("code another user's zip or file holds is not run, whatever its name: 
                      " belongs to uid 65534, another user, where Python reads code from\n");
   CHECK_FALSE(fs::exists(witness));
 }
+
+TEST_CASE("a venv whose python links into a folder the user cannot read: the error says so, not 'no bin/python3'",
+          "[e2e][root]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  // Another user's view: the venv readable, its interpreter's folder not (root's 0700).
+  std::string hidden = tmp.path + "/hidden";
+  fs::create_directories(hidden + "/bin");
+  fs::copy_file(fs::canonical(venv.python), hidden + "/bin/python3");
+  fs::permissions(hidden, fs::perms::owner_all, fs::perm_options::replace);
+  for (const char* name : {"python3", "python"}) {
+    fs::remove(venv.root + "/bin/" + name);
+    fs::create_symlink(hidden + "/bin/python3", venv.root + "/bin/" + name);
+  }
+  fs::permissions(tmp.path, fs::perms::all, fs::perm_options::add);
+  auto r = sitepatch::util::run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", SITEPATCH_BIN,
+                                 "--venv", venv.root, "list"});
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find(venv.root + " is not a Python environment you can use: " + venv.root + "/bin/python3 is a link to " +
+                   hidden + "/bin/python3, which you cannot run (Permission denied)") != std::string::npos);
+  CHECK(r.err.find("no bin/python3") == std::string::npos);
+}

@@ -36,6 +36,7 @@ struct PlacedFrame {
   bool mapped = false;    // checked against the file here: the log's function at the log's line
   bool stale = false;     // the file here no longer holds the log's function (or code) at that line
   std::string problem;    // why not mapped, or how it is stale
+  std::string compiled;   // the compiled twin Python imports instead of `rel` here ("" when none)
   std::string name() const { return module + ":" + qualified; }
 };
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "engine/edits/locate.hpp"
 #include "engine/explain/explain_impl.hpp"
 #include "sitepatch/site/distribution.hpp"
 #include "sitepatch/util/parallel.hpp"
@@ -135,6 +136,11 @@ std::map<std::string, ParsedFile> place_frames(Session& s, std::vector<Explained
   std::vector<std::pair<std::string, std::string>> owned;
   for (auto& [rel, pf] : files) owned.push_back({pf.site_dir, rel});
   s.distributions().prefetch(owned);
+  // A source its compiled twin shadows is not what runs here: no fix goes in it.
+  std::map<std::string, std::string> twin_of;
+  auto twins = detail::shadowing_twins(s, owned);
+  for (size_t i = 0; i < owned.size(); ++i)
+    if (!twins[i].empty()) twin_of[owned[i].second] = twins[i];
   for (auto& b : breaks)
     for (auto& p : b.frames) {
       if (p.kind != explain::FrameKind::library) continue;
@@ -151,6 +157,13 @@ std::map<std::string, ParsedFile> place_frames(Session& s, std::vector<Explained
       if (const site::Distribution* d = s.distributions().owner(p.site_dir, p.rel)) {
         p.dist = d->name;
         p.version = d->version;
+      }
+      if (auto twin = twin_of.find(p.rel); twin != twin_of.end()) {
+        p.compiled = twin->second;
+        p.problem = p.rel + " is compiled here: Python imports its twin " + twin->second +
+                    " instead, so no edit of the source runs (the log may come from another environment); "
+                    "fix its caller";
+        continue;
       }
       check_frame(p, it->second);
     }
