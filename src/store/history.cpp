@@ -1,4 +1,6 @@
 // Opening the history repository, HEAD helpers, and the log.
+#include <algorithm>
+
 #include "store/history_impl.hpp"
 
 #include <git2/sys/mempack.h>
@@ -116,6 +118,34 @@ std::vector<LogEntry> History::log() const {
     out.push_back(std::move(e));
   }
   if (rc != GIT_ITEROVER) fail("cannot walk the history", impl_->path);
+  return out;
+}
+
+std::vector<std::string> History::site_file_versions(const std::string& rel) const {
+  std::vector<std::string> out;
+  if (rel.empty() || rel.front() == '/' || !impl_->head_commit()) return out;
+  git_revwalk* raw = nullptr;
+  check(git_revwalk_new(&raw, impl_->repo.get()), "cannot walk the history", impl_->path);
+  RevwalkPtr walk(raw);
+  check(git_revwalk_push_head(walk.get()), "cannot walk the history", impl_->path);
+  std::vector<git_oid> seen;
+  git_oid oid;
+  while (git_revwalk_next(&oid, walk.get()) == 0) {
+    git_commit* c = nullptr;
+    if (git_commit_lookup(&c, impl_->repo.get(), &oid) != 0) continue;
+    CommitPtr commit(c);
+    git_tree* t = nullptr;
+    if (git_commit_tree(&t, commit.get()) != 0) continue;
+    TreePtr tree(t);
+    git_tree_entry* e = nullptr;
+    if (git_tree_entry_bypath(&e, tree.get(), ("site/" + rel).c_str()) != 0) continue;
+    TreeEntryPtr entry(e);
+    if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB) continue;
+    const git_oid* id = git_tree_entry_id(entry.get());
+    if (std::any_of(seen.begin(), seen.end(), [&](const git_oid& k) { return git_oid_equal(&k, id); })) continue;
+    seen.push_back(*id);
+    out.push_back(impl_->read_blob(*id));
+  }
   return out;
 }
 

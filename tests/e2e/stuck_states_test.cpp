@@ -221,3 +221,20 @@ TEST_CASE("a failing plan shows no diff: apply would write none of it", "[e2e][s
   CHECK(plan.out.empty());
   CHECK(plan.err.find("fails  half  poolkit.adapters:HTTPAdapter.nope") != std::string::npos);
 }
+
+TEST_CASE("capture takes pip's bytes from an earlier apply's saved original when no cache has them", "[e2e][stuck]") {
+  Pool p;
+  REQUIRE(p.sp({"apply", p.recipe("retries", kRetries)}).status == 0);
+  REQUIRE(p.sp({"rollback", "retries"}).status == 0);
+  p.hand_edit("self.config = {}", "self.config = {'pool': 'hot'}");
+  // No cache anywhere: the history's copy of the original, which RECORD's hash vouches for.
+  std::string out = p.tmp.path + "/captured.yaml";
+  auto r = testsupport::run_sitepatch({"--venv", p.venv.root, "capture", "poolkit", "-o", out},
+                                      {{"HOME", p.tmp.path}, {"XDG_CACHE_HOME", ""}, {"PIP_CACHE_DIR", ""}});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("the history (an earlier apply saved it)") != std::string::npos);
+  CHECK(testsupport::slurp(out).find("self.config = {'pool': 'hot'}") != std::string::npos);
+  REQUIRE(p.sp({"rollback", "poolkit-local"}).status == 0);
+  CHECK(p.now() == kAdapters);
+}

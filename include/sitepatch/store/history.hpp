@@ -103,6 +103,10 @@ class History {
   /// HEAD's pristine/<path> (nullopt when absent).
   std::optional<std::string> pristine_file(const std::string& path) const;
 
+  /// Every distinct text `site/<rel>` held in any commit, newest first: the originals an
+  /// apply saved, the results it wrote, long after a rollback dropped them.
+  std::vector<std::string> site_file_versions(const std::string& rel) const;
+
   /// Writes one commit on HEAD (main); returns its oid.
   std::string commit(const Transaction& tx);
 

@@ -176,11 +176,22 @@ std::map<std::string, Original> find_originals(Session& s, HistoryAccess* histor
                   "): give the wheel or the unpacked tree of exactly " + want);
     return out;
   }
-  if (history)
+  if (history) {
     take("the history (sitepatch edit)", [&](const std::vector<const DistFile*>& want, std::map<std::string, std::string>& got) {
       for (auto* f : want)
         if (auto t = history->pristine_file(pristine_key(d) + "/" + f->rel)) got[f->rel] = std::move(*t);
     });
+    // An earlier apply saved the file's original before writing it: RECORD's hash says
+    // which of the texts the history ever held is pip's.
+    for (auto& f : files) {
+      if (out.count(f.rel)) continue;
+      for (auto& text : history->site_file_versions(f.rel))
+        if (installed_bytes(f, text)) {
+          out[f.rel] = {text, "the history (an earlier apply saved it)"};
+          break;
+        }
+    }
+  }
   {
     // This machine's caches, whichever machine the environment is on: their bytes count
     // only where RECORD's hash says they are pip's.

@@ -53,6 +53,7 @@ class HistoryAccess {
   std::vector<store::PatchRecord> patches() const;
   std::optional<std::string> site_file(const std::string& rel) const { return h_->site_file(rel); }
   std::optional<std::string> pristine_file(const std::string& path) const { return h_->pristine_file(path); }
+  std::vector<std::string> site_file_versions(const std::string& rel) const { return h_->site_file_versions(rel); }
   std::vector<store::LogEntry> log() const { return h_->log(); }
   std::string diff_of(const std::string& oid) const { return h_->diff_of(oid); }
   /// Commits; on a remote environment the commit is there when this returns.
