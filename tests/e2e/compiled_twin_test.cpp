@@ -126,3 +126,35 @@ TEST_CASE("audit reads a module a compiled twin shadows as compiled: its source'
   CHECK(source.out.find("twinuse:score reaches 1 flagged operation") == 0);
   CHECK(source.out.find("subprocess.check_output") != std::string::npos);
 }
+
+TEST_CASE("PyPI's charset-normalizer 3.4.1: md.py's compiled twin is what runs, and plan says so", "[e2e][pypi]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  // Pinned, downloaded once for this venv's Python (the wheel is per interpreter) into the tests' cache.
+  const char* home = std::getenv("HOME");
+  std::string dir = std::string(home ? home : "/tmp") + "/.cache/sitepatch-tests/pypi";
+  std::string tag = python_says(venv, "import sys; print('cp%d%d' % sys.version_info[:2])");
+  auto find = [&] {
+    std::error_code ec;
+    if (fs::is_directory(dir, ec))
+      for (auto& e : fs::directory_iterator(dir))
+        if (sitepatch::util::starts_with(e.path().filename().string(), "charset_normalizer-3.4.1-" + tag + "-"))
+          return e.path().string();
+    return std::string();
+  };
+  if (find().empty()) venv.pip({"download", "--no-deps", "--only-binary=:all:", "-d", dir, "charset-normalizer==3.4.1"});
+  std::string wheel = find();
+  REQUIRE(!wheel.empty());
+  venv.install(wheel);
+  std::string twin = python_says(venv, "import charset_normalizer.md as m; print(m.__file__)");
+  REQUIRE(sitepatch::util::ends_with(twin, ".so"));
+  testsupport::spit(tmp.path + "/fix.yaml",
+                    "id: mess\nedits:\n  - module: charset_normalizer.md\n    function: mess_ratio\n"
+                    "    replace-body: return 0.0\n");
+  auto r = testsupport::run_sitepatch({"--venv", venv.root, "plan", tmp.path + "/fix.yaml"});
+  INFO(r.out << r.err);
+  CHECK(r.status == 1);
+  CHECK(r.err.find("charset_normalizer/md.py is not what `import charset_normalizer.md` loads: " + twin +
+                   ", a compiled twin, is") != std::string::npos);
+  CHECK(r.out.empty());  // no diff: apply would not make it
+}
