@@ -44,6 +44,30 @@ std::vector<std::string> leftovers_in(const std::string& site) {
 
 std::vector<std::string> leftovers(const e2e::DemoEnv& env) { return leftovers_in(env.venv.site_packages); }
 
+/// Kills apply of the bundled recipe at each step in turn until it is left pending with
+/// the files `written` (some written) or not (none yet); false when no step does.
+bool kill_until_pending(const e2e::DemoEnv& env, const Killer& k, bool written) {
+  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
+  std::string state = env.venv.root + "/.sitepatch";
+  // Counted on a fresh history, as every run below starts from one (a history that holds
+  // the blobs already takes fewer writes).
+  fs::remove_all(state);
+  REQUIRE(k.run(env, {"apply", recipe}, 0).status == 0);
+  long steps = k.count();
+  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  auto pending = [&] {
+    auto r = sitepatch::util::run({"git", "--git-dir", state, "show", "main:patches/flashinfer-dynamo/patch.json"});
+    return r.status == 0 && r.out.find("\"state\": \"pending\"") != std::string::npos;
+  };
+  for (long at = 1; at <= steps; ++at) {
+    fs::remove_all(state);
+    REQUIRE(k.run(env, {"apply", recipe}, at).status != 0);
+    if (env.pristine() != written && pending()) return true;
+    REQUIRE(env.sp({"rollback", "--all"}).status == 0);
+  }
+  return false;
+}
+
 /// A remote demo environment: the stand-ins installed by pip at /srv/venv behind a test sshd.
 struct RemoteDemo {
   testsupport::TestSshd sshd;
@@ -143,25 +167,9 @@ TEST_CASE("two recipes sharing a file, killed at every step: the next apply fini
 
 TEST_CASE("an apply that fails after finishing an interrupted one says so and exits 4", "[e2e][crash]") {
   e2e::DemoEnv env;
-  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
   Killer k{env.tmp.path + "/count"};
-  REQUIRE(k.run(env, {"apply", recipe}, 0).status == 0);
-  long steps = k.count();
-  REQUIRE(env.sp({"rollback", "--all"}).status == 0);
   // Killed after the originals were saved and before any file was written: pending.
-  std::string state = env.venv.root + "/.sitepatch";
-  auto pending = [&] {
-    auto r = sitepatch::util::run({"git", "--git-dir", state, "show", "main:patches/flashinfer-dynamo/patch.json"});
-    return r.status == 0 && r.out.find("\"state\": \"pending\"") != std::string::npos;
-  };
-  long at = 1;
-  for (; at <= steps; ++at) {
-    fs::remove_all(state);
-    REQUIRE(k.run(env, {"apply", recipe}, at).status != 0);
-    if (env.pristine() && pending()) break;
-    REQUIRE(env.sp({"rollback", "--all"}).status == 0);
-  }
-  REQUIRE(at <= steps);
+  REQUIRE(kill_until_pending(env, k, false));
   std::string missing = env.recipe("missing.yaml", "id: missing\nedits:\n  - module: flashinfer.jit.cpp_ext\n"
                                                    "    function: no_such_function\n    replace-body: return 1\n");
   auto r = env.sp({"apply", missing});
@@ -176,26 +184,12 @@ TEST_CASE("an apply that fails after finishing an interrupted one says so and ex
 TEST_CASE("an apply killed while writing: read commands say so and exit 3, and the command they give finishes it",
           "[e2e][crash]") {
   e2e::DemoEnv env;
-  std::string recipe = e2e::bundled("flashinfer-dynamo.yaml");
   Killer k{env.tmp.path + "/count"};
-  REQUIRE(k.run(env, {"apply", recipe}, 0).status == 0);
-  long steps = k.count();
+  REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);
   std::string patched = env.read("flashinfer/jit/cpp_ext.py");
   REQUIRE(env.sp({"rollback", "--all"}).status == 0);
-  std::string state = env.venv.root + "/.sitepatch";
-  auto pending = [&] {
-    auto r = sitepatch::util::run({"git", "--git-dir", state, "show", "main:patches/flashinfer-dynamo/patch.json"});
-    return r.status == 0 && r.out.find("\"state\": \"pending\"") != std::string::npos;
-  };
-  // The first step at which one file is written and the apply is still pending.
-  long at = 1;
-  for (; at <= steps; ++at) {
-    fs::remove_all(state);
-    REQUIRE(k.run(env, {"apply", recipe}, at).status != 0);
-    if (!env.pristine() && pending()) break;
-    REQUIRE(env.sp({"rollback", "--all"}).status == 0);
-  }
-  REQUIRE(at <= steps);
+  // The first step at which a file is written and the apply is still pending.
+  REQUIRE(kill_until_pending(env, k, true));
   std::string fix = "sitepatch --venv " + env.venv.root + " reapply flashinfer-dynamo";
   auto status = env.sp({"status"});
   CHECK(status.status == 3);

@@ -189,28 +189,47 @@ TEST_CASE("imports ensured by several recipes in one module roll back in any ord
 TEST_CASE("a rollback that meets a later patch's edit names it and the order that works, not the whole file",
           "[e2e]") {
   e2e::DemoEnv env;
-  // Two functions with no line between them: edits of the two touch.
-  testsupport::spit(env.site("flashinfer/tight.py"), "def first():\n    return 1\ndef second():\n    return 2\n");
+  // Two functions with no line between them: edits of the two touch, and (by statement)
+  // are apart: the first recipe rolls back alone.
+  std::string pip = "def first():\n    return 1\ndef second():\n    return 2\n";
+  testsupport::spit(env.site("flashinfer/tight.py"), pip);
   std::string a = env.recipe("a.yaml", "id: body-a\nedits:\n  - module: flashinfer.tight\n    function: first\n"
                                        "    replace-body: return 10\n");
   std::string b = env.recipe("b.yaml", "id: deco-b\nedits:\n  - module: flashinfer.tight\n    function: second\n"
                                        "    add-decorator: staticmethod\n");
   REQUIRE(env.sp({"apply", a}).status == 0);
   REQUIRE(env.sp({"apply", b}).status == 0);
+  auto alone = env.sp({"rollback", "body-a"});
+  INFO(alone.err);
+  CHECK(alone.status == 0);
+  CHECK(env.read("flashinfer/tight.py") == "def first():\n    return 1\n@staticmethod\ndef second():\n    return 2\n");
+  REQUIRE(env.sp({"rollback", "deco-b"}).status == 0);
+  CHECK(env.read("flashinfer/tight.py") == pip);
+
+  // A later recipe that changed an earlier one's own statement: that one cannot come out
+  // alone.
+  std::string x = "X = 1\ndef first():\n    return 1\n";
+  testsupport::spit(env.site("flashinfer/tight.py"), x);
+  std::string v = env.recipe("v.yaml", "id: val-a\nedits:\n  - module: flashinfer.tight\n    variable: X\n"
+                                       "    set-value: '2'\n");
+  std::string c = env.recipe("c.yaml", "id: more-c\nedits:\n  - module: flashinfer.tight\n"
+                                       "    replace:\n      old: X = 2\n      new: X = 3\n");
+  REQUIRE(env.sp({"apply", v}).status == 0);
+  REQUIRE(env.sp({"apply", c}).status == 0);
   std::string both = env.read("flashinfer/tight.py");
-  auto r = env.sp({"rollback", "body-a"});
+  auto r = env.sp({"rollback", "val-a"});
   CHECK(r.status == 1);
-  CHECK(r.err.find("body-a: cannot undo its edit of flashinfer/tight.py apart from deco-b, applied after it, which "
+  CHECK(r.err.find("val-a: cannot undo its edit of flashinfer/tight.py apart from more-c, applied after it, which "
                    "changed lines next to it; roll them back together, newest first: sitepatch --venv " +
-                   env.venv.root + " rollback deco-b body-a\n") != std::string::npos);
+                   env.venv.root + " rollback more-c val-a\n") != std::string::npos);
   CHECK(r.err.find("    <<<<<<< ours\n") != std::string::npos);
   CHECK(r.err.find("nothing was written") != std::string::npos);
   CHECK(env.read("flashinfer/tight.py") == both);
   // The order it names works.
-  auto together = env.sp({"rollback", "deco-b", "body-a"});
+  auto together = env.sp({"rollback", "more-c", "val-a"});
   INFO(together.err);
   CHECK(together.status == 0);
-  CHECK(env.read("flashinfer/tight.py") == "def first():\n    return 1\ndef second():\n    return 2\n");
+  CHECK(env.read("flashinfer/tight.py") == x);
 }
 
 TEST_CASE("list names every distribution a recipe patched, and --json lists them", "[e2e]") {

@@ -279,34 +279,46 @@ TEST_CASE("apply A B, a reinstall, reapply --all, then rollback A B: pip's bytes
   }
 }
 
-TEST_CASE("a rollback that would take an import another applied recipe uses is refused, naming it",
+TEST_CASE("a rollback keeps an import another applied recipe asked for, and refuses to take one it only uses",
           "[e2e][rollback]") {
   Stack st;
-  auto recipe = [&](const std::string& id, const std::string& fn) {
+  auto recipe = [&](const std::string& id, const std::string& fn, bool asks) {
     std::string path = st.tmp.path + "/" + id + ".yaml";
     testsupport::spit(path, "id: " + id + "\nedits:\n  - module: stackpkg.a\n    function: " + fn +
-                                "\n    add-decorator: functools.lru_cache(maxsize=None)\n"
-                                "    ensure-import: import functools\n");
+                                "\n    add-decorator: functools.lru_cache(maxsize=None)\n" +
+                                (asks ? "    ensure-import: import functools\n" : ""));
     return path;
   };
-  // x adds the import; y, applied after it, finds functools bound and adds nothing.
-  REQUIRE(st.sp({"apply", recipe("x", "f0")}).status == 0);
-  REQUIRE(st.sp({"apply", recipe("y", "f1")}).status == 0);
+  // x adds the import; y, applied after it, asks for it too and finds it there.
+  REQUIRE(st.sp({"apply", recipe("x", "f0", true)}).status == 0);
+  REQUIRE(st.sp({"apply", recipe("y", "f1", true)}).status == 0);
   std::string a = st.venv.site_packages + "/stackpkg/a.py";
   std::string both = testsupport::slurp(a);
   REQUIRE(both.find("import functools") != std::string::npos);
-
+  // x alone: its decorator goes, the import stays (y's now), and y's rollback takes it.
   auto r = st.sp({"rollback", "x"});
-  CHECK(r.status == 1);
-  CHECK(r.err == "sitepatch: error: rolling back x would take what binds functools out of stackpkg/a.py, which y "
-                 "(still applied) uses there: the module would raise NameError; roll them back together (sitepatch "
-                 "--venv " + st.venv.root + " rollback x y), then apply y again if it should stay\nnothing was "
-                 "written\n");
-  CHECK(testsupport::slurp(a) == both);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  std::string left = testsupport::slurp(a);
+  CHECK(left.find("import functools") != std::string::npos);
   CHECK(st.venv.run_python("import stackpkg.a").status == 0);
+  CHECK(st.sp({"verify"}).status == 0);
+  REQUIRE(st.sp({"rollback", "y"}).status == 0);
+  CHECK(st.state() == st.pip_state["1.0"]);
 
-  // Together, or y first: pip's bytes.
-  auto together = st.sp({"rollback", "x", "y"});
+  // z uses functools without asking for it (x had bound it): x's rollback would break z.
+  REQUIRE(st.sp({"apply", recipe("x", "f0", true)}).status == 0);
+  REQUIRE(st.sp({"apply", recipe("z", "f1", false)}).status == 0);
+  both = testsupport::slurp(a);
+  auto refused = st.sp({"rollback", "x"});
+  CHECK(refused.status == 1);
+  CHECK(refused.err == "sitepatch: error: rolling back x would take what binds functools out of stackpkg/a.py, which z "
+                       "(still applied) uses there: the module would raise NameError; roll them back together "
+                       "(sitepatch --venv " + st.venv.root + " rollback x z), then apply z again if it should stay\n"
+                       "nothing was written\n");
+  CHECK(testsupport::slurp(a) == both);
+  // Together: pip's bytes.
+  auto together = st.sp({"rollback", "x", "z"});
   INFO(together.err);
   CHECK(together.status == 0);
   CHECK(st.state() == st.pip_state["1.0"]);

@@ -181,16 +181,6 @@ std::map<std::string, Original> find_originals(Session& s, HistoryAccess* histor
       for (auto* f : want)
         if (auto t = history->pristine_file(pristine_key(d) + "/" + f->rel)) got[f->rel] = std::move(*t);
     });
-    // An earlier apply saved the file's original before writing it: RECORD's hash says
-    // which of the texts the history ever held is pip's.
-    for (auto& f : files) {
-      if (out.count(f.rel)) continue;
-      for (auto& text : history->site_file_versions(f.rel))
-        if (installed_bytes(f, text)) {
-          out[f.rel] = {text, "the history (an earlier apply saved it)"};
-          break;
-        }
-    }
   }
   {
     // This machine's caches, whichever machine the environment is on: their bytes count
@@ -202,6 +192,18 @@ std::map<std::string, Original> find_originals(Session& s, HistoryAccess* histor
       for (auto& [from, source] : pip_sources(d))
         if (missing()) take(from, source);
   }
+  if (history)
+    // Last: an earlier apply saved the file's original before writing it, and RECORD's
+    // hash says which of the texts the history ever held is pip's (walking it costs more
+    // than a cache lookup).
+    for (auto& f : files) {
+      if (out.count(f.rel)) continue;
+      for (auto& text : history->site_file_versions(f.rel))
+        if (installed_bytes(f, text)) {
+          out[f.rel] = {text, "the history (an earlier apply saved it)"};
+          break;
+        }
+    }
   std::vector<std::string> none;
   for (auto& f : files)
     if (!out.count(f.rel)) none.push_back(f.rel);
