@@ -12,6 +12,7 @@
 
 #include "engine/edits/follow.hpp"
 #include "engine/edits/locate.hpp"
+#include "engine/edits/module_health.hpp"
 #include "engine/edits/result_check.hpp"
 #include "engine/edits/unbound.hpp"
 #include "engine/internal.hpp"
@@ -118,7 +119,7 @@ struct FileOutcome {
 // the original's parse (made once, before the edits were grouped).
 FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
                       const std::vector<const recipe::Edit*>& edits, const std::vector<size_t>& recipe_of,
-                      const std::vector<recipe::Recipe>& recipes, const std::vector<std::string>& builtins) {
+                      const std::vector<recipe::Recipe>& recipes, const site::Environment& env) {
   FileOutcome o;
   FileChange& fc = o.fc;
   fc.rel = w.where.rel;
@@ -158,7 +159,11 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
   if (fc.new_text != fc.old_text) {
     python::Module result = last->edited(fc.new_text, changes);
     o.problems = result.syntax_problems();
-    if (o.problems.empty()) o.unbound = detail::free_names_by_edit(result, fc.rel, o.spans, builtins);
+    if (o.problems.empty()) o.unbound = detail::free_names_by_edit(result, fc.rel, o.spans, env.builtins);
+    // What verify would ask of these bytes, asked now on the parses at hand (one
+    // recipe's: several are each checked against their own original, later).
+    if (o.problems.empty() && fc.steps.size() == 1 && detail::lost_names(parsed, result, env.builtins).empty())
+      fc.checked = detail::health_key(fc.new_text, env);
   }
   return o;
 }
@@ -544,7 +549,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   std::vector<const python::Module*> parsed_of(work.size());
   for (size_t k = 0; k < work.size(); ++k) parsed_of[k] = &cache.get(work[k].where);
   util::parallel_for(work.size(), [&](size_t k) {
-    out[k] = edit_file(work[k], *parsed_of[k], edits, recipe_of, p.recipes, s.env.builtins);
+    out[k] = edit_file(work[k], *parsed_of[k], edits, recipe_of, p.recipes, s.env);
   });
   record_results(s, p, work, out, edits, follow_problem, record_of);
   spdlog::info("plan: {} file(s) parsed and edited ({:.0f} ms)", work.size(), ms_since(t0));
