@@ -24,6 +24,11 @@ std::string python_version(const testsupport::Venv& venv) {
   return sitepatch::util::trim(venv.run_python("import platform; print(platform.python_version())").out);
 }
 
+/// The interpreter sitepatch runs in a venv (its bin/python3), and its version.
+std::string interpreter(const testsupport::Venv& venv) {
+  return venv.root + "/bin/python3 " + python_version(venv);
+}
+
 /// The history's record of `helper`, as stored.
 sitepatch::store::PatchRecord record(const e2e::DemoEnv& env) {
   auto h = sitepatch::store::History::open(env.venv.root + "/.sitepatch", false);
@@ -50,8 +55,7 @@ TEST_CASE("apply records the bytes it checked, with the Python that compiled the
   e2e::DemoEnv env;
   REQUIRE(env.sp({"apply", env.recipe("h.yaml", recipe_of("return None"))}).status == 0);
   auto r = record(env);
-  CHECK(r.files[0].checked == sitepatch::util::sha256_hex(r.files[0].after) + " " + env.venv.python + " " +
-                                  python_version(env.venv));
+  CHECK(r.files[0].checked == sitepatch::util::sha256_hex(r.files[0].after) + " " + interpreter(env.venv));
   auto v = env.sp({"verify"});
   CHECK(v.status == 0);
   CHECK(v.out.find("broken") == std::string::npos);
@@ -80,7 +84,7 @@ TEST_CASE("verify checks again bytes checked under another Python, or not checke
   // The same bytes recorded as checked by another Python (the environment's was
   // replaced since): verify does not take that on trust.
   std::string sha = sitepatch::util::sha256_hex(record(env).files[0].after);
-  set_checked(env, sha + " " + env.venv.python + " 3.0.0");
+  set_checked(env, sha + " " + env.venv.root + "/bin/python3 3.0.0");
   auto other = env.sp({"verify"});
   CHECK(other.status == 3);
   CHECK(other.out.find(lost) != std::string::npos);
@@ -88,8 +92,9 @@ TEST_CASE("verify checks again bytes checked under another Python, or not checke
   CHECK(env.sp({"verify"}).status == 3);
 
   // Under this very Python the record is what decides (the history is sitepatch's own).
-  set_checked(env, sha + " " + env.venv.python + " " + python_version(env.venv));
+  set_checked(env, sha + " " + interpreter(env.venv));
   auto trusted = env.sp({"verify"});
+  INFO(trusted.out);
   CHECK(trusted.status == 0);
   CHECK(trusted.out.find("broken") == std::string::npos);
 }
