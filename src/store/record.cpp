@@ -31,6 +31,8 @@ std::string record_to_json(const PatchRecord& r, const std::vector<FileBlobs>& b
                           {"version", f.version},
                           {"before", blobs.at(i).before},
                           {"after", blobs.at(i).after}});
+    // Optional: an older sitepatch ignores it, and a record without it is checked again.
+    if (!f.checked.empty()) j["files"].back()["checked"] = f.checked;
   }
   j["edits"] = nlohmann::ordered_json::array();
   for (const EditRecord& e : r.edits)
@@ -69,6 +71,7 @@ PatchRecord record_from_json(const std::string& text, const std::string& where,
       fr.site_dir = f.value("site_dir", "");
       fr.dist = f.value("dist", "");
       fr.version = f.value("version", "");
+      fr.checked = f.value("checked", "");
       blobs.push_back({f.value("before", ""), f.value("after", "")});
       r.files.push_back(std::move(fr));
     }

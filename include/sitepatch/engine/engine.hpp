@@ -101,6 +101,8 @@ struct FileChange {
   std::string debian_package;  // the dpkg package whose file list names it ("" when none)
   std::vector<std::pair<std::string, std::string>> steps;  // recipe id, text after it
   std::string diff;       // unified, paths relative to site-packages
+  std::string checked;    // one recipe's edits that left no name unbound: new_text's key for
+                          // FileRecord::checked once Python compiled it ("" otherwise)
 };
 
 struct Plan {

@@ -27,6 +27,9 @@ struct FileRecord {
   std::string version;     // its version
   std::string before;      // bytes before the patch
   std::string after;       // bytes right after it
+  std::string checked;     // "<sha256 of after> <python> <version>" when apply found `after`
+                           // would import under that Python (compiled, no name lost): verify
+                           // need not ask again while the file holds those bytes; "" unknown
 };
 
 /// One edit as it was applied: where the recipe aimed it, where it landed (a

@@ -13,44 +13,37 @@
 #include "sitepatch/recipe/recipe.hpp"
 #include "sitepatch/util/strings.hpp"
 #include "engine/edits/locate.hpp"
+#include "engine/edits/module_health.hpp"
 #include "engine/edits/unbound.hpp"
+#include "sitepatch/util/hash.hpp"
 
 namespace sitepatch::engine::detail {
 namespace {
 
-// Names free in `now` that were not free before the patch: what a patch uses and
-// nothing binds any more. Empty when either text's names cannot be known.
-std::vector<std::string> lost_names(const std::string& before, const std::string& now, const std::string& rel,
-                                    const std::vector<std::string>& builtins) {
-  auto free_in = [&](const std::string& text) -> std::optional<std::set<std::string>> {
-    try {
-      python::Module m(text, rel);
-      auto fn = m.free_names({{0, m.source().size()}}, builtins);
-      if (!fn) return std::nullopt;
-      std::set<std::string> out;
-      for (auto& n : *fn) out.insert(n.name);
-      return out;
-    } catch (const Error&) {
-      return std::nullopt;  // not parsable: the compile check says why
-    }
-  };
-  auto a = free_in(before), b = free_in(now);
-  if (!a || !b) return {};
-  std::vector<std::string> out;
-  for (auto& n : *b)
-    if (!a->count(n)) out.push_back(n);
-  return out;
+// Names free in `now` that were not free before the patch, each text parsed here.
+std::vector<std::string> lost_in_texts(const std::string& before, const std::string& now, const std::string& rel,
+                                       const std::vector<std::string>& builtins) {
+  try {
+    return lost_names(python::Module(before, rel), python::Module(now, rel), builtins);
+  } catch (const Error&) {
+    return {};  // not parsable: the compile check says why
+  }
+}
+
+// The recorded recipe, parsed once for all its files (nullopt: none, or unreadable).
+std::optional<recipe::Recipe> parsed_recipe(const store::PatchRecord& r) {
+  if (r.recipe_text.empty()) return std::nullopt;
+  try {
+    return recorded_recipe(r, r.recipe_path.empty() ? r.id + ".yaml" : r.recipe_path);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
 }
 
 // The top-level modules the recipe's edits of `rel` ensure-import.
-std::vector<std::string> ensured_modules(const store::PatchRecord& r, const std::string& rel) {
-  if (r.recipe_text.empty()) return {};
-  std::optional<recipe::Recipe> parsed;
-  try {
-    parsed = recorded_recipe(r, r.recipe_path.empty() ? r.id + ".yaml" : r.recipe_path);
-  } catch (const Error&) {
-    return {};
-  }
+std::vector<std::string> ensured_modules(const store::PatchRecord& r, const std::optional<recipe::Recipe>& parsed,
+                                         const std::string& rel) {
+  if (!parsed) return {};
   std::set<std::string> wheres;
   for (auto& e : r.edits)
     if (e.rel == rel) wheres.insert(e.where);
@@ -66,7 +59,34 @@ void add_problem(FileStatus& fs, const std::string& why) {
   fs.broken = fs.broken.empty() ? why : fs.broken + "; " + why;
 }
 
+// Whether the file holds exactly the bytes apply checked under this very Python: they
+// compiled and lost no name then, and cannot have changed their mind since.
+bool checked_at_apply(const Session& s, const store::FileRecord& f, const std::string& content) {
+  return !f.checked.empty() && content == f.after && f.checked == health_key(f.after, s.env);
+}
+
 }  // namespace
+
+std::vector<std::string> lost_names(const python::Module& before, const python::Module& now,
+                                    const std::vector<std::string>& builtins) {
+  auto free_in = [&](const python::Module& m) -> std::optional<std::set<std::string>> {
+    auto fn = m.free_names({{0, m.source().size()}}, builtins);
+    if (!fn) return std::nullopt;
+    std::set<std::string> out;
+    for (auto& n : *fn) out.insert(n.name);
+    return out;
+  };
+  auto a = free_in(before), b = free_in(now);
+  if (!a || !b) return {};
+  std::vector<std::string> out;
+  for (auto& n : *b)
+    if (!a->count(n)) out.push_back(n);
+  return out;
+}
+
+std::string health_key(const std::string& text, const site::Environment& env) {
+  return util::sha256_hex(text) + " " + env.python + " " + env.version;
+}
 
 void check_modules(Session& s, const std::vector<store::PatchRecord>& records, std::vector<PatchStatus>& statuses,
                    const std::map<std::string, host::FileData>& now) {
@@ -76,8 +96,10 @@ void check_modules(Session& s, const std::vector<store::PatchRecord>& records, s
   std::map<std::string, std::vector<Place>> at;  // path -> the statuses of it
   std::vector<std::string> modules;              // ensure-imported, each once
   std::map<std::string, std::vector<std::pair<Place, std::string>>> needs;  // module -> who needs it
+  std::set<std::string> unchecked;  // paths whose bytes apply did not check: compiled here
   for (size_t i = 0; i < records.size() && i < statuses.size(); ++i) {
     const store::PatchRecord& r = records[i];
+    std::optional<std::optional<recipe::Recipe>> recipe;  // parsed when a file needs it
     for (size_t k = 0; k < r.files.size() && k < statuses[i].files.size(); ++k) {
       const store::FileRecord& f = r.files[k];
       FileStatus& fs = statuses[i].files[k];
@@ -86,11 +108,15 @@ void check_modules(Session& s, const std::vector<store::PatchRecord>& records, s
       auto cur = now.find(path);
       if (cur == now.end() || !cur->second.exists) continue;
       at[path].push_back({i, k});
-      auto lost = lost_names(f.before, cur->second.content, f.rel, s.env.builtins);
-      if (!lost.empty())
-        add_problem(fs, "uses " + util::join(lost, ", ") + ", which nothing in " + f.rel +
-                            " binds any more: the module raises NameError where it runs");
-      for (auto& m : ensured_modules(r, f.rel)) {
+      if (!checked_at_apply(s, f, cur->second.content)) {
+        unchecked.insert(path);
+        auto lost = lost_in_texts(f.before, cur->second.content, f.rel, s.env.builtins);
+        if (!lost.empty())
+          add_problem(fs, "uses " + util::join(lost, ", ") + ", which nothing in " + f.rel +
+                              " binds any more: the module raises NameError where it runs");
+      }
+      if (!recipe) recipe = parsed_recipe(r);
+      for (auto& m : ensured_modules(r, *recipe, f.rel)) {
         if (std::find(modules.begin(), modules.end(), m) == modules.end()) modules.push_back(m);
         needs[m].push_back({{i, k}, f.rel});
       }
@@ -113,14 +139,15 @@ void check_modules(Session& s, const std::vector<store::PatchRecord>& records, s
       add_problem(statuses[p.patch].files[p.file],
                   shadowed_message(sources[j].second, site::module_for_file(sources[j].second), twins[j]));
   }
-  // Python's own compile() of every such file, in one request.
+  // Python's own compile() of every such file apply did not check as it is, in one request.
   std::vector<host::CompileRequest> asked;
   std::vector<std::string> paths;
   for (auto& [path, places] : at) {
+    if (!unchecked.count(path)) continue;
     asked.push_back({statuses[places[0].patch].files[places[0].file].rel, now.at(path).content});
     paths.push_back(path);
   }
-  auto compiled = s.host.compile(asked);
+  auto compiled = asked.empty() ? std::vector<host::CompileResult>{} : s.host.compile(asked);
   for (size_t j = 0; j < compiled.size() && j < paths.size(); ++j) {
     if (compiled[j].ok) continue;
     for (auto& p : at[paths[j]])

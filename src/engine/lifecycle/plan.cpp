@@ -12,12 +12,14 @@
 
 #include "engine/edits/follow.hpp"
 #include "engine/edits/locate.hpp"
+#include "engine/edits/module_health.hpp"
 #include "engine/edits/result_check.hpp"
 #include "engine/edits/unbound.hpp"
 #include "engine/internal.hpp"
 #include "engine/records/file_state.hpp"
 #include "engine/records/history_access.hpp"
 #include "sitepatch/python/module.hpp"
+#include "sitepatch/util/budget.hpp"
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/parallel.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -118,7 +120,7 @@ struct FileOutcome {
 // the original's parse (made once, before the edits were grouped).
 FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
                       const std::vector<const recipe::Edit*>& edits, const std::vector<size_t>& recipe_of,
-                      const std::vector<recipe::Recipe>& recipes, const std::vector<std::string>& builtins) {
+                      const std::vector<recipe::Recipe>& recipes, const site::Environment& env) {
   FileOutcome o;
   FileChange& fc = o.fc;
   fc.rel = w.where.rel;
@@ -158,7 +160,11 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
   if (fc.new_text != fc.old_text) {
     python::Module result = last->edited(fc.new_text, changes);
     o.problems = result.syntax_problems();
-    if (o.problems.empty()) o.unbound = detail::free_names_by_edit(result, fc.rel, o.spans, builtins);
+    if (o.problems.empty()) o.unbound = detail::free_names_by_edit(result, fc.rel, o.spans, env.builtins);
+    // What verify would ask of these bytes, asked now on the parses at hand (one
+    // recipe's: several are each checked against their own original, later).
+    if (o.problems.empty() && fc.steps.size() == 1 && detail::lost_names(parsed, result, env.builtins).empty())
+      fc.checked = detail::health_key(fc.new_text, env);
   }
   return o;
 }
@@ -500,17 +506,32 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   auto located = detail::locate(s, wanted);
   spdlog::info("plan: located {} edit(s) ({:.0f} ms)", wanted.size(), ms_since(t0));
 
-  // Each located file parsed once, in parallel; a target its module only re-exports
-  // is followed to the module that defines it (parsing that one too, once).
+  // Each located file parsed in parallel, to see whether it defines its edits' targets;
+  // only the parses a re-export's follow reads are kept (memory bounded by the files in
+  // flight, not by the recipe): the edit pass parses the others again on its thread.
   ModuleCache cache;
+  std::vector<char> defined(wanted.size(), 1);
   {
-    std::vector<const Located*> unique;
-    std::set<std::string> seen;
-    for (auto& l : located)
-      if (l.ok && seen.insert(l.path).second) unique.push_back(&l);
-    std::vector<std::optional<python::Module>> parsed(unique.size());
-    util::parallel_for(unique.size(), [&](size_t k) { parsed[k].emplace(*unique[k]->content, unique[k]->rel); });
-    for (size_t k = 0; k < unique.size(); ++k) cache.put(unique[k]->path, std::move(*parsed[k]));
+    std::map<std::string, std::vector<size_t>> edits_of;  // path -> indices into located
+    for (size_t k = 0; k < located.size(); ++k)
+      if (located[k].ok && !wanted[k]->target.empty()) edits_of[located[k].path].push_back(k);
+    std::vector<const std::vector<size_t>*> files;
+    for (auto& [path, ks] : edits_of) files.push_back(&ks);
+    std::vector<std::optional<python::Module>> kept(files.size());
+    util::parallel_for(files.size(), [&](size_t j) {
+      const Located& l = located[files[j]->front()];
+      python::Module m(*l.content, l.rel);
+      bool follows = false;
+      for (size_t k : *files[j]) {
+        const std::string& target = wanted[k]->target;
+        defined[k] = m.defines(target.substr(0, target.find('.')));
+        follows = follows || !defined[k];
+      }
+      if (follows) kept[j].emplace(std::move(m));
+    });
+    for (size_t j = 0; j < files.size(); ++j)
+      if (kept[j]) cache.put(located[files[j]->front()].path, std::move(*kept[j]));
+    util::return_freed_memory();
   }
   std::deque<recipe::Edit> renamed;  // followed edits whose target an `as` renamed
   std::vector<std::string> follow_problem(edits.size());
@@ -519,7 +540,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
     if (!located[k].ok) continue;
     p.edits[i].module = wanted[k]->module.empty() ? site::module_for_file(located[k].rel) : wanted[k]->module;
     const std::string& target = wanted[k]->target;
-    if (target.empty() || cache.get(located[k]).defines(target.substr(0, target.find('.')))) continue;
+    if (target.empty() || defined[k]) continue;
     auto f = follow(s, located[k], *wanted[k], cache);
     if (!f.moved) {
       follow_problem[i] = f.problem;
@@ -538,14 +559,16 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   std::vector<FileWork> work = group_by_file(p, located, wanted_index);
   note_others_lines(p, existing, work);
 
-  // 1. Each file's edits, on its one parse, files in parallel.
+  // 1. Each file's edits, on a parse of its own, files in parallel.
   s.distributions();  // listed once, before the threads ask it (it reads under its own lock)
   std::vector<FileOutcome> out(work.size());
-  std::vector<const python::Module*> parsed_of(work.size());
-  for (size_t k = 0; k < work.size(); ++k) parsed_of[k] = &cache.get(work[k].where);
   util::parallel_for(work.size(), [&](size_t k) {
-    out[k] = edit_file(work[k], *parsed_of[k], edits, recipe_of, p.recipes, s.env.builtins);
+    const Located& l = work[k].where;
+    std::optional<python::Module> own;  // freed as soon as the file is edited
+    const python::Module* parsed = cache.has(l.path) ? &cache.get(l) : &own.emplace(*l.content, l.rel);
+    out[k] = edit_file(work[k], *parsed, edits, recipe_of, p.recipes, s.env);
   });
+  util::return_freed_memory();
   record_results(s, p, work, out, edits, follow_problem, record_of);
   spdlog::info("plan: {} file(s) parsed and edited ({:.0f} ms)", work.size(), ms_since(t0));
 

@@ -106,7 +106,7 @@ std::vector<store::PatchRecord> records_for(const Plan& plan,
       auto& rec = it->second;
       rec.state = state;
       rec.applied_at = now;
-      store::FileRecord fr{fc.rel, fc.site_dir, fc.dist, fc.version, prev, after};
+      store::FileRecord fr{fc.rel, fc.site_dir, fc.dist, fc.version, prev, after, ""};
       bool merged = false;
       for (auto& f : rec.files)
         if (f.rel == fc.rel) {
@@ -115,6 +115,9 @@ std::vector<store::PatchRecord> records_for(const Plan& plan,
           merged = true;
         }
       if (!merged) rec.files.push_back(fr);
+      // Plan's check of old -> new text is this record's only where that is its before -> after.
+      for (auto& f : rec.files)
+        if (f.rel == fc.rel && f.before == fc.old_text && f.after == fc.new_text) f.checked = fc.checked;
       prev = after;
     }
   }
