@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -141,6 +142,14 @@ int main(int argc, char** argv) {
   std::string recipe = tmp.path + "/scale.yaml";
   testsupport::spit(recipe, recipe_text(files));
   std::printf("%d modules, %.1f MB, one edit each; %d rounds\n", files, bytes / 1e6, rounds);
+  if (rounds == 0) {
+    // The venv and recipe alone, kept for a profiler: sitepatch_bench_recipe_scale 300 0 DIR
+    std::string keep = argc > 3 ? argv[3] : tmp.path + ".kept";
+    std::filesystem::rename(tmp.path, keep);
+    std::filesystem::create_directories(tmp.path);  // TempDir removes what it made
+    std::printf("kept the venv and recipe in %s\n", keep.c_str());
+    return 0;
+  }
 
   // Each round: python -c pass, plan, then apply, list, status, verify, rollback, each
   // build in turn (the venv is back to pip's files after every rollback).

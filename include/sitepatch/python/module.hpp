@@ -131,4 +131,9 @@ class Module {
 /// is parsed twice in one command).
 std::size_t parse_count();
 
+/// Whether `text` defines `name` at its top level where it says so plainly (`def name(`,
+/// `async def name(`, `class name` at column 0), without parsing it. False says nothing:
+/// ask a Module. A line like that inside a string is a false yes.
+bool plainly_defines(std::string_view text, std::string_view name);
+
 }  // namespace sitepatch::python
