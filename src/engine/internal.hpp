@@ -28,9 +28,11 @@ struct PyFile {
 std::vector<PyFile> python_files(host::Host& host, const std::string& root, const std::string& rel_prefix,
                                  std::vector<std::string>* outside = nullptr);
 
-/// plan() against the records already in the history (apply reads them once).
+/// plan() against the records already in the history (apply reads them once). `to_write`:
+/// the plan will be written, so each file's `checked` (what verify may take on trust) is
+/// worked out; a plan only shown needs none of it.
 Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
-                  const std::vector<store::PatchRecord>& existing);
+                  const std::vector<store::PatchRecord>& existing, bool to_write = true);
 
 /// apply's writing steps for a plan whose files are read and checked (`res.plan`): the
 /// originals (old_text) committed as pending, every file written with its old_sha

@@ -120,7 +120,7 @@ struct FileOutcome {
 // the original's parse (made once, before the edits were grouped).
 FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
                       const std::vector<const recipe::Edit*>& edits, const std::vector<size_t>& recipe_of,
-                      const std::vector<recipe::Recipe>& recipes, const site::Environment& env) {
+                      const std::vector<recipe::Recipe>& recipes, const site::Environment& env, bool to_write) {
   FileOutcome o;
   FileChange& fc = o.fc;
   fc.rel = w.where.rel;
@@ -163,7 +163,8 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
     if (o.problems.empty()) o.unbound = detail::free_names_by_edit(result, fc.rel, o.spans, env.builtins);
     // What verify would ask of these bytes, asked now on the parses at hand (one
     // recipe's: several are each checked against their own original, later).
-    if (o.problems.empty() && fc.steps.size() == 1 && detail::lost_names(parsed, result, env.builtins).empty())
+    if (to_write && o.problems.empty() && fc.steps.size() == 1 &&
+        detail::lost_names(parsed, result, env.builtins).empty())
       fc.checked = detail::health_key(fc.new_text, env);
   }
   return o;
@@ -479,13 +480,13 @@ Plan plan(Session& s, std::vector<recipe::Recipe> recipes) {
   auto lock = detail::read_lock(s);
   auto history = detail::HistoryAccess::open(s, false);
   return detail::plan_against(s, std::move(recipes),
-                              history ? history->patches() : std::vector<store::PatchRecord>{});
+                              history ? history->patches() : std::vector<store::PatchRecord>{}, false);
 }
 
 namespace detail {
 
 Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
-                  const std::vector<store::PatchRecord>& existing) {
+                  const std::vector<store::PatchRecord>& existing, bool to_write) {
   auto t0 = std::chrono::steady_clock::now();
   Plan p;
   p.recipes = std::move(recipes);
@@ -570,7 +571,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
     const Located& l = work[k].where;
     std::optional<python::Module> own;  // freed as soon as the file is edited
     const python::Module* parsed = cache.has(l.path) ? &cache.get(l) : &own.emplace(*l.content, l.rel);
-    out[k] = edit_file(work[k], *parsed, edits, recipe_of, p.recipes, s.env);
+    out[k] = edit_file(work[k], *parsed, edits, recipe_of, p.recipes, s.env, to_write);
   });
   util::return_freed_memory();
   record_results(s, p, work, out, edits, follow_problem, record_of);
