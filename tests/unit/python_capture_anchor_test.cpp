@@ -3,8 +3,7 @@
 // definition only when most of it changed, and never the class for one method.
 #include <catch2/catch.hpp>
 
-#include "sitepatch/python/capture.hpp"
-#include "unit/python_support.hpp"
+#include "unit/capture_support.hpp"
 
 using namespace pytest;
 using sitepatch::python::capture;
@@ -58,28 +57,13 @@ const std::string kAdapter =
     "    def close(self):\n"
     "        self.poolmanager.clear()\n";
 
-std::string swapped(std::string s, const std::string& from, const std::string& to) {
-  size_t at = s.find(from);
-  REQUIRE(at != std::string::npos);
-  return s.replace(at, from.size(), to);
-}
-
-// The captured edits give the edited text from pip's, and change nothing applied again.
-void round_trips(const std::string& pip, const std::string& edited, const sitepatch::python::Capture& c) {
-  REQUIRE(c.exact);
-  CHECK(c.outside.empty());
-  Run r = run(pip, c.edits);
-  CHECK(r.out == edited);
-  CHECK(idempotent(r.out, c.edits));
-}
-
 const std::string kAnchor = "            timeout = TimeoutSauce(connect=timeout, read=timeout)\n";
 
 }  // namespace
 
 TEST_CASE("capture: one line typed above a statement of a method is an insert-before of Class.method",
           "[python][capture][anchor]") {
-  std::string edited = swapped(kAdapter, kAnchor, "            timeout_set = True\n" + kAnchor);
+  std::string edited = with(kAdapter, kAnchor, "            timeout_set = True\n" + kAnchor);
   auto c = capture(kAdapter, edited);
   REQUIRE(c.edits.size() == 1);
   CHECK(c.edits[0].action == Action::insert_before);
@@ -87,7 +71,7 @@ TEST_CASE("capture: one line typed above a statement of a method is an insert-be
   CHECK(c.edits[0].target == "HTTPAdapter.send");
   CHECK(c.edits[0].anchor == "timeout = TimeoutSauce(connect=timeout, read=timeout)");
   CHECK(c.edits[0].code == "timeout_set = True\n");
-  round_trips(kAdapter, edited, c);
+  check_round_trip_of(kAdapter, edited, c);
 }
 
 TEST_CASE("capture: a three-line guard typed above a statement is an insert-before of its lines",
@@ -96,64 +80,64 @@ TEST_CASE("capture: a three-line guard typed above a statement is an insert-befo
       "            if timeout is None:\n"
       "                # the pool's own default\n"
       "                timeout = DEFAULT_POOL_TIMEOUT\n";
-  std::string edited = swapped(kAdapter, kAnchor, guard + kAnchor);
+  std::string edited = with(kAdapter, kAnchor, guard + kAnchor);
   auto c = capture(kAdapter, edited);
   REQUIRE(c.edits.size() == 1);
   CHECK(c.edits[0].action == Action::insert_before);
   CHECK(c.edits[0].target == "HTTPAdapter.send");
   CHECK(c.edits[0].code == "if timeout is None:\n    # the pool's own default\n    timeout = DEFAULT_POOL_TIMEOUT\n");
-  round_trips(kAdapter, edited, c);
+  check_round_trip_of(kAdapter, edited, c);
 }
 
 TEST_CASE("capture: lines typed below a statement are an insert-after of it, a compound one by its header",
           "[python][capture][anchor]") {
-  std::string edited = swapped(kAdapter, kAnchor, kAnchor + "            timeout_set = True\n");
+  std::string edited = with(kAdapter, kAnchor, kAnchor + "            timeout_set = True\n");
   auto c = capture(kAdapter, edited);
   REQUIRE(c.edits.size() == 1);
   CHECK(c.edits[0].action == Action::insert_after);
   CHECK(c.edits[0].target == "HTTPAdapter.send");
   CHECK(c.edits[0].anchor == "timeout = TimeoutSauce(connect=timeout, read=timeout)");
-  round_trips(kAdapter, edited, c);
+  check_round_trip_of(kAdapter, edited, c);
 
   // Below a blank line (not right below the `if`) and above a `try:` the method holds
   // twice: no statement places it; a replace, the lines above taken along.
-  std::string after_if = swapped(kAdapter, "\n        try:\n            resp", "\n        log(timeout)\n        try:\n            resp");
+  std::string after_if = with(kAdapter, "\n        try:\n            resp", "\n        log(timeout)\n        try:\n            resp");
   auto d = capture(kAdapter, after_if);
   REQUIRE(d.edits.size() == 1);
   CHECK(d.edits[0].target == "HTTPAdapter.send");
   CHECK(d.edits[0].action == Action::replace);
-  round_trips(kAdapter, after_if, d);
+  check_round_trip_of(kAdapter, after_if, d);
 
   // Right below a multi-line statement: the anchor is all its lines.
-  std::string after_call = swapped(kAdapter, "            )\n        except (Pro", "            )\n            resp.ok = True\n        except (Pro");
+  std::string after_call = with(kAdapter, "            )\n        except (Pro", "            )\n            resp.ok = True\n        except (Pro");
   auto e = capture(kAdapter, after_call);
   REQUIRE(e.edits.size() == 1);
   CHECK(e.edits[0].action == Action::insert_after);
   CHECK(e.edits[0].anchor == "resp = conn.urlopen(\n    method=request.method,\n    url=url,\n    timeout=timeout,\n)");
-  round_trips(kAdapter, after_call, e);
+  check_round_trip_of(kAdapter, after_call, e);
 }
 
 TEST_CASE("capture: a changed line whose neighbours repeat takes lines along until the method holds it once",
           "[python][capture][anchor]") {
   // `pass` under `else:` is in the method twice; the lines above it make it unique.
-  std::string edited = swapped(kAdapter, "        else:\n            pass\n\n        chunked",
+  std::string edited = with(kAdapter, "        else:\n            pass\n\n        chunked",
                             "        else:\n            conn.reset()\n\n        chunked");
   auto c = capture(kAdapter, edited);
   REQUIRE(c.edits.size() == 1);
   CHECK(c.edits[0].action == Action::replace);
   CHECK(c.edits[0].target == "HTTPAdapter.send");
   CHECK(std::count(c.edits[0].old_text.begin(), c.edits[0].old_text.end(), '\n') <= 3);
-  round_trips(kAdapter, edited, c);
+  check_round_trip_of(kAdapter, edited, c);
 }
 
 TEST_CASE("capture: a mostly rewritten method is its whole definition, not its class", "[python][capture][anchor]") {
-  std::string edited = swapped(kAdapter, "    def close(self):\n        self.poolmanager.clear()\n",
+  std::string edited = with(kAdapter, "    def close(self):\n        self.poolmanager.clear()\n",
                             "    def close(self, force=False):\n        self.poolmanager.clear()\n        self.closed = force\n");
   auto c = capture(kAdapter, edited);
   REQUIRE(c.edits.size() == 1);
   CHECK(c.edits[0].action == Action::replace_function);
   CHECK(c.edits[0].target == "HTTPAdapter.close");
-  round_trips(kAdapter, edited, c);
+  check_round_trip_of(kAdapter, edited, c);
 
   // Every line of a body changed: the body.
   std::string pip = "def f(x):\n    a = 1\n    b = 2\n    return a + b + x\n";
@@ -161,7 +145,7 @@ TEST_CASE("capture: a mostly rewritten method is its whole definition, not its c
   auto b = capture(pip, body);
   REQUIRE(b.edits.size() == 1);
   CHECK(b.edits[0].action == Action::replace_body);
-  round_trips(pip, body, b);
+  check_round_trip_of(pip, body, b);
 }
 
 TEST_CASE("capture: lines added where no statement beside them is found once keep the other forms",
@@ -173,7 +157,7 @@ TEST_CASE("capture: lines added where no statement beside them is found once kee
   REQUIRE(c.edits.size() == 1);
   CHECK(c.edits[0].action != Action::insert_before);
   CHECK(c.edits[0].action != Action::insert_after);
-  round_trips(pip, edited, c);
+  check_round_trip_of(pip, edited, c);
 }
 
 TEST_CASE("capture: a method whose small edit does not give it back is the whole method, never its class",
@@ -182,20 +166,20 @@ TEST_CASE("capture: a method whose small edit does not give it back is the whole
                     "    def g(self):\n        return 2\n";
   // The body replaced and the blank line below the docstring gone: replace-body keeps
   // that line, so only the whole method gives the bytes back.
-  std::string edited = swapped(pip, "        \"\"\"Doc.\"\"\"\n\n        x = 1\n        return x\n",
+  std::string edited = with(pip, "        \"\"\"Doc.\"\"\"\n\n        x = 1\n        return x\n",
                                "        \"\"\"Doc.\"\"\"\n        return 3\n");
   auto c = capture(pip, edited);
   REQUIRE(c.edits.size() == 1);
   CHECK(c.edits[0].action == Action::replace_function);
   CHECK(c.edits[0].target == "A.f");
-  round_trips(pip, edited, c);
+  check_round_trip_of(pip, edited, c);
   // With the blank line kept, a body whose changed line is found only with most of it:
   // replace-body, its code without the blank line, which stays.
-  std::string same = swapped(pip, "        x = 1\n", "        x = 1\n        x = 1\n        x = 1\n");
-  std::string kept = swapped(same, "        x = 1\n        return x\n", "        x = 5\n        return x\n");
+  std::string same = with(pip, "        x = 1\n", "        x = 1\n        x = 1\n        x = 1\n");
+  std::string kept = with(same, "        x = 1\n        return x\n", "        x = 5\n        return x\n");
   auto k = capture(same, kept);
   REQUIRE(k.edits.size() == 1);
   CHECK(k.edits[0].action == Action::replace_body);
   CHECK(k.edits[0].code == "x = 1\nx = 1\nx = 5\nreturn x\n");
-  round_trips(same, kept, k);
+  check_round_trip_of(same, kept, k);
 }

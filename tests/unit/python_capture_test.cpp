@@ -2,8 +2,7 @@
 // applying them to pip's text; what no named edit can make is reported by line.
 #include <catch2/catch.hpp>
 
-#include "sitepatch/python/capture.hpp"
-#include "unit/python_support.hpp"
+#include "unit/capture_support.hpp"
 
 using namespace pytest;
 using sitepatch::python::capture;
@@ -38,21 +37,6 @@ const std::string kPip =
     "\n"
     "\n"
     "print('loaded')\n";
-
-std::string with(std::string s, const std::string& from, const std::string& to) {
-  size_t at = s.find(from);
-  REQUIRE(at != std::string::npos);
-  return s.replace(at, from.size(), to);
-}
-
-// The captured edits, applied to pip's text, give the edited text (and again, nothing).
-void check_round_trip_of(const std::string& pip, const std::string& edited, const sitepatch::python::Capture& c) {
-  REQUIRE(c.exact);
-  CHECK(c.outside.empty());
-  Run r = run(pip, c.edits);
-  CHECK(r.out == edited);
-  CHECK(idempotent(r.out, c.edits));
-}
 
 void check_round_trip(const std::string& edited, const sitepatch::python::Capture& c) {
   check_round_trip_of(kPip, edited, c);
