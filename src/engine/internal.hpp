@@ -153,6 +153,10 @@ bool any_pending(const std::vector<store::PatchRecord>& records);
 /// that ran it was killed before it could roll them back.
 std::vector<std::string> unchecked_ids(const std::vector<store::PatchRecord>& records);
 
+/// The edits of `parsed` (r's recipe) that `r` recorded in file `rel`, in record order.
+std::vector<const recipe::Edit*> recorded_edits_in(const store::PatchRecord& r, const recipe::Recipe& parsed,
+                                                   const std::string& rel);
+
 /// `text` (of file `rel`) with the ensure-imports of `kept`'s edits there made again:
 /// a rollback of another recipe does not take away an import `kept` needs.
 std::string ensure_kept_imports(const store::PatchRecord& kept, const std::string& rel, const std::string& text);

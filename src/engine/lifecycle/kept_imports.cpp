@@ -2,8 +2,6 @@
 // `import shutil`, recipe B asked for it too and found it there. Undoing A takes the
 // line out; B still needs it, so it goes back in, and from then on B's record holds it
 // (B's rollback takes it out).
-#include <map>
-
 #include "engine/internal.hpp"
 #include "sitepatch/python/module.hpp"
 #include "sitepatch/recipe/recipe.hpp"
@@ -14,28 +12,19 @@ std::string ensure_kept_imports(const store::PatchRecord& kept, const std::strin
   if (kept.recipe_text.empty()) return text;
   std::optional<recipe::Recipe> parsed;
   try {
-    parsed = recipe::parse(kept.recipe_text, kept.id + ".yaml");
+    parsed = recorded_recipe(kept, kept.id + ".yaml");
   } catch (const Error&) {
     return text;  // a recipe this version cannot read: the rollback's own checks stand
   }
-  // The edits of `kept` in this file: the n-th record of a place is the n-th edit of it.
   std::vector<recipe::Edit> imports;
-  std::map<std::string, int> seen;
-  for (auto& er : kept.edits) {
-    if (er.rel != rel) continue;
-    int nth = seen[er.where]++;
-    for (auto& e : parsed->edits) {
-      if (e.where() != er.where || nth-- > 0) continue;
-      if (!e.ensure_import.empty()) {
-        recipe::Edit only = e;  // the import alone, at module level
-        only.action = recipe::Action::none;
-        only.target.clear();
-        only.kind = recipe::TargetKind::function;
-        imports.push_back(std::move(only));
-      }
-      break;
+  for (const recipe::Edit* e : recorded_edits_in(kept, *parsed, rel))
+    if (!e->ensure_import.empty()) {
+      recipe::Edit only = *e;  // the import alone, at module level
+      only.action = recipe::Action::none;
+      only.target.clear();
+      only.kind = recipe::TargetKind::function;
+      imports.push_back(std::move(only));
     }
-  }
   if (imports.empty()) return text;
   std::vector<const recipe::Edit*> edits;
   for (auto& e : imports) edits.push_back(&e);
