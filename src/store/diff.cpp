@@ -54,3 +54,30 @@ std::vector<std::string> added_lines(const std::string& old_text, const std::str
 }
 
 }  // namespace sitepatch::store
+
+namespace sitepatch::store {
+
+std::vector<std::pair<size_t, size_t>> changed_rows(const std::string& old_text, const std::string& new_text) {
+  std::vector<std::pair<size_t, size_t>> out;
+  if (old_text == new_text) return out;
+  init_libgit2();
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.context_lines = 0;
+  git_patch* raw = nullptr;
+  check(git_patch_from_buffers(&raw, old_text.data(), old_text.size(), nullptr, new_text.data(), new_text.size(),
+                               nullptr, &opts),
+        "cannot diff", "");
+  PatchPtr patch(raw);
+  for (size_t h = 0; h < git_patch_num_hunks(patch.get()); ++h) {
+    const git_diff_hunk* hunk = nullptr;
+    if (git_patch_get_hunk(&hunk, nullptr, patch.get(), h) != 0) continue;
+    // A hunk that only deletes has no new lines: it stands between new_start and the
+    // line after it, both of which it changes the meaning of.
+    size_t first = hunk->new_start > 0 ? size_t(hunk->new_start) - 1 : 0;
+    size_t last = hunk->new_lines > 0 ? first + size_t(hunk->new_lines) - 1 : first + 1;
+    out.emplace_back(first, last);
+  }
+  return out;
+}
+
+}  // namespace sitepatch::store

@@ -120,6 +120,31 @@ TEST_CASE("code that Python rejects is refused before anything is written", "[e2
   CHECK(env.pristine());
 }
 
+TEST_CASE("code only Python's compiler rejects is refused, with its line in the file", "[e2e]") {
+  // tree-sitter parses `nonlocal` anywhere; Python's symbol table refuses one with no
+  // enclosing function binding it. Plan compiles only the changed statement: the error
+  // must still come, with the line it has in the whole file.
+  e2e::DemoEnv env;
+  std::string recipe = env.recipe("nonlocal.yaml",
+                                  "id: nonlocal\n"
+                                  "edits:\n"
+                                  "  - module: flashinfer.jit.cpp_ext\n"
+                                  "    function: get_cuda_version\n"
+                                  "    replace-body: |\n"
+                                  "      nonlocal seen\n"
+                                  "      return None\n");
+  auto r = env.sp({"plan", recipe});
+  CHECK(r.status == 1);
+  std::string text = env.read("flashinfer/jit/cpp_ext.py");
+  size_t def_at = text.find("def get_cuda_version(");
+  REQUIRE(def_at != std::string::npos);
+  int nonlocal_line = int(std::count(text.begin(), text.begin() + long(def_at), '\n')) + 3;  // after the docstring
+    CHECK(r.err.find(" rejects the result: no binding for nonlocal 'seen' found (from " + recipe + ":6)\n"
+                   "    flashinfer/jit/cpp_ext.py, as the edits would make it:\n") != std::string::npos);
+  CHECK(r.err.find("  > " + std::to_string(nonlocal_line) + " |     nonlocal seen\n") != std::string::npos);
+  CHECK(env.pristine());
+}
+
 TEST_CASE("rollback of a patch that is not applied lists what is", "[e2e]") {
   e2e::DemoEnv env;
   REQUIRE(env.sp({"apply", e2e::bundled("flashinfer-dynamo.yaml")}).status == 0);

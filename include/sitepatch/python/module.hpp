@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sitepatch/recipe/recipe.hpp"
@@ -120,6 +121,11 @@ class Module {
 
   /// ERROR and MISSING nodes of this source's tree.
   std::vector<SyntaxProblem> syntax_problems() const;
+
+  /// Rows [first, last] (0-based) of each top-level statement, comments left out;
+  /// nullopt when rows of the tree are not lines of the bytes (a source in an encoding
+  /// other than UTF-8, or with lone CR line ends). For python::compile_view.
+  std::optional<std::vector<std::pair<size_t, size_t>>> top_level_rows() const;
 
  private:
   struct Impl;

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <utility>
 
 namespace sitepatch::store {
 
@@ -143,6 +144,11 @@ std::string unified_diff(const std::string& old_text, const std::string& new_tex
 /// The lines `new_text` adds to `old_text` (changed lines included), without their line
 /// ends, in order. libgit2's line diff.
 std::vector<std::string> added_lines(const std::string& old_text, const std::string& new_text);
+
+/// The lines of `new_text` that differ from `old_text`: each hunk of libgit2's line diff
+/// as [first, last] rows (0-based); a hunk that only deletes gives the two rows it lies
+/// between.
+std::vector<std::pair<size_t, size_t>> changed_rows(const std::string& old_text, const std::string& new_text);
 
 struct MergeResult {
   bool clean = false;

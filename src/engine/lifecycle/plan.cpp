@@ -6,7 +6,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -18,6 +17,7 @@
 #include "engine/internal.hpp"
 #include "engine/records/file_state.hpp"
 #include "engine/records/history_access.hpp"
+#include "sitepatch/python/compile_view.hpp"
 #include "sitepatch/python/module.hpp"
 #include "sitepatch/util/budget.hpp"
 #include "sitepatch/util/hash.hpp"
@@ -114,6 +114,7 @@ struct FileOutcome {
   std::vector<python::SyntaxProblem> problems;                 // of the new text
   std::vector<detail::EditSpan> spans;                         // what each edit wrote in it
   std::map<size_t, std::vector<python::FreeName>> unbound;     // flattened edit index -> free names
+  std::optional<std::vector<std::pair<size_t, size_t>>> statements;  // the new text's top-level rows
 };
 
 // The edits of one file; pure CPU work, safe to run beside other files. `parsed` is
@@ -160,6 +161,7 @@ FileOutcome edit_file(const FileWork& w, const python::Module& parsed,
   if (fc.new_text != fc.old_text) {
     python::Module result = last->edited(fc.new_text, changes);
     o.problems = result.syntax_problems();
+    o.statements = result.top_level_rows();
     if (o.problems.empty()) o.unbound = detail::free_names_by_edit(result, fc.rel, o.spans, env.builtins);
     // What verify would ask of these bytes, asked now on the parses at hand (one
     // recipe's: several are each checked against their own original, later).
@@ -399,33 +401,29 @@ void record_results(Session& s, Plan& p, const std::vector<FileWork>& work, std:
 }
 
 // Every changed file is checked twice: tree-sitter found its ERROR and MISSING nodes
-// when it was edited; now the environment's own Python compiles it (its version's
-// grammar has the last word) while the diffs are made here. A file that passes goes
+// when it was edited; now the environment's own Python compiles what the edits changed
+// (its version's grammar has the last word). A file that passes goes
 // into `p.files`; one that fails fails the edit that broke it. Returns how many changed.
 size_t check_results(Session& s, Plan& p, const std::vector<FileWork>& work, std::vector<FileOutcome>& out,
                    const std::vector<const recipe::Edit*>& edits) {
   std::vector<size_t> changed;
-  std::vector<host::CompileRequest> compile;
   for (size_t k = 0; k < out.size(); ++k)
-    if (out[k].fc.new_text != out[k].fc.old_text) {
-      changed.push_back(k);
-      compile.push_back({out[k].fc.rel, out[k].fc.new_text});
-    }
-  std::vector<host::CompileResult> compiled;
-  std::exception_ptr compile_error;
-  std::thread compiler([&] {
-    try {
-      if (!compile.empty()) compiled = s.host.compile(compile);
-    } catch (...) {
-      compile_error = std::current_exception();
-    }
-  });
+    if (out[k].fc.new_text != out[k].fc.old_text) changed.push_back(k);
+  // Python compiles only the top-level statements the edits changed (compile_view):
+  // the rest compiled before the edit, and compiling it again was half of a large
+  // recipe's plan.
+  std::vector<host::CompileRequest> compile(changed.size());
   util::parallel_for(changed.size(), [&](size_t c) {
-    auto& fc = out[changed[c]].fc;
+    auto& o = out[changed[c]];
+    auto& fc = o.fc;
     fc.diff = store::unified_diff(fc.old_text, fc.new_text, fc.rel);
+    compile[c].label = fc.rel;
+    compile[c].source = o.statements ? python::compile_view(fc.new_text, *o.statements,
+                                                            store::changed_rows(fc.old_text, fc.new_text))
+                                     : fc.new_text;
   });
-  compiler.join();
-  if (compile_error) std::rethrow_exception(compile_error);
+  std::vector<host::CompileResult> compiled;
+  if (!compile.empty()) compiled = s.host.compile(compile);
 
   for (size_t c = 0; c < changed.size(); ++c) {
     auto& w = work[changed[c]];
