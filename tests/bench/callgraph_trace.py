@@ -75,61 +75,58 @@ def module_name(root, path):
 
 
 class LambdaNames:
-    """Names every lambda of a file as README says: <lambdaN>, N counting the lambdas of the
-    same enclosing scope (def, lambda, class or module) in source order from 1."""
+    """Names every lambda of a file as README says: <lambdaN>, N counting from 1 the lambdas
+    whose innermost enclosing scope (def, lambda, class or module; not a comprehension) is
+    the same, in the order of where each `lambda` keyword stands (line, then column)."""
 
     def __init__(self, source):
-        self.by_pos = {}  # (lineno, col_offset) -> qualified name without the module
         self.spans = {}   # lineno -> [(body start (line, col), body end (line, col), name)]
-        self._walk(ast.parse(source), [])
+        self._scope(ast.parse(source), [])
 
-    def _walk(self, node, scope):
-        counter = [0]
-        self._visit_children(node, scope, counter)
+    def _scope(self, node, scope, body=None):
+        found = []
+        for child in (body if body is not None else ast.iter_child_nodes(node)):
+            self._collect(child, found, scope)
+        found.sort(key=lambda n: (n.lineno, n.col_offset))
+        for i, lam in enumerate(found, 1):
+            name = "<lambda%d>" % i
+            full = ".".join(scope + [name])
+            b = lam.body
+            self.spans.setdefault(lam.lineno, []).append(
+                ((b.lineno, b.col_offset), (b.end_lineno, b.end_col_offset), full))
+            self._scope(lam, scope + [name], [lam.body])
 
-    def _visit_children(self, node, scope, counter):
-        for child in ast.iter_child_nodes(node):
-            self._visit(child, scope, counter)
-
-    def _visit(self, node, scope, counter):
+    def _collect(self, node, found, scope):
+        """Lambdas of the current scope under node; opens the scopes of defs and classes."""
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            # decorators, defaults, bases and annotations are evaluated in the enclosing scope
+            # decorators, defaults, bases and keywords are evaluated in the enclosing scope
             outer = list(node.decorator_list)
             if isinstance(node, ast.ClassDef):
                 outer += node.bases + [k.value for k in node.keywords]
             else:
                 outer += node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
             for e in outer:
-                self._visit(e, scope, counter)
-            inner = scope + [node.name]
-            c = [0]
-            for stmt in node.body:
-                self._visit(stmt, inner, c)
+                self._collect(e, found, scope)
+            self._scope(node, scope + [node.name], node.body)
             return
         if isinstance(node, ast.Lambda):
+            found.append(node)
             for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
-                self._visit(d, scope, counter)
-            counter[0] += 1
-            name = "<lambda%d>" % counter[0]
-            full = ".".join(scope + [name])
-            self.by_pos[(node.lineno, node.col_offset)] = full
-            b = node.body
-            self.spans.setdefault(node.lineno, []).append(
-                ((b.lineno, b.col_offset), (b.end_lineno, b.end_col_offset), full))
-            self._visit(node.body, scope + [name], [0])
+                self._collect(d, found, scope)
             return
-        self._visit_children(node, scope, counter)
+        for child in ast.iter_child_nodes(node):
+            self._collect(child, found, scope)
 
     def name_of(self, code):
         cands = self.spans.get(code.co_firstlineno, [])
         if len(cands) == 1:
             return cands[0][2]
-        for _, _, line, col in [p for p in code.co_positions()]:
+        for line, _, col, _ in code.co_positions():
             if line is None or col is None:
                 continue
-            for start, end, name in cands:
-                if start <= (line, col) and (line, col) < end or start == (line, col):
-                    return name
+            inside = [c for c in cands if c[0] <= (line, col) < c[1]]
+            if inside:
+                return max(inside, key=lambda c: c[0])[2]  # the innermost body holding it
         return cands[0][2] if cands else "<lambda?>"
 
 
