@@ -1,0 +1,5 @@
+def f():
+    pass
+
+a = b = f
+b()

@@ -1,0 +1,13 @@
+def first():
+    pass
+
+def second():
+    pass
+
+def run():
+    fn = first
+    fn()
+    fn = second
+    fn()
+
+run()

@@ -1,0 +1,9 @@
+def stale():
+    pass
+
+def fresh():
+    pass
+
+fn = stale
+fn = fresh
+fn()

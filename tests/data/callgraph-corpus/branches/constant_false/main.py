@@ -1,0 +1,11 @@
+FLAG = False
+
+def g():
+    pass
+
+def h():
+    pass
+
+if FLAG:
+    g()
+h()

@@ -1,0 +1,8 @@
+def unreachable():
+    pass
+
+def f():
+    return 1
+    unreachable()
+
+f()

@@ -1,0 +1,3 @@
+class Model:
+    def name(self):
+        return "heavy"

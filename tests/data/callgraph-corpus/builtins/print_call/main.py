@@ -1,0 +1,4 @@
+def message():
+    return "hi"
+
+print(message())

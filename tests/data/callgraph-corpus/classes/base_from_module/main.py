@@ -1,0 +1,7 @@
+import base
+
+class Child(base.Base):
+    def run(self):
+        return self.helper()
+
+Child().run()

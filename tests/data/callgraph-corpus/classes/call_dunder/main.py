@@ -1,0 +1,9 @@
+class Model:
+    def __call__(self, x):
+        return self.forward(x)
+
+    def forward(self, x):
+        return x
+
+m = Model()
+m(1)

@@ -1,0 +1,6 @@
+class Counter:
+    def inc(self):
+        pass
+
+c = Counter()
+Counter.inc(c)

@@ -1,0 +1,9 @@
+def outer():
+    def inner():
+        helper()
+    return inner
+
+def helper():
+    pass
+
+outer()()

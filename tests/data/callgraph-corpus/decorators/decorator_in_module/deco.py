@@ -1,0 +1,4 @@
+def timed(fn):
+    def run(*args):
+        return fn(*args)
+    return run

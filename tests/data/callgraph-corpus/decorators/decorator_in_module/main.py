@@ -1,0 +1,7 @@
+from deco import timed
+
+@timed
+def step():
+    pass
+
+step()

@@ -1,0 +1,2 @@
+m = __import__("plugin")
+m.func()

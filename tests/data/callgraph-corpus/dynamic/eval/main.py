@@ -1,0 +1,7 @@
+def target():
+    pass
+
+def other():
+    pass
+
+eval("target()")

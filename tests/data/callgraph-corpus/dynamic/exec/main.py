@@ -1,0 +1,7 @@
+def hidden():
+    pass
+
+def run(code):
+    exec(code)
+
+run("hidden()")

@@ -1,0 +1,7 @@
+def chosen():
+    pass
+
+def not_chosen():
+    pass
+
+globals()["chosen"]()

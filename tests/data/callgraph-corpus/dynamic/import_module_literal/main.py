@@ -1,0 +1,4 @@
+import importlib
+
+mod = importlib.import_module("plugin")
+mod.func()

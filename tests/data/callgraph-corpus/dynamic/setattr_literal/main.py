@@ -1,0 +1,9 @@
+def handler():
+    pass
+
+class Box:
+    pass
+
+b = Box()
+setattr(b, "run", handler)
+b.run()

@@ -1,0 +1,16 @@
+def cleanup():
+    pass
+
+def risky():
+    raise ValueError("x")
+
+def guarded():
+    try:
+        risky()
+    finally:
+        cleanup()
+
+try:
+    guarded()
+except ValueError:
+    pass

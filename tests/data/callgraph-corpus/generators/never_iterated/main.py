@@ -1,0 +1,8 @@
+def helper():
+    pass
+
+def produce():
+    helper()
+    yield 1
+
+g = produce()

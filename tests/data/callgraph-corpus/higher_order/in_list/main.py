@@ -1,0 +1,8 @@
+def zero():
+    pass
+
+def one():
+    pass
+
+table = [zero, one]
+table[1]()

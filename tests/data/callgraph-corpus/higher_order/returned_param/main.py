@@ -1,0 +1,7 @@
+def passthrough(fn):
+    return fn
+
+def work():
+    pass
+
+passthrough(work)()

@@ -1,0 +1,7 @@
+import b
+
+def start():
+    b.middle()
+
+def finish():
+    pass

@@ -1,0 +1,4 @@
+import a
+
+def middle():
+    a.finish()

@@ -1,0 +1,3 @@
+from pkg.models import Net
+
+Net(2).forward()

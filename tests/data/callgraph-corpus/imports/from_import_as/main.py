@@ -1,0 +1,6 @@
+from to_import import func as g
+
+def func():
+    pass
+
+g()

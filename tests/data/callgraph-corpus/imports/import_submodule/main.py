@@ -1,0 +1,3 @@
+import pkg.sub
+
+pkg.sub.func()

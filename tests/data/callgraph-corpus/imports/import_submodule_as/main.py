@@ -1,0 +1,3 @@
+import pkg.sub as s
+
+s.func()

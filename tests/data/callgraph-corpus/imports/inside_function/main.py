@@ -1,0 +1,5 @@
+def lazy():
+    import to_import
+    to_import.func()
+
+lazy()

@@ -1,0 +1,3 @@
+import setup_mod
+
+setup_mod.ready()

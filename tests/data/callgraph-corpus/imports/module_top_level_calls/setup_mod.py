@@ -1,0 +1,7 @@
+def init():
+    pass
+
+def ready():
+    pass
+
+init()

@@ -1,0 +1,3 @@
+from pkg.sub.leaf import go
+
+go()

@@ -1,0 +1,4 @@
+from .. import shared
+
+def go():
+    shared()

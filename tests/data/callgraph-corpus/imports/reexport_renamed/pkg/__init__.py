@@ -1,0 +1,1 @@
+from ._impl import _hidden as public

@@ -1,0 +1,2 @@
+def _hidden():
+    pass

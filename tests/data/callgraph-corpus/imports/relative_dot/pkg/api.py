@@ -1,0 +1,4 @@
+from . import helpers
+
+def run():
+    helpers.work()

@@ -1,0 +1,3 @@
+import pkg.front
+
+pkg.front.go()

@@ -1,0 +1,4 @@
+from .back import handle
+
+def go():
+    handle()

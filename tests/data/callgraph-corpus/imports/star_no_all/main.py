@@ -1,0 +1,7 @@
+from to_import import *
+
+def _private():
+    pass
+
+func()
+_private()

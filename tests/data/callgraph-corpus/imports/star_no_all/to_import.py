@@ -1,0 +1,5 @@
+def func():
+    pass
+
+def _private():
+    pass

@@ -1,0 +1,7 @@
+def helper():
+    pass
+
+from to_import import *
+
+exported()
+helper()

@@ -1,0 +1,7 @@
+__all__ = ["exported"]
+
+def exported():
+    pass
+
+def helper():
+    pass

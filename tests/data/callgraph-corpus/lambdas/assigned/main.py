@@ -1,0 +1,5 @@
+def helper(x):
+    return x + 1
+
+inc = lambda x: helper(x)
+inc(1)

@@ -1,0 +1,4 @@
+def value():
+    return 3
+
+result = (lambda: value() * 2)()

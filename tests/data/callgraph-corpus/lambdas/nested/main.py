@@ -1,0 +1,5 @@
+def leaf():
+    pass
+
+make = lambda: (lambda: leaf())
+make()()

@@ -1,0 +1,8 @@
+def one():
+    pass
+
+def two():
+    pass
+
+pair = (lambda: one(), lambda: two())
+pair[1]()

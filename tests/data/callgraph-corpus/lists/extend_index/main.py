@@ -1,0 +1,9 @@
+def first():
+    pass
+
+def last():
+    pass
+
+fns = [first]
+fns.extend([last])
+fns[-1]()

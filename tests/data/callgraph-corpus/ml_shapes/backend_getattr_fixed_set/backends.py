@@ -1,0 +1,8 @@
+def cpu():
+    return True
+
+def cuda():
+    return False
+
+def mps():
+    return False

@@ -1,0 +1,3 @@
+import lazy
+
+lazy.heavy.func()

@@ -1,0 +1,6 @@
+from layers import Middle
+
+class Top(Middle):
+    pass
+
+Top().forward()

@@ -1,0 +1,11 @@
+class Fast:
+    def __init__(self):
+        pass
+
+    def run(self):
+        pass
+
+def pick():
+    return Fast
+
+pick()().run()

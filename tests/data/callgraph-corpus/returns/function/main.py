@@ -1,0 +1,7 @@
+def impl():
+    pass
+
+def get():
+    return impl
+
+get()()

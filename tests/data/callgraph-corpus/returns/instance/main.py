@@ -1,0 +1,8 @@
+class Conn:
+    def query(self):
+        pass
+
+def connect():
+    return Conn()
+
+connect().query()

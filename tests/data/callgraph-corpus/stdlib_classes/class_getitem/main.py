@@ -1,0 +1,5 @@
+class Box:
+    def __class_getitem__(cls, item):
+        return cls
+
+IntBox = Box[int]
