@@ -227,10 +227,11 @@ void print_walk(const Output& out, const GlobalOptions& g, const std::string& en
 int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet& rules,
               const std::vector<audit::IgnoreEntry>& ignores) {
   size_t colon = o.entry.find(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == o.entry.size())
-    throw Error("entry `" + o.entry + "` must be MODULE:FUNCTION, e.g. flashinfer.fp4_quantization:fp4_quantize",
+  if (colon == 0 || (colon != std::string::npos && colon + 1 == o.entry.size()))
+    throw Error("entry `" + o.entry + "` must be MODULE or MODULE:FUNCTION, e.g. flashinfer.fp4_quantization:fp4_quantize",
                 Exit::usage);
-  audit::WalkOptions w{o.entry.substr(0, colon), o.entry.substr(colon + 1), o.depth};
+  // MODULE alone: its top level is the entry (what `import MODULE` or running it does).
+  audit::WalkOptions w{o.entry.substr(0, colon), colon == std::string::npos ? "" : o.entry.substr(colon + 1), o.depth};
   Env env = open_env(g);
   Output out(g);
   CalibratedRules cr = with_calibration(rules, env.session.get());

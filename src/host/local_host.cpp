@@ -35,13 +35,6 @@ std::string absolute(const std::string& path) {
   return std::string(buf) + "/" + path;
 }
 
-/// Where the link `path` leads, as it says it ("?" when unreadable).
-std::string link_target(const std::string& path) {
-  char buf[PATH_MAX + 1];
-  ssize_t n = ::readlink(path.c_str(), buf, PATH_MAX);
-  return n > 0 ? std::string(buf, size_t(n)) : "?";
-}
-
 /// The interpreter of `venv`: a root with bin/python3 or bin/python, or a Python
 /// executable itself. Never resolves symlinks: a venv's python is a link whose
 /// target would report the base installation instead of the venv.
@@ -65,7 +58,7 @@ std::string find_python(const std::string& venv) {
         return absolute(candidate);
       if (!why.empty() || ::lstat(candidate.c_str(), &ls) != 0) continue;
       int err = ::stat(candidate.c_str(), &cs) != 0 ? errno : EACCES;
-      why = S_ISLNK(ls.st_mode) ? candidate + " is a link to " + link_target(candidate) + ", which you cannot run (" +
+      why = S_ISLNK(ls.st_mode) ? candidate + " is a link to " + util::link_target(candidate) + ", which you cannot run (" +
                                       std::strerror(err) + ")"
                                 : candidate + " is there, but you cannot run it (" + std::strerror(err) + ")";
     }

@@ -14,6 +14,7 @@
 
 #include "host/agent_client.hpp"
 #include "host/local_files.hpp"
+#include "sitepatch/util/file.hpp"
 #include "sitepatch/util/safe_path.hpp"
 
 namespace sitepatch::host {
@@ -44,12 +45,6 @@ std::vector<std::string> tags_in(int fd) {
   return n > 0 ? lock_tags(std::string_view(buf, size_t(n))) : std::vector<std::string>{};
 }
 
-std::string link_target(const std::string& path) {
-  char buf[PATH_MAX + 1];
-  ssize_t n = ::readlink(path.c_str(), buf, PATH_MAX);
-  return n > 0 ? std::string(buf, size_t(n)) : "?";
-}
-
 /// The folder of the lock (the state folder): a real folder, and for a writer one it
 /// owns that nobody else may write to, since the history's files are created there.
 /// False when a reader finds no folder.
@@ -68,7 +63,7 @@ bool check_folder(const std::string& dir, LockMode mode) {
     if (::lstat(dir.c_str(), &st) != 0) throw Error("cannot use " + dir + ": " + std::strerror(errno));
   }
   if (S_ISLNK(st.st_mode))
-    throw Error(dir + " is a symbolic link (to " + link_target(dir) +
+    throw Error(dir + " is a symbolic link (to " + util::link_target(dir) +
                 "); sitepatch keeps its history and lock only in a real folder: remove the link "
                 "(or give --state-dir)");
   if (!S_ISDIR(st.st_mode)) throw Error(dir + " is not a folder; sitepatch keeps its history there: move it away");
@@ -101,7 +96,7 @@ std::unique_ptr<Lock> lock_local(const std::string& path, int timeout_ms, LockMo
   if (!check_folder(dir, mode)) return nullptr;
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0 && errno == ELOOP)
-    throw Error(path + " is a symbolic link (to " + link_target(path) +
+    throw Error(path + " is a symbolic link (to " + util::link_target(path) +
                 "); sitepatch never opens its lock through a link: remove it");
   if (fd < 0 && mode == LockMode::shared && (errno == EACCES || errno == EROFS))
     fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);  // a reader that may not create it

@@ -132,6 +132,12 @@ Dir::~Dir() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+std::string link_target(const std::string& path) {
+  char buf[PATH_MAX + 1];
+  ssize_t n = ::readlink(path.c_str(), buf, PATH_MAX);
+  return n > 0 ? std::string(buf, size_t(n)) : "?";
+}
+
 std::string Dir::real_path() const {
   char buf[PATH_MAX + 1];
   std::string link = "/proc/self/fd/" + std::to_string(fd_);

@@ -49,7 +49,7 @@ TEST_CASE("compile_view of a deletion keeps the statements on both sides of it",
   CHECK(view_of(before, after) == "\n\n# note\n\n\n\n\n");
 }
 
-TEST_CASE("compile_view keeps CRLF line ends; top_level_rows refuses lone CR ends and other encodings", "[python]") {
+TEST_CASE("compile_view keeps CRLF line ends, and top_level_rows refuses lone CR ends and other encodings", "[python]") {
   std::string before = "def a():\r\n    pass\r\ndef b():\r\n    pass\r\n";
   std::string after = "def a():\r\n    pass\r\ndef b():\r\n    return 1\r\n";
   CHECK(view_of(before, after) == "\r\n\r\ndef b():\r\n    return 1\r\n");

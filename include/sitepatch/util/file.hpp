@@ -99,4 +99,7 @@ class AtomicFile {
   bool committed_ = false;
 };
 
+/// Where the link `path` leads, as it says it ("?" when it cannot be read).
+std::string link_target(const std::string& path);
+
 }  // namespace sitepatch::util

@@ -6,6 +6,7 @@
 // audit MODULE:FUNCTION: modules come from site-packages through the Host, one batch
 // per wave of the walk, parsed in parallel; the walk itself is audit::walk.
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -13,6 +14,7 @@
 
 #include "engine/internal.hpp"
 #include "sitepatch/host/distribution_index.hpp"
+#include "sitepatch/audit/flow.hpp"
 #include "sitepatch/engine/audit.hpp"
 #include "sitepatch/util/parallel.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -46,8 +48,14 @@ class SiteModules : public audit::ModuleSource {
     return out;
   }
 
-  std::vector<std::optional<audit::ModuleFacts>> load_site(const std::vector<std::string>& modules) {
-    // Every candidate file of every module, in one read.
+  // Where each module's source is, in one read of every candidate file.
+  struct Found {
+    enum Kind { none, namespace_package, compiled, source } kind = none;
+    std::string rel, dir, twin;
+    const std::string* text = nullptr;
+    bool package = false;
+  };
+  std::vector<Found> locate(const std::vector<std::string>& modules, std::map<std::string, host::FileData>& files) {
     std::vector<std::string> paths;
     std::vector<std::vector<std::string>> cands(modules.size());
     for (size_t i = 0; i < modules.size(); ++i) {
@@ -68,7 +76,6 @@ class SiteModules : public audit::ModuleSource {
         for (auto& c : cands[i])
           for (auto& t : site::compiled_twins(c, s_.env.ext_suffixes)) twin_paths.push_back(dir + "/" + t);
     if (!twin_paths.empty()) s_.host.prefetch({{}, {}, twin_paths});
-    std::map<std::string, host::FileData> files;
     for (auto& f : s_.host.read(paths)) files.emplace(f.path, std::move(f));
     std::set<std::string> twins;
     if (!twin_paths.empty()) {
@@ -84,15 +91,7 @@ class SiteModules : public audit::ModuleSource {
       }
       return std::string();
     };
-
-    struct Job {
-      size_t index;
-      std::string rel, site_dir;
-      const std::string* text;
-      bool package;
-    };
-    std::vector<Job> jobs;
-    std::vector<std::optional<audit::ModuleFacts>> out(modules.size());
+    std::vector<Found> out(modules.size());
     for (size_t i = 0; i < modules.size(); ++i) {
       bool done = false;
       for (auto& dir : s_.env.site_dirs) {
@@ -101,27 +100,20 @@ class SiteModules : public audit::ModuleSource {
           if (it == files.end() || !it->second.exists) continue;
           bool dir_entry = !util::ends_with(c, ".py");
           if (dir_entry != it->second.is_dir) continue;
+          Found& f = out[i];
+          f.rel = c;
+          f.dir = dir;
+          f.package = util::ends_with(c, "/__init__.py");
           if (dir_entry) {
-            audit::ModuleFacts ns;  // a namespace package: submodules only
-            ns.name = modules[i];
-            ns.is_package = true;
-            ns.file = c + "/";
-            ns.root = dir;
-            ns.functions.emplace_back();
-            out[i] = std::move(ns);
+            f.kind = Found::namespace_package;
           } else if (std::string twin = shadowed(c, dir); !twin.empty()) {
-            audit::ModuleFacts compiled;  // what runs is the twin: nothing of the source is read
-            compiled.name = modules[i];
-            compiled.is_package = util::ends_with(c, "/__init__.py");
-            compiled.file = c;
-            compiled.root = dir;
-            compiled.compiled = twin;
+            f.kind = Found::compiled;
+            f.twin = twin;
             for (auto& d : s_.env.site_dirs)
-              if (util::starts_with(twin, d + "/")) compiled.compiled = twin.substr(d.size() + 1);
-            compiled.functions.emplace_back();
-            out[i] = std::move(compiled);
+              if (util::starts_with(twin, d + "/")) f.twin = twin.substr(d.size() + 1);
           } else {
-            jobs.push_back({i, c, dir, &it->second.content, util::ends_with(c, "/__init__.py")});
+            f.kind = Found::source;
+            f.text = &it->second.content;
           }
           site_dir_[modules[i]] = dir;
           done = true;
@@ -130,15 +122,56 @@ class SiteModules : public audit::ModuleSource {
         if (done) break;
       }
     }
+    return out;
+  }
+
+  std::vector<std::optional<audit::ModuleFacts>> load_site(const std::vector<std::string>& modules) {
+    std::map<std::string, host::FileData> files;
+    auto found = locate(modules, files);
+    std::vector<size_t> jobs;
+    std::vector<std::optional<audit::ModuleFacts>> out(modules.size());
+    for (size_t i = 0; i < modules.size(); ++i) {
+      const Found& f = found[i];
+      if (f.kind == Found::source) {
+        jobs.push_back(i);
+      } else if (f.kind != Found::none) {
+        audit::ModuleFacts m;  // a namespace package (submodules only), or a compiled module
+        m.name = modules[i];
+        m.is_package = f.kind == Found::namespace_package || f.package;
+        m.file = f.kind == Found::namespace_package ? f.rel + "/" : f.rel;
+        m.root = f.dir;
+        m.compiled = f.twin;
+        m.functions.emplace_back();
+        out[i] = std::move(m);
+      }
+    }
     util::parallel_for(jobs.size(), [&](size_t j) {
-      const Job& job = jobs[j];
-      audit::ModuleFacts f = audit::extract(*job.text, modules[job.index], job.package);
-      f.file = job.rel;
-      f.root = job.site_dir;
-      out[job.index] = std::move(f);
+      const Found& f = found[jobs[j]];
+      audit::ModuleFacts m = audit::extract(*f.text, modules[jobs[j]], f.package);
+      m.file = f.rel;
+      m.root = f.dir;
+      out[jobs[j]] = std::move(m);
     });
     spdlog::debug("audit: {} modules asked, {} read", modules.size(), jobs.size());
     return out;
+  }
+
+  /// For the value-flow analysis: one module's text (extra modules first).
+  std::optional<audit::flow::ModuleText> text(const std::string& module) {
+    if (extra_)
+      if (const ExtraModule* e = find_extra(module)) return audit::flow::ModuleText{e->source, e->file, "", false, false, ""};
+    std::map<std::string, host::FileData> files;
+    auto found = locate({module}, files);
+    const Found& f = found[0];
+    if (f.kind == Found::none) return std::nullopt;
+    audit::flow::ModuleText t;
+    if (f.text) t.source = *f.text;
+    t.file = f.kind == Found::namespace_package ? f.rel + "/" : f.rel;
+    t.root = f.dir;
+    t.is_package = f.package || f.kind == Found::namespace_package;
+    t.namespace_package = f.kind == Found::namespace_package;
+    t.compiled = f.twin;
+    return t;
   }
 
   std::vector<std::string> siblings(const std::string& module) override {
@@ -274,18 +307,38 @@ class SiteModules : public audit::ModuleSource {
   std::map<std::string, std::string> site_dir_;
 };
 
+class FlowTexts : public audit::flow::ModuleTexts {
+ public:
+  explicit FlowTexts(SiteModules& site) : site_(site) {}
+  std::optional<audit::flow::ModuleText> text(const std::string& module) override { return site_.text(module); }
+
+ private:
+  SiteModules& site_;
+};
+
+// The value-flow analysis walks a module's top level, and any entry when
+// SITEPATCH_AUDIT_FLOW=1 (while it replaces the walk by shapes).
+audit::CallGraph walk_with(SiteModules& source, const audit::RuleSet& rules, const audit::WalkOptions& options) {
+  const char* flow = std::getenv("SITEPATCH_AUDIT_FLOW");
+  if (options.function.empty() || (flow && std::string(flow) == "1")) {
+    FlowTexts texts(source);
+    return audit::flow::walk(texts, rules, options);
+  }
+  return audit::walk(source, rules, options);
+}
+
 }  // namespace
 
 audit::CallGraph audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options,
                              const std::vector<ExtraModule>& extra) {
   SiteModules source(s, &extra);
-  return audit::walk(source, rules, options);
+  return walk_with(source, rules, options);
 }
 
 CallAudit audit_calls(Session& s, const audit::RuleSet& rules, const audit::WalkOptions& options, bool owners) {
   SiteModules source(s);
   CallAudit a;
-  a.graph = audit::walk(source, rules, options);
+  a.graph = walk_with(source, rules, options);
   spdlog::info("audit: {} functions walked; {} modules read in {} batches", a.graph.functions, a.graph.modules,
                a.graph.waves);
   if (!owners) return a;

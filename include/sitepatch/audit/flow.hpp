@@ -1,0 +1,38 @@
+#pragma once
+// The value-flow analysis behind `audit`'s walk (src/audit/flow/): what each name,
+// attribute, parameter, return and container item can hold, to a fixpoint, demand-driven
+// from the entry; a call edge is a call of a value that holds a function. The engine
+// gives it modules' text through a ModuleTexts; it returns the same CallGraph the walk
+// always has.
+#include <optional>
+#include <string>
+
+#include "sitepatch/audit/graph.hpp"
+#include "sitepatch/audit/rules.hpp"
+
+namespace sitepatch::audit::flow {
+
+/// One module's source as the environment holds it.
+struct ModuleText {
+  std::string source;
+  std::string file;      // relative to `root`
+  std::string root;      // the site folder it is in
+  bool is_package = false;
+  bool namespace_package = false;  // a folder with no __init__.py: submodules only
+  std::string compiled;  // the compiled twin import loads instead ("" when the source runs)
+};
+
+class ModuleTexts {
+ public:
+  virtual ~ModuleTexts() = default;
+  /// The module's text, or nullopt where the environment has no Python source for it (the
+  /// standard library's modules are asked too: answering them reads the library's code).
+  virtual std::optional<ModuleText> text(const std::string& module) = 0;
+};
+
+/// The call graph from `options.module` (its top level, when `options.function` is
+/// empty) or `options.module:options.function`. Throws sitepatch::Error naming what is
+/// missing when the entry does not exist.
+CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& options);
+
+}  // namespace sitepatch::audit::flow

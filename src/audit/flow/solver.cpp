@@ -1,0 +1,257 @@
+// The solver's core: interned values, variables and copy edges, the worklist of
+// instructions, modules lowered on demand, scopes reached, and the guards that keep an
+// arm's instructions waiting until a value that can enter it arrives.
+#include <algorithm>
+
+#include "audit/flow/solver_impl.hpp"
+
+namespace sitepatch::audit::flow {
+
+uint32_t Solver::Impl::str(const std::string& s) {
+  auto [it, fresh] = string_ids.emplace(s, uint32_t(strings.size()));
+  if (fresh) strings.push_back(s);
+  return it->second;
+}
+
+uint32_t Solver::Impl::value(Kind k, uint32_t a, uint32_t b) {
+  Value v{k, a, b};
+  auto [it, fresh] = value_ids.emplace(v, uint32_t(values.size()));
+  if (fresh) values.push_back(v);
+  return it->second;
+}
+
+uint32_t Solver::Impl::new_var() {
+  vars.emplace_back();
+  return uint32_t(vars.size() - 1);
+}
+
+uint32_t Solver::Impl::temp(uint32_t instr, uint32_t what, uint32_t of) {
+  auto [it, fresh] = temps.emplace(std::make_tuple(instr, what, of), 0);
+  if (fresh) it->second = new_var();
+  return it->second;
+}
+
+bool Solver::Impl::add(uint32_t var, uint32_t v) {
+  // Copy edges carry the value on at once; instructions that read a variable run again.
+  std::vector<std::pair<uint32_t, uint32_t>> todo{{var, v}};
+  bool first = true, grew_first = false;
+  while (!todo.empty()) {
+    auto [x, val] = todo.back();
+    todo.pop_back();
+    auto& p = vars[x].pts;
+    auto it = std::lower_bound(p.begin(), p.end(), val);
+    if (it != p.end() && *it == val) {
+      first = false;
+      continue;
+    }
+    p.insert(it, val);
+    if (first) grew_first = true;
+    first = false;
+    for (uint32_t w : vars[x].watchers) enqueue(w);
+    for (uint32_t s : vars[x].succ) todo.push_back({s, val});
+  }
+  return grew_first;
+}
+
+void Solver::Impl::add_all(uint32_t var, const std::vector<uint32_t>& vals) {
+  for (uint32_t v : std::vector<uint32_t>(vals)) add(var, v);
+}
+
+void Solver::Impl::copy_edge(uint32_t from, uint32_t to) {
+  if (from == to || !copy_edges.insert((uint64_t(from) << 32) | to).second) return;
+  vars[from].succ.push_back(to);
+  add_all(to, vars[from].pts);
+}
+
+void Solver::Impl::watch(uint32_t var, uint32_t instr) {
+  if (watching.insert((uint64_t(var) << 32) | instr).second) vars[var].watchers.push_back(instr);
+}
+
+void Solver::Impl::enqueue(uint32_t instr) {
+  // An inactive one is queued too: evaluate() checks its guard again.
+  if (queued[instr]) return;
+  queued[instr] = 1;
+  work.push_back(instr);
+}
+
+const Instr& Solver::Impl::instr_of(uint32_t id) const {
+  const Site& s = instrs[id];
+  return modules[s.module].ir.scopes[s.scope_local].code[s.index];
+}
+
+int Solver::Impl::load(const std::string& name) {
+  auto it = module_index.find(name);
+  if (it != module_index.end()) return it->second;
+  auto lowered = source.load(name);
+  if (!lowered) {
+    module_index[name] = -1;
+    return -1;
+  }
+  Loaded l;
+  l.ir = std::move(*lowered);
+  l.var_base = uint32_t(vars.size());
+  vars.resize(vars.size() + l.ir.vars);
+  l.scope_base = uint32_t(scopes.size());
+  l.class_base = uint32_t(classes.size());
+  l.call_base = uint32_t(calls.size());
+  l.container_base = uint32_t(containers.size());
+  uint32_t m = uint32_t(modules.size());
+  for (uint32_t k = 0; k < l.ir.scopes.size(); ++k) scopes.push_back({m, k});
+  for (uint32_t k = 0; k < l.ir.classes.size(); ++k) classes.push_back({m, k});
+  for (uint32_t k = 0; k < l.ir.calls.size(); ++k) calls.push_back({m, k});
+  for (uint32_t k = 0; k < l.ir.containers.size(); ++k) {
+    containers.push_back({m, k});
+    container_kinds.push_back(l.ir.containers[k].kind);
+  }
+  reached.resize(scopes.size(), 0);
+  modules.push_back(std::move(l));
+  module_index[name] = int(m);
+  // What the module binds at its top level, as attributes of the module value.
+  uint32_t mv = value(Kind::module, str(name));
+  for (auto& [g, v] : modules[m].ir.globals) module_attrs[{mv, str(g)}] = gvar(m, v);
+  for (uint32_t k = 0; k < modules[m].ir.classes.size(); ++k)
+    for (auto& [a, v] : modules[m].ir.classes[k].attrs)
+      class_attrs[{modules[m].class_base + k, str(a)}] = gvar(m, v);
+  return int(m);
+}
+
+void Solver::Impl::reach_top(uint32_t m) {
+  if (modules[m].top_reached) return;
+  modules[m].top_reached = true;
+  reach(modules[m].scope_base);
+}
+
+void Solver::Impl::reach(uint32_t scope) {
+  if (reached[scope]) return;
+  reached[scope] = 1;
+  auto [m, local] = scopes[scope];
+  const Scope& s = modules[m].ir.scopes[local];
+  for (uint32_t k = 0; k < s.code.size(); ++k) {
+    instrs.push_back({m, local, k, scope});
+    active.push_back(0);
+    queued.push_back(0);
+    uint32_t id = uint32_t(instrs.size() - 1);
+    if (s.code[k].guard == 0) active[id] = 1;
+    enqueue(id);
+  }
+}
+
+// Whether some value the guard's variables hold now can pass every test up its chain.
+// Not yet: the instruction waits on those variables (and runs once one can).
+bool Solver::Impl::guard_may_pass(uint32_t m, uint32_t g, uint32_t instr) {
+  const Module& ir = modules[m].ir;
+  while (g != 0) {
+    const Guard& gd = ir.guards[g];
+    uint32_t v = gvar(m, gd.var);
+    watch(v, instr);
+    bool may = false;
+    for (uint32_t val : pts(v)) {
+      const Value& x = values[val];
+      if (x.kind == Kind::constant) {
+        const std::string& c = strings[x.a];
+        bool falsy = c == "None" || c == "False" || c == "int:0" || c == "str:";
+        bool truthy = c == "True" || (c.rfind("int:", 0) == 0 && c != "int:0") || (c.rfind("str:", 0) == 0 && c != "str:");
+        switch (gd.test) {
+          case Guard::truthy: may = !falsy; break;
+          case Guard::falsy: may = !truthy; break;
+          case Guard::is_none: may = c == "None" || c == "unknown"; break;
+          case Guard::not_none: may = c != "None"; break;
+          case Guard::equals: may = c == gd.literal || c.find(':') == std::string::npos; break;
+          case Guard::not_equals: may = c != gd.literal; break;
+        }
+      } else if (x.kind == Kind::function || x.kind == Kind::klass || x.kind == Kind::module ||
+                 x.kind == Kind::bound) {
+        may = gd.test == Guard::truthy || gd.test == Guard::not_none || gd.test == Guard::not_equals;
+      } else if (x.kind == Kind::instance || x.kind == Kind::generator || x.kind == Kind::partial) {
+        may = gd.test != Guard::is_none;
+      } else {
+        may = true;  // containers (maybe empty), externals and unknowns: anything
+      }
+      if (may) break;
+    }
+    if (!may) return false;
+    g = gd.parent;
+  }
+  return true;
+}
+
+void Solver::Impl::edge(uint32_t from, uint32_t to, int line) {
+  uint64_t key = (uint64_t(from) << 32) | to;
+  if (edge_seen.insert(key).second) edges.push_back({from, to, line});
+}
+
+void Solver::Impl::external(uint32_t scope, const Instr& in, const std::string& name, const std::string& text) {
+  if (external_seen.insert({scope, in.line, in.column, name}).second)
+    externals.push_back({scope, in.line, in.column, name, text});
+}
+
+void Solver::Impl::not_followed(uint32_t scope, const Instr& in, const std::string& text, const std::string& why) {
+  if (unfollowed_seen.insert({scope, in.line, text}).second) unfollowed.push_back({scope, in.line, text, why});
+}
+
+Solver::Solver(Source& source) : impl_(std::make_unique<Impl>(source)) {}
+Solver::~Solver() = default;
+
+bool Solver::enter_module(const std::string& name) {
+  int m = impl_->load(name);
+  if (m < 0) return false;
+  impl_->reach_top(uint32_t(m));
+  return true;
+}
+
+bool Solver::enter_function(const std::string& name, const std::string& qualified) {
+  int m = impl_->load(name);
+  if (m < 0) return false;
+  auto& L = impl_->modules[size_t(m)];
+  for (uint32_t k = 0; k < L.ir.scopes.size(); ++k) {
+    if (L.ir.scopes[k].qualified != qualified || L.ir.scopes[k].kind == Scope::module) continue;
+    // Its module is imported (its names bound); its parameters hold what no caller says.
+    impl_->reach_top(uint32_t(m));
+    uint32_t unknown = impl_->value(Kind::unknown);
+    const Scope& s = L.ir.scopes[k];
+    for (size_t p = 0; p < s.params.size(); ++p) {
+      uint32_t v = impl_->gvar(uint32_t(m), s.params[p].var);
+      if (p == 0 && s.cls >= 0 && !s.is_staticmethod) {
+        uint32_t cls = L.class_base + uint32_t(s.cls);
+        impl_->add(v, impl_->value(s.is_classmethod ? Kind::klass : Kind::instance, cls));
+      } else {
+        impl_->add(v, unknown);
+      }
+    }
+    impl_->reach(L.scope_base + k);
+    return true;
+  }
+  return false;
+}
+
+void Solver::solve() {
+  auto& I = *impl_;
+  while (!I.work.empty()) {
+    uint32_t id = I.work.front();
+    I.work.pop_front();
+    I.queued[id] = 0;
+    if (!I.active[id]) {
+      if (!I.guard_may_pass(I.instrs[id].module, I.instr_of(id).guard, id)) continue;
+      I.active[id] = 1;
+    }
+    I.evaluate(id);
+  }
+}
+
+const std::vector<FlowEdge>& Solver::edges() const { return impl_->edges; }
+const std::vector<ExternalCall>& Solver::external_calls() const { return impl_->externals; }
+const std::vector<Unfollowed>& Solver::unfollowed() const { return impl_->unfollowed; }
+std::vector<uint32_t> Solver::reached_scopes() const {
+  std::vector<uint32_t> out;
+  for (uint32_t k = 0; k < impl_->reached.size(); ++k)
+    if (impl_->reached[k]) out.push_back(k);
+  return out;
+}
+const Module& Solver::module_of(uint32_t scope) const { return impl_->modules[impl_->scopes[scope].module].ir; }
+const Scope& Solver::scope(uint32_t scope) const {
+  auto [m, local] = impl_->scopes[scope];
+  return impl_->modules[m].ir.scopes[local];
+}
+size_t Solver::modules_loaded() const { return impl_->modules.size(); }
+
+}  // namespace sitepatch::audit::flow

@@ -1,0 +1,197 @@
+// Calls: arguments into parameters (positional, keywords, *args and **kwargs both ways),
+// returns into the call's variable, a class's construction (__new__, __init__ by the MRO),
+// bound methods, functools.partial. Calls out of the program are recorded by name (what
+// rules judge); the builtins that call back into the program (sorted's key, map, filter,
+// getattr with a literal name, ...) are modelled, so the callback is an edge from the
+// caller, as it runs.
+#include "audit/flow/solver_impl.hpp"
+
+namespace sitepatch::audit::flow {
+
+namespace {
+
+bool upper_last(const std::string& dotted) {
+  size_t dot = dotted.rfind('.');
+  char c = dotted[dot == std::string::npos ? 0 : dot + 1];
+  return c >= 'A' && c <= 'Z';
+}
+
+}  // namespace
+
+void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
+                              std::optional<uint32_t> receiver) {
+  edge(caller_scope(instr), fs, line);
+  reach(fs);
+  auto [m, local] = scopes[fs];
+  const Scope& s = modules[m].ir.scopes[local];
+  size_t p = 0;
+  std::vector<char> bound(s.params.size(), 0);
+  if (receiver && !s.params.empty() && s.params[0].kind == Param::positional) {
+    add(gvar(m, s.params[0].var), *receiver);
+    bound[0] = 1;
+    p = 1;
+  }
+  int star_param = -1, star_star_param = -1;
+  for (size_t k = 0; k < s.params.size(); ++k) {
+    if (s.params[k].kind == Param::star) star_param = int(k);
+    if (s.params[k].kind == Param::star_star) star_star_param = int(k);
+  }
+  // A *args or **kwargs parameter holds one container per function, whatever the call.
+  auto container_for = [&](int param, Container::Kind kind) {
+    auto [it, fresh] = param_containers.emplace(std::make_pair(fs, uint32_t(param)), 0);
+    if (fresh) {
+      it->second = make_container(kind);
+      add(gvar(m, s.params[size_t(param)].var), value(Kind::container, it->second));
+    }
+    return it->second;
+  };
+  for (uint32_t a : args.positional) {
+    while (p < s.params.size() && s.params[p].kind != Param::positional) ++p;
+    if (p < s.params.size()) {
+      copy_edge(a, gvar(m, s.params[p].var));
+      bound[p] = 1;
+      ++p;
+    } else if (star_param >= 0) {
+      copy_edge(a, any_slot(container_for(star_param, Container::tuple)));
+    }
+  }
+  for (auto& [name, a] : args.keywords) {
+    bool hit = false;
+    for (size_t k = 0; k < s.params.size(); ++k)
+      if (s.params[k].name == name && (s.params[k].kind == Param::positional || s.params[k].kind == Param::keyword_only)) {
+        copy_edge(a, gvar(m, s.params[k].var));
+        bound[k] = 1;
+        hit = true;
+      }
+    if (!hit && star_star_param >= 0) copy_edge(a, slot(container_for(star_star_param, Container::dict), "str:" + name));
+  }
+  // *args and **kwargs at the call: their items may land in any parameter left.
+  for (uint32_t a : args.star) {
+    watch(a, instr);
+    uint32_t items = temp(instr, 20, a);
+    for (uint32_t v : std::vector<uint32_t>(pts(a))) items_of(v, items, instr, line);
+    for (size_t k = p; k < s.params.size(); ++k)
+      if (!bound[k] && s.params[k].kind == Param::positional) copy_edge(items, gvar(m, s.params[k].var));
+    if (star_param >= 0) copy_edge(items, any_slot(container_for(star_param, Container::tuple)));
+  }
+  for (uint32_t a : args.star_star) {
+    watch(a, instr);
+    for (uint32_t v : std::vector<uint32_t>(pts(a))) {
+      if (values[v].kind != Kind::container) continue;
+      uint32_t c = values[v].a;
+      for (size_t k = 0; k < s.params.size(); ++k) {
+        if (bound[k] || s.params[k].kind == Param::star || s.params[k].kind == Param::star_star) continue;
+        copy_edge(slot(c, "str:" + s.params[k].name), gvar(m, s.params[k].var));
+        copy_edge(any_slot(c), gvar(m, s.params[k].var));
+      }
+      if (star_star_param >= 0) copy_edge(all_items(c), any_slot(container_for(star_star_param, Container::dict)));
+    }
+  }
+  if (s.generator || s.coroutine) add(dst, value(Kind::generator, fs));
+  else copy_edge(gvar(m, s.returns), dst);
+}
+
+void Solver::Impl::call_method(uint32_t receiver, const std::string& name, const CallArgs& args, uint32_t dst,
+                               uint32_t instr, int line) {
+  const Value r = values[receiver];
+  if (r.kind != Kind::instance && r.kind != Kind::klass) return;
+  auto found = find_in_mro(r.a, name, instr);
+  if (!found) return;
+  for (uint32_t v : std::vector<uint32_t>(pts(found->second))) {
+    const Value& x = values[v];
+    if (x.kind != Kind::function) {
+      call_value(v, args, dst, instr, line, name);
+      continue;
+    }
+    const Scope& s = modules[scopes[x.a].module].ir.scopes[scopes[x.a].local];
+    if (s.is_staticmethod) call_scope(x.a, args, dst, instr, line, std::nullopt);
+    else if (s.is_classmethod) call_scope(x.a, args, dst, instr, line, value(Kind::klass, r.a));
+    else call_scope(x.a, args, dst, instr, line, receiver);
+  }
+}
+
+void Solver::Impl::construct(uint32_t cls, const CallArgs& args, uint32_t dst, uint32_t instr, int line) {
+  uint32_t inst = value(Kind::instance, cls);
+  auto [m, local] = classes[cls];
+  Var meta = modules[m].ir.classes[local].metaclass;
+  if (meta != kNoVar) {
+    watch(gvar(m, meta), instr);
+    for (uint32_t mv : std::vector<uint32_t>(pts(gvar(m, meta))))
+      if (values[mv].kind == Kind::klass && find_in_mro(values[mv].a, "__call__", instr)) {
+        // Meta.__call__ runs; the __new__/__init__ it reaches through super().__call__
+        // are its calls, not the constructor site's.
+        auto found = find_in_mro(values[mv].a, "__call__", instr);
+        for (uint32_t f : std::vector<uint32_t>(pts(found->second)))
+          if (values[f].kind == Kind::function) call_scope(values[f].a, args, dst, instr, line, value(Kind::klass, cls));
+        add(dst, inst);
+        return;
+      }
+  }
+  add(dst, inst);
+  uint32_t scratch = temp(instr, 30, cls);
+  if (find_in_mro(cls, "__new__", instr)) call_method(value(Kind::klass, cls), "__new__", args, scratch, instr, line);
+  if (find_in_mro(cls, "__init__", instr)) call_method(inst, "__init__", args, scratch, instr, line);
+  else if (find_in_mro(cls, "__post_init__", instr)) call_method(inst, "__post_init__", {}, scratch, instr, line);
+}
+
+void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
+                              const std::string& text, std::optional<uint32_t> receiver) {
+  const Value x = values[callee];
+  const Instr& in = instr_of(instr);
+  switch (x.kind) {
+    case Kind::function:
+      call_scope(x.a, args, dst, instr, line, receiver);
+      return;
+    case Kind::bound:
+      call_scope(x.a, args, dst, instr, line, x.b);
+      return;
+    case Kind::klass:
+      if (in.name == "no-edge") add(dst, value(Kind::instance, x.a));  // `except E as e`: made elsewhere
+      else construct(x.a, args, dst, instr, line);
+      return;
+    case Kind::instance:
+      call_method(callee, "__call__", args, dst, instr, line);
+      return;
+    case Kind::partial: {
+      auto [pm, pl] = calls[x.a];
+      const Call& made = modules[pm].ir.calls[pl];
+      if (made.args.empty()) return;
+      CallArgs merged;
+      for (size_t k = 1; k < made.args.size(); ++k) {
+        const Arg& a = made.args[k];
+        if (a.star == 0 && a.keyword.empty()) merged.positional.push_back(gvar(pm, a.var));
+        else if (a.star == 0) merged.keywords.push_back({a.keyword, gvar(pm, a.var)});
+      }
+      for (uint32_t p : args.positional) merged.positional.push_back(p);
+      for (auto& kw : args.keywords) merged.keywords.push_back(kw);
+      merged.star = args.star;
+      merged.star_star = args.star_star;
+      uint32_t target = gvar(pm, made.args[0].var);
+      watch(target, instr);
+      for (uint32_t t : std::vector<uint32_t>(pts(target))) call_value(t, merged, dst, instr, line, text);
+      return;
+    }
+    case Kind::cmethod:
+      container_method(callee, args, dst, instr, line);
+      return;
+    case Kind::external: {
+      const std::string name = strings[x.a];
+      if (call_builtin(name, args, dst, instr, line)) return;
+      external(caller_scope(instr), in, name, text);
+      add(dst, value(Kind::ext_instance, str(upper_last(name) ? name : name + "()")));
+      return;
+    }
+    case Kind::ext_instance:
+      external(caller_scope(instr), in, strings[x.a] + ".__call__", text);
+      add(dst, value(Kind::unknown));
+      return;
+    case Kind::unknown:
+      not_followed(caller_scope(instr), in, text, "a value this analysis does not know");
+      add(dst, value(Kind::unknown));
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace sitepatch::audit::flow

@@ -1,0 +1,132 @@
+#pragma once
+// The solver's state (flow/solver.cpp: values, variables, the worklist, modules and
+// scopes; solver_ops.cpp: each instruction; solver_calls.cpp: calls and the builtins it
+// models; solver_lookup.cpp: attributes, the MRO, containers).
+#include <deque>
+
+#include "audit/flow/solver.hpp"
+
+namespace sitepatch::audit::flow {
+
+struct ValueHash {
+  size_t operator()(const Value& v) const {
+    return (size_t(v.kind) * 0x9E3779B97F4A7C15ull) ^ (size_t(v.a) << 20) ^ size_t(v.b) * 31;
+  }
+};
+
+struct Solver::Impl {
+  explicit Impl(Source& s) : source(s) {}
+
+  Source& source;
+
+  // Strings and values, interned.
+  std::vector<std::string> strings;
+  std::unordered_map<std::string, uint32_t> string_ids;
+  uint32_t str(const std::string& s);
+  std::vector<Value> values;
+  std::unordered_map<Value, uint32_t, ValueHash> value_ids;
+  uint32_t value(Kind k, uint32_t a = 0, uint32_t b = 0);
+
+  // Modules, with their scopes, classes, calls and containers numbered globally.
+  struct Loaded {
+    Module ir;
+    uint32_t var_base = 0, scope_base = 0, class_base = 0, call_base = 0, container_base = 0, guard_base = 0;
+    bool top_reached = false;
+  };
+  std::deque<Loaded> modules;  // a deque: references to a module's code outlive loading more
+  std::map<std::string, int> module_index;  // -1: no source
+  struct ScopeRef { uint32_t module; uint32_t local; };
+  std::vector<ScopeRef> scopes;   // global scope id -> module, index
+  std::vector<ScopeRef> classes;  // global class id -> module, index
+  std::vector<ScopeRef> calls, containers;
+  int load(const std::string& name);  // module index, -1 when none
+  const Module& mod(uint32_t m) const { return modules[m].ir; }
+
+  // Variables.
+  struct VarState {
+    std::vector<uint32_t> pts;  // sorted value ids
+    std::vector<uint32_t> succ;  // copy edges
+    std::vector<uint32_t> watchers;  // instructions (ids) evaluated again when it grows
+  };
+  std::vector<VarState> vars;
+  uint32_t new_var();
+  // A variable of its own for one instruction and purpose (`what`, `of` a value): the same
+  // one each time the instruction is evaluated again.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> temps;
+  uint32_t temp(uint32_t instr, uint32_t what, uint32_t of = 0);
+  bool add(uint32_t var, uint32_t value);
+  void add_all(uint32_t var, const std::vector<uint32_t>& vals);
+  void copy_edge(uint32_t from, uint32_t to);
+  std::unordered_set<uint64_t> copy_edges;
+  const std::vector<uint32_t>& pts(uint32_t var) const { return vars[var].pts; }
+  uint32_t gvar(uint32_t module, Var v) const { return modules[module].var_base + v; }
+
+  // Instructions: id = (module, scope, index) packed into a table when first reached.
+  struct Site { uint32_t module, scope_local, index, scope; };
+  std::vector<Site> instrs;
+  std::vector<uint8_t> active, queued;
+  std::unordered_set<uint64_t> watching;
+  std::deque<uint32_t> work;
+  void watch(uint32_t var, uint32_t instr);
+  void enqueue(uint32_t instr);
+
+  // Reached scopes and what they did.
+  std::vector<uint8_t> reached;
+  void reach(uint32_t scope);
+  void reach_top(uint32_t module);
+  bool guard_may_pass(uint32_t module, uint32_t guard, uint32_t instr);
+  void evaluate(uint32_t instr);
+
+  std::vector<FlowEdge> edges;
+  std::unordered_set<uint64_t> edge_seen;
+  std::vector<ExternalCall> externals;
+  std::set<std::tuple<uint32_t, int, int, std::string>> external_seen;
+  std::vector<Unfollowed> unfollowed;
+  std::set<std::tuple<uint32_t, int, std::string>> unfollowed_seen;
+  void edge(uint32_t from, uint32_t to, int line);
+  void external(uint32_t scope, const Instr& in, const std::string& name, const std::string& text);
+  void not_followed(uint32_t scope, const Instr& in, const std::string& text, const std::string& why);
+
+  // Attributes, classes, containers (solver_lookup.cpp).
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> instance_attrs, class_attrs, module_attrs;
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> container_slots;  // (container, key) -> var
+  std::map<uint32_t, uint32_t> container_any, container_all;
+  std::map<uint32_t, uint32_t> synthetic_items;  // dict container -> its items() tuples container
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> param_containers;  // (scope, parameter) -> container
+  uint32_t synthetic_containers = 0;
+  uint32_t module_attr(uint32_t module_value, const std::string& name, uint32_t instr);
+  uint32_t class_attr_var(uint32_t cls, const std::string& name);
+  uint32_t instance_attr(uint32_t cls, const std::string& name);
+  std::vector<uint32_t> mro(uint32_t cls, uint32_t instr);
+  std::optional<std::pair<uint32_t, uint32_t>> find_in_mro(uint32_t cls, const std::string& name, uint32_t instr,
+                                                           uint32_t after = UINT32_MAX);
+  std::vector<std::string> external_bases(uint32_t cls, uint32_t instr);
+  void load_attr(uint32_t value, const std::string& name, uint32_t dst, uint32_t instr);
+  void bind_into(uint32_t attr_var, uint32_t receiver, bool via_instance, uint32_t dst, uint32_t instr, int line);
+  uint32_t slot(uint32_t container, const std::string& key);
+  uint32_t any_slot(uint32_t container);
+  uint32_t all_items(uint32_t container);
+  uint32_t make_container(Container::Kind kind);
+  void items_of(uint32_t value, uint32_t dst, uint32_t instr, int line);
+  std::vector<Container::Kind> container_kinds;  // by container id
+
+  // Calls (solver_calls.cpp).
+  struct CallArgs {
+    std::vector<uint32_t> positional;  // vars
+    std::vector<std::pair<std::string, uint32_t>> keywords;
+    std::vector<uint32_t> star, star_star;
+  };
+  void call_value(uint32_t callee, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
+                  const std::string& text, std::optional<uint32_t> receiver = std::nullopt);
+  void call_scope(uint32_t scope, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
+                  std::optional<uint32_t> receiver);
+  void construct(uint32_t cls, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
+  bool call_builtin(const std::string& name, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
+  void call_method(uint32_t receiver, const std::string& name, const CallArgs& args, uint32_t dst, uint32_t instr,
+                   int line);
+  bool container_method(uint32_t cm, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
+  uint32_t caller_scope(uint32_t instr) const { return instrs[instr].scope; }
+  const Instr& instr_of(uint32_t instr) const;
+};
+
+}  // namespace sitepatch::audit::flow

@@ -1,0 +1,327 @@
+// Attributes and items: a module's names (its top level reached the first time one is
+// read; a name it does not bind may be its submodule), a class's through its C3 MRO, an
+// instance's own (one variable per class and name) before its class's, functions bound
+// to the receiver they were read from; a container's items by literal key or position.
+#include <algorithm>
+
+#include "audit/flow/solver_impl.hpp"
+
+namespace sitepatch::audit::flow {
+
+uint32_t Solver::Impl::module_attr(uint32_t module_value, const std::string& name, uint32_t instr) {
+  (void)instr;
+  auto key = std::make_pair(module_value, str(name));
+  auto it = module_attrs.find(key);
+  if (it != module_attrs.end()) return it->second;
+  uint32_t v = new_var();
+  module_attrs[key] = v;
+  return v;
+}
+
+uint32_t Solver::Impl::class_attr_var(uint32_t cls, const std::string& name) {
+  auto key = std::make_pair(cls, str(name));
+  auto it = class_attrs.find(key);
+  if (it != class_attrs.end()) return it->second;
+  uint32_t v = new_var();
+  class_attrs[key] = v;
+  return v;
+}
+
+uint32_t Solver::Impl::instance_attr(uint32_t cls, const std::string& name) {
+  auto key = std::make_pair(cls, str(name));
+  auto it = instance_attrs.find(key);
+  if (it != instance_attrs.end()) return it->second;
+  uint32_t v = new_var();
+  instance_attrs[key] = v;
+  return v;
+}
+
+// C3 linearization of the program's classes (bases outside the program end it).
+std::vector<uint32_t> Solver::Impl::mro(uint32_t cls, uint32_t instr) {
+  std::vector<std::vector<uint32_t>> seqs;
+  auto [m, local] = classes[cls];
+  const Class& c = modules[m].ir.classes[local];
+  std::vector<uint32_t> bases;
+  static thread_local int depth = 0;
+  if (depth > 50) return {cls};
+  ++depth;
+  for (Var b : c.bases) {
+    uint32_t bv = gvar(m, b);
+    watch(bv, instr);
+    for (uint32_t v : std::vector<uint32_t>(pts(bv)))
+      if (values[v].kind == Kind::klass && values[v].a != cls &&
+          std::find(bases.begin(), bases.end(), values[v].a) == bases.end())
+        bases.push_back(values[v].a);
+  }
+  for (uint32_t b : bases) seqs.push_back(mro(b, instr));
+  seqs.push_back(bases);
+  --depth;
+  std::vector<uint32_t> out{cls};
+  while (true) {
+    seqs.erase(std::remove_if(seqs.begin(), seqs.end(), [](auto& s) { return s.empty(); }), seqs.end());
+    if (seqs.empty()) break;
+    bool picked = false;
+    for (auto& s : seqs) {
+      uint32_t head = s.front();
+      bool in_tail = std::any_of(seqs.begin(), seqs.end(),
+                                 [&](auto& t) { return std::find(t.begin() + 1, t.end(), head) != t.end(); });
+      if (in_tail) continue;
+      out.push_back(head);
+      for (auto& t : seqs)
+        if (!t.empty() && t.front() == head) t.erase(t.begin());
+      picked = true;
+      break;
+    }
+    if (!picked) {  // no consistent order (Python raises): take the rest as written
+      for (auto& s : seqs)
+        for (uint32_t x : s)
+          if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Solver::Impl::external_bases(uint32_t cls, uint32_t instr) {
+  std::vector<std::string> out;
+  for (uint32_t c : mro(cls, instr)) {
+    auto [m, local] = classes[c];
+    for (Var b : modules[m].ir.classes[local].bases)
+      for (uint32_t v : pts(gvar(m, b)))
+        if (values[v].kind == Kind::external) out.push_back(strings[values[v].a]);
+  }
+  return out;
+}
+
+// The class in `cls`'s MRO (after `after`, for super()) whose body binds `name`, and the
+// variable holding it.
+std::optional<std::pair<uint32_t, uint32_t>> Solver::Impl::find_in_mro(uint32_t cls, const std::string& name,
+                                                                        uint32_t instr, uint32_t after) {
+  auto order = mro(cls, instr);
+  size_t start = 0;
+  if (after != UINT32_MAX) {
+    auto it = std::find(order.begin(), order.end(), after);
+    start = it == order.end() ? order.size() : size_t(it - order.begin()) + 1;
+  }
+  uint32_t n = str(name);
+  for (size_t k = start; k < order.size(); ++k) {
+    auto it = class_attrs.find({order[k], n});
+    if (it != class_attrs.end()) {
+      watch(it->second, instr);
+      return std::make_pair(order[k], it->second);
+    }
+  }
+  return std::nullopt;
+}
+
+// The values of `attr_var` as read through `receiver`: functions bound to it (an
+// instance's methods; a class's classmethods), properties called.
+void Solver::Impl::bind_into(uint32_t attr_var, uint32_t receiver, bool via_instance, uint32_t dst, uint32_t instr,
+                             int line) {
+  watch(attr_var, instr);
+  for (uint32_t v : std::vector<uint32_t>(pts(attr_var))) {
+    const Value& x = values[v];
+    if (x.kind != Kind::function) {
+      add(dst, v);
+      continue;
+    }
+    const Scope& s = modules[scopes[x.a].module].ir.scopes[scopes[x.a].local];
+    if (s.is_staticmethod) {
+      add(dst, v);
+    } else if (s.is_classmethod) {
+      uint32_t cls = values[receiver].kind == Kind::instance ? value(Kind::klass, values[receiver].a) : receiver;
+      add(dst, value(Kind::bound, x.a, cls));
+    } else if (s.is_property && via_instance) {
+      call_scope(x.a, {}, dst, instr, line, receiver);
+    } else if (via_instance) {
+      add(dst, value(Kind::bound, x.a, receiver));
+    } else {
+      add(dst, v);
+    }
+  }
+}
+
+void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, uint32_t instr) {
+  const Value x = values[v];
+  int line = instr_of(instr).line;
+  switch (x.kind) {
+    case Kind::module: {
+      const std::string mod = strings[x.a];
+      int m = load(mod);
+      if (m < 0) {
+        add(dst, value(Kind::external, str(mod + "." + name)));
+        return;
+      }
+      reach_top(uint32_t(m));
+      auto it = modules[size_t(m)].ir.globals.find(name);
+      uint32_t var = module_attr(v, name, instr);
+      copy_edge(var, dst);
+      if (it == modules[size_t(m)].ir.globals.end()) {
+        // Not bound by the module's code: its submodule, or a star import's name.
+        if (load(mod + "." + name) >= 0) {
+          add(dst, value(Kind::module, str(mod + "." + name)));
+        } else {
+          for (auto& other : modules[size_t(m)].ir.scopes[0].code)
+            if (other.op == Op::star_import) load_attr(value(Kind::module, str(other.name)), name, dst, instr);
+        }
+      }
+      return;
+    }
+    case Kind::klass:
+      if (auto found = find_in_mro(x.a, name, instr)) bind_into(found->second, v, false, dst, instr, line);
+      else if (name == "__name__" || name == "__qualname__") add(dst, value(Kind::constant, str("str")));
+      else {
+        auto ext = external_bases(x.a, instr);
+        if (!ext.empty()) add(dst, value(Kind::external, str(ext[0] + "." + name)));
+      }
+      return;
+    case Kind::instance: {
+      copy_edge(instance_attr(x.a, name), dst);
+      if (auto found = find_in_mro(x.a, name, instr)) {
+        bind_into(found->second, v, true, dst, instr, line);
+      } else if (name != "__class__") {
+        auto ext = external_bases(x.a, instr);
+        if (!ext.empty()) add(dst, value(Kind::external, str(ext[0] + "." + name)));
+        if (auto ga = find_in_mro(x.a, "__getattr__", instr)) {
+          CallArgs args;
+          uint32_t nv = temp(instr, 7, str(name));
+          add(nv, value(Kind::constant, str("str:" + name)));
+          args.positional.push_back(nv);
+          call_method(v, "__getattr__", args, dst, instr, line);
+        }
+      } else {
+        add(dst, value(Kind::klass, x.a));
+      }
+      return;
+    }
+    case Kind::super_: {
+      const Value r = values[x.b];
+      uint32_t cls = r.kind == Kind::instance || r.kind == Kind::klass ? r.a : x.a;
+      if (auto found = find_in_mro(cls, name, instr, x.a)) bind_into(found->second, x.b, r.kind == Kind::instance, dst, instr, line);
+      return;
+    }
+    case Kind::container:
+    case Kind::view:
+      add(dst, value(Kind::cmethod, v, str(name)));
+      return;
+    case Kind::function:
+      if (name == "__name__" || name == "__qualname__") add(dst, value(Kind::constant, str("str")));
+      else if (name == "__wrapped__" || name == "__func__") add(dst, v);
+      return;
+    case Kind::bound:
+      if (name == "__func__") add(dst, value(Kind::function, x.a));
+      if (name == "__self__") add(dst, x.b);
+      return;
+    case Kind::external:
+      add(dst, value(Kind::external, str(strings[x.a] + "." + name)));
+      return;
+    case Kind::ext_instance:
+      add(dst, value(Kind::external, str(strings[x.a] + "." + name)));
+      return;
+    case Kind::constant:
+      if (strings[x.a].rfind("str", 0) == 0) add(dst, value(Kind::external, str("builtins.str." + name)));
+      return;
+    default:
+      add(dst, value(Kind::unknown));
+  }
+}
+
+uint32_t Solver::Impl::any_slot(uint32_t container) { return slot(container, "*"); }
+
+uint32_t Solver::Impl::slot(uint32_t container, const std::string& key) {
+  auto k = std::make_pair(container, str(key));
+  auto it = container_slots.find(k);
+  if (it != container_slots.end()) return it->second;
+  uint32_t v = new_var();
+  container_slots[k] = v;
+  // Every slot feeds the container's "all items" variable.
+  auto all = container_all.find(container);
+  if (all != container_all.end()) copy_edge(v, all->second);
+  return v;
+}
+
+uint32_t Solver::Impl::all_items(uint32_t container) {
+  auto it = container_all.find(container);
+  if (it != container_all.end()) return it->second;
+  uint32_t all = new_var();
+  container_all[container] = all;
+  for (auto& [k, v] : container_slots)
+    if (k.first == container) copy_edge(v, all);
+  return all;
+}
+
+uint32_t Solver::Impl::make_container(Container::Kind kind) {
+  uint32_t id = uint32_t(containers.size());
+  containers.push_back({UINT32_MAX, synthetic_containers++});
+  container_kinds.push_back(kind);
+  return id;
+}
+
+// What iterating `v` gives, into dst: a container's items (a dict's keys), a generator's
+// yields, an instance's __iter__ then __next__.
+void Solver::Impl::items_of(uint32_t v, uint32_t dst, uint32_t instr, int line) {
+  const Value x = values[v];
+  switch (x.kind) {
+    case Kind::container:
+      if (container_kinds[x.a] == Container::dict) {
+        for (auto& [k, slotvar] : std::map<std::pair<uint32_t, uint32_t>, uint32_t>(container_slots))
+          if (k.first == x.a && strings[k.second] != "*") add(dst, value(Kind::constant, k.second));
+        add(dst, value(Kind::constant, str("str")));
+      } else {
+        copy_edge(all_items(x.a), dst);
+      }
+      return;
+    case Kind::view: {
+      if (x.b == 1) {
+        copy_edge(all_items(x.a), dst);
+      } else if (x.b == 0) {
+        items_of(value(Kind::container, x.a), dst, instr, line);
+      } else {
+        auto it = synthetic_items.find(x.a);
+        uint32_t pair;
+        if (it == synthetic_items.end()) {
+          pair = make_container(Container::tuple);
+          synthetic_items[x.a] = pair;
+          items_of(value(Kind::container, x.a), slot(pair, "int:0"), instr, line);
+          copy_edge(all_items(x.a), slot(pair, "int:1"));
+        } else {
+          pair = it->second;
+        }
+        add(dst, value(Kind::container, pair));
+      }
+      return;
+    }
+    case Kind::generator: {
+      auto [gm, local] = scopes[x.a];
+      copy_edge(gvar(gm, modules[gm].ir.scopes[local].yields), dst);
+      return;
+    }
+    case Kind::instance: {
+      uint32_t it = temp(instr, 8, v);
+      call_method(v, "__iter__", {}, it, instr, line);
+      watch(it, instr);
+      for (uint32_t r : std::vector<uint32_t>(pts(it))) {
+        const Value& y = values[r];
+        if (y.kind == Kind::instance) call_method(r, "__next__", {}, dst, instr, line);
+        else if (y.kind != Kind::unknown) items_of(r, dst, instr, line);
+      }
+      if (!find_in_mro(x.a, "__iter__", instr) && find_in_mro(x.a, "__getitem__", instr)) {
+        CallArgs args;
+        call_method(v, "__getitem__", args, dst, instr, line);
+      }
+      return;
+    }
+    case Kind::ext_instance:
+    case Kind::external:
+    case Kind::unknown:
+      add(dst, value(Kind::unknown));
+      return;
+    case Kind::constant:
+      if (strings[x.a].rfind("str", 0) == 0) add(dst, value(Kind::constant, str("str")));
+      return;
+    default:
+      return;
+  }
+}
+
+}  // namespace sitepatch::audit::flow

@@ -1,0 +1,341 @@
+// Each instruction's effect, evaluated whole from what its variables hold now. An
+// implicit call (for's __iter__/__next__, with's __enter__/__exit__, an operator's dunder,
+// a truth test's __bool__) is made only where the value is an instance of a class of the
+// program that defines the method: never for literals, None, builtins or unknowns.
+#include "audit/flow/solver_impl.hpp"
+
+namespace sitepatch::audit::flow {
+
+namespace {
+
+// What Linux and this analysis's defaults say of a few names the standard library binds.
+const char* known_constant(const std::string& name) {
+  if (name == "sys.platform") return "str:linux";
+  if (name == "os.name") return "str:posix";
+  if (name == "typing.TYPE_CHECKING" || name == "typing_extensions.TYPE_CHECKING") return "False";
+  if (name == "builtins.__debug__") return "True";
+  if (name == "builtins.None") return "None";
+  return nullptr;
+}
+
+}  // namespace
+
+void Solver::Impl::evaluate(uint32_t id) {
+  const Site site = instrs[id];
+  const Instr& in = instr_of(id);
+  const uint32_t m = site.module;
+  auto g = [&](Var v) { return gvar(m, v); };
+  auto read = [&](Var v) {
+    watch(g(v), id);
+    return pts(g(v));  // a copy: evaluating may grow it
+  };
+  const uint32_t scope = site.scope;
+  switch (in.op) {
+    case Op::copy:
+      if (in.name == "annotation") {
+        // An annotated parameter: instances of the annotation's classes, where no call
+        // gave it a value of the program's.
+        bool known = false;
+        for (uint32_t v : read(in.dst))
+          if (values[v].kind != Kind::unknown) known = true;
+        if (known) break;
+        for (uint32_t v : read(in.a)) {
+          const Value& x = values[v];
+          if (x.kind == Kind::klass) add(g(in.dst), value(Kind::instance, x.a));
+          else if (x.kind == Kind::external) add(g(in.dst), value(Kind::ext_instance, x.a));
+          else if (x.kind == Kind::container) add(g(in.dst), v);
+        }
+        break;
+      }
+      copy_edge(g(in.a), g(in.dst));
+      break;
+    case Op::constant:
+      add(g(in.dst), value(Kind::constant, str(in.name)));
+      break;
+    case Op::unknown:
+      add(g(in.dst), value(Kind::unknown));
+      break;
+    case Op::function: {
+      uint32_t fs = modules[m].scope_base + uint32_t(in.index);
+      // Defaults flow into the parameters when the def runs.
+      auto [fm, local] = scopes[fs];
+      for (auto& p : modules[fm].ir.scopes[local].params)
+        if (p.default_value != kNoVar) copy_edge(g(p.default_value), g(p.var));
+      add(g(in.dst), value(Kind::function, fs));
+      break;
+    }
+    case Op::klass:
+      add(g(in.dst), value(Kind::klass, modules[m].class_base + uint32_t(in.index)));
+      break;
+    case Op::import:
+      add(g(in.dst), value(Kind::module, str(in.name)));
+      break;
+    case Op::import_from: {
+      if (in.name == "builtins") {
+        // A name the module never binds: a star import's, else a builtin.
+        bool found = false;
+        for (auto& other : modules[m].ir.scopes[0].code)
+          if (other.op == Op::star_import) {
+            int sm = load(other.name);
+            if (sm < 0) continue;
+            auto it = modules[size_t(sm)].ir.globals.find(in.name2);
+            if (it == modules[size_t(sm)].ir.globals.end()) continue;
+            reach_top(uint32_t(sm));
+            copy_edge(gvar(uint32_t(sm), it->second), g(in.dst));
+            found = true;
+          }
+        if (found) break;
+        const char* c = known_constant("builtins." + in.name2);
+        add(g(in.dst), c ? value(Kind::constant, str(c)) : value(Kind::external, str("builtins." + in.name2)));
+        break;
+      }
+      if (in.name == "<annotation>") {
+        // A string annotation: a dotted name read in this module.
+        std::string head = in.name2.substr(0, in.name2.find('.'));
+        auto it = modules[m].ir.globals.find(head);
+        if (it == modules[m].ir.globals.end()) break;
+        uint32_t at = g(it->second);
+        watch(at, id);
+        uint32_t cur = at;
+        std::string rest = in.name2.find('.') == std::string::npos ? "" : in.name2.substr(in.name2.find('.') + 1);
+        while (!rest.empty()) {
+          std::string part = rest.substr(0, rest.find('.'));
+          rest = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
+          uint32_t next = temp(id, 6, str(part + "@" + std::to_string(cur)));
+          for (uint32_t v : std::vector<uint32_t>(pts(cur))) load_attr(v, part, next, id);
+          cur = next;
+        }
+        copy_edge(cur, g(in.dst));
+        break;
+      }
+      uint32_t mv = value(Kind::module, str(in.name));
+      load_attr(mv, in.name2, g(in.dst), id);
+      break;
+    }
+    case Op::load_attr: {
+      std::string full;
+      for (uint32_t v : read(in.a)) {
+        const Value& x = values[v];
+        if (x.kind == Kind::external) {
+          const char* c = known_constant(strings[x.a] + "." + in.name);
+          if (c) {
+            add(g(in.dst), value(Kind::constant, str(c)));
+            continue;
+          }
+        }
+        load_attr(v, in.name, g(in.dst), id);
+      }
+      break;
+    }
+    case Op::store_attr: {
+      for (uint32_t v : read(in.a)) {
+        const Value& x = values[v];
+        uint32_t target = UINT32_MAX;
+        if (x.kind == Kind::instance) target = instance_attr(x.a, in.name);
+        else if (x.kind == Kind::klass) target = class_attr_var(x.a, in.name);
+        else if (x.kind == Kind::module) target = module_attr(v, in.name, id);
+        if (target != UINT32_MAX) copy_edge(g(in.b), target);
+      }
+      break;
+    }
+    case Op::load_item: {
+      for (uint32_t v : read(in.a)) {
+        const Value& x = values[v];
+        if (x.kind == Kind::container) {
+          copy_edge(in.name.empty() ? all_items(x.a) : slot(x.a, in.name), g(in.dst));
+          if (!in.name.empty()) copy_edge(any_slot(x.a), g(in.dst));
+        } else if (x.kind == Kind::instance) {
+          CallArgs args;
+          if (in.b != kNoVar) args.positional.push_back(g(in.b));
+          call_method(v, "__getitem__", args, g(in.dst), id, in.line);
+          call_method(v, "__class_getitem__", args, g(in.dst), id, in.line);
+        } else if (x.kind == Kind::klass) {
+          // Optional[X], list[X], Cls[T]: an annotation's classes go through.
+          CallArgs args;
+          if (in.b != kNoVar) args.positional.push_back(g(in.b));
+          call_method(v, "__class_getitem__", args, g(in.dst), id, in.line);
+        } else if (x.kind == Kind::external) {
+          // typing's forms and builtin generics: their arguments are the annotation's.
+          if (in.b == kNoVar) continue;
+          for (uint32_t k : read(in.b)) {
+            const Value& y = values[k];
+            if (y.kind == Kind::container) copy_edge(all_items(y.a), g(in.dst));
+            else add(g(in.dst), k);
+          }
+        } else if (x.kind == Kind::unknown || x.kind == Kind::ext_instance) {
+          add(g(in.dst), value(Kind::unknown));
+        }
+      }
+      break;
+    }
+    case Op::store_item: {
+      for (uint32_t v : read(in.a)) {
+        const Value& x = values[v];
+        if (x.kind == Kind::container) {
+          copy_edge(g(in.b), in.name.empty() ? any_slot(x.a) : slot(x.a, in.name));
+        } else if (x.kind == Kind::instance) {
+          CallArgs args;
+          args.positional.push_back(g(in.b));
+          call_method(v, "__setitem__", args, temp(id, 1, v), id, in.line);
+        }
+      }
+      break;
+    }
+    case Op::make_list: {
+      uint32_t c = modules[m].container_base + uint32_t(in.index);
+      const Container& ct = modules[m].ir.containers[size_t(in.index)];
+      for (size_t k = 0; k < ct.items.size(); ++k) {
+        if (ct.starred[k]) {
+          for (uint32_t v : read(ct.items[k])) items_of(v, any_slot(c), id, in.line);
+        } else if (ct.kind == Container::dict) {
+          copy_edge(g(ct.items[k]), ct.keys[k].empty() ? any_slot(c) : slot(c, ct.keys[k]));
+        } else if (ct.kind == Container::tuple) {
+          copy_edge(g(ct.items[k]), slot(c, "int:" + std::to_string(k)));
+        } else {
+          copy_edge(g(ct.items[k]), any_slot(c));
+        }
+      }
+      add(g(in.dst), value(Kind::container, c));
+      break;
+    }
+    case Op::call: {
+      const Call& c = modules[m].ir.calls[size_t(in.index)];
+      CallArgs args;
+      for (auto& a : c.args) {
+        watch(g(a.var), id);
+        if (a.star == 1) args.star.push_back(g(a.var));
+        else if (a.star == 2) args.star_star.push_back(g(a.var));
+        else if (!a.keyword.empty()) args.keywords.push_back({a.keyword, g(a.var)});
+        else args.positional.push_back(g(a.var));
+      }
+      auto callees = read(c.callee);
+      for (uint32_t v : callees) call_value(v, args, g(in.dst), id, in.line, c.text);
+      break;
+    }
+    case Op::iterate:
+      for (uint32_t v : read(in.a)) items_of(v, g(in.dst), id, in.line);
+      break;
+    case Op::unpack:
+      for (uint32_t v : read(in.a)) {
+        const Value& x = values[v];
+        if (x.kind == Kind::container && container_kinds[x.a] == Container::tuple && in.index >= 0) {
+          copy_edge(slot(x.a, "int:" + std::to_string(in.index)), g(in.dst));
+          copy_edge(any_slot(x.a), g(in.dst));
+        } else if (in.index < 0) {
+          add(g(in.dst), v);
+        } else {
+          items_of(v, g(in.dst), id, in.line);
+        }
+      }
+      break;
+    case Op::enter:
+      for (uint32_t v : read(in.a)) {
+        const Value& x = values[v];
+        if (x.kind == Kind::instance) {
+          call_method(v, "__enter__", {}, g(in.dst), id, in.line);
+          call_method(v, "__exit__", {}, temp(id, 2, v), id, in.line);
+        } else if (x.kind == Kind::generator) {
+          auto [gm, local] = scopes[x.a];
+          copy_edge(gvar(gm, modules[gm].ir.scopes[local].yields), g(in.dst));
+        } else if (x.kind == Kind::ext_instance) {
+          external(scope, in, strings[x.a] + ".__enter__", strings[x.a]);
+          add(g(in.dst), v);
+        } else {
+          add(g(in.dst), value(Kind::unknown));
+        }
+      }
+      break;
+    case Op::binary:
+      for (uint32_t v : read(in.a)) {
+        const Value& x = values[v];
+        if (x.kind == Kind::instance) {
+          CallArgs args;
+          if (in.b != kNoVar) args.positional.push_back(g(in.b));
+          if (!in.name.empty()) call_method(v, in.name, args, g(in.dst), id, in.line);
+        } else if (x.kind == Kind::ext_instance || x.kind == Kind::constant) {
+          add(g(in.dst), x.kind == Kind::constant && strings[x.a].rfind("str", 0) == 0 ? value(Kind::constant, str("str"))
+                         : x.kind == Kind::constant ? value(Kind::constant, str("int"))
+                                                    : v);
+        } else if (x.kind == Kind::klass && in.name == "__or__") {
+          add(g(in.dst), v);  // X | None in an annotation
+        } else {
+          add(g(in.dst), value(Kind::unknown));
+        }
+      }
+      if (in.b != kNoVar && !in.name.empty() && in.name.size() > 4)
+        for (uint32_t v : read(in.b)) {
+          const Value& y = values[v];
+          if (y.kind == Kind::klass && in.name == "__or__") add(g(in.dst), v);
+          if (y.kind != Kind::instance) continue;
+          std::string reflected = "__r" + in.name.substr(2);
+          bool left_has = false;
+          for (uint32_t l : pts(g(in.a)))
+            if (values[l].kind == Kind::instance && find_in_mro(values[l].a, in.name, id)) left_has = true;
+          if (!left_has) {
+            CallArgs args;
+            args.positional.push_back(g(in.a));
+            call_method(v, reflected, args, g(in.dst), id, in.line);
+          }
+        }
+      break;
+    case Op::truth:
+      for (uint32_t v : read(in.a))
+        if (values[v].kind == Kind::instance) {
+          if (find_in_mro(values[v].a, "__bool__", id)) call_method(v, "__bool__", {}, temp(id, 3, v), id, in.line);
+          else call_method(v, "__len__", {}, temp(id, 3, v), id, in.line);
+        }
+      break;
+    case Op::implicit:
+      for (uint32_t v : read(in.a)) {
+        if (values[v].kind != Kind::instance) continue;
+        std::string name = in.name;
+        if (name == "__format__" && !find_in_mro(values[v].a, name, id)) name = "__str__";
+        if (name == "__str__" && !find_in_mro(values[v].a, name, id)) name = "__repr__";
+        call_method(v, name, {}, temp(id, 4, v), id, in.line);
+      }
+      break;
+    case Op::ret: {
+      auto [sm, local] = scopes[scope];
+      copy_edge(g(in.a), gvar(sm, modules[sm].ir.scopes[local].returns));
+      break;
+    }
+    case Op::yield: {
+      auto [sm, local] = scopes[scope];
+      copy_edge(g(in.a), gvar(sm, modules[sm].ir.scopes[local].yields));
+      add(g(in.dst), value(Kind::unknown));
+      break;
+    }
+    case Op::yield_from: {
+      auto [sm, local] = scopes[scope];
+      uint32_t ys = gvar(sm, modules[sm].ir.scopes[local].yields);
+      for (uint32_t v : read(in.a)) {
+        items_of(v, ys, id, in.line);
+        if (values[v].kind == Kind::generator) {
+          auto [gm, gl] = scopes[values[v].a];
+          copy_edge(gvar(gm, modules[gm].ir.scopes[gl].returns), g(in.dst));
+        }
+      }
+      break;
+    }
+    case Op::await:
+      for (uint32_t v : read(in.a)) {
+        const Value& x = values[v];
+        if (x.kind == Kind::generator) {
+          auto [gm, gl] = scopes[x.a];
+          copy_edge(gvar(gm, modules[gm].ir.scopes[gl].returns), g(in.dst));
+        } else {
+          add(g(in.dst), value(Kind::unknown));
+        }
+      }
+      break;
+    case Op::raise:
+      for (uint32_t v : read(in.a))
+        if (values[v].kind == Kind::klass) construct(values[v].a, {}, temp(id, 5, v), id, in.line);
+      break;
+    case Op::super_:
+    case Op::star_import:
+      break;
+  }
+}
+
+}  // namespace sitepatch::audit::flow
