@@ -143,7 +143,7 @@ Var Lowerer::read(const std::string& name, TSNode where) {
       if (st.locals.count(name) && !st.globals.count(name)) return summary_of(st, name);
     }
   ScopeState& top = states_.front();
-  if (&here == &top) {
+  if (&here == &top && !rebound_.count(name)) {
     auto it = top.now.find(name);
     if (it != top.now.end()) return it->second;
   }
@@ -196,6 +196,18 @@ void Lowerer::run(TSNode root) {
   m_.scopes.push_back(std::move(top));
   states_.emplace_back();
   collect_locals(root, states_.back(), false);
+  std::vector<TSNode> todo;
+  if (src_.find("global ") != std::string_view::npos) todo.push_back(root);
+  while (!todo.empty()) {
+    TSNode n = todo.back();
+    todo.pop_back();
+    if (is(n, "global_statement")) {
+      for (TSNode k : python::ts::named_children(n))
+        if (is(k, "identifier")) rebound_.insert(text(k));
+      continue;
+    }
+    for (uint32_t k = 0; k < ts_node_named_child_count(n); ++k) todo.push_back(ts_node_named_child(n, k));
+  }
   block(root);
   // The module's names as the rest of the program sees them: every binding.
 }

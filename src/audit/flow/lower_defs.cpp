@@ -138,6 +138,14 @@ void Lowerer::function_def(TSNode n, TSNode decorated) {
   m_.scopes[size_t(index)].returns = fresh();
   m_.scopes[size_t(index)].yields = fresh();
   states_.push_back(std::move(st));
+  // A nested function reads a parameter through the scope's summary of the name.
+  for (auto& p : m_.scopes[size_t(index)].params) {
+    Instr in;
+    in.op = Op::copy;
+    in.dst = summary_of(cur(), p.name);
+    in.a = p.var;
+    emit(std::move(in));
+  }
   block(body);
   if (!cur().dead) {
     Instr in;

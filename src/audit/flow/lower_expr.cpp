@@ -194,7 +194,8 @@ Var Lowerer::expr(TSNode n) {
     in.a = a;
     in.name = op == "-" ? "__neg__" : op == "~" ? "__invert__" : "__pos__";
     emit(std::move(in));
-    out = a;
+    TSNode arg = field(n, "argument");
+    out = is(arg, "integer") || is(arg, "float") ? constant("int", n) : a;
   } else if (is(n, "await")) {
     Instr in = at(Op::await, n);
     in.a = expr(named_children(n).at(0));
@@ -266,6 +267,13 @@ Var Lowerer::subscript(TSNode n) {
   Instr in = at(Op::load_item, n);
   in.a = expr(field(n, "value"));
   TSNode key = field(n, "subscript");
+  if (is(key, "slice")) {
+    // x[a:b] is a part of x: the same items.
+    for (TSNode k : named_children(key)) expr(k);
+    in.op = Op::copy;
+    in.dst = fresh();
+    return emit(std::move(in));
+  }
   in.name = literal_of(key);
   in.b = ts_node_is_null(key) ? kNoVar : expr(key);
   in.dst = fresh();

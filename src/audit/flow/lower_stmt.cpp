@@ -126,7 +126,7 @@ void Lowerer::assign(TSNode t, Var value) {
     in.a = expr(field(t, "value"));
     TSNode key = field(t, "subscript");
     in.name = literal_of(key);
-    if (in.name.empty() && !ts_node_is_null(key)) expr(key);
+    if (in.name.empty() && !ts_node_is_null(key)) in.dst = expr(key);  // a key known only by its values
     in.b = value;
     emit(std::move(in));
   } else if (is(t, "pattern_list") || is(t, "tuple_pattern") || is(t, "list_pattern") || is(t, "tuple") ||
@@ -138,6 +138,7 @@ void Lowerer::assign(TSNode t, Var value) {
       in.dst = fresh();
       in.a = value;
       in.index = star ? -1 : int32_t(k);
+      if (star) in.name = std::to_string(k) + "/" + std::to_string(kids.size());
       Var item = emit(std::move(in));
       assign(star ? named_children(kids[k]).at(0) : kids[k], item);
     }
@@ -211,6 +212,7 @@ void Lowerer::loop(TSNode n, bool is_for) {
   uint32_t outer = guard_;
   if (is_for) {
     Instr in = at(Op::iterate, field(n, "right"));
+    if (ts_node_child_count(n) > 0 && is(ts_node_child(n, 0), "async")) in.name = "async";
     in.a = expr(field(n, "right"));
     in.dst = fresh();
     cur().now = head;
@@ -319,6 +321,7 @@ void Lowerer::with_statement(TSNode n) {
         value = named_children(value).at(0);
       }
       Instr in = at(Op::enter, value);
+      if (ts_node_child_count(n) > 0 && is(ts_node_child(n, 0), "async")) in.name = "async";
       in.a = expr(value);
       in.dst = fresh();
       Var entered = emit(std::move(in));

@@ -88,6 +88,9 @@ class Lowerer {
   uint32_t guard_ = 0;  // the guard every instruction emitted now carries
   int depth_ = 0;
   std::map<std::string, int> class_names_;  // classes of this module by qualified name
+  // Names some function rebinds with `global`: the top level reads their summary, since a
+  // call may have changed them since its own last assignment.
+  std::set<std::string> rebound_;
 };
 
 }  // namespace sitepatch::audit::flow::detail

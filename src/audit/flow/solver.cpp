@@ -214,6 +214,10 @@ bool Solver::enter_function(const std::string& name, const std::string& qualifie
       if (p == 0 && s.cls >= 0 && !s.is_staticmethod) {
         uint32_t cls = L.class_base + uint32_t(s.cls);
         impl_->add(v, impl_->value(s.is_classmethod ? Kind::klass : Kind::instance, cls));
+      } else if (s.params[p].default_value != kNoVar) {
+        // The entry runs with its defaults (a chain only other arguments open is one
+        // this entry, as called by default, cannot take).
+        impl_->copy_edge(impl_->gvar(uint32_t(m), s.params[p].default_value), v);
       } else {
         impl_->add(v, unknown);
       }

@@ -21,9 +21,9 @@ bool upper_last(const std::string& dotted) {
 void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
                               std::optional<uint32_t> receiver) {
   edge(caller_scope(instr), fs, line);
-  reach(fs);
   auto [m, local] = scopes[fs];
   const Scope& s = modules[m].ir.scopes[local];
+  if (!s.generator && !s.coroutine) reach(fs);
   size_t p = 0;
   std::vector<char> bound(s.params.size(), 0);
   if (receiver && !s.params.empty() && s.params[0].kind == Param::positional) {
@@ -87,8 +87,15 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
       if (star_star_param >= 0) copy_edge(all_items(c), any_slot(container_for(star_star_param, Container::dict)));
     }
   }
+  // A parameter no argument bound takes its default.
+  for (size_t k = 0; k < s.params.size(); ++k)
+    if ((!bound[k] || !args.star.empty() || !args.star_star.empty()) && s.params[k].default_value != kNoVar)
+      copy_edge(gvar(m, s.params[k].default_value), gvar(m, s.params[k].var));
+  // A generator's body runs as it is iterated (solver_lookup.cpp items_of), a coroutine's
+  // as it is awaited or handed to an event loop.
   if (s.generator || s.coroutine) add(dst, value(Kind::generator, fs));
   else copy_edge(gvar(m, s.returns), dst);
+  if (s.coroutine && !s.generator) reach(fs);
 }
 
 void Solver::Impl::call_method(uint32_t receiver, const std::string& name, const CallArgs& args, uint32_t dst,
@@ -178,6 +185,11 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
       const std::string name = strings[x.a];
       if (call_builtin(name, args, dst, instr, line)) return;
       external(caller_scope(instr), in, name, text);
+      // Code out of the program may iterate a generator it is given ("".join(gen)).
+      for (auto* group : {&args.positional, &args.star})
+        for (uint32_t a : *group)
+          for (uint32_t v : read_var(a, instr))
+            if (values[v].kind == Kind::generator) reach(values[v].a);
       add(dst, value(Kind::ext_instance, str(upper_last(name) ? name : name + "()")));
       return;
     }

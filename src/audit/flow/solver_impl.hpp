@@ -14,6 +14,10 @@ struct ValueHash {
   }
 };
 
+/// What Linux and this analysis's defaults say of a few names the standard library binds
+/// (sys.platform, os.name, typing.TYPE_CHECKING), as a constant's name; nullptr for others.
+const char* known_constant(const std::string& dotted);
+
 struct Solver::Impl {
   explicit Impl(Source& s) : source(s) {}
 
@@ -41,6 +45,7 @@ struct Solver::Impl {
   std::vector<ScopeRef> calls, containers;
   int load(const std::string& name);  // module index, -1 when none
   const Module& mod(uint32_t m) const { return modules[m].ir; }
+  const Scope& scope(uint32_t s) const { return modules[scopes[s].module].ir.scopes[scopes[s].local]; }
 
   // Variables.
   struct VarState {
@@ -76,6 +81,13 @@ struct Solver::Impl {
   void reach_top(uint32_t module);
   bool guard_may_pass(uint32_t module, uint32_t guard, uint32_t instr);
   void evaluate(uint32_t instr);
+  // The literal keys an item access may use: its own literal, else every constant the key's
+  // variable holds (empty: some key is not known).
+  std::vector<std::string> literal_keys(const std::string& literal, Var key, uint32_t instr);
+  std::vector<uint32_t> read_var(uint32_t var, uint32_t instr) {
+    watch(var, instr);
+    return pts(var);
+  }
 
   std::vector<FlowEdge> edges;
   std::unordered_set<uint64_t> edge_seen;

@@ -149,7 +149,8 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
       const std::string mod = strings[x.a];
       int m = load(mod);
       if (m < 0) {
-        add(dst, value(Kind::external, str(mod + "." + name)));
+        const char* c = known_constant(mod + "." + name);
+        add(dst, c ? value(Kind::constant, str(c)) : value(Kind::external, str(mod + "." + name)));
         return;
       }
       reach_top(uint32_t(m));
@@ -163,6 +164,17 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
         } else {
           for (auto& other : modules[size_t(m)].ir.scopes[0].code)
             if (other.op == Op::star_import) load_attr(value(Kind::module, str(other.name)), name, dst, instr);
+          // PEP 562: a module's __getattr__ answers the names it does not bind.
+          auto ga = modules[size_t(m)].ir.globals.find("__getattr__");
+          if (ga != modules[size_t(m)].ir.globals.end()) {
+            uint32_t fn = gvar(uint32_t(m), ga->second);
+            watch(fn, instr);
+            CallArgs args;
+            uint32_t nv = temp(instr, 9, str(name));
+            add(nv, value(Kind::constant, str("str:" + name)));
+            args.positional.push_back(nv);
+            for (uint32_t f : std::vector<uint32_t>(pts(fn))) call_value(f, args, dst, instr, line, "__getattr__");
+          }
         }
       }
       return;
@@ -205,7 +217,10 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
       add(dst, value(Kind::cmethod, v, str(name)));
       return;
     case Kind::function:
-      if (name == "__name__" || name == "__qualname__") add(dst, value(Kind::constant, str("str")));
+      if (name == "__name__" || name == "__qualname__") {
+        const std::string& q = scope(x.a).qualified;
+        add(dst, value(Kind::constant, str("str:" + q.substr(q.rfind('.') == std::string::npos ? 0 : q.rfind('.') + 1))));
+      }
       else if (name == "__wrapped__" || name == "__func__") add(dst, v);
       return;
     case Kind::bound:
@@ -292,6 +307,7 @@ void Solver::Impl::items_of(uint32_t v, uint32_t dst, uint32_t instr, int line) 
       return;
     }
     case Kind::generator: {
+      reach(x.a);  // its body runs as it is iterated
       auto [gm, local] = scopes[x.a];
       copy_edge(gvar(gm, modules[gm].ir.scopes[local].yields), dst);
       return;

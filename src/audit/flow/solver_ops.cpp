@@ -2,13 +2,12 @@
 // implicit call (for's __iter__/__next__, with's __enter__/__exit__, an operator's dunder,
 // a truth test's __bool__) is made only where the value is an instance of a class of the
 // program that defines the method: never for literals, None, builtins or unknowns.
+#include <algorithm>
+
 #include "audit/flow/solver_impl.hpp"
 
 namespace sitepatch::audit::flow {
 
-namespace {
-
-// What Linux and this analysis's defaults say of a few names the standard library binds.
 const char* known_constant(const std::string& name) {
   if (name == "sys.platform") return "str:linux";
   if (name == "os.name") return "str:posix";
@@ -18,7 +17,17 @@ const char* known_constant(const std::string& name) {
   return nullptr;
 }
 
-}  // namespace
+std::vector<std::string> Solver::Impl::literal_keys(const std::string& literal, Var key, uint32_t instr) {
+  if (!literal.empty()) return {literal};
+  if (key == kNoVar) return {};
+  std::vector<std::string> out;
+  for (uint32_t v : read_var(gvar(instrs[instr].module, key), instr)) {
+    const Value& x = values[v];
+    if (x.kind != Kind::constant || strings[x.a].find(':') == std::string::npos) return {};
+    out.push_back(strings[x.a]);
+  }
+  return out;
+}
 
 void Solver::Impl::evaluate(uint32_t id) {
   const Site site = instrs[id];
@@ -56,12 +65,8 @@ void Solver::Impl::evaluate(uint32_t id) {
       add(g(in.dst), value(Kind::unknown));
       break;
     case Op::function: {
-      uint32_t fs = modules[m].scope_base + uint32_t(in.index);
-      // Defaults flow into the parameters when the def runs.
-      auto [fm, local] = scopes[fs];
-      for (auto& p : modules[fm].ir.scopes[local].params)
-        if (p.default_value != kNoVar) copy_edge(g(p.default_value), g(p.var));
-      add(g(in.dst), value(Kind::function, fs));
+      // Defaults go into the parameters a call leaves unbound (solver_calls.cpp).
+      add(g(in.dst), value(Kind::function, modules[m].scope_base + uint32_t(in.index)));
       break;
     }
     case Op::klass:
@@ -139,11 +144,18 @@ void Solver::Impl::evaluate(uint32_t id) {
       break;
     }
     case Op::load_item: {
+      std::vector<std::string> keys = literal_keys(in.name, in.b, id);
       for (uint32_t v : read(in.a)) {
         const Value& x = values[v];
-        if (x.kind == Kind::container) {
-          copy_edge(in.name.empty() ? all_items(x.a) : slot(x.a, in.name), g(in.dst));
-          if (!in.name.empty()) copy_edge(any_slot(x.a), g(in.dst));
+        if (x.kind == Kind::module) {
+          for (auto& k : keys)
+            if (k.rfind("str:", 0) == 0) load_attr(v, k.substr(4), g(in.dst), id);  // globals()["name"]
+        } else if (x.kind == Kind::container && container_kinds[x.a] == Container::tuple && keys.empty()) {
+          copy_edge(all_items(x.a), g(in.dst));
+        } else if (x.kind == Kind::container) {
+          if (keys.empty()) copy_edge(all_items(x.a), g(in.dst));
+          for (auto& k : keys) copy_edge(slot(x.a, k), g(in.dst));
+          if (!keys.empty()) copy_edge(any_slot(x.a), g(in.dst));
         } else if (x.kind == Kind::instance) {
           CallArgs args;
           if (in.b != kNoVar) args.positional.push_back(g(in.b));
@@ -169,10 +181,12 @@ void Solver::Impl::evaluate(uint32_t id) {
       break;
     }
     case Op::store_item: {
+      std::vector<std::string> keys = literal_keys(in.name, in.dst, id);
       for (uint32_t v : read(in.a)) {
         const Value& x = values[v];
         if (x.kind == Kind::container) {
-          copy_edge(g(in.b), in.name.empty() ? any_slot(x.a) : slot(x.a, in.name));
+          if (keys.empty()) copy_edge(g(in.b), any_slot(x.a));
+          for (auto& k : keys) copy_edge(g(in.b), slot(x.a, k));
         } else if (x.kind == Kind::instance) {
           CallArgs args;
           args.positional.push_back(g(in.b));
@@ -189,7 +203,9 @@ void Solver::Impl::evaluate(uint32_t id) {
           for (uint32_t v : read(ct.items[k])) items_of(v, any_slot(c), id, in.line);
         } else if (ct.kind == Container::dict) {
           copy_edge(g(ct.items[k]), ct.keys[k].empty() ? any_slot(c) : slot(c, ct.keys[k]));
-        } else if (ct.kind == Container::tuple) {
+        } else if (ct.kind != Container::set && std::find(ct.starred.begin(), ct.starred.begin() + long(k), 1) ==
+                                                     ct.starred.begin() + long(k)) {
+          // A tuple's or a literal list's items by position (until a starred one).
           copy_edge(g(ct.items[k]), slot(c, "int:" + std::to_string(k)));
         } else {
           copy_edge(g(ct.items[k]), any_slot(c));
@@ -213,7 +229,17 @@ void Solver::Impl::evaluate(uint32_t id) {
       break;
     }
     case Op::iterate:
-      for (uint32_t v : read(in.a)) items_of(v, g(in.dst), id, in.line);
+      for (uint32_t v : read(in.a)) {
+        if (in.name == "async" && values[v].kind == Kind::instance) {
+          uint32_t it = temp(id, 10, v);
+          call_method(v, "__aiter__", {}, it, id, in.line);
+          for (uint32_t r : read_var(it, id))
+            if (values[r].kind == Kind::instance) call_method(r, "__anext__", {}, g(in.dst), id, in.line);
+            else items_of(r, g(in.dst), id, in.line);
+          continue;
+        }
+        items_of(v, g(in.dst), id, in.line);
+      }
       break;
     case Op::unpack:
       for (uint32_t v : read(in.a)) {
@@ -221,6 +247,18 @@ void Solver::Impl::evaluate(uint32_t id) {
         if (x.kind == Kind::container && container_kinds[x.a] == Container::tuple && in.index >= 0) {
           copy_edge(slot(x.a, "int:" + std::to_string(in.index)), g(in.dst));
           copy_edge(any_slot(x.a), g(in.dst));
+        } else if (in.index < 0 && x.kind == Kind::container && container_kinds[x.a] == Container::tuple) {
+          // first, *rest = a, b, c: rest is a list of the items past the others.
+          size_t slash = in.name.find('/');
+          size_t at = std::stoul(in.name.substr(0, slash)), of = std::stoul(in.name.substr(slash + 1));
+          auto [it, fresh] = temps.emplace(std::make_tuple(id, 60u, v), 0);
+          if (fresh) it->second = make_container(Container::list);
+          size_t n = 0;
+          while (container_slots.count({x.a, str("int:" + std::to_string(n))})) ++n;
+          for (size_t k = at; k + (of - at - 1) < n; ++k)
+            copy_edge(slot(x.a, "int:" + std::to_string(k)), any_slot(it->second));
+          copy_edge(any_slot(x.a), any_slot(it->second));
+          add(g(in.dst), value(Kind::container, it->second));
         } else if (in.index < 0) {
           add(g(in.dst), v);
         } else {
@@ -231,10 +269,12 @@ void Solver::Impl::evaluate(uint32_t id) {
     case Op::enter:
       for (uint32_t v : read(in.a)) {
         const Value& x = values[v];
+        bool aio = in.name == "async";
         if (x.kind == Kind::instance) {
-          call_method(v, "__enter__", {}, g(in.dst), id, in.line);
-          call_method(v, "__exit__", {}, temp(id, 2, v), id, in.line);
+          call_method(v, aio ? "__aenter__" : "__enter__", {}, g(in.dst), id, in.line);
+          call_method(v, aio ? "__aexit__" : "__exit__", {}, temp(id, 2, v), id, in.line);
         } else if (x.kind == Kind::generator) {
+          reach(x.a);  // a contextmanager's generator runs to its yield
           auto [gm, local] = scopes[x.a];
           copy_edge(gvar(gm, modules[gm].ir.scopes[local].yields), g(in.dst));
         } else if (x.kind == Kind::ext_instance) {
@@ -258,6 +298,20 @@ void Solver::Impl::evaluate(uint32_t id) {
                                                     : v);
         } else if (x.kind == Kind::klass && in.name == "__or__") {
           add(g(in.dst), v);  // X | None in an annotation
+        } else if (x.kind == Kind::container && (in.name == "__add__" || in.name == "__iadd__" || in.name == "__or__" ||
+                                                 in.name == "__ior__")) {
+          // a + b, a += b on lists (and | on dicts): the items of both.
+          bool in_place = in.name[2] == 'i';
+          uint32_t into = x.a;
+          if (!in_place) {
+            auto [it, fresh] = temps.emplace(std::make_tuple(id, 61u, v), 0);
+            if (fresh) it->second = make_container(container_kinds[x.a]);
+            into = it->second;
+            copy_edge(all_items(x.a), any_slot(into));
+          }
+          if (in.b != kNoVar)
+            for (uint32_t r : read(in.b)) items_of(r, any_slot(into), id, in.line);
+          add(g(in.dst), value(Kind::container, into));
         } else {
           add(g(in.dst), value(Kind::unknown));
         }
@@ -321,6 +375,7 @@ void Solver::Impl::evaluate(uint32_t id) {
       for (uint32_t v : read(in.a)) {
         const Value& x = values[v];
         if (x.kind == Kind::generator) {
+          reach(x.a);
           auto [gm, gl] = scopes[x.a];
           copy_edge(gvar(gm, modules[gm].ir.scopes[gl].returns), g(in.dst));
         } else {
