@@ -124,7 +124,8 @@ Var Lowerer::summary_of(ScopeState& st, const std::string& name) {
 Var Lowerer::read(const std::string& name, TSNode where) {
   ScopeState& here = cur();
   // The innermost scope's own binding, flow-sensitively.
-  if (here.cls < 0 && here.locals.count(name) && !here.globals.count(name)) {
+  if (here.cls < 0 && here.locals.count(name) && !here.globals.count(name) &&
+      !(&here == &states_.front() && rebound_.count(name))) {
     auto it = here.now.find(name);
     return it != here.now.end() ? it->second : summary_of(here, name);
   }
@@ -179,6 +180,16 @@ void Lowerer::bind(const std::string& name, Var value) {
         owner = &states_[k];
         break;
       }
+  }
+  if (guard_ != 0) {
+    // Bound only where the guard passes: the name's variable is fed under the guard.
+    Var v = fresh();
+    Instr g;
+    g.op = Op::copy;
+    g.dst = v;
+    g.a = value;
+    emit(std::move(g));
+    value = v;
   }
   if (owner == &here) here.now[name] = value;
   Instr in;

@@ -176,6 +176,7 @@ Var Lowerer::expr(TSNode n) {
     if (vs.size() == 2 && (op == "in" || op == "not")) {
       Instr in = at(Op::implicit, n);
       in.a = vs[1];
+      in.b = vs[0];
       in.name = "__contains__";
       emit(std::move(in));
     } else if (vs.size() == 2 && dunder_of(op)) {

@@ -102,7 +102,19 @@ void Lowerer::statement(TSNode n) {
     if (is(n, "import_from_statement")) import_from(n);
   } else if (is(n, "match_statement")) {
     match_statement(n);
-  } else if (is(n, "delete_statement") || is(n, "assert_statement") || is(n, "print_statement") ||
+  } else if (is(n, "delete_statement")) {
+    for (TSNode k : named_children(n)) {
+      auto targets = is(k, "expression_list") ? named_children(k) : std::vector<TSNode>{k};
+      for (TSNode t : targets) {
+        if (!is(t, "subscript")) continue;
+        Instr in = at(Op::implicit, t);
+        in.a = expr(field(t, "value"));
+        expr(field(t, "subscript"));
+        in.name = "__delitem__";
+        emit(std::move(in));
+      }
+    }
+  } else if (is(n, "assert_statement") || is(n, "print_statement") ||
              is(n, "exec_statement") || is(n, "type_alias_statement")) {
     for (TSNode k : named_children(n)) expr(k);
   } else if (is(n, "block")) {

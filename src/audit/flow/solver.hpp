@@ -45,6 +45,7 @@ enum class Kind : uint8_t {
   super_,       // a: class id, b: receiver value
   partial,      // a: call id of the functools.partial(...) that made it
   generator,    // a: scope id (a generator or coroutine function's call)
+  constructor,  // a: class id: type.__call__ for it (its __new__ and __init__, no metaclass)
   unknown,
 };
 

@@ -117,11 +117,12 @@ void Solver::Impl::call_method(uint32_t receiver, const std::string& name, const
   }
 }
 
-void Solver::Impl::construct(uint32_t cls, const CallArgs& args, uint32_t dst, uint32_t instr, int line) {
+void Solver::Impl::construct(uint32_t cls, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
+                             bool via_metaclass) {
   uint32_t inst = value(Kind::instance, cls);
   auto [m, local] = classes[cls];
   Var meta = modules[m].ir.classes[local].metaclass;
-  if (meta != kNoVar) {
+  if (meta != kNoVar && via_metaclass) {
     watch(gvar(m, meta), instr);
     for (uint32_t mv : std::vector<uint32_t>(pts(gvar(m, meta))))
       if (values[mv].kind == Kind::klass && find_in_mro(values[mv].a, "__call__", instr)) {
@@ -158,6 +159,9 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
       return;
     case Kind::instance:
       call_method(callee, "__call__", args, dst, instr, line);
+      return;
+    case Kind::constructor:
+      construct(x.a, args, dst, instr, line, false);
       return;
     case Kind::partial: {
       auto [pm, pl] = calls[x.a];
@@ -204,6 +208,35 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
     default:
       return;
   }
+}
+
+}  // namespace sitepatch::audit::flow
+
+namespace sitepatch::audit::flow {
+
+void Solver::Impl::class_made(uint32_t cls, uint32_t instr, int line) {
+  auto [m, local] = classes[cls];
+  const Class& c = modules[m].ir.classes[local];
+  uint32_t made = value(Kind::klass, cls);
+  uint32_t scratch = temp(instr, 31, cls);
+  auto call_found = [&](uint32_t owner, const std::string& name, uint32_t receiver, uint32_t after) {
+    auto found = find_in_mro(owner, name, instr, after);
+    if (!found) return;
+    for (uint32_t f : read_var(found->second, instr))
+      if (values[f].kind == Kind::function) call_scope(values[f].a, {}, scratch, instr, line, receiver);
+  };
+  if (c.metaclass != kNoVar)
+    for (uint32_t mv : read_var(gvar(m, c.metaclass), instr))
+      if (values[mv].kind == Kind::klass) {
+        call_found(values[mv].a, "__new__", mv, UINT32_MAX);
+        call_found(values[mv].a, "__init__", made, UINT32_MAX);
+      }
+  // The nearest base's __init_subclass__ (an implicit classmethod), not the class's own.
+  call_found(cls, "__init_subclass__", made, cls);
+  for (auto& [name, var] : c.attrs)
+    for (uint32_t v : read_var(gvar(m, var), instr))
+      if (values[v].kind == Kind::instance && find_in_mro(values[v].a, "__set_name__", instr))
+        call_method(v, "__set_name__", {}, scratch, instr, line);
 }
 
 }  // namespace sitepatch::audit::flow

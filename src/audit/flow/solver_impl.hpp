@@ -132,7 +132,11 @@ struct Solver::Impl {
                   const std::string& text, std::optional<uint32_t> receiver = std::nullopt);
   void call_scope(uint32_t scope, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
                   std::optional<uint32_t> receiver);
-  void construct(uint32_t cls, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
+  void construct(uint32_t cls, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
+                 bool via_metaclass = true);
+  // A class statement's implicit calls: the metaclass's __new__/__init__, the nearest
+  // base's __init_subclass__, each attribute's __set_name__.
+  void class_made(uint32_t cls, uint32_t instr, int line);
   bool call_builtin(const std::string& name, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
   void call_method(uint32_t receiver, const std::string& name, const CallArgs& args, uint32_t dst, uint32_t instr,
                    int line);

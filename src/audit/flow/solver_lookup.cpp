@@ -121,6 +121,10 @@ void Solver::Impl::bind_into(uint32_t attr_var, uint32_t receiver, bool via_inst
   watch(attr_var, instr);
   for (uint32_t v : std::vector<uint32_t>(pts(attr_var))) {
     const Value& x = values[v];
+    if (x.kind == Kind::instance && find_in_mro(x.a, "__get__", instr)) {
+      call_method(v, "__get__", {}, dst, instr, line);  // a descriptor
+      continue;
+    }
     if (x.kind != Kind::function) {
       add(dst, v);
       continue;
@@ -164,6 +168,8 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
         } else {
           for (auto& other : modules[size_t(m)].ir.scopes[0].code)
             if (other.op == Op::star_import) load_attr(value(Kind::module, str(other.name)), name, dst, instr);
+        }
+        {
           // PEP 562: a module's __getattr__ answers the names it does not bind.
           auto ga = modules[size_t(m)].ir.globals.find("__getattr__");
           if (ga != modules[size_t(m)].ir.globals.end()) {
@@ -209,6 +215,16 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
     case Kind::super_: {
       const Value r = values[x.b];
       uint32_t cls = r.kind == Kind::instance || r.kind == Kind::klass ? r.a : x.a;
+      if (r.kind == Kind::klass) {
+        auto order = mro(r.a, instr);
+        if (std::find(order.begin(), order.end(), x.a) == order.end()) {
+          // super() in a metaclass's method: the receiver is a class, the MRO the metaclass's;
+          // type.__call__ past it makes the instance.
+          if (auto found = find_in_mro(x.a, name, instr, x.a)) bind_into(found->second, x.b, true, dst, instr, line);
+          else if (name == "__call__") add(dst, value(Kind::constructor, r.a));
+          return;
+        }
+      }
       if (auto found = find_in_mro(cls, name, instr, x.a)) bind_into(found->second, x.b, r.kind == Kind::instance, dst, instr, line);
       return;
     }

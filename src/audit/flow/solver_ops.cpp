@@ -69,9 +69,12 @@ void Solver::Impl::evaluate(uint32_t id) {
       add(g(in.dst), value(Kind::function, modules[m].scope_base + uint32_t(in.index)));
       break;
     }
-    case Op::klass:
-      add(g(in.dst), value(Kind::klass, modules[m].class_base + uint32_t(in.index)));
+    case Op::klass: {
+      uint32_t cls = modules[m].class_base + uint32_t(in.index);
+      class_made(cls, id, in.line);
+      add(g(in.dst), value(Kind::klass, cls));
       break;
+    }
     case Op::import:
       add(g(in.dst), value(Kind::module, str(in.name)));
       break;
@@ -244,10 +247,12 @@ void Solver::Impl::evaluate(uint32_t id) {
     case Op::unpack:
       for (uint32_t v : read(in.a)) {
         const Value& x = values[v];
-        if (x.kind == Kind::container && container_kinds[x.a] == Container::tuple && in.index >= 0) {
+        bool positional = x.kind == Kind::container &&
+                          (container_kinds[x.a] == Container::tuple || container_kinds[x.a] == Container::list);
+        if (positional && in.index >= 0) {
           copy_edge(slot(x.a, "int:" + std::to_string(in.index)), g(in.dst));
           copy_edge(any_slot(x.a), g(in.dst));
-        } else if (in.index < 0 && x.kind == Kind::container && container_kinds[x.a] == Container::tuple) {
+        } else if (in.index < 0 && positional) {
           // first, *rest = a, b, c: rest is a list of the items past the others.
           size_t slash = in.name.find('/');
           size_t at = std::stoul(in.name.substr(0, slash)), of = std::stoul(in.name.substr(slash + 1));
@@ -340,6 +345,12 @@ void Solver::Impl::evaluate(uint32_t id) {
         }
       break;
     case Op::implicit:
+      if (in.name == "__contains__" && in.b != kNoVar)
+        for (uint32_t c : read(in.a))
+          if (values[c].kind == Kind::container &&
+              (container_kinds[values[c].a] == Container::set || container_kinds[values[c].a] == Container::dict))
+            for (uint32_t v : read(in.b))
+              if (values[v].kind == Kind::instance) call_method(v, "__hash__", {}, temp(id, 11, v), id, in.line);
       for (uint32_t v : read(in.a)) {
         if (values[v].kind != Kind::instance) continue;
         std::string name = in.name;
