@@ -82,6 +82,7 @@ struct Container {
   // ("" for a key that is no literal). A starred item spreads its items.
   std::vector<Var> items;
   std::vector<std::string> keys;
+  std::vector<Var> key_vars;  // a dict's keys that are no literal (their values decide), else kNoVar
   std::vector<uint8_t> starred;
 };
 

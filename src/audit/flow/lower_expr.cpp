@@ -269,9 +269,11 @@ Var Lowerer::subscript(TSNode n) {
   in.a = expr(field(n, "value"));
   TSNode key = field(n, "subscript");
   if (is(key, "slice")) {
-    // x[a:b] is a part of x: the same items.
-    for (TSNode k : named_children(key)) expr(k);
-    in.op = Op::copy;
+    // x[a:b] is a part of x: its items (from position a on, when a is a literal).
+    auto parts = named_children(key);
+    for (TSNode k : parts) expr(k);
+    bool from_literal = !parts.empty() && is(parts[0], "integer") && ts_node_start_byte(parts[0]) == ts_node_start_byte(key);
+    in.name = from_literal ? "slice:" + text(parts[0]) : "slice:";
     in.dst = fresh();
     return emit(std::move(in));
   }
@@ -314,7 +316,7 @@ Var Lowerer::container(TSNode n, Container::Kind kind) {
     if (is(k, "comment")) continue;
     if (kind == Container::dict && is(k, "pair")) {
       c.keys.push_back(literal_of(field(k, "key")));
-      if (c.keys.back().empty()) expr(field(k, "key"));
+      c.key_vars.push_back(c.keys.back().empty() ? expr(field(k, "key")) : kNoVar);
       c.items.push_back(expr(field(k, "value")));
       c.starred.push_back(0);
       continue;
@@ -322,6 +324,7 @@ Var Lowerer::container(TSNode n, Container::Kind kind) {
     bool star = is(k, "list_splat") || is(k, "dictionary_splat");
     c.items.push_back(expr(k));
     c.keys.push_back({});
+    c.key_vars.push_back(kNoVar);
     c.starred.push_back(star ? 1 : 0);
   }
   Instr in = at(Op::make_list, n);
@@ -353,9 +356,10 @@ Var Lowerer::comprehension(TSNode n, Container::Kind kind) {
   Container c;
   c.kind = kind;
   if (kind == Container::dict && is(body, "pair")) {
-    expr(field(body, "key"));
+    c.key_vars.push_back(expr(field(body, "key")));
     c.items.push_back(expr(field(body, "value")));
   } else {
+    c.key_vars.push_back(kNoVar);
     c.items.push_back(expr(body));
   }
   c.keys.push_back({});

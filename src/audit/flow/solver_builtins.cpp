@@ -215,8 +215,24 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
     return true;
   }
   if (name == "builtins.type" && args.positional.size() == 1) {
-    for (uint32_t v : vals(args.positional[0]))
-      if (values[v].kind == Kind::instance) add(dst, value(Kind::klass, values[v].a));
+    for (uint32_t v : vals(args.positional[0])) {
+      const Value& x = values[v];
+      if (x.kind == Kind::instance) {
+        add(dst, value(Kind::klass, x.a));
+      } else if (x.kind == Kind::constant) {
+        const std::string& c = strings[x.a];
+        std::string t = c.substr(0, c.find(':'));
+        if (t == "None") add(dst, value(Kind::external, str("builtins.NoneType")));
+        else if (t == "True" || t == "False" || t == "bool") add(dst, value(Kind::external, str("builtins.bool")));
+        else if (t == "str" || t == "int" || t == "float" || t == "bytes")
+          add(dst, value(Kind::external, str("builtins." + t)));
+        else add(dst, value(Kind::unknown));
+      } else if (x.kind == Kind::ext_instance) {
+        add(dst, value(Kind::external, x.a));
+      } else {
+        add(dst, value(Kind::unknown));
+      }
+    }
     return true;
   }
   if (name == "builtins.isinstance" || name == "builtins.issubclass" || name == "builtins.callable") {

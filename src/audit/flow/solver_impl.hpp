@@ -120,6 +120,7 @@ struct Solver::Impl {
   uint32_t all_items(uint32_t container);
   uint32_t make_container(Container::Kind kind);
   void items_of(uint32_t value, uint32_t dst, uint32_t instr, int line);
+  void slice_of(uint32_t value, const std::string& from, uint32_t dst, uint32_t instr);
   std::vector<Container::Kind> container_kinds;  // by container id
 
   // Calls (solver_calls.cpp).

@@ -23,10 +23,30 @@ std::vector<std::string> Solver::Impl::literal_keys(const std::string& literal, 
   std::vector<std::string> out;
   for (uint32_t v : read_var(gvar(instrs[instr].module, key), instr)) {
     const Value& x = values[v];
-    if (x.kind != Kind::constant || strings[x.a].find(':') == std::string::npos) return {};
-    out.push_back(strings[x.a]);
+    // Literals, and keys known by identity: a class, or a name outside the program (int).
+    if (x.kind == Kind::constant && strings[x.a].find(':') != std::string::npos) out.push_back(strings[x.a]);
+    else if (x.kind == Kind::external) out.push_back("ext:" + strings[x.a]);
+    else if (x.kind == Kind::klass) out.push_back("cls:" + std::to_string(x.a));
+    else return {};
   }
   return out;
+}
+
+// x[a:] of a container: a list of its items from position a on (all of them when a is
+// not known), and whatever else it was given.
+void Solver::Impl::slice_of(uint32_t v, const std::string& from, uint32_t dst, uint32_t instr) {
+  const Value x = values[v];
+  if (x.kind != Kind::container || from.empty() || from[0] == '-') {
+    add(dst, v);
+    return;
+  }
+  auto [it, fresh] = temps.emplace(std::make_tuple(instr, 62u, v), 0);
+  if (fresh) it->second = make_container(Container::list);
+  size_t start = std::stoul(from);
+  for (size_t k = start; container_slots.count({x.a, str("int:" + std::to_string(k))}); ++k)
+    copy_edge(slot(x.a, "int:" + std::to_string(k)), any_slot(it->second));
+  copy_edge(any_slot(x.a), any_slot(it->second));
+  add(dst, value(Kind::container, it->second));
 }
 
 void Solver::Impl::evaluate(uint32_t id) {
@@ -147,6 +167,10 @@ void Solver::Impl::evaluate(uint32_t id) {
       break;
     }
     case Op::load_item: {
+      if (in.name.rfind("slice:", 0) == 0) {
+        for (uint32_t v : read(in.a)) slice_of(v, in.name.substr(6), g(in.dst), id);
+        break;
+      }
       std::vector<std::string> keys = literal_keys(in.name, in.b, id);
       for (uint32_t v : read(in.a)) {
         const Value& x = values[v];
@@ -202,10 +226,16 @@ void Solver::Impl::evaluate(uint32_t id) {
       uint32_t c = modules[m].container_base + uint32_t(in.index);
       const Container& ct = modules[m].ir.containers[size_t(in.index)];
       for (size_t k = 0; k < ct.items.size(); ++k) {
+        bool hashed = ct.kind == Container::set || (ct.kind == Container::dict && ct.key_vars[k] != kNoVar);
+        if (hashed)  // a set's item, a dict's key: hashed
+          for (uint32_t v : read(ct.kind == Container::set ? ct.items[k] : ct.key_vars[k]))
+            if (values[v].kind == Kind::instance) call_method(v, "__hash__", {}, temp(id, 12, v), id, in.line);
         if (ct.starred[k]) {
           for (uint32_t v : read(ct.items[k])) items_of(v, any_slot(c), id, in.line);
         } else if (ct.kind == Container::dict) {
-          copy_edge(g(ct.items[k]), ct.keys[k].empty() ? any_slot(c) : slot(c, ct.keys[k]));
+          std::vector<std::string> keys = literal_keys(ct.keys[k], ct.key_vars[k], id);
+          if (keys.empty()) copy_edge(g(ct.items[k]), any_slot(c));
+          for (auto& key : keys) copy_edge(g(ct.items[k]), slot(c, key));
         } else if (ct.kind != Container::set && std::find(ct.starred.begin(), ct.starred.begin() + long(k), 1) ==
                                                      ct.starred.begin() + long(k)) {
           // A tuple's or a literal list's items by position (until a starred one).
