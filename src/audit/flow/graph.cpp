@@ -83,13 +83,14 @@ CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& opti
   // Breadth first from the entry over the edges: each scope's shortest chain.
   std::map<uint32_t, std::vector<const FlowEdge*>> out;
   for (auto& e : solver.edges()) out[e.from].push_back(&e);
-  // A module entry's imports ran its imported modules' top levels too: each is a root.
+  // A module entry's imports ran its program's other modules' top levels too (a script's
+  // modules beside it): each is a root. A library's import-time code is not the entry's.
   std::map<uint32_t, const FlowEdge*> parent;
   std::deque<uint32_t> todo{entry};
   parent[entry] = nullptr;
   if (options.function.empty())
     for (uint32_t sc : reached)
-      if (solver.scope(sc).kind == Scope::module && !parent.count(sc)) {
+      if (solver.scope(sc).kind == Scope::module && solver.is_program(sc) && !parent.count(sc)) {
         parent[sc] = nullptr;
         todo.push_back(sc);
       }

@@ -2,6 +2,8 @@
 // instructions, modules lowered on demand, scopes reached, and the guards that keep an
 // arm's instructions waiting until a value that can enter it arrives.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "audit/flow/solver_impl.hpp"
 
@@ -32,29 +34,79 @@ uint32_t Solver::Impl::temp(uint32_t instr, uint32_t what, uint32_t of) {
 }
 
 bool Solver::Impl::add(uint32_t var, uint32_t v) {
-  // Copy edges carry the value on at once; instructions that read a variable run again.
-  std::vector<std::pair<uint32_t, uint32_t>> todo{{var, v}};
-  bool first = true, grew_first = false;
-  while (!todo.empty()) {
-    auto [x, val] = todo.back();
-    todo.pop_back();
-    auto& p = vars[x].pts;
-    auto it = std::lower_bound(p.begin(), p.end(), val);
-    if (it != p.end() && *it == val) {
-      first = false;
-      continue;
-    }
-    p.insert(it, val);
-    if (first) grew_first = true;
-    first = false;
-    for (uint32_t w : vars[x].watchers) enqueue(w);
-    for (uint32_t s : vars[x].succ) todo.push_back({s, val});
+  // Gathered, then carried on in batches (flush): a popular variable's readers run once
+  // per batch, not once per value.
+  auto& x = vars[var];
+  if (std::binary_search(x.pts.begin(), x.pts.end(), v)) return false;
+  x.pending.push_back(v);
+  if (!x.dirty) {
+    x.dirty = true;
+    dirty.push_back(var);
   }
-  return grew_first;
+  return true;
+}
+
+void Solver::Impl::flush() {
+  std::vector<uint32_t> delta, merged;
+  while (!dirty.empty()) {
+    uint32_t x = dirty.back();
+    dirty.pop_back();
+    VarState& st = vars[x];
+    st.dirty = false;
+    delta.swap(st.pending);
+    st.pending.clear();
+    std::sort(delta.begin(), delta.end());
+    delta.erase(std::unique(delta.begin(), delta.end()), delta.end());
+    merged.clear();
+    std::set_union(st.pts.begin(), st.pts.end(), delta.begin(), delta.end(), std::back_inserter(merged));
+    if (merged.size() == st.pts.size()) continue;
+    // Only what is new goes on.
+    std::vector<uint32_t> fresh;
+    std::set_difference(delta.begin(), delta.end(), st.pts.begin(), st.pts.end(), std::back_inserter(fresh));
+    st.pts.swap(merged);
+    if (base_vars.count(x)) ++bases_epoch;
+    for (uint32_t w : vars[x].watchers) enqueue(w);
+    for (uint32_t s : vars[x].succ)
+      for (uint32_t v : fresh) add(s, v);
+  }
 }
 
 void Solver::Impl::add_all(uint32_t var, const std::vector<uint32_t>& vals) {
   for (uint32_t v : std::vector<uint32_t>(vals)) add(var, v);
+}
+
+uint32_t Solver::Impl::force(uint32_t lazy, uint32_t instr) {
+  auto it = lazy_vars.find(lazy);
+  if (it != lazy_vars.end()) return it->second;
+  uint32_t v = new_var();
+  lazy_vars[lazy] = v;
+  const Value x = values[lazy];
+  load_attr(value(Kind::module, x.a), strings[x.b], v, instr);
+  return v;
+}
+
+std::vector<uint32_t> Solver::Impl::vals(uint32_t var, uint32_t instr, std::vector<uint32_t>* consulted) {
+  watch(var, instr);
+  if (consulted) consulted->push_back(var);
+  const auto& p = pts(var);
+  if (std::none_of(p.begin(), p.end(), [&](uint32_t v) { return values[v].kind == Kind::lazy; })) return p;
+  std::vector<uint32_t> out, todo(p.begin(), p.end());
+  std::unordered_set<uint32_t> seen;
+  while (!todo.empty()) {
+    uint32_t v = todo.back();
+    todo.pop_back();
+    if (!seen.insert(v).second) continue;
+    if (values[v].kind != Kind::lazy) {
+      out.push_back(v);
+      continue;
+    }
+    uint32_t lv = force(v, instr);
+    watch(lv, instr);
+    if (consulted) consulted->push_back(lv);
+    for (uint32_t w : pts(lv)) todo.push_back(w);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 void Solver::Impl::copy_edge(uint32_t from, uint32_t to) {
@@ -104,14 +156,22 @@ int Solver::Impl::load(const std::string& name) {
     container_kinds.push_back(l.ir.containers[k].kind);
   }
   reached.resize(scopes.size(), 0);
+  // A top-level script's modules beside it (same folder) are its program; a package
+  // module's import-time code is its own only.
+  if (name == entry_module) l.program = true;
+  else if (entry_module.find('.') == std::string::npos && !modules.empty() && modules[0].ir.name == entry_module &&
+           l.ir.root == modules[0].ir.root && !l.ir.root.empty())
+    l.program = true;
   modules.push_back(std::move(l));
   module_index[name] = int(m);
   // What the module binds at its top level, as attributes of the module value.
   uint32_t mv = value(Kind::module, str(name));
   for (auto& [g, v] : modules[m].ir.globals) module_attrs[{mv, str(g)}] = gvar(m, v);
-  for (uint32_t k = 0; k < modules[m].ir.classes.size(); ++k)
+  for (uint32_t k = 0; k < modules[m].ir.classes.size(); ++k) {
     for (auto& [a, v] : modules[m].ir.classes[k].attrs)
       class_attrs[{modules[m].class_base + k, str(a)}] = gvar(m, v);
+    for (Var b : modules[m].ir.classes[k].bases) base_vars.insert(gvar(m, b));
+  }
   return int(m);
 }
 
@@ -143,9 +203,8 @@ bool Solver::Impl::guard_may_pass(uint32_t m, uint32_t g, uint32_t instr) {
   while (g != 0) {
     const Guard& gd = ir.guards[g];
     uint32_t v = gvar(m, gd.var);
-    watch(v, instr);
     bool may = false;
-    for (uint32_t val : pts(v)) {
+    for (uint32_t val : vals(v, instr)) {
       const Value& x = values[val];
       if (x.kind == Kind::constant) {
         const std::string& c = strings[x.a];
@@ -193,6 +252,7 @@ Solver::Solver(Source& source) : impl_(std::make_unique<Impl>(source)) {}
 Solver::~Solver() = default;
 
 bool Solver::enter_module(const std::string& name) {
+  impl_->entry_module = name;
   int m = impl_->load(name);
   if (m < 0) return false;
   impl_->reach_top(uint32_t(m));
@@ -200,6 +260,7 @@ bool Solver::enter_module(const std::string& name) {
 }
 
 bool Solver::enter_function(const std::string& name, const std::string& qualified) {
+  impl_->entry_module = name;
   int m = impl_->load(name);
   if (m < 0) return false;
   auto& L = impl_->modules[size_t(m)];
@@ -230,13 +291,24 @@ bool Solver::enter_function(const std::string& name, const std::string& qualifie
 
 void Solver::solve() {
   auto& I = *impl_;
-  while (!I.work.empty()) {
+  while (true) {
+    I.flush();
+    if (I.work.empty()) break;
     uint32_t id = I.work.front();
     I.work.pop_front();
     I.queued[id] = 0;
     if (!I.active[id]) {
       if (!I.guard_may_pass(I.instrs[id].module, I.instr_of(id).guard, id)) continue;
       I.active[id] = 1;
+    }
+    ++I.evaluations;
+    if (std::getenv("SITEPATCH_FLOW_TRACE") && I.evaluations % 5000 == 0) {
+      size_t edges = 0, values_held = 0;
+      for (auto& v : I.vars) { edges += v.succ.size(); values_held += v.pts.size(); }
+      const Instr& in = I.instr_of(id);
+      std::fprintf(stderr, "flow: %llu evals, %zu modules, %zu instrs, %zu vars, %zu values, %zu held, %zu edges, work %zu; at %s:%d op %d\n",
+                   (unsigned long long)I.evaluations, I.modules.size(), I.instrs.size(), I.vars.size(), I.values.size(),
+                   values_held, edges, I.work.size(), I.modules[I.instrs[id].module].ir.name.c_str(), in.line, int(in.op));
     }
     I.evaluate(id);
   }
@@ -257,5 +329,6 @@ const Scope& Solver::scope(uint32_t scope) const {
   return impl_->modules[m].ir.scopes[local];
 }
 size_t Solver::modules_loaded() const { return impl_->modules.size(); }
+bool Solver::is_program(uint32_t scope) const { return impl_->modules[impl_->scopes[scope].module].program; }
 
 }  // namespace sitepatch::audit::flow

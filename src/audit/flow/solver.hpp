@@ -46,6 +46,7 @@ enum class Kind : uint8_t {
   partial,      // a: call id of the functools.partial(...) that made it
   generator,    // a: scope id (a generator or coroutine function's call)
   constructor,  // a: class id: type.__call__ for it (its __new__ and __init__, no metaclass)
+  lazy,         // a: module name, b: attribute (string ids): `from a import b`, read when used
   unknown,
 };
 
@@ -101,6 +102,8 @@ class Solver {
   const Module& module_of(uint32_t scope) const;
   const Scope& scope(uint32_t scope) const;
   size_t modules_loaded() const;
+  /// Whether the scope's module is the program's (the entry's, or a script's sibling).
+  bool is_program(uint32_t scope) const;
 
   struct Impl;
 

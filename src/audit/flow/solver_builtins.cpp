@@ -31,19 +31,16 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
       if (n == k) return v;
     return std::nullopt;
   };
-  auto vals = [&](uint32_t var) {
-    watch(var, instr);
-    return std::vector<uint32_t>(pts(var));
-  };
+  auto held = [&](uint32_t var) { return vals(var, instr); };
   // Calls `fn` (every value of a variable) with each item of `items` (a variable of iterables).
   auto call_with_items = [&](uint32_t fn, const std::vector<uint32_t>& iterables, uint32_t result) {
     CallArgs one;
     for (size_t k = 0; k < iterables.size(); ++k) {
       uint32_t item = temp(instr, 40 + uint32_t(k), iterables[k]);
-      for (uint32_t v : vals(iterables[k])) items_of(v, item, instr, line);
+      for (uint32_t v : held(iterables[k])) items_of(v, item, instr, line);
       one.positional.push_back(item);
     }
-    for (uint32_t f : vals(fn)) call_value(f, one, result, instr, line, "callback");
+    for (uint32_t f : held(fn)) call_value(f, one, result, instr, line, "callback");
   };
   auto new_list = [&](uint32_t tag) {
     auto [it, fresh] = temps.emplace(std::make_tuple(instr, 50u, tag), 0);
@@ -56,14 +53,14 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
       name == "builtins.delattr") {
     if (!arg(0) || !arg(1)) return true;
     bool any_name = false;
-    for (uint32_t k : vals(*arg(1))) {
+    for (uint32_t k : held(*arg(1))) {
       const std::string& c = strings[values[k].a];
       if (values[k].kind != Kind::constant || c.rfind("str:", 0) != 0) {
         any_name = true;
         continue;
       }
       std::string attr = c.substr(4);
-      for (uint32_t o : vals(*arg(0))) {
+      for (uint32_t o : held(*arg(0))) {
         if (name == "builtins.getattr") {
           load_attr(o, attr, dst, instr);
         } else if (name == "builtins.setattr" && arg(2)) {
@@ -94,11 +91,11 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
     if (name == "builtins.filter" || name == "functools.reduce") {
       if (!arg(0) || !arg(1)) return true;
       uint32_t items = temp(instr, 41, *arg(1));
-      for (uint32_t v : vals(*arg(1))) items_of(v, items, instr, line);
+      for (uint32_t v : held(*arg(1))) items_of(v, items, instr, line);
       CallArgs two;
       two.positional = {items, items};
       if (name == "builtins.filter") two.positional.pop_back();
-      for (uint32_t f : vals(*arg(0))) call_value(f, two, temp(instr, 42), instr, line, "callback");
+      for (uint32_t f : held(*arg(0))) call_value(f, two, temp(instr, 42), instr, line, "callback");
       if (name == "builtins.filter") copy_edge(items, new_list(0));
       else copy_edge(temp(instr, 42), dst);
       return true;
@@ -107,12 +104,12 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
       uint32_t out = new_list(0);
       std::vector<uint32_t> sources = args.positional;
       uint32_t outer = temp(instr, 43);
-      for (uint32_t s : args.star) for (uint32_t v : vals(s)) items_of(v, outer, instr, line);
+      for (uint32_t s : args.star) for (uint32_t v : held(s)) items_of(v, outer, instr, line);
       if (name == "itertools.chain.from_iterable" && arg(0))
-        for (uint32_t v : vals(*arg(0))) items_of(v, outer, instr, line);
+        for (uint32_t v : held(*arg(0))) items_of(v, outer, instr, line);
       sources.push_back(outer);
       for (uint32_t s : sources)
-        for (uint32_t v : vals(s)) items_of(v, out, instr, line);
+        for (uint32_t v : held(s)) items_of(v, out, instr, line);
       return true;
     }
     if (!arg(0) && args.star.empty()) {
@@ -121,11 +118,11 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
     }
     uint32_t first = arg(0) ? *arg(0) : args.star[0];
     uint32_t items = temp(instr, 44, first);
-    for (uint32_t v : vals(first)) items_of(v, items, instr, line);
+    for (uint32_t v : held(first)) items_of(v, items, instr, line);
     if (auto key = keyword("key")) {
       CallArgs one;
       one.positional.push_back(items);
-      for (uint32_t f : vals(*key)) call_value(f, one, temp(instr, 45), instr, line, "key");
+      for (uint32_t f : held(*key)) call_value(f, one, temp(instr, 45), instr, line, "key");
     }
     if (name == "builtins.next" || name == "builtins.max" || name == "builtins.min") {
       copy_edge(items, dst);
@@ -140,7 +137,7 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
       } else {
         for (size_t k = 0; k < args.positional.size(); ++k) {
           uint32_t each = temp(instr, 46, uint32_t(k));
-          for (uint32_t v : vals(args.positional[k])) items_of(v, each, instr, line);
+          for (uint32_t v : held(args.positional[k])) items_of(v, each, instr, line);
           copy_edge(each, slot(pair, "int:" + std::to_string(k)));
         }
       }
@@ -160,7 +157,7 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
     std::vector<uint32_t> targets = args.positional;
     if (name != "builtins.print" && targets.size() > 1) targets.resize(1);
     for (uint32_t t : targets)
-      for (uint32_t v : vals(t)) {
+      for (uint32_t v : held(t)) {
         if (values[v].kind != Kind::instance) continue;
         std::string d = dunder;
         if (d == "__str__" && !find_in_mro(values[v].a, d, instr)) d = "__repr__";
@@ -197,8 +194,8 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
     uint32_t fs = caller_scope(instr);
     auto [m, local] = scopes[fs];
     if (args.positional.size() >= 2) {
-      for (uint32_t c : vals(args.positional[0]))
-        for (uint32_t r : vals(args.positional[1]))
+      for (uint32_t c : held(args.positional[0]))
+        for (uint32_t r : held(args.positional[1]))
           if (values[c].kind == Kind::klass) add(dst, value(Kind::super_, values[c].a, r));
       return true;
     }
@@ -211,11 +208,11 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
     }
     if (s->cls < 0 || s->params.empty()) return true;
     uint32_t cls = modules[m].class_base + uint32_t(s->cls);
-    for (uint32_t r : vals(gvar(m, s->params[0].var))) add(dst, value(Kind::super_, cls, r));
+    for (uint32_t r : held(gvar(m, s->params[0].var))) add(dst, value(Kind::super_, cls, r));
     return true;
   }
   if (name == "builtins.type" && args.positional.size() == 1) {
-    for (uint32_t v : vals(args.positional[0])) {
+    for (uint32_t v : held(args.positional[0])) {
       const Value& x = values[v];
       if (x.kind == Kind::instance) {
         add(dst, value(Kind::klass, x.a));
@@ -250,7 +247,7 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
       name == "builtins.eval" || name == "builtins.exec" || name == "builtins.__import__" ||
       name == "importlib.import_module") {
     if ((name == "importlib.import_module" || name == "builtins.__import__") && arg(0)) {
-      for (uint32_t k : vals(*arg(0))) {
+      for (uint32_t k : held(*arg(0))) {
         const std::string& c = strings[values[k].a];
         if (values[k].kind == Kind::constant && c.rfind("str:", 0) == 0) {
           std::string mod = c.substr(4);
@@ -284,7 +281,7 @@ bool Solver::Impl::container_method(uint32_t cm, const CallArgs& args, uint32_t 
   if (recv.kind == Kind::module) {
     // globals() read as a dict: its names.
     if ((name == "get" || name == "__getitem__") && !args.positional.empty()) {
-      for (uint32_t k : std::vector<uint32_t>(pts(args.positional[0]))) {
+      for (uint32_t k : vals(args.positional[0], instr)) {
         const std::string& c = strings[values[k].a];
         if (values[k].kind == Kind::constant && c.rfind("str:", 0) == 0) load_attr(x.a, c.substr(4), dst, instr);
       }
@@ -294,7 +291,7 @@ bool Solver::Impl::container_method(uint32_t cm, const CallArgs& args, uint32_t 
   uint32_t c = recv.a;
   if (recv.kind == Kind::view) return true;
   auto key_of = [&](uint32_t var) -> std::string {
-    for (uint32_t k : std::vector<uint32_t>(pts(var)))
+    for (uint32_t k : vals(var, instr))
       if (values[k].kind == Kind::constant && strings[values[k].a].find(':') != std::string::npos)
         return strings[values[k].a];
     return {};
@@ -306,10 +303,10 @@ bool Solver::Impl::container_method(uint32_t cm, const CallArgs& args, uint32_t 
   } else if (name == "extend" || name == "update") {
     for (uint32_t a : args.positional) {
       watch(a, instr);
-      for (uint32_t v : std::vector<uint32_t>(pts(a))) {
+      for (uint32_t v : vals(a, instr)) {
         if (name == "update" && values[v].kind == Kind::container) {
-          for (auto& [k, slotvar] : std::map<std::pair<uint32_t, uint32_t>, uint32_t>(container_slots))
-            if (k.first == values[v].a) copy_edge(slotvar, slot(c, strings[k.second]));
+          for (auto [k, slotvar] : std::vector<std::pair<uint32_t, uint32_t>>(slots_of[values[v].a]))
+            copy_edge(slotvar, slot(c, strings[k]));
         } else {
           items_of(v, any_slot(c), instr, line);
         }

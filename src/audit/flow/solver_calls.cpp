@@ -69,14 +69,14 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
   for (uint32_t a : args.star) {
     watch(a, instr);
     uint32_t items = temp(instr, 20, a);
-    for (uint32_t v : std::vector<uint32_t>(pts(a))) items_of(v, items, instr, line);
+    for (uint32_t v : vals(a, instr)) items_of(v, items, instr, line);
     for (size_t k = p; k < s.params.size(); ++k)
       if (!bound[k] && s.params[k].kind == Param::positional) copy_edge(items, gvar(m, s.params[k].var));
     if (star_param >= 0) copy_edge(items, any_slot(container_for(star_param, Container::tuple)));
   }
   for (uint32_t a : args.star_star) {
     watch(a, instr);
-    for (uint32_t v : std::vector<uint32_t>(pts(a))) {
+    for (uint32_t v : vals(a, instr)) {
       if (values[v].kind != Kind::container) continue;
       uint32_t c = values[v].a;
       for (size_t k = 0; k < s.params.size(); ++k) {
@@ -104,7 +104,7 @@ void Solver::Impl::call_method(uint32_t receiver, const std::string& name, const
   if (r.kind != Kind::instance && r.kind != Kind::klass) return;
   auto found = find_in_mro(r.a, name, instr);
   if (!found) return;
-  for (uint32_t v : std::vector<uint32_t>(pts(found->second))) {
+  for (uint32_t v : vals(found->second, instr)) {
     const Value& x = values[v];
     if (x.kind != Kind::function) {
       call_value(v, args, dst, instr, line, name);
@@ -124,12 +124,12 @@ void Solver::Impl::construct(uint32_t cls, const CallArgs& args, uint32_t dst, u
   Var meta = modules[m].ir.classes[local].metaclass;
   if (meta != kNoVar && via_metaclass) {
     watch(gvar(m, meta), instr);
-    for (uint32_t mv : std::vector<uint32_t>(pts(gvar(m, meta))))
+    for (uint32_t mv : vals(gvar(m, meta), instr))
       if (values[mv].kind == Kind::klass && find_in_mro(values[mv].a, "__call__", instr)) {
         // Meta.__call__ runs; the __new__/__init__ it reaches through super().__call__
         // are its calls, not the constructor site's.
         auto found = find_in_mro(values[mv].a, "__call__", instr);
-        for (uint32_t f : std::vector<uint32_t>(pts(found->second)))
+        for (uint32_t f : vals(found->second, instr))
           if (values[f].kind == Kind::function) call_scope(values[f].a, args, dst, instr, line, value(Kind::klass, cls));
         add(dst, inst);
         return;
@@ -179,7 +179,7 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
       merged.star_star = args.star_star;
       uint32_t target = gvar(pm, made.args[0].var);
       watch(target, instr);
-      for (uint32_t t : std::vector<uint32_t>(pts(target))) call_value(t, merged, dst, instr, line, text);
+      for (uint32_t t : vals(target, instr)) call_value(t, merged, dst, instr, line, text);
       return;
     }
     case Kind::cmethod:

@@ -36,7 +36,9 @@ struct Solver::Impl {
     Module ir;
     uint32_t var_base = 0, scope_base = 0, class_base = 0, call_base = 0, container_base = 0, guard_base = 0;
     bool top_reached = false;
+    bool program = false;  // its import-time calls are followed (the entry's module, or a script's siblings)
   };
+  std::string entry_module;  // set before the first load
   std::deque<Loaded> modules;  // a deque: references to a module's code outlive loading more
   std::map<std::string, int> module_index;  // -1: no source
   struct ScopeRef { uint32_t module; uint32_t local; };
@@ -52,6 +54,8 @@ struct Solver::Impl {
     std::vector<uint32_t> pts;  // sorted value ids
     std::vector<uint32_t> succ;  // copy edges
     std::vector<uint32_t> watchers;  // instructions (ids) evaluated again when it grows
+    std::vector<uint32_t> pending;   // values added since the last flush
+    bool dirty = false;
   };
   std::vector<VarState> vars;
   uint32_t new_var();
@@ -61,6 +65,8 @@ struct Solver::Impl {
   uint32_t temp(uint32_t instr, uint32_t what, uint32_t of = 0);
   bool add(uint32_t var, uint32_t value);
   void add_all(uint32_t var, const std::vector<uint32_t>& vals);
+  std::vector<uint32_t> dirty;  // variables with pending values
+  void flush();
   void copy_edge(uint32_t from, uint32_t to);
   std::unordered_set<uint64_t> copy_edges;
   const std::vector<uint32_t>& pts(uint32_t var) const { return vars[var].pts; }
@@ -72,6 +78,8 @@ struct Solver::Impl {
   std::vector<uint8_t> active, queued;
   std::unordered_set<uint64_t> watching;
   std::deque<uint32_t> work;
+  std::unordered_set<uint64_t> handled;  // (call instruction, callee value) bound for good
+  uint64_t evaluations = 0;
   void watch(uint32_t var, uint32_t instr);
   void enqueue(uint32_t instr);
 
@@ -84,10 +92,13 @@ struct Solver::Impl {
   // The literal keys an item access may use: its own literal, else every constant the key's
   // variable holds (empty: some key is not known).
   std::vector<std::string> literal_keys(const std::string& literal, Var key, uint32_t instr);
-  std::vector<uint32_t> read_var(uint32_t var, uint32_t instr) {
-    watch(var, instr);
-    return pts(var);
-  }
+  std::vector<uint32_t> read_var(uint32_t var, uint32_t instr) { return vals(var, instr); }
+  // What a variable holds, `from m import n` values read (m loaded then, its top level
+  // reached): the one way instructions read their variables; each variable consulted is
+  // watched by `instr` (and listed in `consulted`).
+  std::vector<uint32_t> vals(uint32_t var, uint32_t instr, std::vector<uint32_t>* consulted = nullptr);
+  std::unordered_map<uint32_t, uint32_t> lazy_vars;  // lazy value -> the variable it reads
+  uint32_t force(uint32_t lazy, uint32_t instr);
 
   std::vector<FlowEdge> edges;
   std::unordered_set<uint64_t> edge_seen;
@@ -102,6 +113,11 @@ struct Solver::Impl {
   // Attributes, classes, containers (solver_lookup.cpp).
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> instance_attrs, class_attrs, module_attrs;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> container_slots;  // (container, key) -> var
+  std::unordered_map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> slots_of;  // container -> (key, var)
+  bool has_slot(uint32_t container, const std::string& key) const {
+    auto it = string_ids.find(key);
+    return it != string_ids.end() && container_slots.count({container, it->second});
+  }
   std::map<uint32_t, uint32_t> container_any, container_all;
   std::map<uint32_t, uint32_t> synthetic_items;  // dict container -> its items() tuples container
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> param_containers;  // (scope, parameter) -> container
@@ -110,6 +126,12 @@ struct Solver::Impl {
   uint32_t class_attr_var(uint32_t cls, const std::string& name);
   uint32_t instance_attr(uint32_t cls, const std::string& name);
   std::vector<uint32_t> mro(uint32_t cls, uint32_t instr);
+  // MROs computed since the last time a class's bases grew (a base variable's values).
+  struct MroCache { uint64_t epoch; std::vector<uint32_t> order, base_vars; };
+  std::unordered_map<uint32_t, MroCache> mro_cache;
+  std::unordered_set<uint32_t> base_vars;  // variables some class statement reads a base from
+  uint64_t bases_epoch = 0;
+  std::vector<uint32_t> compute_mro(uint32_t cls, std::vector<uint32_t>& consulted, int depth, uint32_t instr);
   std::optional<std::pair<uint32_t, uint32_t>> find_in_mro(uint32_t cls, const std::string& name, uint32_t instr,
                                                            uint32_t after = UINT32_MAX);
   std::vector<std::string> external_bases(uint32_t cls, uint32_t instr);

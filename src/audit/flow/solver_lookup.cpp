@@ -36,26 +36,38 @@ uint32_t Solver::Impl::instance_attr(uint32_t cls, const std::string& name) {
   return v;
 }
 
-// C3 linearization of the program's classes (bases outside the program end it).
+// C3 linearization of the program's classes (bases outside the program end it), kept
+// until some class's bases grow.
 std::vector<uint32_t> Solver::Impl::mro(uint32_t cls, uint32_t instr) {
-  std::vector<std::vector<uint32_t>> seqs;
+  std::vector<uint32_t> consulted;
+  auto order = compute_mro(cls, consulted, 0, instr);
+  for (uint32_t v : mro_cache[cls].base_vars) watch(v, instr);
+  return order;
+}
+
+// Each class's MRO once per epoch (its bases' from the cache): linear in the hierarchy.
+std::vector<uint32_t> Solver::Impl::compute_mro(uint32_t cls, std::vector<uint32_t>& consulted, int depth,
+                                                uint32_t instr) {
+  auto hit = mro_cache.find(cls);
+  if (hit != mro_cache.end() && hit->second.epoch == bases_epoch) {
+    consulted.insert(consulted.end(), hit->second.base_vars.begin(), hit->second.base_vars.end());
+    return hit->second.order;
+  }
   auto [m, local] = classes[cls];
   const Class& c = modules[m].ir.classes[local];
-  std::vector<uint32_t> bases;
-  static thread_local int depth = 0;
   if (depth > 50) return {cls};
-  ++depth;
+  std::vector<uint32_t> mine;
+  std::vector<uint32_t> bases;
   for (Var b : c.bases) {
     uint32_t bv = gvar(m, b);
-    watch(bv, instr);
-    for (uint32_t v : std::vector<uint32_t>(pts(bv)))
+    for (uint32_t v : vals(bv, instr, &mine))
       if (values[v].kind == Kind::klass && values[v].a != cls &&
           std::find(bases.begin(), bases.end(), values[v].a) == bases.end())
         bases.push_back(values[v].a);
   }
-  for (uint32_t b : bases) seqs.push_back(mro(b, instr));
+  std::vector<std::vector<uint32_t>> seqs;
+  for (uint32_t b : bases) seqs.push_back(compute_mro(b, mine, depth + 1, instr));
   seqs.push_back(bases);
-  --depth;
   std::vector<uint32_t> out{cls};
   while (true) {
     seqs.erase(std::remove_if(seqs.begin(), seqs.end(), [](auto& s) { return s.empty(); }), seqs.end());
@@ -79,6 +91,10 @@ std::vector<uint32_t> Solver::Impl::mro(uint32_t cls, uint32_t instr) {
       break;
     }
   }
+  std::sort(mine.begin(), mine.end());
+  mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+  consulted.insert(consulted.end(), mine.begin(), mine.end());
+  mro_cache.insert_or_assign(cls, MroCache{bases_epoch, out, std::move(mine)});
   return out;
 }
 
@@ -87,7 +103,7 @@ std::vector<std::string> Solver::Impl::external_bases(uint32_t cls, uint32_t ins
   for (uint32_t c : mro(cls, instr)) {
     auto [m, local] = classes[c];
     for (Var b : modules[m].ir.classes[local].bases)
-      for (uint32_t v : pts(gvar(m, b)))
+      for (uint32_t v : vals(gvar(m, b), instr))
         if (values[v].kind == Kind::external) out.push_back(strings[values[v].a]);
   }
   return out;
@@ -119,7 +135,7 @@ std::optional<std::pair<uint32_t, uint32_t>> Solver::Impl::find_in_mro(uint32_t 
 void Solver::Impl::bind_into(uint32_t attr_var, uint32_t receiver, bool via_instance, uint32_t dst, uint32_t instr,
                              int line) {
   watch(attr_var, instr);
-  for (uint32_t v : std::vector<uint32_t>(pts(attr_var))) {
+  for (uint32_t v : vals(attr_var, instr)) {
     const Value& x = values[v];
     if (x.kind == Kind::instance && find_in_mro(x.a, "__get__", instr)) {
       call_method(v, "__get__", {}, dst, instr, line);  // a descriptor
@@ -179,7 +195,7 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
             uint32_t nv = temp(instr, 9, str(name));
             add(nv, value(Kind::constant, str("str:" + name)));
             args.positional.push_back(nv);
-            for (uint32_t f : std::vector<uint32_t>(pts(fn))) call_value(f, args, dst, instr, line, "__getattr__");
+            for (uint32_t f : vals(fn, instr)) call_value(f, args, dst, instr, line, "__getattr__");
           }
         }
       }
@@ -265,6 +281,7 @@ uint32_t Solver::Impl::slot(uint32_t container, const std::string& key) {
   if (it != container_slots.end()) return it->second;
   uint32_t v = new_var();
   container_slots[k] = v;
+  slots_of[container].push_back({k.second, v});
   // Every slot feeds the container's "all items" variable.
   auto all = container_all.find(container);
   if (all != container_all.end()) copy_edge(v, all->second);
@@ -276,8 +293,7 @@ uint32_t Solver::Impl::all_items(uint32_t container) {
   if (it != container_all.end()) return it->second;
   uint32_t all = new_var();
   container_all[container] = all;
-  for (auto& [k, v] : container_slots)
-    if (k.first == container) copy_edge(v, all);
+  for (auto [k, v] : std::vector<std::pair<uint32_t, uint32_t>>(slots_of[container])) copy_edge(v, all);
   return all;
 }
 
@@ -295,8 +311,8 @@ void Solver::Impl::items_of(uint32_t v, uint32_t dst, uint32_t instr, int line) 
   switch (x.kind) {
     case Kind::container:
       if (container_kinds[x.a] == Container::dict) {
-        for (auto& [k, slotvar] : std::map<std::pair<uint32_t, uint32_t>, uint32_t>(container_slots))
-          if (k.first == x.a && strings[k.second] != "*") add(dst, value(Kind::constant, k.second));
+        for (auto [k, slotvar] : std::vector<std::pair<uint32_t, uint32_t>>(slots_of[x.a]))
+          if (strings[k] != "*") add(dst, value(Kind::constant, k));
         add(dst, value(Kind::constant, str("str")));
       } else {
         copy_edge(all_items(x.a), dst);
@@ -332,7 +348,7 @@ void Solver::Impl::items_of(uint32_t v, uint32_t dst, uint32_t instr, int line) 
       uint32_t it = temp(instr, 8, v);
       call_method(v, "__iter__", {}, it, instr, line);
       watch(it, instr);
-      for (uint32_t r : std::vector<uint32_t>(pts(it))) {
+      for (uint32_t r : vals(it, instr)) {
         const Value& y = values[r];
         if (y.kind == Kind::instance) call_method(r, "__next__", {}, dst, instr, line);
         else if (y.kind != Kind::unknown) items_of(r, dst, instr, line);

@@ -43,7 +43,7 @@ void Solver::Impl::slice_of(uint32_t v, const std::string& from, uint32_t dst, u
   auto [it, fresh] = temps.emplace(std::make_tuple(instr, 62u, v), 0);
   if (fresh) it->second = make_container(Container::list);
   size_t start = std::stoul(from);
-  for (size_t k = start; container_slots.count({x.a, str("int:" + std::to_string(k))}); ++k)
+  for (size_t k = start; has_slot(x.a, "int:" + std::to_string(k)); ++k)
     copy_edge(slot(x.a, "int:" + std::to_string(k)), any_slot(it->second));
   copy_edge(any_slot(x.a), any_slot(it->second));
   add(dst, value(Kind::container, it->second));
@@ -54,10 +54,7 @@ void Solver::Impl::evaluate(uint32_t id) {
   const Instr& in = instr_of(id);
   const uint32_t m = site.module;
   auto g = [&](Var v) { return gvar(m, v); };
-  auto read = [&](Var v) {
-    watch(g(v), id);
-    return pts(g(v));  // a copy: evaluating may grow it
-  };
+  auto read = [&](Var v) { return vals(g(v), id); };  // a copy: evaluating may grow it
   const uint32_t scope = site.scope;
   switch (in.op) {
     case Op::copy:
@@ -130,14 +127,14 @@ void Solver::Impl::evaluate(uint32_t id) {
           std::string part = rest.substr(0, rest.find('.'));
           rest = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
           uint32_t next = temp(id, 6, str(part + "@" + std::to_string(cur)));
-          for (uint32_t v : std::vector<uint32_t>(pts(cur))) load_attr(v, part, next, id);
+          for (uint32_t v : vals(cur, id)) load_attr(v, part, next, id);
           cur = next;
         }
         copy_edge(cur, g(in.dst));
         break;
       }
-      uint32_t mv = value(Kind::module, str(in.name));
-      load_attr(mv, in.name2, g(in.dst), id);
+      // Read when a value of it is used (vals): importing loads nothing.
+      add(g(in.dst), value(Kind::lazy, str(in.name), str(in.name2)));
       break;
     }
     case Op::load_attr: {
@@ -251,14 +248,33 @@ void Solver::Impl::evaluate(uint32_t id) {
       const Call& c = modules[m].ir.calls[size_t(in.index)];
       CallArgs args;
       for (auto& a : c.args) {
-        watch(g(a.var), id);
+        // Plain arguments flow by copy edges made once; *args and **kwargs are read whole.
+        if (a.star) watch(g(a.var), id);
         if (a.star == 1) args.star.push_back(g(a.var));
         else if (a.star == 2) args.star_star.push_back(g(a.var));
         else if (!a.keyword.empty()) args.keywords.push_back({a.keyword, g(a.var)});
         else args.positional.push_back(g(a.var));
       }
       auto callees = read(c.callee);
-      for (uint32_t v : callees) call_value(v, args, g(in.dst), id, in.line, c.text);
+      bool plain = args.star.empty() && args.star_star.empty();
+      // Import-time code of a module other than the program's runs for the names it binds:
+      // its decorators and calls out of the program, not its calls of its own functions
+      // (which would walk most of a library such as torch at every import).
+      bool bindings_only = scopes[scope].local == 0 && !modules[m].program && in.name != "decorator";
+      for (uint32_t v : callees) {
+        if (bindings_only) {
+          Kind k = values[v].kind;
+          if (k == Kind::function || k == Kind::bound || k == Kind::klass || k == Kind::instance || k == Kind::partial) {
+            add(g(in.dst), value(Kind::unknown));
+            continue;
+          }
+        }
+        // A function or bound method, once bound to this call's arguments, needs nothing more.
+        Kind k = values[v].kind;
+        if (plain && (k == Kind::function || k == Kind::bound) && !handled.insert((uint64_t(id) << 32) | v).second)
+          continue;
+        call_value(v, args, g(in.dst), id, in.line, c.text);
+      }
       break;
     }
     case Op::iterate:
@@ -289,7 +305,7 @@ void Solver::Impl::evaluate(uint32_t id) {
           auto [it, fresh] = temps.emplace(std::make_tuple(id, 60u, v), 0);
           if (fresh) it->second = make_container(Container::list);
           size_t n = 0;
-          while (container_slots.count({x.a, str("int:" + std::to_string(n))})) ++n;
+          while (has_slot(x.a, "int:" + std::to_string(n))) ++n;
           for (size_t k = at; k + (of - at - 1) < n; ++k)
             copy_edge(slot(x.a, "int:" + std::to_string(k)), any_slot(it->second));
           copy_edge(any_slot(x.a), any_slot(it->second));
@@ -358,7 +374,7 @@ void Solver::Impl::evaluate(uint32_t id) {
           if (y.kind != Kind::instance) continue;
           std::string reflected = "__r" + in.name.substr(2);
           bool left_has = false;
-          for (uint32_t l : pts(g(in.a)))
+          for (uint32_t l : vals(g(in.a), id))
             if (values[l].kind == Kind::instance && find_in_mro(values[l].a, in.name, id)) left_has = true;
           if (!left_has) {
             CallArgs args;
