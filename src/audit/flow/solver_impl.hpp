@@ -24,10 +24,11 @@ struct Solver::Impl {
   Source& source;
 
   // Strings and values, interned.
-  std::vector<std::string> strings;
+  // Deques: references to a value or a string stay good while more are interned.
+  std::deque<std::string> strings;
   std::unordered_map<std::string, uint32_t> string_ids;
   uint32_t str(const std::string& s);
-  std::vector<Value> values;
+  std::deque<Value> values;
   std::unordered_map<Value, uint32_t, ValueHash> value_ids;
   uint32_t value(Kind k, uint32_t a = 0, uint32_t b = 0);
 
