@@ -5,15 +5,22 @@
 // getattr with a literal name, ...) are modelled, so the callback is an edge from the
 // caller, as it runs.
 #include "audit/flow/solver_impl.hpp"
+#include "audit/known_types.hpp"
+#include "sitepatch/audit/rules.hpp"
 
 namespace sitepatch::audit::flow {
 
 namespace {
 
-bool upper_last(const std::string& dotted) {
-  size_t dot = dotted.rfind('.');
-  char c = dotted[dot == std::string::npos ? 0 : dot + 1];
-  return c >= 'A' && c <= 'Z';
+// What calling `name` (outside the program) makes: the class the standard library
+// documents (logging.getLogger -> logging.Logger), the class itself for a class, else
+// "name()", an object known by what made it.
+std::string result_class(const std::string& name) {
+  std::string plain(canonical(name));
+  std::string known = audit::detail::external_result(plain);
+  if (!known.empty()) return known;
+  if (audit::detail::external_class(plain)) return plain;
+  return plain + "()";
 }
 
 }  // namespace
@@ -189,12 +196,12 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
       const std::string name = strings[x.a];
       if (call_builtin(name, args, dst, instr, line)) return;
       external(caller_scope(instr), in, name, text);
+      add(dst, value(Kind::ext_instance, str(result_class(name))));
       // Code out of the program may iterate a generator it is given ("".join(gen)).
       for (auto* group : {&args.positional, &args.star})
         for (uint32_t a : *group)
           for (uint32_t v : read_var(a, instr))
             if (values[v].kind == Kind::generator) reach(values[v].a);
-      add(dst, value(Kind::ext_instance, str(upper_last(name) ? name : name + "()")));
       return;
     }
     case Kind::ext_instance:

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "audit/flow/solver_impl.hpp"
+#include "audit/known_types.hpp"
 
 namespace sitepatch::audit::flow {
 
@@ -262,9 +263,13 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
     case Kind::external:
       add(dst, value(Kind::external, str(strings[x.a] + "." + name)));
       return;
-    case Kind::ext_instance:
-      add(dst, value(Kind::external, str(strings[x.a] + "." + name)));
+    case Kind::ext_instance: {
+      std::string cls = strings[x.a];
+      std::string attr_class = audit::detail::external_attribute(cls, name);
+      if (!attr_class.empty()) add(dst, value(Kind::ext_instance, str(attr_class)));  // a Path's parent
+      else add(dst, value(Kind::external, str(cls + "." + name)));
       return;
+    }
     case Kind::constant:
       if (strings[x.a].rfind("str", 0) == 0) add(dst, value(Kind::external, str("builtins.str." + name)));
       return;
