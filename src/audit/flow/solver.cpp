@@ -116,6 +116,7 @@ void Solver::Impl::copy_edge(uint32_t from, uint32_t to) {
 }
 
 void Solver::Impl::watch(uint32_t var, uint32_t instr) {
+  if (instr == kNoInstr) return;
   if (watching.insert((uint64_t(var) << 32) | instr).second) vars[var].watchers.push_back(instr);
 }
 
@@ -284,12 +285,37 @@ bool Solver::enter_function(const std::string& name, const std::string& qualifie
       }
     }
     impl_->reach(L.scope_base + k);
+    // The receiver of a method entry was made before the entry runs: its __init__ ran
+    // (with arguments nobody here knows), and what it set on the instance is there.
+    if (s.cls >= 0 && !s.is_staticmethod && !s.is_classmethod) impl_->made_before.push_back(L.class_base + uint32_t(s.cls));
     return true;
   }
   return false;
 }
 
 void Solver::solve() {
+  auto& I = *impl_;
+  solve_once();
+  // Receivers made before the entry: their constructors, once the classes' bases are known.
+  for (size_t k = 0; k < I.made_before.size(); ++k) {
+    uint32_t cls = I.made_before[k];
+    uint32_t inst = I.value(Kind::instance, cls);
+    auto found = I.find_in_mro(cls, "__init__", kNoInstr);
+    if (!found) continue;
+    for (uint32_t f : std::vector<uint32_t>(I.pts(found->second))) {
+      if (I.values[f].kind != Kind::function) continue;
+      uint32_t fs = I.values[f].a;
+      auto [m, local] = I.scopes[fs];
+      const Scope& init = I.modules[m].ir.scopes[local];
+      for (size_t p = 0; p < init.params.size(); ++p)
+        I.add(I.gvar(m, init.params[p].var), p == 0 ? inst : I.value(Kind::unknown));
+      I.reach(fs);
+    }
+  }
+  solve_once();
+}
+
+void Solver::solve_once() {
   auto& I = *impl_;
   while (true) {
     I.flush();

@@ -108,6 +108,7 @@ class Solver {
   struct Impl;
 
  private:
+  void solve_once();
   std::unique_ptr<Impl> impl_;
 };
 

@@ -16,6 +16,9 @@ namespace {
 // documents (logging.getLogger -> logging.Logger), the class itself for a class, else
 // "name()", an object known by what made it.
 std::string result_class(const std::string& name) {
+  // What a result of a result makes is not named further (x = x.f() in a loop would
+  // make a new name each turn): one object nobody knows.
+  if (name.find("()") != std::string::npos || name[0] == '?') return "?";
   std::string plain(canonical(name));
   std::string known = audit::detail::external_result(plain);
   if (!known.empty()) return known;

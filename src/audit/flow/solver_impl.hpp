@@ -18,6 +18,8 @@ struct ValueHash {
 /// (sys.platform, os.name, typing.TYPE_CHECKING), as a constant's name; nullptr for others.
 const char* known_constant(const std::string& dotted);
 
+constexpr uint32_t kNoInstr = UINT32_MAX;  // an analysis step no instruction asked for
+
 struct Solver::Impl {
   explicit Impl(Source& s) : source(s) {}
 
@@ -40,6 +42,7 @@ struct Solver::Impl {
     bool program = false;  // its import-time calls are followed (the entry's module, or a script's siblings)
   };
   std::string entry_module;  // set before the first load
+  std::vector<uint32_t> made_before;  // classes whose instance a method entry receives
   std::deque<Loaded> modules;  // a deque: references to a module's code outlive loading more
   std::map<std::string, int> module_index;  // -1: no source
   struct ScopeRef { uint32_t module; uint32_t local; };

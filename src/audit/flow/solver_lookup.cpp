@@ -164,7 +164,7 @@ void Solver::Impl::bind_into(uint32_t attr_var, uint32_t receiver, bool via_inst
 
 void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, uint32_t instr) {
   const Value x = values[v];
-  int line = instr_of(instr).line;
+  int line = instr == kNoInstr ? 0 : instr_of(instr).line;
   switch (x.kind) {
     case Kind::module: {
       const std::string mod = strings[x.a];
