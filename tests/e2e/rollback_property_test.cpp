@@ -247,6 +247,7 @@ TEST_CASE("rollback of any subset in any order, after any reinstall, upgrade and
       }
     }
     auto list = st.sp({"list"});
+    INFO("list said: " << list.out << list.err);
     CHECK(list.out.find("no patches applied") != std::string::npos);
   }
   std::cout << "rollback property: " << runs << " sequences, " << steps << " steps, " << refusals << " refused"
