@@ -251,6 +251,11 @@ def main():
     ap.add_argument("--json", action="store_true", help="print a machine-readable summary")
     ap.add_argument("--list-misses", action="store_true", help="print each missing and extra edge")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per program")
+    ap.add_argument("--floor", metavar="PRECISION,RECALL",
+                    help="exit 1 when precision or recall falls below these (0.97,0.98), or when a "
+                         "program is reported complete while it misses an edge beyond --known-incomplete")
+    ap.add_argument("--known-incomplete", type=int, default=0,
+                    help="with --floor: programs reported complete that miss an edge, allowed (default 0)")
     a = ap.parse_args()
 
     corpus = a.pycg_dir or a.corpus
@@ -297,6 +302,20 @@ def main():
                 print("    missing %s -> %s" % (x, y), file=out)
             for x, y in r["extra"]:
                 print("    extra   %s -> %s" % (x, y), file=out)
+    if a.floor:
+        want_p, want_r = (float(x) for x in a.floor.split(","))
+        problems = []
+        if overall["precision"] < want_p:
+            problems.append("precision %.1f%% < %.1f%%" % (100 * overall["precision"], 100 * want_p))
+        if overall["recall"] < want_r:
+            problems.append("recall %.1f%% < %.1f%%" % (100 * overall["recall"], 100 * want_r))
+        if overall["complete_but_missing"] > a.known_incomplete:
+            problems.append("%d programs reported complete that miss an edge (at most %d)" % (
+                overall["complete_but_missing"], a.known_incomplete))
+        if overall["complete_on_unknowable"]:
+            problems.append("%d unknowable programs reported complete" % overall["complete_on_unknowable"])
+        if problems:
+            sys.exit("below the floor: " + "; ".join(problems) + " (--list-misses says which edges)")
 
 
 if __name__ == "__main__":
