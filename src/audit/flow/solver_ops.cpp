@@ -322,7 +322,13 @@ void Solver::Impl::evaluate(uint32_t id) {
         const Value& x = values[v];
         bool aio = in.name == "async";
         if (x.kind == Kind::instance) {
-          call_method(v, aio ? "__aenter__" : "__enter__", {}, g(in.dst), id, in.line);
+          const char* enter = aio ? "__aenter__" : "__enter__";
+          if (!find_in_mro(x.a, enter, id)) {
+            // A subclass of a class outside the program (a lock's): its __enter__ is that class's.
+            for (auto& base : external_bases(x.a, id)) external(scope, in, base + "." + enter, base);
+            add(g(in.dst), v);
+          }
+          call_method(v, enter, {}, g(in.dst), id, in.line);
           call_method(v, aio ? "__aexit__" : "__exit__", {}, temp(id, 2, v), id, in.line);
         } else if (x.kind == Kind::generator) {
           reach(x.a);  // a contextmanager's generator runs to its yield

@@ -29,7 +29,8 @@ try:
 except BaseException as e:
     sys.stdout.write("sitepatch-calibrate: " + json.dumps({"error": "%s: %s" % (type(e).__name__, e)}) + "\n")
     sys.exit(0)
-import ctypes, fcntl, importlib, io, logging, pathlib, subprocess, threading
+import ctypes, datetime, fcntl, http.client, importlib, io, logging, pathlib, subprocess, threading, urllib.request
+LOCK = threading.Lock()  # a lock made outside the compiled function, as a module's is
 try:
     import filelock
 except ImportError:
