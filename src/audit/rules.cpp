@@ -59,8 +59,8 @@ const Rule* RuleSet::match(std::string_view name) const {
   const Rule* by_alias = nullptr;
   for (const auto& r : rules_) {
     std::string_view rh = head(r.match);
-    if ((rh == "*" || rh == h) && matches(r.match, name)) return &r;
-    if (!by_alias && alt != name && (rh == "*" || rh == ha) && matches(r.match, alt)) by_alias = &r;
+    if (segment_matches(rh, h) && matches(r.match, name)) return &r;
+    if (!by_alias && alt != name && segment_matches(rh, ha) && matches(r.match, alt)) by_alias = &r;
   }
   return by_alias;
 }
