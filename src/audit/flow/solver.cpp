@@ -296,6 +296,23 @@ bool Solver::enter_function(const std::string& name, const std::string& qualifie
 void Solver::solve() {
   auto& I = *impl_;
   solve_once();
+  // A test of a variable nothing ever gave a value (a result this analysis does not model)
+  // says nothing: the code it guards may run.
+  for (bool more = true; more;) {
+    more = false;
+    for (uint32_t id = 0; id < I.instrs.size(); ++id) {
+      if (I.active[id]) continue;
+      const Module& ir = I.modules[I.instrs[id].module].ir;
+      for (uint32_t g = I.instr_of(id).guard; g != 0; g = ir.guards[g].parent)
+        if (I.pts(I.gvar(I.instrs[id].module, ir.guards[g].var)).empty()) {
+          I.active[id] = 1;
+          I.enqueue(id);
+          more = true;
+          break;
+        }
+    }
+    if (more) solve_once();
+  }
   // Receivers made before the entry: their constructors, once the classes' bases are known.
   for (size_t k = 0; k < I.made_before.size(); ++k) {
     uint32_t cls = I.made_before[k];

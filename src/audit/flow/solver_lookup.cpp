@@ -178,13 +178,18 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
       auto it = modules[size_t(m)].ir.globals.find(name);
       uint32_t var = module_attr(v, name, instr);
       copy_edge(var, dst);
+      // Its submodule (importing it sets the attribute, whatever the code binds: torch's
+      // `from torch import xpu as xpu` binds the name to the submodule itself).
+      bool sub = load(mod + "." + name) >= 0;
+      if (sub) add(dst, value(Kind::module, str(mod + "." + name)));
       if (it == modules[size_t(m)].ir.globals.end()) {
-        // Not bound by the module's code: its submodule, or a star import's name.
-        if (load(mod + "." + name) >= 0) {
-          add(dst, value(Kind::module, str(mod + "." + name)));
-        } else {
+        // Not bound by the module's code: a star import's name, or its __getattr__'s.
+        if (!sub) {
           for (auto& other : modules[size_t(m)].ir.scopes[0].code)
             if (other.op == Op::star_import) load_attr(value(Kind::module, str(other.name)), name, dst, instr);
+          // What no code here binds may still be there: a compiled submodule (torch._C),
+          // or a name a C extension's star import gave.
+          add(dst, value(Kind::external, str(mod + "." + name)));
         }
         {
           // PEP 562: a module's __getattr__ answers the names it does not bind.
