@@ -51,29 +51,25 @@ uint32_t Lowerer::guard(Var var, Guard::Test test, const std::string& literal) {
   return uint32_t(m_.guards.size() - 1);
 }
 
-// The guard under which the arm runs when `n` is true (negate: false). The test's own
-// calls are lowered once, under the current guard, when negate is false.
-uint32_t Lowerer::condition(TSNode n, bool negate) {
-  if (ts_node_is_null(n)) return guard_;
-  if (is(n, "parenthesized_expression") && !named_children(n).empty()) return condition(named_children(n)[0], negate);
-  if (is(n, "not_operator")) return condition(field(n, "argument"), !negate);
+// The guards under which an arm runs when `n` is true, and when it is false; the test's
+// own code is lowered once, under the current guard. Where a side cannot be told by one
+// conjunction of tests (`a or b` true, `a and b` false) it is the current guard.
+std::pair<uint32_t, uint32_t> Lowerer::condition(TSNode n) {
+  uint32_t here = guard_;
+  if (ts_node_is_null(n)) return {here, here};
+  if (is(n, "parenthesized_expression") && !named_children(n).empty()) return condition(named_children(n)[0]);
+  if (is(n, "not_operator")) {
+    auto [pass, fail] = condition(field(n, "argument"));
+    return {fail, pass};
+  }
   if (is(n, "boolean_operator")) {
-    std::string op = text(ts_node_child(n, 1));
-    bool conj = (op == "and") != negate;  // not (a or b) == not a and not b
-    if (conj) {
-      uint32_t keep = guard_;
-      uint32_t left = condition(field(n, "left"), negate);
-      guard_ = left;
-      uint32_t both = condition(field(n, "right"), negate);
-      guard_ = keep;
-      return both;
-    }
-    // Either side may pass: no guard narrows it (both sides' calls still lowered).
-    if (!negate) {
-      condition(field(n, "left"), false);
-      condition(field(n, "right"), false);
-    }
-    return guard_;
+    bool is_and = text(ts_node_child(n, 1)) == "and";
+    auto [lpass, lfail] = condition(field(n, "left"));
+    // The right side runs only where the left one did not decide.
+    guard_ = is_and ? lpass : lfail;
+    auto [rpass, rfail] = condition(field(n, "right"));
+    guard_ = here;
+    return is_and ? std::make_pair(rpass, here) : std::make_pair(here, rfail);
   }
   if (is(n, "comparison_operator")) {
     auto kids = named_children(n);
@@ -84,27 +80,26 @@ uint32_t Lowerer::condition(TSNode n, bool negate) {
       if (literal_of(lit).empty() && !literal_of(value).empty()) std::swap(value, lit);
       std::string l = literal_of(lit);
       if (!l.empty()) {
-        Var v = negate ? kNoVar : expr(value);
-        if (negate) {
-          // The test's calls were lowered by the positive form; find its variable again.
-          uint32_t keep = guard_;
-          v = expr(value);
-          guard_ = keep;
+        Var v = expr(value);
+        bool positive = op == "is" || op == "==";
+        if (l == "None") {
+          uint32_t is_none = guard(v, Guard::is_none), not_none = guard(v, Guard::not_none);
+          return positive ? std::make_pair(is_none, not_none) : std::make_pair(not_none, is_none);
         }
-        bool positive = (op == "is" || op == "==") != negate;
-        if (l == "None") return guard(v, positive ? Guard::is_none : Guard::not_none);
-        return guard(v, positive ? Guard::equals : Guard::not_equals, l);
+        uint32_t eq = guard(v, Guard::equals, l), ne = guard(v, Guard::not_equals, l);
+        return positive ? std::make_pair(eq, ne) : std::make_pair(ne, eq);
       }
     }
   }
   Var v = expr(n);
-  if (is(n, "identifier") || is(n, "attribute") || is(n, "call") || is(n, "subscript")) {
+  if (is(n, "identifier") || is(n, "attribute") || is(n, "call") || is(n, "subscript") ||
+      is(n, "named_expression")) {
     Instr t = at(Op::truth, n);
     t.a = v;
-    if (!negate) emit(std::move(t));
-    return guard(v, negate ? Guard::falsy : Guard::truthy);
+    emit(std::move(t));
+    return {guard(v, Guard::truthy), guard(v, Guard::falsy)};
   }
-  return guard_;
+  return {here, here};
 }
 
 Var Lowerer::expr(TSNode n) {
@@ -153,7 +148,13 @@ Var Lowerer::expr(TSNode n) {
     auto kids = named_children(n);
     out = kids.empty() ? constant("tuple", n) : expr(kids[0]);
   } else if (is(n, "boolean_operator")) {
-    Var a = expr(field(n, "left")), b = expr(field(n, "right"));
+    // `a or b` runs b only where a is falsy, `a and b` only where a is truthy.
+    bool is_or = text(ts_node_child(n, 1)) == "or";
+    Var a = expr(field(n, "left"));
+    uint32_t keep = guard_;
+    guard_ = guard(a, is_or ? Guard::falsy : Guard::truthy);
+    Var b = expr(field(n, "right"));
+    guard_ = keep;
     out = fresh();
     for (Var v : {a, b}) {
       Instr in;
@@ -420,8 +421,7 @@ Var Lowerer::conditional(TSNode n) {
   auto kids = named_children(n);
   if (kids.size() < 3) return constant("unknown", n);
   uint32_t keep = guard_;
-  uint32_t pass = condition(kids[1], false);
-  uint32_t fail = condition(kids[1], true);
+  auto [pass, fail] = condition(kids[1]);
   Var out = fresh();
   guard_ = pass;
   Var a = expr(kids[0]);

@@ -179,10 +179,9 @@ void Lowerer::if_statement(TSNode n) {
   uint32_t failed = outer;  // the guard of "every test so far failed"
   for (size_t a = 0; a < tests.size(); ++a) {
     guard_ = failed;
-    uint32_t pass = condition(tests[a], false);
-    guard_ = failed;
-    uint32_t fail = condition(tests[a], true);
     cur().now = before;
+    auto [pass, fail] = condition(tests[a]);
+    before = cur().now;  // what the test bound (`if x := f():`) holds in every arm after it
     cur().dead = false;
     guard_ = pass;
     block(bodies[a]);
@@ -232,8 +231,7 @@ void Lowerer::loop(TSNode n, bool is_for) {
     assign(field(n, "left"), item);
   } else {
     cur().now = head;
-    uint32_t pass = condition(field(n, "condition"), false);
-    guard_ = pass;
+    guard_ = condition(field(n, "condition")).first;
   }
   block(field(n, "body"));
   for (auto& [name, j] : joins) {

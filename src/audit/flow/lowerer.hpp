@@ -77,7 +77,7 @@ class Lowerer {
   Var binary(TSNode n, const std::string& dunder);
   Var conditional(TSNode n);
   Var string(TSNode n);
-  uint32_t condition(TSNode n, bool negate);
+  std::pair<uint32_t, uint32_t> condition(TSNode n);
   uint32_t guard(Var var, Guard::Test test, const std::string& literal = {});
   std::string literal_of(TSNode n) const;
   Var annotation(TSNode n);

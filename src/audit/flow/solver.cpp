@@ -201,6 +201,22 @@ void Solver::Impl::reach(uint32_t scope) {
 // Not yet: the instruction waits on those variables (and runs once one can).
 bool Solver::Impl::guard_may_pass(uint32_t m, uint32_t g, uint32_t instr) {
   const Module& ir = modules[m].ir;
+  // Two tests of one variable that cannot both pass (`if x:` around `if not x:`, `is
+  // None` around `is not None`, == "a" around == "b") close the arm whatever x holds.
+  for (uint32_t a = g; a != 0; a = ir.guards[a].parent)
+    for (uint32_t b = ir.guards[a].parent; b != 0; b = ir.guards[b].parent) {
+      const Guard &x = ir.guards[a], &y = ir.guards[b];
+      if (x.var != y.var) continue;
+      auto opposite = [](Guard::Test p, Guard::Test q) {
+        return (p == Guard::truthy && q == Guard::falsy) || (p == Guard::is_none && q == Guard::not_none);
+      };
+      if (opposite(x.test, y.test) || opposite(y.test, x.test)) return false;
+      if (x.test == Guard::equals && y.test == Guard::equals && x.literal != y.literal) return false;
+      if (((x.test == Guard::equals && y.test == Guard::not_equals) ||
+           (x.test == Guard::not_equals && y.test == Guard::equals)) &&
+          x.literal == y.literal)
+        return false;
+    }
   while (g != 0) {
     const Guard& gd = ir.guards[g];
     uint32_t v = gvar(m, gd.var);

@@ -11,6 +11,10 @@ namespace sitepatch::audit::flow {
 const char* known_constant(const std::string& name) {
   if (name == "sys.platform") return "str:linux";
   if (name == "os.name") return "str:posix";
+  if (name == "os.curdir") return "str:.";
+  if (name == "os.pardir") return "str:..";
+  if (name == "os.sep") return "str:/";
+  if (name == "os.pathsep") return "str::";
   if (name == "typing.TYPE_CHECKING" || name == "typing_extensions.TYPE_CHECKING") return "False";
   if (name == "builtins.__debug__") return "True";
   if (name == "builtins.None") return "None";
