@@ -65,11 +65,22 @@ Prefilter::Prefilter(const RuleSet& rules) {
     auto parts = util::split(r.match, '.');
     need.builtin = parts.size() == 1 && parts[0] != "*";
     need.any_head = parts[0] == "*";
+    auto word_index = [&](const std::string& w) {
+      auto at = std::find(words_.begin(), words_.end(), w);
+      if (at == words_.end()) {
+        words_.push_back(w);
+        return uint16_t(words_.size() - 1);
+      }
+      return uint16_t(at - words_.begin());
+    };
     for (auto& p : parts) {
-      if (p == "*" || (!p.empty() && p.front() == '{')) continue;  // any name, or one of several: no one word
-      auto at = std::find(words_.begin(), words_.end(), p);
-      need.words.push_back(uint16_t(at - words_.begin()));
-      if (at == words_.end()) words_.push_back(p);
+      if (p == "*") continue;  // any name: no word
+      if (p.size() >= 2 && p.front() == '{' && p.back() == '}') {
+        need.any_of.emplace_back();
+        for (auto& w : util::split(p.substr(1, p.size() - 2), ',')) need.any_of.back().push_back(word_index(w));
+        continue;
+      }
+      need.words.push_back(word_index(p));
     }
     rules_.push_back(std::move(need));
   }
@@ -106,6 +117,17 @@ Prefilter::Verdict Prefilter::judge(std::string_view text, std::string_view modu
         written = written || at == in_text;
         named = named || at == in_name;
       }
+      for (auto g = need.any_of.rbegin(); can && g != need.any_of.rend(); ++g) {
+        bool some = false;
+        for (uint16_t w : *g) {
+          int8_t at = where_is(w);
+          if (at == absent) continue;
+          some = true;
+          written = written || at == in_text;
+          named = named || at == in_name;
+        }
+        can = some;
+      }
     }
     if (!can) continue;
     v.parse = true;
@@ -114,6 +136,9 @@ Prefilter::Verdict Prefilter::judge(std::string_view text, std::string_view modu
     if (need.any_head || named || !written) v.whole = true;
     for (uint16_t w : need.words)
       if (where[w] == in_text || need.builtin) v.seeds.push_back(words_[w]);
+    for (auto& g : need.any_of)
+      for (uint16_t w : g)
+        if (where[w] == in_text) v.seeds.push_back(words_[w]);
   }
   std::sort(v.seeds.begin(), v.seeds.end());
   v.seeds.erase(std::unique(v.seeds.begin(), v.seeds.end()), v.seeds.end());

@@ -363,8 +363,8 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
 Runner register_audit(CLI::App& app, const GlobalOptions& g) {
   auto o = std::make_shared<AuditOptions>();
   app.add_option("entry", o->entry,
-                 "MODULE:FUNCTION to walk the calls from (FUNCTION may be Class.method)")
-      ->type_name("MODULE:FUNCTION");
+                 "MODULE:FUNCTION to walk the calls from (FUNCTION may be Class.method), or MODULE: its top level")
+      ->type_name("MODULE[:FUNCTION]");
   app.add_option("--depth", o->depth, "Follow chains of at most N calls (default: no limit)")
       ->check(CLI::PositiveNumber)
       ->type_name("N");
@@ -413,11 +413,11 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
     if (g.json && o->format == "sarif") throw Error("--json and --format sarif: choose one", Exit::usage);
     int modes = !o->entry.empty() + !o->package.empty() + !o->module.empty() + o->all + !o->path.empty();
     if (modes != 1)
-      throw Error("audit needs exactly one of MODULE:FUNCTION, --package, --module, --all, --path", Exit::usage);
-    if (o->depth && o->entry.empty()) throw Error("--depth applies to MODULE:FUNCTION only", Exit::usage);
-    if (o->suggest && o->entry.empty()) throw Error("--suggest applies to MODULE:FUNCTION only", Exit::usage);
+      throw Error("audit needs exactly one of MODULE[:FUNCTION], --package, --module, --all, --path", Exit::usage);
+    if (o->depth && o->entry.empty()) throw Error("--depth applies to MODULE[:FUNCTION] only", Exit::usage);
+    if (o->suggest && o->entry.empty()) throw Error("--suggest applies to MODULE[:FUNCTION] only", Exit::usage);
     if (!o->callgraph.empty() && o->entry.empty())
-      throw Error("--callgraph applies to MODULE:FUNCTION only (a scan follows no calls)", Exit::usage);
+      throw Error("--callgraph applies to MODULE[:FUNCTION] only (a scan follows no calls)", Exit::usage);
     check_output_file(o->callgraph, "--callgraph", "call graph");  // before the walk, as every output file
     if (o->suggest && o->format != "text") throw Error("--suggest prints a recipe; it takes no --format", Exit::usage);
     if (o->suggest && g.json) throw Error("--json and --suggest: --suggest prints a recipe, not a document", Exit::usage);

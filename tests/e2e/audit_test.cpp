@@ -201,14 +201,18 @@ TEST_CASE("audit errors name what failed", "[e2e][audit]") {
   CHECK(r.err == "sitepatch: error: --path " + env.tmp.path + "/nowhere: no such folder\n");
   r = env.sp({"audit", "demo.api.quantize"});
   CHECK(r.status == 2);
-  CHECK(r.err == "sitepatch: error: entry `demo.api.quantize` must be MODULE:FUNCTION, e.g. "
-                 "flashinfer.fp4_quantization:fp4_quantize\n");
+  CHECK(r.err == "sitepatch: error: entry `demo.api.quantize`: no module `demo.api.quantize` in the environment; "
+                 "did you mean demo.api:quantize?\n");
+  r = env.sp({"audit", "nothing.here"});
+  CHECK(r.status == 2);
+  CHECK(r.err == "sitepatch: error: entry `nothing.here`: no module `nothing.here` in the environment; an entry is "
+                 "MODULE or MODULE:FUNCTION, e.g. flashinfer.fp4_quantization:fp4_quantize\n");
   r = env.sp({"audit", "demo.api:quantize", "--package", "demo-jit"});
   CHECK(r.status == 2);
-  CHECK(r.err == "sitepatch: error: audit needs exactly one of MODULE:FUNCTION, --package, --module, --all, --path\n");
+  CHECK(r.err == "sitepatch: error: audit needs exactly one of MODULE[:FUNCTION], --package, --module, --all, --path\n");
   r = env.sp({"audit", "--all", "--suggest"});
   CHECK(r.status == 2);
-  CHECK(r.err == "sitepatch: error: --suggest applies to MODULE:FUNCTION only\n");
+  CHECK(r.err == "sitepatch: error: --suggest applies to MODULE[:FUNCTION] only\n");
 }
 
 TEST_CASE("rules files: added, listed, and refused with file:line:col", "[e2e][audit]") {
@@ -234,12 +238,12 @@ TEST_CASE("rules files: added, listed, and refused with file:line:col", "[e2e][a
   CHECK(list.out ==
         "ID         MATCH                       CATEGORY  SEVERITY  FROM\n"
         "jit-build  jitbase.tools.run_compiler  jit       warning   " + mine + ":2\n");
-  // The shipped set: a header and 41 rules, the user's last.
+  // The shipped set: a header and 45 rules, the user's last.
   auto shipped = testsupport::run_sitepatch({"rules", "--rules", mine});
   auto lines = sitepatch::util::split(shipped.out, '\n');
-  REQUIRE(lines.size() == 44);
+  REQUIRE(lines.size() == 48);
   CHECK(sitepatch::util::starts_with(lines[1], "subprocess  "));
-  CHECK(sitepatch::util::ends_with(lines[42], mine + ":2"));
+  CHECK(sitepatch::util::ends_with(lines[46], mine + ":2"));
   auto json = nlohmann::json::parse(testsupport::run_sitepatch({"--json", "rules", "--no-default-rules", "--rules", mine}).out);
   CHECK(json["rules"] == nlohmann::json::parse(R"([{"id": "jit-build", "match": "jitbase.tools.run_compiler",
       "category": "jit", "message": "builds a kernel", "severity": "warning", "origin": ")" + mine + R"(", "line": 2,
@@ -351,5 +355,5 @@ TEST_CASE("audit --callgraph writes what the walk saw as JSON, valid under its s
 
   auto scan = env.sp({"audit", "--package", "demo-jit", "--callgraph", out});
   CHECK(scan.status == 2);
-  CHECK(scan.err == "sitepatch: error: --callgraph applies to MODULE:FUNCTION only (a scan follows no calls)\n");
+  CHECK(scan.err == "sitepatch: error: --callgraph applies to MODULE[:FUNCTION] only (a scan follows no calls)\n");
 }

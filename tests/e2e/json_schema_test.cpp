@@ -295,7 +295,7 @@ TEST_CASE("json schema: with --json every error is one document on stdout, the c
   error_document(testsupport::run_sitepatch({"--json"}), "usage", 2);
   error_document(env.sp({"--json", "rollback", "a", "--all"}), "usage", 2);
   auto mode = error_document(env.sp({"audit", "--format", "json"}), "usage", 2);
-  CHECK(mode["error"]["message"] == "audit needs exactly one of MODULE:FUNCTION, --package, --module, --all, --path");
+  CHECK(mode["error"]["message"] == "audit needs exactly one of MODULE[:FUNCTION], --package, --module, --all, --path");
   // --suggest prints a recipe, which is no document: refused rather than mixed into stdout.
   auto suggest = error_document(env.sp({"--json", "audit", "demo.api:quantize", "--suggest"}), "usage", 2);
   CHECK(suggest["error"]["message"] == "--json and --suggest: --suggest prints a recipe, not a document");

@@ -54,7 +54,7 @@ TEST_CASE("rules --calibrate: this torch's answer per rule, kept, and audit leav
   auto c = sp({"rules", "--calibrate"});
   INFO(c.err);
   REQUIRE(c.status == 0);
-  CHECK(c.err.find("torch 2.13.0+cpu: 3 traced, 37 break, 0 not run, in ") != std::string::npos);
+  CHECK(c.err.find("torch 2.13.0+cpu: 3 traced, 40 break, 0 not run, in ") != std::string::npos);
   CHECK(c.out.find("tensor-item                      traced            torch.Tensor.item") != std::string::npos);
   CHECK(c.out.find("sqrt                             traced            math.sqrt") != std::string::npos);
   CHECK(c.out.find("subprocess                       breaks            subprocess.*") != std::string::npos);
@@ -130,7 +130,7 @@ TEST_CASE("remote: rules --calibrate runs the probes on the host, and audit ther
   auto c = sp({"rules", "--calibrate"});
   INFO(c.err);
   REQUIRE(c.status == 0);
-  CHECK(c.err.find("torch 2.13.0+cpu: 3 traced, 37 break, 0 not run, in ") != std::string::npos);
+  CHECK(c.err.find("torch 2.13.0+cpu: 3 traced, 40 break, 0 not run, in ") != std::string::npos);
   auto after = nlohmann::json::parse(sp({"--json", "audit", "itemuser.ops:scale"}).out);
   CHECK(after["chains"].size() == 1);
   CHECK(after["calibration"]["traced"] == nlohmann::json::array({"importlib-find-spec", "tensor-item", "sqrt"}));

@@ -35,6 +35,8 @@ class Prefilter {
  private:
   struct Need {
     std::vector<uint16_t> words;  // indices into words_
+    // A segment that is one of several (`{Lock,RLock}`): at least one of its words.
+    std::vector<std::vector<uint16_t>> any_of;
     bool builtin = false;         // one segment, a builtin (`open`): it must be used, not just named
     bool any_head = false;        // `*.x`: any name can be spelled so, blocks cannot be told apart
   };

@@ -64,9 +64,21 @@ CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& opti
   bool found = options.function.empty() ? solver.enter_module(options.module)
                                         : solver.enter_function(options.module, options.function);
   if (!found) {
-    if (options.function.empty() || !solver.enter_module(options.module))
-      throw Error("no module `" + options.module + "` in the environment", Exit::usage);
-    throw Error("module " + options.module + " has no function `" + options.function + "`", Exit::usage);
+    if (!options.function.empty() && solver.enter_module(options.module))
+      throw Error("module " + options.module + " has no function `" + options.function + "`", Exit::usage);
+    // MODULE alone that is no module: the nearest entry it may mean (pkg.mod.func).
+    std::string near;
+    for (size_t dot = options.module.rfind('.'); options.function.empty() && dot != std::string::npos && dot > 0;
+         dot = options.module.rfind('.', dot - 1)) {
+      if (!texts.text(options.module.substr(0, dot))) continue;
+      near = options.module.substr(0, dot) + ":" + options.module.substr(dot + 1);
+      break;
+    }
+    throw Error("entry `" + options.module + (options.function.empty() ? "" : ":" + options.function) +
+                    "`: no module `" + options.module + "` in the environment" +
+                    (near.empty() ? std::string("; an entry is MODULE or MODULE:FUNCTION, e.g. flashinfer.fp4_quantization:fp4_quantize")
+                                  : "; did you mean " + near + "?"),
+                Exit::usage);
   }
   solver.solve();
 

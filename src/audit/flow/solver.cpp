@@ -361,14 +361,6 @@ void Solver::solve_once() {
       I.active[id] = 1;
     }
     ++I.evaluations;
-    if (std::getenv("SITEPATCH_FLOW_TRACE") && I.evaluations % 5000 == 0) {
-      size_t edges = 0, values_held = 0;
-      for (auto& v : I.vars) { edges += v.succ.size(); values_held += v.pts.size(); }
-      const Instr& in = I.instr_of(id);
-      std::fprintf(stderr, "flow: %llu evals, %zu modules, %zu instrs, %zu vars, %zu values, %zu held, %zu edges, work %zu; at %s:%d op %d\n",
-                   (unsigned long long)I.evaluations, I.modules.size(), I.instrs.size(), I.vars.size(), I.values.size(),
-                   values_held, edges, I.work.size(), I.modules[I.instrs[id].module].ir.name.c_str(), in.line, int(in.op));
-    }
     I.evaluate(id);
   }
 }
