@@ -4,6 +4,8 @@
 // rules judge); the builtins that call back into the program (sorted's key, map, filter,
 // getattr with a literal name, ...) are modelled, so the callback is an edge from the
 // caller, as it runs.
+#include <algorithm>
+
 #include "audit/flow/solver_impl.hpp"
 #include "audit/known_types.hpp"
 #include "sitepatch/audit/rules.hpp"
@@ -19,6 +21,7 @@ std::string result_class(const std::string& name) {
   // What a result of a result makes is not named further (x = x.f() in a loop would
   // make a new name each turn): one object nobody knows.
   if (name.find("()") != std::string::npos || name[0] == '?') return "?";
+  if (std::count(name.begin(), name.end(), '.') >= 6) return "?";
   std::string plain(canonical(name));
   std::string known = audit::detail::external_result(plain);
   if (!known.empty()) return known;

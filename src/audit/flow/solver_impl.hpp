@@ -17,6 +17,7 @@ struct ValueHash {
 /// What Linux and this analysis's defaults say of a few names the standard library binds
 /// (sys.platform, os.name, typing.TYPE_CHECKING), as a constant's name; nullptr for others.
 const char* known_constant(const std::string& dotted);
+std::string dotted(const std::string& base, const std::string& name);
 
 constexpr uint32_t kNoInstr = UINT32_MAX;  // an analysis step no instruction asked for
 

@@ -9,6 +9,13 @@
 
 namespace sitepatch::audit::flow {
 
+// `base.name`, unless that grows a name without end (x = x.parent in a loop over a
+// value outside the program): past a few segments, one unknown object's attribute.
+std::string dotted(const std::string& base, const std::string& name) {
+  if (std::count(base.begin(), base.end(), '.') >= 6 || base[0] == '?') return "?." + name;
+  return base + "." + name;
+}
+
 uint32_t Solver::Impl::module_attr(uint32_t module_value, const std::string& name, uint32_t instr) {
   (void)instr;
   auto key = std::make_pair(module_value, str(name));
@@ -266,13 +273,13 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
       if (name == "__self__") add(dst, x.b);
       return;
     case Kind::external:
-      add(dst, value(Kind::external, str(strings[x.a] + "." + name)));
+      add(dst, value(Kind::external, str(dotted(strings[x.a], name))));
       return;
     case Kind::ext_instance: {
       std::string cls = strings[x.a];
       std::string attr_class = audit::detail::external_attribute(cls, name);
       if (!attr_class.empty()) add(dst, value(Kind::ext_instance, str(attr_class)));  // a Path's parent
-      else add(dst, value(Kind::external, str(cls + "." + name)));
+      else add(dst, value(Kind::external, str(dotted(cls, name))));
       return;
     }
     case Kind::constant:
