@@ -201,6 +201,7 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
     case Kind::external: {
       const std::string name = strings[x.a];
       if (call_builtin(name, args, dst, instr, line)) return;
+      handled.insert((uint64_t(instr) << 32) | callee);
       external(caller_scope(instr), in, name, text);
       add(dst, value(Kind::ext_instance, str(result_class(name))));
       // Code out of the program may iterate a generator it is given ("".join(gen)).
@@ -211,10 +212,12 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
       return;
     }
     case Kind::ext_instance:
+      handled.insert((uint64_t(instr) << 32) | callee);
       external(caller_scope(instr), in, strings[x.a] + ".__call__", text);
       add(dst, value(Kind::unknown));
       return;
     case Kind::unknown:
+      handled.insert((uint64_t(instr) << 32) | callee);
       not_followed(caller_scope(instr), in, text, "a value this analysis does not know");
       add(dst, value(Kind::unknown));
       return;

@@ -12,7 +12,10 @@ namespace sitepatch::audit::flow {
 // `base.name`, unless that grows a name without end (x = x.parent in a loop over a
 // value outside the program): past a few segments, one unknown object's attribute.
 std::string dotted(const std::string& base, const std::string& name) {
-  if (std::count(base.begin(), base.end(), '.') >= 6 || base[0] == '?') return "?." + name;
+  // What no rule can name (an attribute of an unknown result, a long chain): one object
+  // outside the program, "?", whatever the attribute, so the values stay few.
+  if (base[0] == '?' || base.find("()") != std::string::npos || std::count(base.begin(), base.end(), '.') >= 5)
+    return "?";
   return base + "." + name;
 }
 

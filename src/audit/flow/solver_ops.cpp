@@ -266,6 +266,8 @@ void Solver::Impl::evaluate(uint32_t id) {
       // (which would walk most of a library such as torch at every import).
       bool bindings_only = scopes[scope].local == 0 && !modules[m].program && in.name != "decorator";
       for (uint32_t v : callees) {
+        // A callee whose effect depends on nothing that can grow was made once for all.
+        if (handled.count((uint64_t(id) << 32) | v)) continue;
         if (bindings_only) {
           Kind k = values[v].kind;
           if (k == Kind::function || k == Kind::bound || k == Kind::klass || k == Kind::instance || k == Kind::partial) {
@@ -275,8 +277,7 @@ void Solver::Impl::evaluate(uint32_t id) {
         }
         // A function or bound method, once bound to this call's arguments, needs nothing more.
         Kind k = values[v].kind;
-        if (plain && (k == Kind::function || k == Kind::bound) && !handled.insert((uint64_t(id) << 32) | v).second)
-          continue;
+        if (plain && (k == Kind::function || k == Kind::bound)) handled.insert((uint64_t(id) << 32) | v);
         call_value(v, args, g(in.dst), id, in.line, c.text);
       }
       break;
