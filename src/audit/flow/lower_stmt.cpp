@@ -252,7 +252,12 @@ void Lowerer::loop(TSNode n, bool is_for) {
   cur().now = before;
   for (auto& [name, j] : joins) cur().now[name] = j;
   for (TSNode k : named_children(n))
-    if (is(k, "else_clause")) block(field(k, "body"));
+    if (is(k, "else_clause")) {
+      // The else arm runs when no `break` ended the loop: what follows the loop runs
+      // after a break even when the else arm raises.
+      block(field(k, "body"));
+      cur().dead = false;
+    }
 }
 
 void Lowerer::try_statement(TSNode n) {
