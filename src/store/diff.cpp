@@ -28,9 +28,10 @@ std::string unified_diff(const std::string& old_text, const std::string& new_tex
   return out;
 }
 
-std::vector<std::string> added_lines(const std::string& old_text, const std::string& new_text) {
-  std::vector<std::string> out;
-  if (old_text == new_text) return out;
+namespace {
+
+// libgit2's line diff of two texts, with no lines of context.
+PatchPtr line_patch(const std::string& old_text, const std::string& new_text) {
   init_libgit2();
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.context_lines = 0;
@@ -38,7 +39,15 @@ std::vector<std::string> added_lines(const std::string& old_text, const std::str
   check(git_patch_from_buffers(&raw, old_text.data(), old_text.size(), nullptr, new_text.data(), new_text.size(),
                                nullptr, &opts),
         "cannot diff", "");
-  PatchPtr patch(raw);
+  return PatchPtr(raw);
+}
+
+}  // namespace
+
+std::vector<std::string> added_lines(const std::string& old_text, const std::string& new_text) {
+  std::vector<std::string> out;
+  if (old_text == new_text) return out;
+  PatchPtr patch = line_patch(old_text, new_text);
   for (size_t h = 0; h < git_patch_num_hunks(patch.get()); ++h) {
     int lines = git_patch_num_lines_in_hunk(patch.get(), h);
     for (int k = 0; k < lines; ++k) {
@@ -53,21 +62,10 @@ std::vector<std::string> added_lines(const std::string& old_text, const std::str
   return out;
 }
 
-}  // namespace sitepatch::store
-
-namespace sitepatch::store {
-
 std::vector<std::pair<size_t, size_t>> changed_rows(const std::string& old_text, const std::string& new_text) {
   std::vector<std::pair<size_t, size_t>> out;
   if (old_text == new_text) return out;
-  init_libgit2();
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  opts.context_lines = 0;
-  git_patch* raw = nullptr;
-  check(git_patch_from_buffers(&raw, old_text.data(), old_text.size(), nullptr, new_text.data(), new_text.size(),
-                               nullptr, &opts),
-        "cannot diff", "");
-  PatchPtr patch(raw);
+  PatchPtr patch = line_patch(old_text, new_text);
   for (size_t h = 0; h < git_patch_num_hunks(patch.get()); ++h) {
     const git_diff_hunk* hunk = nullptr;
     if (git_patch_get_hunk(&hunk, nullptr, patch.get(), h) != 0) continue;
