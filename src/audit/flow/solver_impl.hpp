@@ -94,6 +94,15 @@ struct Solver::Impl {
   void reach_top(uint32_t module);
   bool guard_may_pass(uint32_t module, uint32_t guard, uint32_t instr);
   void evaluate(uint32_t instr);
+  // The instructions whose effect takes more than a few lines (solver_ops.cpp).
+  void eval_import_from(uint32_t id);
+  void eval_load_item(uint32_t id);
+  void eval_store_item(uint32_t id);
+  void eval_make_list(uint32_t id);
+  void eval_call(uint32_t id);
+  void eval_unpack(uint32_t id);
+  void eval_enter(uint32_t id);
+  void eval_binary(uint32_t id);
   // The literal keys an item access may use: its own literal, else every constant the key's
   // variable holds (empty: some key is not known).
   std::vector<std::string> literal_keys(const std::string& literal, Var key, uint32_t instr);

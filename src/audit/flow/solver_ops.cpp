@@ -53,6 +53,297 @@ void Solver::Impl::slice_of(uint32_t v, const std::string& from, uint32_t dst, u
   add(dst, value(Kind::container, it->second));
 }
 
+void Solver::Impl::eval_import_from(uint32_t id) {
+  const Instr& in = instr_of(id);
+  [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
+  auto g = [&](Var v) { return gvar(m, v); };
+  [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
+  if (in.name == "builtins") {
+    // A name the module never binds: a star import's, else a builtin.
+    bool found = false;
+    for (auto& other : modules[m].ir.scopes[0].code)
+      if (other.op == Op::star_import) {
+        int sm = load(other.name);
+        if (sm < 0) continue;
+        auto it = modules[size_t(sm)].ir.globals.find(in.name2);
+        if (it == modules[size_t(sm)].ir.globals.end()) continue;
+        reach_top(uint32_t(sm));
+        copy_edge(gvar(uint32_t(sm), it->second), g(in.dst));
+        found = true;
+      }
+    if (found) return;
+    const char* c = known_constant("builtins." + in.name2);
+    add(g(in.dst), c ? value(Kind::constant, str(c)) : value(Kind::external, str("builtins." + in.name2)));
+    return;
+  }
+  if (in.name == "<annotation>") {
+    // A string annotation: a dotted name read in this module.
+    std::string head = in.name2.substr(0, in.name2.find('.'));
+    auto it = modules[m].ir.globals.find(head);
+    if (it == modules[m].ir.globals.end()) return;
+    uint32_t at = g(it->second);
+    watch(at, id);
+    uint32_t cur = at;
+    std::string rest = in.name2.find('.') == std::string::npos ? "" : in.name2.substr(in.name2.find('.') + 1);
+    while (!rest.empty()) {
+      std::string part = rest.substr(0, rest.find('.'));
+      rest = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
+      uint32_t next = temp(id, 6, str(part + "@" + std::to_string(cur)));
+      for (uint32_t v : vals(cur, id)) load_attr(v, part, next, id);
+      cur = next;
+    }
+    copy_edge(cur, g(in.dst));
+    return;
+  }
+  // Read when a value of it is used (vals): importing loads nothing.
+  add(g(in.dst), value(Kind::lazy, str(in.name), str(in.name2)));
+}
+
+void Solver::Impl::eval_load_item(uint32_t id) {
+  const Instr& in = instr_of(id);
+  [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
+  auto g = [&](Var v) { return gvar(m, v); };
+  [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
+  if (in.name.rfind("slice:", 0) == 0) {
+    for (uint32_t v : read(in.a)) slice_of(v, in.name.substr(6), g(in.dst), id);
+    return;
+  }
+  std::vector<std::string> keys = literal_keys(in.name, in.b, id);
+  for (uint32_t v : read(in.a)) {
+    const Value& x = values[v];
+    if (x.kind == Kind::module) {
+      for (auto& k : keys)
+        if (k.rfind("str:", 0) == 0) load_attr(v, k.substr(4), g(in.dst), id);  // globals()["name"]
+    } else if (x.kind == Kind::container && container_kinds[x.a] == Container::tuple && keys.empty()) {
+      copy_edge(all_items(x.a), g(in.dst));
+    } else if (x.kind == Kind::container) {
+      if (keys.empty()) copy_edge(all_items(x.a), g(in.dst));
+      for (auto& k : keys) copy_edge(slot(x.a, k), g(in.dst));
+      if (!keys.empty()) copy_edge(any_slot(x.a), g(in.dst));
+    } else if (x.kind == Kind::instance) {
+      CallArgs args;
+      if (in.b != kNoVar) args.positional.push_back(g(in.b));
+      call_method(v, "__getitem__", args, g(in.dst), id, in.line);
+      call_method(v, "__class_getitem__", args, g(in.dst), id, in.line);
+    } else if (x.kind == Kind::klass) {
+      // Optional[X], list[X], Cls[T]: an annotation's classes go through.
+      CallArgs args;
+      if (in.b != kNoVar) args.positional.push_back(g(in.b));
+      call_method(v, "__class_getitem__", args, g(in.dst), id, in.line);
+    } else if (x.kind == Kind::external) {
+      // typing's forms and builtin generics: their arguments are the annotation's.
+      if (in.b == kNoVar) continue;
+      for (uint32_t k : read(in.b)) {
+        const Value& y = values[k];
+        if (y.kind == Kind::container) copy_edge(all_items(y.a), g(in.dst));
+        else add(g(in.dst), k);
+      }
+    } else if (x.kind == Kind::unknown || x.kind == Kind::ext_instance) {
+      add(g(in.dst), value(Kind::unknown));
+    }
+  }
+}
+
+void Solver::Impl::eval_store_item(uint32_t id) {
+  const Instr& in = instr_of(id);
+  [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
+  auto g = [&](Var v) { return gvar(m, v); };
+  [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
+  std::vector<std::string> keys = literal_keys(in.name, in.dst, id);
+  for (uint32_t v : read(in.a)) {
+    const Value& x = values[v];
+    if (x.kind == Kind::container) {
+      if (keys.empty()) copy_edge(g(in.b), any_slot(x.a));
+      for (auto& k : keys) copy_edge(g(in.b), slot(x.a, k));
+    } else if (x.kind == Kind::instance) {
+      CallArgs args;
+      args.positional.push_back(g(in.b));
+      call_method(v, "__setitem__", args, temp(id, 1, v), id, in.line);
+    }
+  }
+}
+
+void Solver::Impl::eval_make_list(uint32_t id) {
+  const Instr& in = instr_of(id);
+  [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
+  auto g = [&](Var v) { return gvar(m, v); };
+  [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
+  uint32_t c = modules[m].container_base + uint32_t(in.index);
+  const Container& ct = modules[m].ir.containers[size_t(in.index)];
+  for (size_t k = 0; k < ct.items.size(); ++k) {
+    bool hashed = ct.kind == Container::set || (ct.kind == Container::dict && ct.key_vars[k] != kNoVar);
+    if (hashed)  // a set's item, a dict's key: hashed
+      for (uint32_t v : read(ct.kind == Container::set ? ct.items[k] : ct.key_vars[k]))
+        if (values[v].kind == Kind::instance) call_method(v, "__hash__", {}, temp(id, 12, v), id, in.line);
+    if (ct.starred[k]) {
+      for (uint32_t v : read(ct.items[k])) items_of(v, any_slot(c), id, in.line);
+    } else if (ct.kind == Container::dict) {
+      std::vector<std::string> keys = literal_keys(ct.keys[k], ct.key_vars[k], id);
+      if (keys.empty()) copy_edge(g(ct.items[k]), any_slot(c));
+      for (auto& key : keys) copy_edge(g(ct.items[k]), slot(c, key));
+    } else if (ct.kind != Container::set && std::find(ct.starred.begin(), ct.starred.begin() + long(k), 1) ==
+                                                 ct.starred.begin() + long(k)) {
+      // A tuple's or a literal list's items by position (until a starred one).
+      copy_edge(g(ct.items[k]), slot(c, "int:" + std::to_string(k)));
+    } else {
+      copy_edge(g(ct.items[k]), any_slot(c));
+    }
+  }
+  add(g(in.dst), value(Kind::container, c));
+}
+
+void Solver::Impl::eval_call(uint32_t id) {
+  const Instr& in = instr_of(id);
+  [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
+  auto g = [&](Var v) { return gvar(m, v); };
+  [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
+  const Call& c = modules[m].ir.calls[size_t(in.index)];
+  CallArgs args;
+  for (auto& a : c.args) {
+    // Plain arguments flow by copy edges made once; *args and **kwargs are read whole.
+    if (a.star) watch(g(a.var), id);
+    if (a.star == 1) args.star.push_back(g(a.var));
+    else if (a.star == 2) args.star_star.push_back(g(a.var));
+    else if (!a.keyword.empty()) args.keywords.push_back({a.keyword, g(a.var)});
+    else args.positional.push_back(g(a.var));
+  }
+  auto callees = read(c.callee);
+  bool plain = args.star.empty() && args.star_star.empty();
+  // Import-time code of a module other than the program's runs for the names it binds:
+  // its decorators and calls out of the program, not its calls of its own functions
+  // (which would walk most of a library such as torch at every import).
+  bool bindings_only = scopes[scope].local == 0 && !modules[m].program && in.name != "decorator";
+  for (uint32_t v : callees) {
+    // A callee whose effect depends on nothing that can grow was made once for all.
+    if (handled.count((uint64_t(id) << 32) | v)) continue;
+    if (bindings_only) {
+      Kind k = values[v].kind;
+      if (k == Kind::function || k == Kind::bound || k == Kind::klass || k == Kind::instance || k == Kind::partial) {
+        add(g(in.dst), value(Kind::unknown));
+        continue;
+      }
+    }
+    // A function or bound method, once bound to this call's arguments, needs nothing more.
+    Kind k = values[v].kind;
+    if (plain && (k == Kind::function || k == Kind::bound)) handled.insert((uint64_t(id) << 32) | v);
+    call_value(v, args, g(in.dst), id, in.line, c.text);
+  }
+}
+
+void Solver::Impl::eval_unpack(uint32_t id) {
+  const Instr& in = instr_of(id);
+  [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
+  auto g = [&](Var v) { return gvar(m, v); };
+  [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
+  for (uint32_t v : read(in.a)) {
+    const Value& x = values[v];
+    bool positional = x.kind == Kind::container &&
+                      (container_kinds[x.a] == Container::tuple || container_kinds[x.a] == Container::list);
+    if (positional && in.index >= 0) {
+      copy_edge(slot(x.a, "int:" + std::to_string(in.index)), g(in.dst));
+      copy_edge(any_slot(x.a), g(in.dst));
+    } else if (in.index < 0 && positional) {
+      // first, *rest = a, b, c: rest is a list of the items past the others.
+      size_t slash = in.name.find('/');
+      size_t at = std::stoul(in.name.substr(0, slash)), of = std::stoul(in.name.substr(slash + 1));
+      auto [it, fresh] = temps.emplace(std::make_tuple(id, 60u, v), 0);
+      if (fresh) it->second = make_container(Container::list);
+      size_t n = 0;
+      while (has_slot(x.a, "int:" + std::to_string(n))) ++n;
+      for (size_t k = at; k + (of - at - 1) < n; ++k)
+        copy_edge(slot(x.a, "int:" + std::to_string(k)), any_slot(it->second));
+      copy_edge(any_slot(x.a), any_slot(it->second));
+      add(g(in.dst), value(Kind::container, it->second));
+    } else if (in.index < 0) {
+      add(g(in.dst), v);
+    } else {
+      items_of(v, g(in.dst), id, in.line);
+    }
+  }
+}
+
+void Solver::Impl::eval_enter(uint32_t id) {
+  const Instr& in = instr_of(id);
+  [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
+  auto g = [&](Var v) { return gvar(m, v); };
+  [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
+  for (uint32_t v : read(in.a)) {
+    const Value& x = values[v];
+    bool aio = in.name == "async";
+    if (x.kind == Kind::instance) {
+      const char* enter = aio ? "__aenter__" : "__enter__";
+      if (!find_in_mro(x.a, enter, id)) {
+        // A subclass of a class outside the program (a lock's): its __enter__ is that class's.
+        for (auto& base : external_bases(x.a, id)) external(scope, in, base + "." + enter, base);
+        add(g(in.dst), v);
+      }
+      call_method(v, enter, {}, g(in.dst), id, in.line);
+      call_method(v, aio ? "__aexit__" : "__exit__", {}, temp(id, 2, v), id, in.line);
+    } else if (x.kind == Kind::generator) {
+      reach(x.a);  // a contextmanager's generator runs to its yield
+      auto [gm, local] = scopes[x.a];
+      copy_edge(gvar(gm, modules[gm].ir.scopes[local].yields), g(in.dst));
+    } else if (x.kind == Kind::ext_instance) {
+      external(scope, in, strings[x.a] + ".__enter__", strings[x.a]);
+      add(g(in.dst), v);
+    } else {
+      add(g(in.dst), value(Kind::unknown));
+    }
+  }
+}
+
+void Solver::Impl::eval_binary(uint32_t id) {
+  const Instr& in = instr_of(id);
+  [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
+  auto g = [&](Var v) { return gvar(m, v); };
+  [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
+  for (uint32_t v : read(in.a)) {
+    const Value& x = values[v];
+    if (x.kind == Kind::instance) {
+      CallArgs args;
+      if (in.b != kNoVar) args.positional.push_back(g(in.b));
+      if (!in.name.empty()) call_method(v, in.name, args, g(in.dst), id, in.line);
+    } else if (x.kind == Kind::ext_instance || x.kind == Kind::constant) {
+      add(g(in.dst), x.kind == Kind::constant && strings[x.a].rfind("str", 0) == 0 ? value(Kind::constant, str("str"))
+                     : x.kind == Kind::constant ? value(Kind::constant, str("int"))
+                                                : v);
+    } else if (x.kind == Kind::klass && in.name == "__or__") {
+      add(g(in.dst), v);  // X | None in an annotation
+    } else if (x.kind == Kind::container && (in.name == "__add__" || in.name == "__iadd__" || in.name == "__or__" ||
+                                             in.name == "__ior__")) {
+      // a + b, a += b on lists (and | on dicts): the items of both.
+      bool in_place = in.name[2] == 'i';
+      uint32_t into = x.a;
+      if (!in_place) {
+        auto [it, fresh] = temps.emplace(std::make_tuple(id, 61u, v), 0);
+        if (fresh) it->second = make_container(container_kinds[x.a]);
+        into = it->second;
+        copy_edge(all_items(x.a), any_slot(into));
+      }
+      if (in.b != kNoVar)
+        for (uint32_t r : read(in.b)) items_of(r, any_slot(into), id, in.line);
+      add(g(in.dst), value(Kind::container, into));
+    } else {
+      add(g(in.dst), value(Kind::unknown));
+    }
+  }
+  if (in.b != kNoVar && !in.name.empty() && in.name.size() > 4)
+    for (uint32_t v : read(in.b)) {
+      const Value& y = values[v];
+      if (y.kind == Kind::klass && in.name == "__or__") add(g(in.dst), v);
+      if (y.kind != Kind::instance) continue;
+      std::string reflected = "__r" + in.name.substr(2);
+      bool left_has = false;
+      for (uint32_t l : vals(g(in.a), id))
+        if (values[l].kind == Kind::instance && find_in_mro(values[l].a, in.name, id)) left_has = true;
+      if (!left_has) {
+        CallArgs args;
+        args.positional.push_back(g(in.a));
+        call_method(v, reflected, args, g(in.dst), id, in.line);
+      }
+    }
+}
+
 void Solver::Impl::evaluate(uint32_t id) {
   const Site site = instrs[id];
   const Instr& in = instr_of(id);
@@ -99,48 +390,9 @@ void Solver::Impl::evaluate(uint32_t id) {
     case Op::import:
       add(g(in.dst), value(Kind::module, str(in.name)));
       break;
-    case Op::import_from: {
-      if (in.name == "builtins") {
-        // A name the module never binds: a star import's, else a builtin.
-        bool found = false;
-        for (auto& other : modules[m].ir.scopes[0].code)
-          if (other.op == Op::star_import) {
-            int sm = load(other.name);
-            if (sm < 0) continue;
-            auto it = modules[size_t(sm)].ir.globals.find(in.name2);
-            if (it == modules[size_t(sm)].ir.globals.end()) continue;
-            reach_top(uint32_t(sm));
-            copy_edge(gvar(uint32_t(sm), it->second), g(in.dst));
-            found = true;
-          }
-        if (found) break;
-        const char* c = known_constant("builtins." + in.name2);
-        add(g(in.dst), c ? value(Kind::constant, str(c)) : value(Kind::external, str("builtins." + in.name2)));
-        break;
-      }
-      if (in.name == "<annotation>") {
-        // A string annotation: a dotted name read in this module.
-        std::string head = in.name2.substr(0, in.name2.find('.'));
-        auto it = modules[m].ir.globals.find(head);
-        if (it == modules[m].ir.globals.end()) break;
-        uint32_t at = g(it->second);
-        watch(at, id);
-        uint32_t cur = at;
-        std::string rest = in.name2.find('.') == std::string::npos ? "" : in.name2.substr(in.name2.find('.') + 1);
-        while (!rest.empty()) {
-          std::string part = rest.substr(0, rest.find('.'));
-          rest = rest.find('.') == std::string::npos ? "" : rest.substr(rest.find('.') + 1);
-          uint32_t next = temp(id, 6, str(part + "@" + std::to_string(cur)));
-          for (uint32_t v : vals(cur, id)) load_attr(v, part, next, id);
-          cur = next;
-        }
-        copy_edge(cur, g(in.dst));
-        break;
-      }
-      // Read when a value of it is used (vals): importing loads nothing.
-      add(g(in.dst), value(Kind::lazy, str(in.name), str(in.name2)));
+    case Op::import_from:
+      eval_import_from(id);
       break;
-    }
     case Op::load_attr: {
       std::string full;
       for (uint32_t v : read(in.a)) {
@@ -167,121 +419,18 @@ void Solver::Impl::evaluate(uint32_t id) {
       }
       break;
     }
-    case Op::load_item: {
-      if (in.name.rfind("slice:", 0) == 0) {
-        for (uint32_t v : read(in.a)) slice_of(v, in.name.substr(6), g(in.dst), id);
-        break;
-      }
-      std::vector<std::string> keys = literal_keys(in.name, in.b, id);
-      for (uint32_t v : read(in.a)) {
-        const Value& x = values[v];
-        if (x.kind == Kind::module) {
-          for (auto& k : keys)
-            if (k.rfind("str:", 0) == 0) load_attr(v, k.substr(4), g(in.dst), id);  // globals()["name"]
-        } else if (x.kind == Kind::container && container_kinds[x.a] == Container::tuple && keys.empty()) {
-          copy_edge(all_items(x.a), g(in.dst));
-        } else if (x.kind == Kind::container) {
-          if (keys.empty()) copy_edge(all_items(x.a), g(in.dst));
-          for (auto& k : keys) copy_edge(slot(x.a, k), g(in.dst));
-          if (!keys.empty()) copy_edge(any_slot(x.a), g(in.dst));
-        } else if (x.kind == Kind::instance) {
-          CallArgs args;
-          if (in.b != kNoVar) args.positional.push_back(g(in.b));
-          call_method(v, "__getitem__", args, g(in.dst), id, in.line);
-          call_method(v, "__class_getitem__", args, g(in.dst), id, in.line);
-        } else if (x.kind == Kind::klass) {
-          // Optional[X], list[X], Cls[T]: an annotation's classes go through.
-          CallArgs args;
-          if (in.b != kNoVar) args.positional.push_back(g(in.b));
-          call_method(v, "__class_getitem__", args, g(in.dst), id, in.line);
-        } else if (x.kind == Kind::external) {
-          // typing's forms and builtin generics: their arguments are the annotation's.
-          if (in.b == kNoVar) continue;
-          for (uint32_t k : read(in.b)) {
-            const Value& y = values[k];
-            if (y.kind == Kind::container) copy_edge(all_items(y.a), g(in.dst));
-            else add(g(in.dst), k);
-          }
-        } else if (x.kind == Kind::unknown || x.kind == Kind::ext_instance) {
-          add(g(in.dst), value(Kind::unknown));
-        }
-      }
+    case Op::load_item:
+      eval_load_item(id);
       break;
-    }
-    case Op::store_item: {
-      std::vector<std::string> keys = literal_keys(in.name, in.dst, id);
-      for (uint32_t v : read(in.a)) {
-        const Value& x = values[v];
-        if (x.kind == Kind::container) {
-          if (keys.empty()) copy_edge(g(in.b), any_slot(x.a));
-          for (auto& k : keys) copy_edge(g(in.b), slot(x.a, k));
-        } else if (x.kind == Kind::instance) {
-          CallArgs args;
-          args.positional.push_back(g(in.b));
-          call_method(v, "__setitem__", args, temp(id, 1, v), id, in.line);
-        }
-      }
+    case Op::store_item:
+      eval_store_item(id);
       break;
-    }
-    case Op::make_list: {
-      uint32_t c = modules[m].container_base + uint32_t(in.index);
-      const Container& ct = modules[m].ir.containers[size_t(in.index)];
-      for (size_t k = 0; k < ct.items.size(); ++k) {
-        bool hashed = ct.kind == Container::set || (ct.kind == Container::dict && ct.key_vars[k] != kNoVar);
-        if (hashed)  // a set's item, a dict's key: hashed
-          for (uint32_t v : read(ct.kind == Container::set ? ct.items[k] : ct.key_vars[k]))
-            if (values[v].kind == Kind::instance) call_method(v, "__hash__", {}, temp(id, 12, v), id, in.line);
-        if (ct.starred[k]) {
-          for (uint32_t v : read(ct.items[k])) items_of(v, any_slot(c), id, in.line);
-        } else if (ct.kind == Container::dict) {
-          std::vector<std::string> keys = literal_keys(ct.keys[k], ct.key_vars[k], id);
-          if (keys.empty()) copy_edge(g(ct.items[k]), any_slot(c));
-          for (auto& key : keys) copy_edge(g(ct.items[k]), slot(c, key));
-        } else if (ct.kind != Container::set && std::find(ct.starred.begin(), ct.starred.begin() + long(k), 1) ==
-                                                     ct.starred.begin() + long(k)) {
-          // A tuple's or a literal list's items by position (until a starred one).
-          copy_edge(g(ct.items[k]), slot(c, "int:" + std::to_string(k)));
-        } else {
-          copy_edge(g(ct.items[k]), any_slot(c));
-        }
-      }
-      add(g(in.dst), value(Kind::container, c));
+    case Op::make_list:
+      eval_make_list(id);
       break;
-    }
-    case Op::call: {
-      const Call& c = modules[m].ir.calls[size_t(in.index)];
-      CallArgs args;
-      for (auto& a : c.args) {
-        // Plain arguments flow by copy edges made once; *args and **kwargs are read whole.
-        if (a.star) watch(g(a.var), id);
-        if (a.star == 1) args.star.push_back(g(a.var));
-        else if (a.star == 2) args.star_star.push_back(g(a.var));
-        else if (!a.keyword.empty()) args.keywords.push_back({a.keyword, g(a.var)});
-        else args.positional.push_back(g(a.var));
-      }
-      auto callees = read(c.callee);
-      bool plain = args.star.empty() && args.star_star.empty();
-      // Import-time code of a module other than the program's runs for the names it binds:
-      // its decorators and calls out of the program, not its calls of its own functions
-      // (which would walk most of a library such as torch at every import).
-      bool bindings_only = scopes[scope].local == 0 && !modules[m].program && in.name != "decorator";
-      for (uint32_t v : callees) {
-        // A callee whose effect depends on nothing that can grow was made once for all.
-        if (handled.count((uint64_t(id) << 32) | v)) continue;
-        if (bindings_only) {
-          Kind k = values[v].kind;
-          if (k == Kind::function || k == Kind::bound || k == Kind::klass || k == Kind::instance || k == Kind::partial) {
-            add(g(in.dst), value(Kind::unknown));
-            continue;
-          }
-        }
-        // A function or bound method, once bound to this call's arguments, needs nothing more.
-        Kind k = values[v].kind;
-        if (plain && (k == Kind::function || k == Kind::bound)) handled.insert((uint64_t(id) << 32) | v);
-        call_value(v, args, g(in.dst), id, in.line, c.text);
-      }
+    case Op::call:
+      eval_call(id);
       break;
-    }
     case Op::iterate:
       for (uint32_t v : read(in.a)) {
         if (in.name == "async" && values[v].kind == Kind::instance) {
@@ -296,103 +445,13 @@ void Solver::Impl::evaluate(uint32_t id) {
       }
       break;
     case Op::unpack:
-      for (uint32_t v : read(in.a)) {
-        const Value& x = values[v];
-        bool positional = x.kind == Kind::container &&
-                          (container_kinds[x.a] == Container::tuple || container_kinds[x.a] == Container::list);
-        if (positional && in.index >= 0) {
-          copy_edge(slot(x.a, "int:" + std::to_string(in.index)), g(in.dst));
-          copy_edge(any_slot(x.a), g(in.dst));
-        } else if (in.index < 0 && positional) {
-          // first, *rest = a, b, c: rest is a list of the items past the others.
-          size_t slash = in.name.find('/');
-          size_t at = std::stoul(in.name.substr(0, slash)), of = std::stoul(in.name.substr(slash + 1));
-          auto [it, fresh] = temps.emplace(std::make_tuple(id, 60u, v), 0);
-          if (fresh) it->second = make_container(Container::list);
-          size_t n = 0;
-          while (has_slot(x.a, "int:" + std::to_string(n))) ++n;
-          for (size_t k = at; k + (of - at - 1) < n; ++k)
-            copy_edge(slot(x.a, "int:" + std::to_string(k)), any_slot(it->second));
-          copy_edge(any_slot(x.a), any_slot(it->second));
-          add(g(in.dst), value(Kind::container, it->second));
-        } else if (in.index < 0) {
-          add(g(in.dst), v);
-        } else {
-          items_of(v, g(in.dst), id, in.line);
-        }
-      }
+      eval_unpack(id);
       break;
     case Op::enter:
-      for (uint32_t v : read(in.a)) {
-        const Value& x = values[v];
-        bool aio = in.name == "async";
-        if (x.kind == Kind::instance) {
-          const char* enter = aio ? "__aenter__" : "__enter__";
-          if (!find_in_mro(x.a, enter, id)) {
-            // A subclass of a class outside the program (a lock's): its __enter__ is that class's.
-            for (auto& base : external_bases(x.a, id)) external(scope, in, base + "." + enter, base);
-            add(g(in.dst), v);
-          }
-          call_method(v, enter, {}, g(in.dst), id, in.line);
-          call_method(v, aio ? "__aexit__" : "__exit__", {}, temp(id, 2, v), id, in.line);
-        } else if (x.kind == Kind::generator) {
-          reach(x.a);  // a contextmanager's generator runs to its yield
-          auto [gm, local] = scopes[x.a];
-          copy_edge(gvar(gm, modules[gm].ir.scopes[local].yields), g(in.dst));
-        } else if (x.kind == Kind::ext_instance) {
-          external(scope, in, strings[x.a] + ".__enter__", strings[x.a]);
-          add(g(in.dst), v);
-        } else {
-          add(g(in.dst), value(Kind::unknown));
-        }
-      }
+      eval_enter(id);
       break;
     case Op::binary:
-      for (uint32_t v : read(in.a)) {
-        const Value& x = values[v];
-        if (x.kind == Kind::instance) {
-          CallArgs args;
-          if (in.b != kNoVar) args.positional.push_back(g(in.b));
-          if (!in.name.empty()) call_method(v, in.name, args, g(in.dst), id, in.line);
-        } else if (x.kind == Kind::ext_instance || x.kind == Kind::constant) {
-          add(g(in.dst), x.kind == Kind::constant && strings[x.a].rfind("str", 0) == 0 ? value(Kind::constant, str("str"))
-                         : x.kind == Kind::constant ? value(Kind::constant, str("int"))
-                                                    : v);
-        } else if (x.kind == Kind::klass && in.name == "__or__") {
-          add(g(in.dst), v);  // X | None in an annotation
-        } else if (x.kind == Kind::container && (in.name == "__add__" || in.name == "__iadd__" || in.name == "__or__" ||
-                                                 in.name == "__ior__")) {
-          // a + b, a += b on lists (and | on dicts): the items of both.
-          bool in_place = in.name[2] == 'i';
-          uint32_t into = x.a;
-          if (!in_place) {
-            auto [it, fresh] = temps.emplace(std::make_tuple(id, 61u, v), 0);
-            if (fresh) it->second = make_container(container_kinds[x.a]);
-            into = it->second;
-            copy_edge(all_items(x.a), any_slot(into));
-          }
-          if (in.b != kNoVar)
-            for (uint32_t r : read(in.b)) items_of(r, any_slot(into), id, in.line);
-          add(g(in.dst), value(Kind::container, into));
-        } else {
-          add(g(in.dst), value(Kind::unknown));
-        }
-      }
-      if (in.b != kNoVar && !in.name.empty() && in.name.size() > 4)
-        for (uint32_t v : read(in.b)) {
-          const Value& y = values[v];
-          if (y.kind == Kind::klass && in.name == "__or__") add(g(in.dst), v);
-          if (y.kind != Kind::instance) continue;
-          std::string reflected = "__r" + in.name.substr(2);
-          bool left_has = false;
-          for (uint32_t l : vals(g(in.a), id))
-            if (values[l].kind == Kind::instance && find_in_mro(values[l].a, in.name, id)) left_has = true;
-          if (!left_has) {
-            CallArgs args;
-            args.positional.push_back(g(in.a));
-            call_method(v, reflected, args, g(in.dst), id, in.line);
-          }
-        }
+      eval_binary(id);
       break;
     case Op::truth:
       for (uint32_t v : read(in.a))
