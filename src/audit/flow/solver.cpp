@@ -37,6 +37,13 @@ bool Solver::Impl::add(uint32_t var, uint32_t v) {
   // Gathered, then carried on in batches (flush): a popular variable's readers run once
   // per batch, not once per value.
   auto& x = vars[var];
+  // A variable that already holds many names outside the program (a parameter every
+  // caller passes something else to) takes further ones as one unknown outside object:
+  // each would otherwise make new names at every attribute read, without end.
+  if (values[v].kind == Kind::external || values[v].kind == Kind::ext_instance) {
+    if (x.externals >= kMaxExternals) v = value(Kind::external, str("?"));
+    else ++x.externals;
+  }
   if (std::binary_search(x.pts.begin(), x.pts.end(), v)) return false;
   x.pending.push_back(v);
   if (!x.dirty) {

@@ -20,6 +20,7 @@ const char* known_constant(const std::string& dotted);
 std::string dotted(const std::string& base, const std::string& name);
 
 constexpr uint32_t kNoInstr = UINT32_MAX;  // an analysis step no instruction asked for
+constexpr uint16_t kMaxExternals = 64;     // names outside the program one variable keeps apart
 
 struct Solver::Impl {
   explicit Impl(Source& s) : source(s) {}
@@ -61,6 +62,7 @@ struct Solver::Impl {
     std::vector<uint32_t> watchers;  // instructions (ids) evaluated again when it grows
     std::vector<uint32_t> pending;   // values added since the last flush
     bool dirty = false;
+    uint16_t externals = 0;          // names outside the program offered to it
   };
   std::vector<VarState> vars;
   uint32_t new_var();
