@@ -158,6 +158,17 @@ CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& opti
     x.why = u.why;
     g.unresolved.push_back(std::move(x));
   }
+  if (solver.cut()) {
+    // Said as a call not followed, so the answer is incomplete (and --strict exits 3).
+    Unresolved x;
+    x.function = node_name(solver, entry);
+    x.file = solver.module_of(entry).file;
+    x.root = solver.module_of(entry).root;
+    x.call = "(the analysis)";
+    x.why = "stopped at its limit of values held; what it had found is shown";
+    x.limit = true;
+    g.unresolved.push_back(std::move(x));
+  }
   g.functions = order.size();
   g.modules = solver.modules_loaded();
   return g;

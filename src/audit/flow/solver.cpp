@@ -71,6 +71,7 @@ void Solver::Impl::flush() {
     std::vector<uint32_t> fresh;
     std::set_difference(delta.begin(), delta.end(), st.pts.begin(), st.pts.end(), std::back_inserter(fresh));
     st.pts.swap(merged);
+    held += fresh.size();
     if (base_vars.count(x)) ++bases_epoch;
     for (uint32_t w : vars[x].watchers) enqueue(w);
     for (uint32_t s : vars[x].succ)
@@ -319,6 +320,7 @@ bool Solver::enter_function(const std::string& name, const std::string& qualifie
 void Solver::solve() {
   auto& I = *impl_;
   solve_once();
+  if (I.cut) return;
   // A test of a variable nothing ever gave a value (a result this analysis does not model)
   // says nothing: the code it guards may run.
   for (bool more = true; more;) {
@@ -335,6 +337,7 @@ void Solver::solve() {
         }
     }
     if (more) solve_once();
+    if (I.cut) return;
   }
   // Receivers made before the entry: their constructors, once the classes' bases are known.
   for (size_t k = 0; k < I.made_before.size(); ++k) {
@@ -368,6 +371,12 @@ void Solver::solve_once() {
       I.active[id] = 1;
     }
     ++I.evaluations;
+    // A bound on what one audit may hold: past it the answer is cut, and says so.
+    if (I.held > kMaxHeld || I.values.size() > kMaxValues) {
+      I.cut = true;
+      I.work.clear();
+      break;
+    }
     I.evaluate(id);
   }
 }
@@ -387,6 +396,7 @@ const Scope& Solver::scope(uint32_t scope) const {
   return impl_->modules[m].ir.scopes[local];
 }
 size_t Solver::modules_loaded() const { return impl_->modules.size(); }
+bool Solver::cut() const { return impl_->cut; }
 bool Solver::is_program(uint32_t scope) const { return impl_->modules[impl_->scopes[scope].module].program; }
 
 }  // namespace sitepatch::audit::flow

@@ -102,6 +102,8 @@ class Solver {
   const Module& module_of(uint32_t scope) const;
   const Scope& scope(uint32_t scope) const;
   size_t modules_loaded() const;
+  /// Whether the fixpoint was stopped at a limit of what it may hold (the answer is cut).
+  bool cut() const;
   /// Whether the scope's module is the program's (the entry's, or a script's sibling).
   bool is_program(uint32_t scope) const;
 

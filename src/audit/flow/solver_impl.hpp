@@ -21,6 +21,8 @@ std::string dotted(const std::string& base, const std::string& name);
 
 constexpr uint32_t kNoInstr = UINT32_MAX;  // an analysis step no instruction asked for
 constexpr uint16_t kMaxExternals = 64;     // names outside the program one variable keeps apart
+constexpr size_t kMaxHeld = 6'000'000;     // values held by all variables together, at most
+constexpr size_t kMaxValues = 400'000;     // distinct values, at most
 
 struct Solver::Impl {
   explicit Impl(Source& s) : source(s) {}
@@ -87,6 +89,8 @@ struct Solver::Impl {
   std::deque<uint32_t> work;
   std::unordered_set<uint64_t> handled;  // (call instruction, callee value) bound for good
   uint64_t evaluations = 0;
+  size_t held = 0;   // values held by all variables
+  bool cut = false;  // the fixpoint was stopped at a limit
   void watch(uint32_t var, uint32_t instr);
   void enqueue(uint32_t instr);
 
