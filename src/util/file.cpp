@@ -1,6 +1,7 @@
 #include "sitepatch/util/file.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,10 +30,14 @@ tl::expected<std::string, std::string> read_any(const std::string& path, size_t 
     return tl::make_unexpected(path + ": " + std::strerror(e));
   }
   bool stream = streams && S_ISFIFO(st.st_mode);
-  if (stream) {  // the user's pipe: opened again, waiting for its writer as a shell's reader would
-    ::close(fd);
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return tl::make_unexpected(path + ": " + std::strerror(errno));
+  if (stream) {
+    // The user's pipe: read on this descriptor, once its writer came (poll reports data, or
+    // the hang-up of a writer that already wrote and left). Opening it again instead lost
+    // what a quick writer wrote to this one, and then waited for a writer that was gone.
+    pollfd p{fd, POLLIN, 0};
+    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   }
   auto refuse = [&](const std::string& why) {
     ::close(fd);
