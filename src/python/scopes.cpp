@@ -486,4 +486,10 @@ std::optional<std::vector<FreeName>> Module::free_names(const std::vector<std::p
   return out;
 }
 
+bool is_builtin_name(std::string_view name) {
+  for (const char* b : kBuiltins)
+    if (name == b) return true;
+  return false;
+}
+
 }  // namespace sitepatch::python

@@ -6,6 +6,7 @@
 // always has.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sitepatch/audit/graph.hpp"
 #include "sitepatch/audit/rules.hpp"
@@ -28,6 +29,11 @@ class ModuleTexts {
   /// The module's text, or nullopt where the environment has no Python source for it (the
   /// standard library's modules are asked too: answering them reads the library's code).
   virtual std::optional<ModuleText> text(const std::string& module) = 0;
+  /// Modules beside `module` (same parent package), for "did you mean".
+  virtual std::vector<std::string> siblings(const std::string& /*module*/) { return {}; }
+  /// Of the top-level names `tops` (none with source), those the environment does not have
+  /// at all: no standard library module, builtin or compiled extension. Empty when unknown.
+  virtual std::vector<std::string> not_installed(const std::vector<std::string>& /*tops*/) { return {}; }
 };
 
 /// The call graph from `options.module` (its top level, when `options.function` is

@@ -142,4 +142,7 @@ std::size_t parse_count();
 /// ask a Module. A line like that inside a string is a false yes.
 bool plainly_defines(std::string_view text, std::string_view name);
 
+/// Whether `name` is one of Python 3.8-3.13's builtins (`open`, `len`, `ValueError`).
+bool is_builtin_name(std::string_view name);
+
 }  // namespace sitepatch::python

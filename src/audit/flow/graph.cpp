@@ -1,42 +1,19 @@
 // audit's CallGraph from the value-flow solver's fixpoint: every scope reached is walked,
 // every call of a function value an edge, every call out of the program a rule flags a
 // chain (the shortest path of edges from the entry to the scope making it), every call
-// of a value nobody knows a call not followed.
+// of a value nobody knows, or into a module compiled or not installed, a call not followed.
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <set>
 
-#include "audit/flow/solver.hpp"
-#include "sitepatch/audit/flow.hpp"
-#include "sitepatch/util/error.hpp"
+#include "audit/flow/graph.hpp"
+#include "audit/flow/solver_impl.hpp"
+#include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::audit::flow {
 
 namespace {
-
-class Lowering : public Source {
- public:
-  explicit Lowering(ModuleTexts& texts) : texts_(texts) {}
-  std::optional<Module> load(const std::string& name) override {
-    auto t = texts_.text(name);
-    if (!t || !t->compiled.empty()) return std::nullopt;
-    Module m;
-    if (t->namespace_package) {
-      m.name = name;
-      m.is_package = true;
-      Scope top;
-      m.scopes.push_back(top);
-    } else {
-      m = lower(t->source, name, t->is_package);
-    }
-    m.file = t->file;
-    m.root = t->root;
-    return m;
-  }
-
- private:
-  ModuleTexts& texts_;
-};
 
 std::string node_name(const Solver& s, uint32_t scope) {
   const Module& m = s.module_of(scope);
@@ -56,121 +33,170 @@ Step step_of(const Solver& s, uint32_t scope, int line) {
   return st;
 }
 
-}  // namespace
+// Breadth first from the entry over the edges: each scope's shortest chain (its parent
+// edge), no deeper than `depth` functions when it is set.
+struct Reach {
+  std::map<uint32_t, const FlowEdge*> parent;
+  std::vector<uint32_t> order;
+  size_t beyond_depth = 0;
+};
 
-CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& options) {
-  Lowering source(texts);
-  Solver solver(source);
-  bool found = options.function.empty() ? solver.enter_module(options.module)
-                                        : solver.enter_function(options.module, options.function);
-  if (!found) {
-    if (!options.function.empty() && solver.enter_module(options.module))
-      throw Error("module " + options.module + " has no function `" + options.function + "`", Exit::usage);
-    // MODULE alone that is no module: the nearest entry it may mean (pkg.mod.func).
-    std::string near;
-    for (size_t dot = options.module.rfind('.'); options.function.empty() && dot != std::string::npos && dot > 0;
-         dot = options.module.rfind('.', dot - 1)) {
-      if (!texts.text(options.module.substr(0, dot))) continue;
-      near = options.module.substr(0, dot) + ":" + options.module.substr(dot + 1);
-      break;
-    }
-    throw Error("entry `" + options.module + (options.function.empty() ? "" : ":" + options.function) +
-                    "`: no module `" + options.module + "` in the environment" +
-                    (near.empty() ? std::string("; an entry is MODULE or MODULE:FUNCTION, e.g. flashinfer.fp4_quantization:fp4_quantize")
-                                  : "; did you mean " + near + "?"),
-                Exit::usage);
-  }
-  solver.solve();
-
-  CallGraph g;
-  auto reached = solver.reached_scopes();
-  uint32_t entry = UINT32_MAX;
-  for (uint32_t sc : reached) {
-    const Module& m = solver.module_of(sc);
-    const Scope& s = solver.scope(sc);
-    if (m.name == options.module &&
-        (options.function.empty() ? s.kind == Scope::module : s.kind != Scope::module && s.qualified == options.function))
-      entry = sc;
-  }
-  // Breadth first from the entry over the edges: each scope's shortest chain.
+Reach reach_from(const Solver& solver, uint32_t entry, const WalkOptions& options) {
   std::map<uint32_t, std::vector<const FlowEdge*>> out;
   for (auto& e : solver.edges()) out[e.from].push_back(&e);
+  Reach r;
+  std::map<uint32_t, int> level;
+  std::deque<uint32_t> todo{entry};
+  r.parent[entry] = nullptr;
+  level[entry] = 0;
   // A module entry's imports ran its program's other modules' top levels too (a script's
   // modules beside it): each is a root. A library's import-time code is not the entry's.
-  std::map<uint32_t, const FlowEdge*> parent;
-  std::deque<uint32_t> todo{entry};
-  parent[entry] = nullptr;
   if (options.function.empty())
-    for (uint32_t sc : reached)
-      if (solver.scope(sc).kind == Scope::module && solver.is_program(sc) && !parent.count(sc)) {
-        parent[sc] = nullptr;
+    for (uint32_t sc : solver.reached_scopes())
+      if (solver.scope(sc).kind == Scope::module && solver.is_program(sc) && !r.parent.count(sc)) {
+        r.parent[sc] = nullptr;
+        level[sc] = 0;
         todo.push_back(sc);
       }
-  std::vector<uint32_t> order;
+  std::set<uint32_t> cut_off;
   while (!todo.empty()) {
     uint32_t x = todo.front();
     todo.pop_front();
-    order.push_back(x);
+    r.order.push_back(x);
+    if (options.depth > 0 && level[x] + 1 >= options.depth) {
+      for (const FlowEdge* e : out[x]) cut_off.insert(e->to);
+      continue;
+    }
     for (const FlowEdge* e : out[x])
-      if (!parent.count(e->to)) {
-        parent[e->to] = e;
+      if (!r.parent.count(e->to)) {
+        r.parent[e->to] = e;
+        level[e->to] = level[x] + 1;
         todo.push_back(e->to);
       }
   }
-  // What the entry reaches by calls is the graph; for a function entry, a library
-  // module's code that only an import ran (its top level) is not the entry's.
-  for (uint32_t sc : order) {
-    const Module& m = solver.module_of(sc);
-    const Scope& s = solver.scope(sc);
-    g.walked.push_back({node_name(solver, sc), m.file, s.line, s.end_line});
-  }
-  for (auto& e : solver.edges())
-    if (parent.count(e.from)) g.edges.push_back({node_name(solver, e.from), node_name(solver, e.to), e.line, ""});
+  for (uint32_t to : cut_off) r.beyond_depth += !r.parent.count(to);
+  return r;
+}
+
+std::string operation_name(const std::string& name) {
+  return util::starts_with(name, "builtins.") ? name.substr(9) : name;
+}
+
+void add_chains(CallGraph& g, Solver& solver, const RuleSet& rules, Reach& r) {
   for (auto& x : solver.external_calls()) {
-    if (!parent.count(x.scope)) continue;
-    const Rule* r = rules.match(x.name);
-    if (!r) continue;
+    if (!r.parent.count(x.scope) || exception_name(x.name)) continue;
+    const Rule* rule = rules.match(x.name);
+    if (!rule) continue;
     Chain c;
     std::vector<Step> rev{step_of(solver, x.scope, x.line)};
-    for (uint32_t at = x.scope; parent[at];) {
-      const FlowEdge* e = parent[at];
+    for (uint32_t at = x.scope; r.parent[at];) {
+      const FlowEdge* e = r.parent[at];
+      rev.back().via = solver.via(e->from, e->to);
       rev.push_back(step_of(solver, e->from, e->line));
       at = e->from;
     }
     c.steps.assign(rev.rbegin(), rev.rend());
-    c.operation = x.name;
-    c.rule = *r;
+    c.operation = operation_name(x.name);
+    c.rule = *rule;
     g.chains.push_back(std::move(c));
   }
   std::stable_sort(g.chains.begin(), g.chains.end(), [](const Chain& a, const Chain& b) {
     if (a.steps.size() != b.steps.size()) return a.steps.size() < b.steps.size();
     return a.operation < b.operation;
   });
-  for (auto& u : solver.unfollowed()) {
-    if (!parent.count(u.scope)) continue;
-    const Module& m = solver.module_of(u.scope);
-    Unresolved x;
-    x.function = node_name(solver, u.scope);
-    x.file = m.file;
-    x.root = m.root;
-    x.line = u.line;
-    x.call = u.text;
-    x.why = u.why;
-    g.unresolved.push_back(std::move(x));
+}
+
+Unresolved unresolved_at(const Solver& solver, uint32_t scope, int line, const std::string& call, const std::string& why) {
+  const Module& m = solver.module_of(scope);
+  Unresolved x;
+  x.function = node_name(solver, scope);
+  x.file = m.file;
+  x.root = m.root;
+  x.line = line;
+  x.call = call;
+  x.why = why;
+  return x;
+}
+
+// Calls out of the program into code this audit cannot read though it is the library's
+// own: a compiled module's (its twin is what import loads) and a module not installed.
+void add_unreadable_calls(CallGraph& g, const Solver& solver, const Lowering& lowering, ModuleTexts& texts,
+                          Reach& r) {
+  std::set<std::string> tops;
+  for (auto& x : solver.external_calls())
+    if (r.parent.count(x.scope) && x.name.find('.') != std::string::npos && !util::starts_with(x.name, "builtins."))
+      tops.insert(x.name.substr(0, x.name.find('.')));
+  std::vector<std::string> asked;
+  for (auto& t : tops)
+    if (!lowering.compiled(t)) asked.push_back(t);
+  auto missing = texts.not_installed(asked);
+  std::set<std::string> gone(missing.begin(), missing.end());
+  std::set<std::tuple<uint32_t, int, std::string>> seen;
+  for (auto& x : solver.external_calls()) {
+    if (!r.parent.count(x.scope) || !seen.insert({x.scope, x.line, x.text}).second) continue;
+    std::string top = x.name.substr(0, x.name.find('.'));
+    if (gone.count(top)) {
+      Unresolved u = unresolved_at(solver, x.scope, x.line, x.text, "module " + top + " is not installed");
+      u.missing = top;
+      g.unresolved.push_back(std::move(u));
+      continue;
+    }
+    // The longest compiled module the name is in.
+    for (size_t dot = x.name.rfind('.'); dot != std::string::npos && dot > 0; dot = x.name.rfind('.', dot - 1)) {
+      std::string mod = x.name.substr(0, dot);
+      const auto* twin = lowering.twin(mod);
+      if (!twin) continue;
+      std::string why = solver.star_made(x.name)
+                            ? "made by the compiled module " + mod + " (a star import binds it), which the walk cannot read"
+                            : operation_name(x.name) + " is compiled: " + twin->first + " is what import loads, not " +
+                                  twin->second + ", and the walk cannot read it";
+      g.unresolved.push_back(unresolved_at(solver, x.scope, x.line, x.text, why));
+      break;
+    }
   }
+  g.not_installed.assign(gone.begin(), gone.end());
+}
+
+}  // namespace
+
+CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& options) {
+  Lowering source(texts);
+  Solver solver(source);
+  WalkOptions at = enter(solver, texts, options);
+  solver.solve();
+
+  CallGraph g;
+  uint32_t entry = UINT32_MAX;
+  for (uint32_t sc : solver.reached_scopes()) {
+    const Module& m = solver.module_of(sc);
+    const Scope& s = solver.scope(sc);
+    if (m.name == at.module &&
+        (at.function.empty() ? s.kind == Scope::module : s.kind != Scope::module && s.qualified == at.function))
+      entry = sc;
+  }
+  Reach r = reach_from(solver, entry, at);
+  for (uint32_t sc : r.order) {
+    const Scope& s = solver.scope(sc);
+    g.walked.push_back({node_name(solver, sc), solver.module_of(sc).file, s.line, s.end_line});
+  }
+  for (auto& e : solver.edges())
+    if (r.parent.count(e.from) && r.parent.count(e.to))
+      g.edges.push_back({node_name(solver, e.from), node_name(solver, e.to), e.line, solver.via(e.from, e.to)});
+  add_chains(g, solver, rules, r);
+  for (auto& u : solver.unfollowed())
+    if (r.parent.count(u.scope)) g.unresolved.push_back(unresolved_at(solver, u.scope, u.line, u.text, u.why));
+  add_unreadable_calls(g, solver, source, texts, r);
   if (solver.cut()) {
     // Said as a call not followed, so the answer is incomplete (and --strict exits 3).
-    Unresolved x;
-    x.function = node_name(solver, entry);
-    x.file = solver.module_of(entry).file;
-    x.root = solver.module_of(entry).root;
-    x.call = "(the analysis)";
-    x.why = "stopped at its limit of values held; what it had found is shown";
+    Unresolved x = unresolved_at(solver, entry, 0, "(the analysis)",
+                                 "stopped at its limit of values held; what it had found is shown");
     x.limit = true;
     g.unresolved.push_back(std::move(x));
   }
-  g.functions = order.size();
+  g.cycles = cycles_of(g);
+  g.functions = r.order.size();
   g.modules = solver.modules_loaded();
+  g.beyond_depth = r.beyond_depth;
   return g;
 }
 

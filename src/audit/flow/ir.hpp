@@ -6,6 +6,7 @@
 // an enclosing one, and what any function reads of the module, is the name's summary: every
 // value it is ever given. The solver (flow/solver*.cpp) moves abstract values along these
 // instructions to a fixpoint.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -134,6 +135,11 @@ struct Module {
   uint32_t vars = 0;                   // how many vars the module's code uses
   std::vector<std::string> all;        // __all__ when written as literal strings
   bool all_listed = false;
+  /// Whether `from <this> import *` binds `name`: __all__'s names, else the public ones.
+  bool exports(const std::string& name) const {
+    if (all_listed) return std::find(all.begin(), all.end(), name) != all.end();
+    return !name.empty() && name[0] != '_';
+  }
   int syntax_errors = 0;
   std::string compiled;  // the compiled twin import loads instead ("" when the source runs)
 };

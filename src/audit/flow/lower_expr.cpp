@@ -218,9 +218,11 @@ Var Lowerer::expr(TSNode n) {
     } else {
       assign(field(n, "left"), out);
     }
+    if (cur().scope == 0 && cur().cls < 0 && text(field(n, "left")) == "__all__") exports(right, false);
     if (out == kNoVar) out = constant("None", n);
   } else if (is(n, "augmented_assignment")) {
     TSNode left = field(n, "left");
+    if (cur().scope == 0 && cur().cls < 0 && text(left) == "__all__") exports(field(n, "right"), true);
     Var a = expr(left), b = expr(field(n, "right"));
     std::string op = text(ts_node_child(n, 1));
     Instr in = at(Op::binary, n);
@@ -477,6 +479,25 @@ Var Lowerer::annotation(TSNode n) {
     return emit(std::move(in));
   }
   return expr(n);
+}
+
+// `__all__ = [...]` (or `+=`) of literal strings: what a star import of the module binds.
+// Anything else written to it leaves the exports unknown (every public name).
+void Lowerer::exports(TSNode value, bool more) {
+  if (more && !m_.all_listed) return;
+  if (!more) m_.all.clear();
+  bool literal = !ts_node_is_null(value) && (is(value, "list") || is(value, "tuple"));
+  for (TSNode k : literal ? python::ts::named_children(value) : std::vector<TSNode>{}) {
+    if (is(k, "comment")) continue;
+    std::string s = text(k);
+    if (!is(k, "string") || s.size() < 3 || (s[0] != '"' && s[0] != '\'') || s.back() != s[0]) {
+      literal = false;
+      break;
+    }
+    m_.all.push_back(s.substr(1, s.size() - 2));
+  }
+  m_.all_listed = literal;
+  if (!literal) m_.all.clear();
 }
 
 }  // namespace sitepatch::audit::flow::detail

@@ -56,6 +56,7 @@ class Lowerer {
   void class_def(TSNode n, TSNode decorated);
   void decorate(TSNode decorated, Var& value);
   void assign(TSNode target, Var value);
+  void exports(TSNode value, bool more);
   void if_statement(TSNode n);
   void loop(TSNode n, bool is_for);
   void try_statement(TSNode n);

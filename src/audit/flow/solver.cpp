@@ -143,8 +143,12 @@ const Instr& Solver::Impl::instr_of(uint32_t id) const {
 int Solver::Impl::load(const std::string& name) {
   auto it = module_index.find(name);
   if (it != module_index.end()) return it->second;
+  // Importing a.b.c imports a and a.b first (their code is read; it runs when reached).
+  for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1))
+    if (load(name.substr(0, dot)) < 0) break;
   auto lowered = source.load(name);
   if (!lowered) {
+    if (source.compiled(name)) compiled_modules.insert(name);
     module_index[name] = -1;
     return -1;
   }
@@ -356,6 +360,53 @@ void Solver::solve() {
     }
   }
   solve_once();
+  if (!I.cut) I.note_empty_calls();
+}
+
+// Why a callee holds nothing known (`empty`: no value at all), from the instruction that
+// gives it its value: a parameter, a call's result, an item, an attribute.
+std::string Solver::Impl::why_unknown(uint32_t m, uint32_t scope_local, Var var, bool empty) const {
+  const Module& ir = modules[m].ir;
+  const Scope& sc = ir.scopes[scope_local];
+  auto made_by = [&](Var v) -> const Instr* {
+    for (const Instr& in : sc.code)
+      if (in.dst == v && in.op != Op::copy) return &in;
+    return nullptr;
+  };
+  auto returned = [&](const Instr* in) {
+    const std::string& t = ir.calls[size_t(in->index)].text;
+    if (t == "getattr") return std::string("getattr with a name known only at run time");
+    return "what " + t + "() returns is not known";
+  };
+  for (const Param& p : sc.params)
+    if (p.var == var) return "parameter `" + p.name + "`: what its callers pass is not known";
+  const Instr* in = made_by(var);
+  if (in && in->op == Op::call) return returned(in);
+  if (in && in->op == Op::load_item) return "an item whose value is not known";
+  if (in && in->op == Op::load_attr) {
+    const Instr* base = made_by(in->a);
+    if (base && base->op == Op::call) return returned(base);
+    for (const Param& p : sc.params)
+      if (p.var == in->a) return "attribute `" + in->name + "` of parameter `" + p.name + "`, whose value is not known";
+    return empty ? "attribute `" + in->name + "`: nothing this analysis follows assigns it"
+                 : "attribute `" + in->name + "`, whose value is not known";
+  }
+  return empty ? "no value this analysis knows reaches it" : "a value this analysis does not know";
+}
+
+// A call that runs but that no value reaches (an attribute nothing assigns, the result of a
+// call not followed) is not followed either: said, never silently dropped.
+void Solver::Impl::note_empty_calls() {
+  for (uint32_t id = 0; id < instrs.size(); ++id) {
+    if (!active[id]) continue;
+    const Instr& in = instr_of(id);
+    if (in.op != Op::call) continue;
+    const Site& site = instrs[id];
+    if (scopes[site.scope].local == 0 && !modules[site.module].program) continue;  // import-time bindings
+    const Call& c = modules[site.module].ir.calls[size_t(in.index)];
+    if (!pts(gvar(site.module, c.callee)).empty()) continue;
+    not_followed(site.scope, in, c.text, why_unknown(site.module, site.scope_local, c.callee, true));
+  }
 }
 
 void Solver::solve_once() {
@@ -397,6 +448,24 @@ const Scope& Solver::scope(uint32_t scope) const {
 }
 size_t Solver::modules_loaded() const { return impl_->modules.size(); }
 bool Solver::cut() const { return impl_->cut; }
+std::string Solver::via(uint32_t from, uint32_t to) {
+  auto& I = *impl_;
+  const Scope& a = scope(from);
+  const Scope& b = scope(to);
+  if (a.cls < 0 || b.cls < 0) return "";
+  uint32_t pa = I.modules[I.scopes[from].module].class_base + uint32_t(a.cls);
+  uint32_t pb = I.modules[I.scopes[to].module].class_base + uint32_t(b.cls);
+  if (pa == pb) return "";
+  auto order = I.mro(pb, kNoInstr);
+  if (std::find(order.begin(), order.end(), pa) == order.end()) return "";
+  auto [m, local] = I.classes[pb];
+  return "via subclass " + I.modules[m].ir.name + "." + I.modules[m].ir.classes[local].qualified;
+}
+
+bool Solver::star_made(const std::string& dotted) const {
+  auto it = impl_->string_ids.find(dotted);
+  return it != impl_->string_ids.end() && impl_->star_made.count(it->second);
+}
 bool Solver::is_program(uint32_t scope) const { return impl_->modules[impl_->scopes[scope].module].program; }
 
 }  // namespace sitepatch::audit::flow

@@ -28,6 +28,8 @@ class Source {
   /// The module lowered, or nullopt when the environment has no Python source for it
   /// (the standard library is read as names, never lowered; a C extension; not installed).
   virtual std::optional<Module> load(const std::string& name) = 0;
+  /// Whether a module load() had no source for is compiled (a twin import loads instead).
+  virtual bool compiled(const std::string& /*name*/) const { return false; }
 };
 
 enum class Kind : uint8_t {
@@ -106,6 +108,11 @@ class Solver {
   bool cut() const;
   /// Whether the scope's module is the program's (the entry's, or a script's sibling).
   bool is_program(uint32_t scope) const;
+  /// "via subclass pkg.mod.D" when `to` is a method of a subclass D of the class whose
+  /// method `from` is (self's call dispatched past the class that makes it); else "".
+  std::string via(uint32_t from, uint32_t to);
+  /// Whether an external name is one a star import of a compiled module may have bound.
+  bool star_made(const std::string& dotted) const;
 
   struct Impl;
 

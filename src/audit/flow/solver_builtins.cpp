@@ -49,6 +49,11 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
     return any_slot(it->second);
   };
 
+  if (name == "builtins.property.setter" || name == "builtins.property.getter" ||
+      name == "builtins.property.deleter") {
+    if (arg(0)) copy_edge(*arg(0), dst);
+    return true;
+  }
   if (name == "builtins.getattr" || name == "builtins.setattr" || name == "builtins.hasattr" ||
       name == "builtins.delattr") {
     if (!arg(0) || !arg(1)) return true;
@@ -278,6 +283,15 @@ bool Solver::Impl::container_method(uint32_t cm, const CallArgs& args, uint32_t 
   const Value x = values[cm];
   const Value recv = values[x.a];
   const std::string& name = strings[x.b];
+  if (recv.kind == Kind::generator) {
+    reach(recv.a);
+    auto [gm, local] = scopes[recv.a];
+    const Scope& body = modules[gm].ir.scopes[local];
+    if (name == "send" && !args.positional.empty() && body.sent != kNoVar)
+      copy_edge(args.positional[0], gvar(gm, body.sent));
+    if (name != "close") copy_edge(gvar(gm, body.yields), dst);
+    return true;
+  }
   if (recv.kind == Kind::module) {
     // globals() read as a dict: its names.
     if ((name == "get" || name == "__getitem__") && !args.positional.empty()) {

@@ -149,6 +149,7 @@ void Solver::Impl::construct(uint32_t cls, const CallArgs& args, uint32_t dst, u
       }
   }
   add(dst, inst);
+  constructed.insert(cls);
   uint32_t scratch = temp(instr, 30, cls);
   if (find_in_mro(cls, "__new__", instr)) call_method(value(Kind::klass, cls), "__new__", args, scratch, instr, line);
   if (find_in_mro(cls, "__init__", instr)) call_method(inst, "__init__", args, scratch, instr, line);
@@ -204,11 +205,18 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
       handled.insert((uint64_t(instr) << 32) | callee);
       external(caller_scope(instr), in, name, text);
       add(dst, value(Kind::ext_instance, str(result_class(name))));
-      // Code out of the program may iterate a generator it is given ("".join(gen)).
-      for (auto* group : {&args.positional, &args.star})
-        for (uint32_t a : *group)
-          for (uint32_t v : read_var(a, instr))
-            if (values[v].kind == Kind::generator) reach(values[v].a);
+      // Code out of the program may iterate a generator it is given ("".join(gen)), and
+      // call a function from outside it is given (pool.submit(subprocess.run, cmd)): that
+      // call is made here, for rules to judge. A constant (subprocess.PIPE) is no function.
+      std::vector<uint32_t> given = args.positional;
+      given.insert(given.end(), args.star.begin(), args.star.end());
+      for (auto& kw : args.keywords) given.push_back(kw.second);
+      for (uint32_t a : given)
+        for (uint32_t v : read_var(a, instr)) {
+          if (values[v].kind == Kind::generator) reach(values[v].a);
+          if (values[v].kind == Kind::external && callable_name(strings[values[v].a]))
+            external(caller_scope(instr), in, strings[values[v].a], text);
+        }
       return;
     }
     case Kind::ext_instance:
@@ -218,7 +226,7 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
       return;
     case Kind::unknown:
       handled.insert((uint64_t(instr) << 32) | callee);
-      not_followed(caller_scope(instr), in, text, "a value this analysis does not know");
+      not_followed(caller_scope(instr), in, text, unknown_callee(instr, text));
       add(dst, value(Kind::unknown));
       return;
     default:

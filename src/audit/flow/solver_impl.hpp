@@ -18,6 +18,12 @@ struct ValueHash {
 /// (sys.platform, os.name, typing.TYPE_CHECKING), as a constant's name; nullptr for others.
 const char* known_constant(const std::string& dotted);
 std::string dotted(const std::string& base, const std::string& name);
+/// Whether an outside name reads as a function (`subprocess.run`), not a constant
+/// (`subprocess.PIPE`), a class (`subprocess.Popen`) or a module (`os.path`).
+bool callable_name(const std::string& dotted);
+/// Whether an outside name is an exception class (`subprocess.CalledProcessError`): making
+/// one is no operation.
+bool exception_name(const std::string& dotted);
 
 constexpr uint32_t kNoInstr = UINT32_MAX;  // an analysis step no instruction asked for
 constexpr uint16_t kMaxExternals = 64;     // names outside the program one variable keeps apart
@@ -54,6 +60,15 @@ struct Solver::Impl {
   std::vector<ScopeRef> classes;  // global class id -> module, index
   std::vector<ScopeRef> calls, containers;
   int load(const std::string& name);  // module index, -1 when none
+  // Modules whose compiled twin import loads (no source is read), by name.
+  std::set<std::string> compiled_modules;
+  // Names a star import of a compiled module may have bound: an external value, marked.
+  std::unordered_set<uint32_t> star_made;  // string ids of their dotted names
+  uint32_t star_made_value(const std::string& module, const std::string& name) {
+    uint32_t id = str(module + "." + name);
+    star_made.insert(id);
+    return value(Kind::external, id);
+  }
   const Module& mod(uint32_t m) const { return modules[m].ir; }
   const Scope& scope(uint32_t s) const { return modules[scopes[s].module].ir.scopes[scopes[s].local]; }
 
@@ -129,6 +144,16 @@ struct Solver::Impl {
   void edge(uint32_t from, uint32_t to, int line);
   void external(uint32_t scope, const Instr& in, const std::string& name, const std::string& text);
   void not_followed(uint32_t scope, const Instr& in, const std::string& text, const std::string& why);
+  void note_empty_calls();
+  std::string why_unknown(uint32_t m, uint32_t scope_local, Var var, bool empty) const;
+  // Why the callee of call instruction `instr`, as written `text`, holds an unknown value.
+  std::string unknown_callee(uint32_t instr, const std::string& text) const {
+    const Instr& in = instr_of(instr);
+    const Site& site = instrs[instr];
+    if (in.op != Op::call || modules[site.module].ir.calls[size_t(in.index)].text != text)
+      return "a value this analysis does not know";
+    return why_unknown(site.module, site.scope_local, modules[site.module].ir.calls[size_t(in.index)].callee, false);
+  }
 
   // Attributes, classes, containers (solver_lookup.cpp).
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> instance_attrs, class_attrs, module_attrs;
@@ -157,6 +182,9 @@ struct Solver::Impl {
   std::vector<std::string> external_bases(uint32_t cls, uint32_t instr);
   void load_attr(uint32_t value, const std::string& name, uint32_t dst, uint32_t instr);
   void bind_into(uint32_t attr_var, uint32_t receiver, bool via_instance, uint32_t dst, uint32_t instr, int line);
+  void dispatch_abstract(uint32_t cls, const std::string& name, uint32_t found, uint32_t dst, uint32_t instr, int line);
+  std::unordered_set<uint32_t> constructed;  // classes some reached code makes an instance of
+  std::set<std::string> subclass_homes;       // top-level packages read whole for an abstract method
   uint32_t slot(uint32_t container, const std::string& key);
   uint32_t any_slot(uint32_t container);
   uint32_t all_items(uint32_t container);

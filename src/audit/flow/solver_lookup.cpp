@@ -105,6 +105,9 @@ std::vector<uint32_t> Solver::Impl::compute_mro(uint32_t cls, std::vector<uint32
   std::sort(mine.begin(), mine.end());
   mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
   consulted.insert(consulted.end(), mine.begin(), mine.end());
+  // A base read through `from m import B` is in a variable of its own: its growth must
+  // make this order stale too.
+  base_vars.insert(mine.begin(), mine.end());
   mro_cache.insert_or_assign(cls, MroCache{bases_epoch, out, std::move(mine)});
   return out;
 }
@@ -194,14 +197,23 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
       if (sub) add(dst, value(Kind::module, str(mod + "." + name)));
       if (it == modules[size_t(m)].ir.globals.end()) {
         // Not bound by the module's code: a star import's name, or its __getattr__'s.
+        bool compiled_star = false;
         if (!sub) {
-          for (auto& other : modules[size_t(m)].ir.scopes[0].code)
-            if (other.op == Op::star_import) load_attr(value(Kind::module, str(other.name)), name, dst, instr);
-          // What no code here binds may still be there: a compiled submodule (torch._C),
-          // or a name a C extension's star import gave.
-          add(dst, value(Kind::external, str(mod + "." + name)));
+          for (auto& other : modules[size_t(m)].ir.scopes[0].code) {
+            if (other.op != Op::star_import) continue;
+            int sm = load(other.name);
+            if (sm < 0 && compiled_modules.count(other.name)) {
+              // A C extension's star import gave it, if anything did: never __getattr__.
+              add(dst, star_made_value(other.name, name));
+              compiled_star = true;
+            } else if (sm < 0 || modules[size_t(sm)].ir.exports(name)) {
+              load_attr(value(Kind::module, str(other.name)), name, dst, instr);
+            }
+          }
+          // What no code here binds may still be there: a compiled submodule (torch._C).
+          if (!compiled_star) add(dst, value(Kind::external, str(mod + "." + name)));
         }
-        {
+        if (!compiled_star) {
           // PEP 562: a module's __getattr__ answers the names it does not bind.
           auto ga = modules[size_t(m)].ir.globals.find("__getattr__");
           if (ga != modules[size_t(m)].ir.globals.end()) {
@@ -229,6 +241,7 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
       copy_edge(instance_attr(x.a, name), dst);
       if (auto found = find_in_mro(x.a, name, instr)) {
         bind_into(found->second, v, true, dst, instr, line);
+        dispatch_abstract(x.a, name, found->second, dst, instr, line);
       } else if (name != "__class__") {
         auto ext = external_bases(x.a, instr);
         if (!ext.empty()) add(dst, value(Kind::external, str(ext[0] + "." + name)));
@@ -257,7 +270,13 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
           return;
         }
       }
-      if (auto found = find_in_mro(cls, name, instr, x.a)) bind_into(found->second, x.b, r.kind == Kind::instance, dst, instr, line);
+      if (auto found = find_in_mro(cls, name, instr, x.a)) {
+        bind_into(found->second, x.b, r.kind == Kind::instance, dst, instr, line);
+      } else {
+        // Past the program's classes: a base from outside (Exception.__init__), else object's.
+        auto ext = external_bases(cls, instr);
+        add(dst, value(Kind::external, str((ext.empty() ? std::string("builtins.object") : ext[0]) + "." + name)));
+      }
       return;
     }
     case Kind::container:
@@ -270,6 +289,14 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
         add(dst, value(Kind::constant, str("str:" + q.substr(q.rfind('.') == std::string::npos ? 0 : q.rfind('.') + 1))));
       }
       else if (name == "__wrapped__" || name == "__func__") add(dst, v);
+      // A property's getter: `@name.setter` gives back the function it decorates.
+      else if (name == "setter" || name == "getter" || name == "deleter")
+        add(dst, value(Kind::external, str("builtins.property." + name)));
+      return;
+    case Kind::generator:
+      // send/throw resume the body; what they give back is what it yields.
+      if (name == "send" || name == "throw" || name == "__next__" || name == "close")
+        add(dst, value(Kind::cmethod, v, str(name)));
       return;
     case Kind::bound:
       if (name == "__func__") add(dst, value(Kind::function, x.a));
@@ -291,6 +318,38 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
     default:
       add(dst, value(Kind::unknown));
   }
+}
+
+// An abstract method (@abstractmethod, or a body that only raises NotImplementedError) of
+// a receiver whose class is all that is known of it: the overrides of its subclasses run,
+// those of the subclasses some code makes, else every one read.
+void Solver::Impl::dispatch_abstract(uint32_t cls, const std::string& name, uint32_t found, uint32_t dst,
+                                     uint32_t instr, int line) {
+  bool abstract = false;
+  for (uint32_t f : pts(found))
+    if (values[f].kind == Kind::function && scope(values[f].a).abstract) abstract = true;
+  if (!abstract) return;
+  // Its subclasses are where its package's modules import from: read them all, once.
+  const std::string& home = modules[classes[cls].module].ir.name;
+  std::string top = home.substr(0, home.find('.'));
+  if (subclass_homes.insert(top).second)
+    for (size_t m = 0; m < modules.size(); ++m) {
+      const Module& ir = modules[m].ir;
+      if (ir.name != top && ir.name.rfind(top + ".", 0) != 0) continue;
+      for (const Instr& in : std::vector<Instr>(ir.scopes[0].code))
+        if (in.op == Op::import_from && (in.name == top || in.name.rfind(top + ".", 0) == 0))
+          if (int sm = load(in.name); sm >= 0) reach_top(uint32_t(sm));
+    }
+  std::vector<std::pair<uint32_t, uint32_t>> made, every;  // subclass, its method's variable
+  for (uint32_t d = 0; d < classes.size(); ++d) {
+    if (d == cls) continue;
+    auto order = mro(d, instr);
+    if (std::find(order.begin(), order.end(), cls) == order.end()) continue;
+    auto own = find_in_mro(d, name, instr);
+    if (!own || own->second == found) continue;
+    (constructed.count(d) ? made : every).push_back({d, own->second});
+  }
+  for (auto [d, var] : made.empty() ? every : made) bind_into(var, value(Kind::instance, d), true, dst, instr, line);
 }
 
 uint32_t Solver::Impl::any_slot(uint32_t container) { return slot(container, "*"); }

@@ -3,10 +3,31 @@
 // a truth test's __bool__) is made only where the value is an instance of a class of the
 // program that defines the method: never for literals, None, builtins or unknowns.
 #include <algorithm>
+#include <cctype>
 
 #include "audit/flow/solver_impl.hpp"
+#include "sitepatch/python/module.hpp"
 
 namespace sitepatch::audit::flow {
+
+bool callable_name(const std::string& dotted) {
+  std::string last = dotted.substr(dotted.rfind('.') + 1);
+  if (last.empty() || !std::islower(static_cast<unsigned char>(last[0]))) return false;
+  static const char* const kModules[] = {"os.path", "os", "sys", "subprocess", "shutil", "pathlib", "io"};
+  for (const char* m : kModules)
+    if (dotted == m) return false;
+  return dotted.find('.') != std::string::npos;
+}
+
+bool exception_name(const std::string& dotted) {
+  std::string last = dotted.substr(dotted.rfind('.') + 1);
+  auto ends = [&](const char* s) {
+    std::string e(s);
+    return last.size() > e.size() && last.compare(last.size() - e.size(), e.size(), e) == 0;
+  };
+  return ends("Error") || ends("Exception") || ends("Warning") || ends("Exit") || last == "StopIteration" ||
+         last == "KeyboardInterrupt";
+}
 
 const char* known_constant(const std::string& name) {
   if (name == "sys.platform") return "str:linux";
@@ -59,14 +80,20 @@ void Solver::Impl::eval_import_from(uint32_t id) {
   auto g = [&](Var v) { return gvar(m, v); };
   [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
   if (in.name == "builtins") {
-    // A name the module never binds: a star import's, else a builtin.
+    // A name the module never binds: a star import's, else a builtin. A star import of a
+    // compiled module may bind any name but a builtin's.
     bool found = false;
+    bool builtin = python::is_builtin_name(in.name2);
     for (auto& other : modules[m].ir.scopes[0].code)
       if (other.op == Op::star_import) {
         int sm = load(other.name);
+        if (sm < 0 && !builtin && compiled_modules.count(other.name)) {
+          add(g(in.dst), star_made_value(other.name, in.name2));
+          found = true;
+        }
         if (sm < 0) continue;
         auto it = modules[size_t(sm)].ir.globals.find(in.name2);
-        if (it == modules[size_t(sm)].ir.globals.end()) continue;
+        if (it == modules[size_t(sm)].ir.globals.end() || !modules[size_t(sm)].ir.exports(in.name2)) continue;
         reach_top(uint32_t(sm));
         copy_edge(gvar(uint32_t(sm), it->second), g(in.dst));
         found = true;

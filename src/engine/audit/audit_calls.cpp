@@ -70,11 +70,14 @@ class SiteModules : public audit::ModuleSource {
     // A source whose compiled twin Python imports instead never runs: the module is then
     // read as a compiled one (no Python file: its calls are externals, by name). The
     // twins are asked in the read's own wait.
+    // A folder with no __init__.py is a namespace package only where no module of its
+    // name is there: a C extension beside a folder of stubs is what import loads.
+    auto twin_key = [](const std::string& c) { return util::ends_with(c, ".py") ? c : c + ".py"; };
     std::vector<std::string> twin_paths;
     for (size_t i = 0; i < modules.size(); ++i)
       for (auto& dir : s_.env.site_dirs)
         for (auto& c : cands[i])
-          for (auto& t : site::compiled_twins(c, s_.env.ext_suffixes)) twin_paths.push_back(dir + "/" + t);
+          for (auto& t : site::compiled_twins(twin_key(c), s_.env.ext_suffixes)) twin_paths.push_back(dir + "/" + t);
     if (!twin_paths.empty()) s_.host.prefetch({{}, {}, twin_paths});
     for (auto& f : s_.host.read(paths)) files.emplace(f.path, std::move(f));
     std::set<std::string> twins;
@@ -104,13 +107,13 @@ class SiteModules : public audit::ModuleSource {
           f.rel = c;
           f.dir = dir;
           f.package = util::ends_with(c, "/__init__.py");
-          if (dir_entry) {
-            f.kind = Found::namespace_package;
-          } else if (std::string twin = shadowed(c, dir); !twin.empty()) {
+          if (std::string twin = shadowed(twin_key(c), dir); !twin.empty()) {
             f.kind = Found::compiled;
             f.twin = twin;
             for (auto& d : s_.env.site_dirs)
               if (util::starts_with(twin, d + "/")) f.twin = twin.substr(d.size() + 1);
+          } else if (dir_entry) {
+            f.kind = Found::namespace_package;
           } else {
             f.kind = Found::source;
             f.text = &it->second.content;
@@ -311,20 +314,19 @@ class FlowTexts : public audit::flow::ModuleTexts {
  public:
   explicit FlowTexts(SiteModules& site) : site_(site) {}
   std::optional<audit::flow::ModuleText> text(const std::string& module) override { return site_.text(module); }
+  std::vector<std::string> siblings(const std::string& module) override { return site_.siblings(module); }
+  std::vector<std::string> not_installed(const std::vector<std::string>& tops) override {
+    return site_.not_installed(tops);
+  }
 
  private:
   SiteModules& site_;
 };
 
-// The value-flow analysis walks a module's top level, and any entry when
-// SITEPATCH_AUDIT_FLOW=1 (while it replaces the walk by shapes).
+// The value-flow analysis is the audit's one walk.
 audit::CallGraph walk_with(SiteModules& source, const audit::RuleSet& rules, const audit::WalkOptions& options) {
-  const char* flow = std::getenv("SITEPATCH_AUDIT_FLOW");
-  if (options.function.empty() || (flow && std::string(flow) == "1")) {
-    FlowTexts texts(source);
-    return audit::flow::walk(texts, rules, options);
-  }
-  return audit::walk(source, rules, options);
+  FlowTexts texts(source);
+  return audit::flow::walk(texts, rules, options);
 }
 
 }  // namespace

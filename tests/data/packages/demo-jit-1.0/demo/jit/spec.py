@@ -18,7 +18,7 @@ def prepare():
 
 
 def build_spec(name):
-    return {"name": name, "flags": default_flags(), "post": finish}
+    return {"name": name, "flags": default_flags(), "post": finish(name)}
 
 
 def default_flags():
