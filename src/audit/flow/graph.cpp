@@ -141,15 +141,20 @@ void add_unreadable_calls(CallGraph& g, const Solver& solver, const Lowering& lo
       g.unresolved.push_back(std::move(u));
       continue;
     }
+    if (solver.star_made(x.name)) {
+      std::string mod = x.name.substr(0, x.name.rfind('.'));
+      g.unresolved.push_back(unresolved_at(solver, x.scope, x.line, x.text,
+                                           "made by the compiled module " + mod +
+                                               " (a star import binds it), which the walk cannot read"));
+      continue;
+    }
     // The longest compiled module the name is in.
     for (size_t dot = x.name.rfind('.'); dot != std::string::npos && dot > 0; dot = x.name.rfind('.', dot - 1)) {
       std::string mod = x.name.substr(0, dot);
       const auto* twin = lowering.twin(mod);
       if (!twin) continue;
-      std::string why = solver.star_made(x.name)
-                            ? "made by the compiled module " + mod + " (a star import binds it), which the walk cannot read"
-                            : operation_name(x.name) + " is compiled: " + twin->first + " is what import loads, not " +
-                                  twin->second + ", and the walk cannot read it";
+      std::string why = operation_name(x.name) + " is compiled: " + twin->first + " is what import loads, not " +
+                        twin->second + ", and the walk cannot read it";
       g.unresolved.push_back(unresolved_at(solver, x.scope, x.line, x.text, why));
       break;
     }

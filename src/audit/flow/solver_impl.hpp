@@ -24,6 +24,9 @@ bool callable_name(const std::string& dotted);
 /// Whether an outside name is an exception class (`subprocess.CalledProcessError`): making
 /// one is no operation.
 bool exception_name(const std::string& dotted);
+/// 1 for a generic of items (typing.List, list, Sequence...), 2 for one of values (Dict,
+/// Mapping...), 0 for any other name.
+int generic_collection(const std::string& dotted);
 
 constexpr uint32_t kNoInstr = UINT32_MAX;  // an analysis step no instruction asked for
 constexpr uint16_t kMaxExternals = 64;     // names outside the program one variable keeps apart
@@ -62,6 +65,13 @@ struct Solver::Impl {
   int load(const std::string& name);  // module index, -1 when none
   // Modules whose compiled twin import loads (no source is read), by name.
   std::set<std::string> compiled_modules;
+  // A module a star import reads that has no source: compiled (or a C extension of the
+  // package's own that this environment lacks), unless it is outside every package read.
+  bool compiled_star(const std::string& module) {
+    if (compiled_modules.count(module)) return true;
+    size_t dot = module.find('.');
+    return dot != std::string::npos && load(module) < 0 && load(module.substr(0, dot)) >= 0;
+  }
   // Names a star import of a compiled module may have bound: an external value, marked.
   std::unordered_set<uint32_t> star_made;  // string ids of their dotted names
   uint32_t star_made_value(const std::string& module, const std::string& name) {
@@ -119,6 +129,7 @@ struct Solver::Impl {
   void eval_import_from(uint32_t id);
   void eval_load_item(uint32_t id);
   void eval_store_item(uint32_t id);
+  void annotated_collection(uint32_t id, uint32_t generic, const std::string& name, uint32_t args, uint32_t dst);
   void eval_make_list(uint32_t id);
   void eval_call(uint32_t id);
   void eval_unpack(uint32_t id);

@@ -197,23 +197,29 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
       if (sub) add(dst, value(Kind::module, str(mod + "." + name)));
       if (it == modules[size_t(m)].ir.globals.end()) {
         // Not bound by the module's code: a star import's name, or its __getattr__'s.
-        bool compiled_star = false;
+        bool from_compiled = false, from_source = false;
         if (!sub) {
+          // A star import of source that binds it gives it; else a C extension's star
+          // import did, if anything did: never __getattr__.
+          std::vector<std::string> compiled;
           for (auto& other : modules[size_t(m)].ir.scopes[0].code) {
             if (other.op != Op::star_import) continue;
             int sm = load(other.name);
-            if (sm < 0 && compiled_modules.count(other.name)) {
-              // A C extension's star import gave it, if anything did: never __getattr__.
-              add(dst, star_made_value(other.name, name));
-              compiled_star = true;
-            } else if (sm < 0 || modules[size_t(sm)].ir.exports(name)) {
+            if (sm < 0 && compiled_star(other.name)) {
+              compiled.push_back(other.name);
+            } else if (sm < 0 || (modules[size_t(sm)].ir.exports(name) && modules[size_t(sm)].ir.globals.count(name))) {
               load_attr(value(Kind::module, str(other.name)), name, dst, instr);
+              from_source = from_source || sm >= 0;
             }
           }
+          for (auto& c : from_source ? std::vector<std::string>{} : compiled) {
+            add(dst, star_made_value(c, name));
+            from_compiled = true;
+          }
           // What no code here binds may still be there: a compiled submodule (torch._C).
-          if (!compiled_star) add(dst, value(Kind::external, str(mod + "." + name)));
+          if (!from_compiled && !from_source) add(dst, value(Kind::external, str(mod + "." + name)));
         }
-        if (!compiled_star) {
+        if (!from_compiled && !from_source) {
           // PEP 562: a module's __getattr__ answers the names it does not bind.
           auto ga = modules[size_t(m)].ir.globals.find("__getattr__");
           if (ga != modules[size_t(m)].ir.globals.end()) {

@@ -87,7 +87,7 @@ void Solver::Impl::eval_import_from(uint32_t id) {
     for (auto& other : modules[m].ir.scopes[0].code)
       if (other.op == Op::star_import) {
         int sm = load(other.name);
-        if (sm < 0 && !builtin && compiled_modules.count(other.name)) {
+        if (sm < 0 && !builtin && compiled_star(other.name)) {
           add(g(in.dst), star_made_value(other.name, in.name2));
           found = true;
         }
@@ -157,6 +157,9 @@ void Solver::Impl::eval_load_item(uint32_t id) {
       CallArgs args;
       if (in.b != kNoVar) args.positional.push_back(g(in.b));
       call_method(v, "__class_getitem__", args, g(in.dst), id, in.line);
+    } else if (x.kind == Kind::external && in.b != kNoVar && generic_collection(strings[x.a])) {
+      // List[Path], dict[str, Path]: a collection whose items are instances of the classes named.
+      annotated_collection(id, v, strings[x.a], g(in.b), g(in.dst));
     } else if (x.kind == Kind::external) {
       // typing's forms and builtin generics: their arguments are the annotation's.
       if (in.b == kNoVar) continue;
@@ -169,6 +172,54 @@ void Solver::Impl::eval_load_item(uint32_t id) {
       add(g(in.dst), value(Kind::unknown));
     }
   }
+}
+
+int generic_collection(const std::string& dotted) {
+  std::string last = dotted.substr(dotted.rfind('.') + 1);
+  static const char* const kItems[] = {"List", "Sequence", "Iterable", "Iterator", "Set", "FrozenSet", "Collection",
+                                       "MutableSequence", "MutableSet", "Deque", "list", "set", "frozenset", "deque",
+                                       "Generator", "AbstractSet"};
+  static const char* const kValues[] = {"Dict", "Mapping", "MutableMapping", "DefaultDict", "OrderedDict", "dict",
+                                        "defaultdict"};
+  bool typing = dotted.rfind("typing.", 0) == 0 || dotted.rfind("collections.", 0) == 0 ||
+                dotted.rfind("builtins.", 0) == 0;
+  if (!typing) return 0;
+  for (const char* k : kItems)
+    if (last == k) return 1;
+  for (const char* k : kValues)
+    if (last == k) return 2;
+  return 0;
+}
+
+void Solver::Impl::annotated_collection(uint32_t id, uint32_t generic, const std::string& name, uint32_t args,
+                                        uint32_t dst) {
+  auto [it, fresh] = temps.emplace(std::make_tuple(id, 62u, generic), 0);
+  if (fresh) it->second = make_container(generic_collection(name) == 2 ? Container::dict : Container::list);
+  uint32_t items = any_slot(it->second);
+  auto as_instances = [&](uint32_t var) {
+    for (uint32_t k : vals(var, id)) {
+      const Value& y = values[k];
+      if (y.kind == Kind::klass) add(items, value(Kind::instance, y.a));
+      else if (y.kind == Kind::external) add(items, value(Kind::ext_instance, y.a));
+      else if (y.kind == Kind::container) add(items, k);
+    }
+  };
+  for (uint32_t k : vals(args, id)) {
+    const Value& y = values[k];
+    bool pair = y.kind == Kind::container && container_kinds[y.a] == Container::tuple;
+    if (!pair) {
+      if (generic_collection(name) == 1) {
+        uint32_t one = temp(id, 63, k);
+        add(one, k);
+        as_instances(one);
+      }
+    } else if (generic_collection(name) == 2) {
+      as_instances(slot(y.a, "int:1"));
+    } else {
+      as_instances(all_items(y.a));
+    }
+  }
+  add(dst, value(Kind::container, it->second));
 }
 
 void Solver::Impl::eval_store_item(uint32_t id) {

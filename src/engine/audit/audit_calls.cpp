@@ -55,7 +55,10 @@ class SiteModules : public audit::ModuleSource {
     const std::string* text = nullptr;
     bool package = false;
   };
-  std::vector<Found> locate(const std::vector<std::string>& modules, std::map<std::string, host::FileData>& files) {
+  // `stub_folders`: a folder beside a compiled twin is read as the twin (the value-flow
+  // analysis; the walk by shapes reads such a folder's stubs itself).
+  std::vector<Found> locate(const std::vector<std::string>& modules, std::map<std::string, host::FileData>& files,
+                            bool stub_folders = false) {
     std::vector<std::string> paths;
     std::vector<std::vector<std::string>> cands(modules.size());
     for (size_t i = 0; i < modules.size(); ++i) {
@@ -107,7 +110,8 @@ class SiteModules : public audit::ModuleSource {
           f.rel = c;
           f.dir = dir;
           f.package = util::ends_with(c, "/__init__.py");
-          if (std::string twin = shadowed(twin_key(c), dir); !twin.empty()) {
+          if (std::string twin = dir_entry && !stub_folders ? std::string() : shadowed(twin_key(c), dir);
+              !twin.empty()) {
             f.kind = Found::compiled;
             f.twin = twin;
             for (auto& d : s_.env.site_dirs)
@@ -164,7 +168,7 @@ class SiteModules : public audit::ModuleSource {
     if (extra_)
       if (const ExtraModule* e = find_extra(module)) return audit::flow::ModuleText{e->source, e->file, "", false, false, ""};
     std::map<std::string, host::FileData> files;
-    auto found = locate({module}, files);
+    auto found = locate({module}, files, true);
     const Found& f = found[0];
     if (f.kind == Found::none) return std::nullopt;
     audit::flow::ModuleText t;
@@ -323,10 +327,15 @@ class FlowTexts : public audit::flow::ModuleTexts {
   SiteModules& site_;
 };
 
-// The value-flow analysis is the audit's one walk.
+// The value-flow analysis walks a module's top level, and any entry when
+// SITEPATCH_AUDIT_FLOW=1 (while it replaces the walk by shapes: see ARCHITECTURE.md).
 audit::CallGraph walk_with(SiteModules& source, const audit::RuleSet& rules, const audit::WalkOptions& options) {
-  FlowTexts texts(source);
-  return audit::flow::walk(texts, rules, options);
+  const char* flow = std::getenv("SITEPATCH_AUDIT_FLOW");
+  if (options.function.empty() || (flow && std::string(flow) == "1")) {
+    FlowTexts texts(source);
+    return audit::flow::walk(texts, rules, options);
+  }
+  return audit::walk(source, rules, options);
 }
 
 }  // namespace

@@ -1,0 +1,175 @@
+// The value-flow audit on modules held in memory: what it says of calls it cannot follow,
+// cycles, bases read through imports, abstract methods, star imports, missing entries.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include "sitepatch/audit/flow.hpp"
+#include "sitepatch/util/error.hpp"
+
+namespace {
+
+using sitepatch::audit::CallGraph;
+using sitepatch::audit::RuleSet;
+using sitepatch::audit::WalkOptions;
+using sitepatch::audit::flow::ModuleText;
+
+class FlowTexts : public sitepatch::audit::flow::ModuleTexts {
+ public:
+  explicit FlowTexts(std::map<std::string, std::string> files) : files_(std::move(files)) {}
+  std::optional<ModuleText> text(const std::string& module) override {
+    std::string path = module;
+    std::replace(path.begin(), path.end(), '.', '/');
+    for (bool package : {true, false}) {
+      auto it = files_.find(path + (package ? "/__init__.py" : ".py"));
+      if (it != files_.end()) return ModuleText{it->second, it->first, "/site", package, false, ""};
+    }
+    return std::nullopt;
+  }
+  std::vector<std::string> siblings(const std::string&) override { return {"pkg.api", "pkg.jit"}; }
+
+ private:
+  std::map<std::string, std::string> files_;
+};
+
+CallGraph flow_walk(std::map<std::string, std::string> files, const std::string& module, const std::string& function) {
+  FlowTexts texts(std::move(files));
+  RuleSet rules;
+  rules.add(sitepatch::audit::builtin_rules());
+  WalkOptions o;
+  o.module = module;
+  o.function = function;
+  return sitepatch::audit::flow::walk(texts, rules, o);
+}
+
+std::vector<std::string> flow_chains(const CallGraph& g) {
+  std::vector<std::string> out;
+  for (auto& c : g.chains) out.push_back(c.operation + " <- " + c.steps.back().name() + ":" + std::to_string(c.steps.back().line));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("flow audit: a call no value reaches is said, with where its callee came from", "[audit][flow]") {
+  auto g = flow_walk({{"pkg/__init__.py", ""},
+                 {"pkg/m.py",
+                  "def make(kind):\n"
+                  "    return kind\n"
+                  "\n"
+                  "def f(handlers, name, kind):\n"
+                  "    handlers[name]()\n"
+                  "    obj = make(kind)\n"
+                  "    getattr(obj, name)()\n"
+                  "    kind.run()\n"}},
+                "pkg.m", "f");
+  std::vector<std::string> why;
+  for (auto& u : g.unresolved) why.push_back(std::to_string(u.line) + " " + u.call + ": " + u.why);
+  std::sort(why.begin(), why.end());
+  CHECK(why == std::vector<std::string>{"5 handlers[name]: an item whose value is not known",
+                                        "7 getattr(obj, name): getattr with a name known only at run time",
+                                        "8 kind.run: attribute `run` of parameter `kind`, whose value is not known"});
+}
+
+TEST_CASE("flow audit: cycles of the call graph, and --depth", "[audit][flow]") {
+  std::map<std::string, std::string> files{{"pkg/__init__.py", ""},
+                                           {"pkg/m.py",
+                                            "import os\n"
+                                            "def a(n):\n"
+                                            "    return b(n)\n"
+                                            "def b(n):\n"
+                                            "    os.listdir('.')\n"
+                                            "    return a(n - 1)\n"
+                                            "def entry():\n"
+                                            "    a(3)\n"}};
+  auto g = flow_walk(files, "pkg.m", "entry");
+  CHECK(g.cycles == std::vector<std::vector<std::string>>{{"pkg.m:a", "pkg.m:b"}});
+  CHECK(flow_chains(g) == std::vector<std::string>{"os.listdir <- pkg.m:b:5"});
+  FlowTexts texts(files);
+  RuleSet rules;
+  rules.add(sitepatch::audit::builtin_rules());
+  WalkOptions o{"pkg.m", "entry", 2};
+  auto shallow = sitepatch::audit::flow::walk(texts, rules, o);
+  CHECK(shallow.chains.empty());
+  CHECK(shallow.beyond_depth == 1);
+}
+
+TEST_CASE("flow audit: a base class imported from another module gives its methods", "[audit][flow]") {
+  auto g = flow_walk({{"pkg/__init__.py", ""},
+                 {"pkg/_api.py",
+                  "class Base:\n"
+                  "    def __init__(self, path):\n"
+                  "        self.path = path\n"
+                  "    def acquire(self):\n"
+                  "        self._acquire()\n"
+                  "    def _acquire(self):\n"
+                  "        raise NotImplementedError\n"},
+                 {"pkg/unix.py",
+                  "import os\n"
+                  "from ._api import Base\n"
+                  "class Unix(Base):\n"
+                  "    def _acquire(self):\n"
+                  "        os.makedirs(self.path)\n"
+                  "def load(path):\n"
+                  "    Unix(path).acquire()\n"}},
+                "pkg.unix", "load");
+  CHECK(flow_chains(g) == std::vector<std::string>{"os.makedirs <- pkg.unix:Unix._acquire:5"});
+  REQUIRE(g.chains.size() == 1);
+  CHECK(g.chains[0].steps.back().via == "via subclass pkg.unix.Unix");
+}
+
+TEST_CASE("flow audit: an abstract method of an annotated receiver runs its subclasses' overrides",
+          "[audit][flow]") {
+  auto g = flow_walk({{"pkg/__init__.py", "from ._api import Base\nfrom ._soft import Soft\nfrom ._hard import Hard\n"},
+                 {"pkg/_api.py",
+                  "class Base:\n"
+                  "    def acquire(self):\n"
+                  "        self._acquire()\n"
+                  "    def _acquire(self):\n"
+                  "        raise NotImplementedError\n"},
+                 {"pkg/_soft.py", "import time\nfrom ._api import Base\nclass Soft(Base):\n    def _acquire(self):\n        time.sleep(1)\n"},
+                 {"pkg/_hard.py", "import os\nfrom ._api import Base\nclass Hard(Base):\n    def _acquire(self):\n        os.makedirs('x')\n"},
+                 {"user.py", "from pkg import Base, Soft\ndef any_lock(lock: Base):\n    lock.acquire()\ndef soft():\n    any_lock(Soft())\n"}},
+                "user", "any_lock");
+  CHECK(flow_chains(g) == std::vector<std::string>{"os.makedirs <- pkg._hard:Hard._acquire:5",
+                                              "time.sleep <- pkg._soft:Soft._acquire:5"});
+}
+
+TEST_CASE("flow audit: a star import binds __all__'s names, and a compiled one's names are said", "[audit][flow]") {
+  auto g = flow_walk({{"pkg/__init__.py",
+                  "from pkg._impl import *\n"
+                  "from pkg._native import *\n"
+                  "def __getattr__(name):\n"
+                  "    import importlib\n"
+                  "    return importlib.import_module('pkg.' + name)\n"},
+                 {"pkg/_impl.py",
+                  "import subprocess\n__all__ = ['public_run']\n"
+                  "def public_run():\n    subprocess.run(['true'])\n"
+                  "def also_public():\n    subprocess.check_output(['true'])\n"},
+                 {"user.py", "import pkg\ndef f():\n    pkg.public_run()\n    pkg.also_public()\n    return open('x')\n"}},
+                "user", "f");
+  CHECK(flow_chains(g) == std::vector<std::string>{"open <- user:f:5", "subprocess.run <- pkg._impl:public_run:4"});
+  REQUIRE(g.unresolved.size() == 1);
+  CHECK(g.unresolved[0].call == "pkg.also_public");
+  CHECK(g.unresolved[0].why == "made by the compiled module pkg._native (a star import binds it), which the walk cannot read");
+}
+
+TEST_CASE("flow audit: a missing entry names the nearest names", "[audit][flow]") {
+  std::map<std::string, std::string> files{{"pkg/__init__.py", ""},
+                                           {"pkg/api.py", "class Spec:\n    pass\nLIMIT = 3\ndef quantize():\n    pass\n"}};
+  auto message = [&](const std::string& module, const std::string& function) {
+    try {
+      flow_walk(files, module, function);
+    } catch (const sitepatch::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message("pkg.api", "quantise") ==
+        "function `quantise` is not defined in module pkg.api (pkg/api.py); did you mean quantize?");
+  CHECK(message("pkg.api", "Spec") == "`Spec` in module pkg.api (pkg/api.py) is a class; name one of its methods "
+                                      "(Spec.__init__, ...)");
+  CHECK(message("pkg.api", "LIMIT") == "`LIMIT` in module pkg.api (pkg/api.py) is a variable, not a function defined with def");
+  CHECK(message("pkg.apy", "quantize") == "module `pkg.apy` not found in the environment; did you mean pkg.api, pkg.jit?");
+}
