@@ -3,31 +3,11 @@
 // a truth test's __bool__) is made only where the value is an instance of a class of the
 // program that defines the method: never for literals, None, builtins or unknowns.
 #include <algorithm>
-#include <cctype>
 
 #include "audit/flow/solver_impl.hpp"
 #include "sitepatch/python/module.hpp"
 
 namespace sitepatch::audit::flow {
-
-bool callable_name(const std::string& dotted) {
-  std::string last = dotted.substr(dotted.rfind('.') + 1);
-  if (last.empty() || !std::islower(static_cast<unsigned char>(last[0]))) return false;
-  static const char* const kModules[] = {"os.path", "os", "sys", "subprocess", "shutil", "pathlib", "io"};
-  for (const char* m : kModules)
-    if (dotted == m) return false;
-  return dotted.find('.') != std::string::npos;
-}
-
-bool exception_name(const std::string& dotted) {
-  std::string last = dotted.substr(dotted.rfind('.') + 1);
-  auto ends = [&](const char* s) {
-    std::string e(s);
-    return last.size() > e.size() && last.compare(last.size() - e.size(), e.size(), e) == 0;
-  };
-  return ends("Error") || ends("Exception") || ends("Warning") || ends("Exit") || last == "StopIteration" ||
-         last == "KeyboardInterrupt";
-}
 
 const char* known_constant(const std::string& name) {
   if (name == "sys.platform") return "str:linux";
