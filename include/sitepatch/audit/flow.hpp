@@ -29,6 +29,8 @@ class ModuleTexts {
   /// The module's text, or nullopt where the environment has no Python source for it (the
   /// standard library's modules are asked too: answering them reads the library's code).
   virtual std::optional<ModuleText> text(const std::string& module) = 0;
+  /// A hint: these modules' texts are likely asked next; read them in one batch.
+  virtual void prefetch(const std::vector<std::string>& /*modules*/) {}
   /// Modules beside `module` (same parent package), for "did you mean".
   virtual std::vector<std::string> siblings(const std::string& /*module*/) { return {}; }
   /// Of the top-level names `tops` (none with source), those the environment does not have

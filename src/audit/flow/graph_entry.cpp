@@ -78,6 +78,15 @@ std::optional<Module> Lowering::load(const std::string& name) {
   }
   m.file = t->file;
   m.root = t->root;
+  // What its top level imports is what is read next, mostly: one batch for all of it.
+  std::vector<std::string> next;
+  for (const Instr& in : m.scopes.empty() ? std::vector<Instr>{} : m.scopes[0].code) {
+    if (in.op != Op::import && in.op != Op::import_from && in.op != Op::star_import) continue;
+    if (in.name.empty() || in.name[0] == '<' || in.name == "builtins") continue;
+    next.push_back(in.name);
+    if (in.op == Op::import_from && !in.name2.empty()) next.push_back(in.name + "." + in.name2);
+  }
+  if (!next.empty()) texts_.prefetch(next);
   return m;
 }
 

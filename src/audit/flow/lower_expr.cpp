@@ -216,6 +216,21 @@ Var Lowerer::expr(TSNode n) {
       annotation(type);
       out = kNoVar;
     } else {
+      bool empty = (is(right, "list") || is(right, "dictionary") || is(right, "set")) && named_children(right).empty();
+      if (!ts_node_is_null(type) && out != kNoVar && empty) {
+        // x: List[Path] = []: an empty collection says nothing of its items; the annotation
+        // says it. (`cuda: Optional[str] = None` is kept as None: a build writes such
+        // constants, and None is what this install holds.)
+        Instr keep = at(Op::copy, n);
+        keep.a = out;
+        keep.dst = fresh();
+        out = emit(std::move(keep));
+        Instr says = at(Op::copy, n);
+        says.a = annotation(type);
+        says.dst = out;
+        says.name = "annotated";
+        emit(std::move(says));
+      }
       assign(field(n, "left"), out);
     }
     if (cur().scope == 0 && cur().cls < 0 && text(field(n, "left")) == "__all__") exports(right, false);
@@ -468,6 +483,7 @@ Var Lowerer::annotation(TSNode n) {
   // The annotation's classes, as a value the solver makes instances of: X, "X",
   // Optional[X], X | None, Union[X, Y], list[X] (an item), type[X] (the class itself).
   if (is(n, "type") && !named_children(n).empty()) return annotation(named_children(n)[0]);
+  if (is(n, "generic_type")) return generic_type(n);
   if (is(n, "string")) {
     auto s = python::ts::plain_string(src_, n);
     Instr in = at(Op::unknown, n);
@@ -479,6 +495,37 @@ Var Lowerer::annotation(TSNode n) {
     return emit(std::move(in));
   }
   return expr(n);
+}
+
+// List[Path], Dict[str, Path] in an annotation (tree-sitter's generic_type): the generic
+// read with its arguments as a subscript, several of them as one tuple.
+Var Lowerer::generic_type(TSNode n) {
+  auto kids = named_children(n);
+  if (kids.empty()) return constant("unknown", n);
+  Instr in = at(Op::load_item, n);
+  in.a = expr(kids[0]);
+  Container args;
+  args.kind = Container::tuple;
+  for (TSNode k : kids)
+    if (is(k, "type_parameter"))
+      for (TSNode t : named_children(k)) {
+        if (is(t, "comment")) continue;
+        args.items.push_back(annotation(t));
+        args.keys.push_back({});
+        args.key_vars.push_back(kNoVar);
+        args.starred.push_back(0);
+      }
+  if (args.items.size() == 1) {
+    in.b = args.items[0];
+  } else {
+    Instr mk = at(Op::make_list, n);
+    mk.index = int32_t(m_.containers.size());
+    m_.containers.push_back(std::move(args));
+    mk.dst = fresh();
+    in.b = emit(std::move(mk));
+  }
+  in.dst = fresh();
+  return emit(std::move(in));
 }
 
 // `__all__ = [...]` (or `+=`) of literal strings: what a star import of the module binds.

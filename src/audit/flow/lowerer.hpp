@@ -57,6 +57,7 @@ class Lowerer {
   void decorate(TSNode decorated, Var& value);
   void assign(TSNode target, Var value);
   void exports(TSNode value, bool more);
+  Var generic_type(TSNode n);
   void if_statement(TSNode n);
   void loop(TSNode n, bool is_for);
   void try_statement(TSNode n);

@@ -288,6 +288,14 @@ bool Solver::enter_module(const std::string& name) {
   return true;
 }
 
+namespace {
+bool annotated(const Scope& s, Var param) {
+  for (const Instr& in : s.code)
+    if (in.op == Op::copy && in.name == "annotation" && in.dst == param) return true;
+  return false;
+}
+}  // namespace
+
 bool Solver::enter_function(const std::string& name, const std::string& qualified) {
   impl_->entry_module = name;
   int m = impl_->load(name);
@@ -308,8 +316,8 @@ bool Solver::enter_function(const std::string& name, const std::string& qualifie
         // The entry runs with its defaults (a chain only other arguments open is one
         // this entry, as called by default, cannot take).
         impl_->copy_edge(impl_->gvar(uint32_t(m), s.params[p].default_value), v);
-      } else {
-        impl_->add(v, unknown);
+      } else if (!annotated(s, s.params[p].var)) {
+        impl_->add(v, unknown);  // an annotated one holds what its annotation says
       }
     }
     impl_->reach(L.scope_base + k);

@@ -145,7 +145,7 @@ void Solver::Impl::eval_load_item(uint32_t id) {
       if (in.b == kNoVar) continue;
       for (uint32_t k : read(in.b)) {
         const Value& y = values[k];
-        if (y.kind == Kind::container) copy_edge(all_items(y.a), g(in.dst));
+        if (y.kind == Kind::container && container_kinds[y.a] == Container::tuple) copy_edge(all_items(y.a), g(in.dst));
         else add(g(in.dst), k);
       }
     } else if (x.kind == Kind::unknown || x.kind == Kind::ext_instance) {
@@ -355,6 +355,13 @@ void Solver::Impl::eval_binary(uint32_t id) {
   [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
   auto g = [&](Var v) { return gvar(m, v); };
   [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
+  // x + ".so", x % "fmt" with x unknown: a str (a program's __add__ is called where x holds
+  // its instance, below).
+  bool with_str = false;
+  if (in.b != kNoVar && (in.name == "__add__" || in.name == "__iadd__"))
+    for (uint32_t r : read(in.b))
+      if (values[r].kind == Kind::constant && strings[values[r].a].rfind("str", 0) == 0) with_str = true;
+  if (with_str) add(g(in.dst), value(Kind::constant, str("str")));
   for (uint32_t v : read(in.a)) {
     const Value& x = values[v];
     if (x.kind == Kind::instance) {
@@ -381,7 +388,7 @@ void Solver::Impl::eval_binary(uint32_t id) {
       if (in.b != kNoVar)
         for (uint32_t r : read(in.b)) items_of(r, any_slot(into), id, in.line);
       add(g(in.dst), value(Kind::container, into));
-    } else {
+    } else if (!(x.kind == Kind::unknown && with_str)) {
       add(g(in.dst), value(Kind::unknown));
     }
   }
@@ -411,11 +418,11 @@ void Solver::Impl::evaluate(uint32_t id) {
   const uint32_t scope = site.scope;
   switch (in.op) {
     case Op::copy:
-      if (in.name == "annotation") {
+      if (in.name == "annotation" || in.name == "annotated") {
         // An annotated parameter: instances of the annotation's classes, where no call
-        // gave it a value of the program's.
+        // gave it a value of the program's. An annotated assignment: those too.
         bool known = false;
-        for (uint32_t v : read(in.dst))
+        for (uint32_t v : in.name == "annotation" ? read(in.dst) : std::vector<uint32_t>{})
           if (values[v].kind != Kind::unknown) known = true;
         if (known) break;
         for (uint32_t v : read(in.a)) {

@@ -167,18 +167,39 @@ class SiteModules : public audit::ModuleSource {
   std::optional<audit::flow::ModuleText> text(const std::string& module) {
     if (extra_)
       if (const ExtraModule* e = find_extra(module)) return audit::flow::ModuleText{e->source, e->file, "", false, false, ""};
-    std::map<std::string, host::FileData> files;
-    auto found = locate({module}, files, true);
-    const Found& f = found[0];
-    if (f.kind == Found::none) return std::nullopt;
-    audit::flow::ModuleText t;
-    if (f.text) t.source = *f.text;
-    t.file = f.kind == Found::namespace_package ? f.rel + "/" : f.rel;
-    t.root = f.dir;
-    t.is_package = f.package || f.kind == Found::namespace_package;
-    t.namespace_package = f.kind == Found::namespace_package;
-    t.compiled = f.twin;
+    auto hit = texts_.find(module);
+    if (hit == texts_.end()) {
+      prefetch_texts({module});
+      hit = texts_.find(module);
+    }
+    // Each text is asked once: it leaves the cache with the caller.
+    std::optional<audit::flow::ModuleText> t = std::move(hit->second);
+    texts_.erase(hit);
     return t;
+  }
+
+  /// Reads the modules' texts in one batch (one round trip to a remote host), kept until
+  /// text() asks for them.
+  void prefetch_texts(const std::vector<std::string>& modules) {
+    std::vector<std::string> asked;
+    for (auto& m : modules)
+      if (!texts_.count(m) && !asked_.count(m) && !(extra_ && find_extra(m))) asked.push_back(m);
+    if (asked.empty()) return;
+    std::map<std::string, host::FileData> files;
+    auto found = locate(asked, files, true);
+    for (size_t i = 0; i < asked.size(); ++i) {
+      asked_.insert(asked[i]);
+      const Found& f = found[i];
+      std::optional<audit::flow::ModuleText>& t = texts_[asked[i]];
+      if (f.kind == Found::none) continue;
+      t.emplace();
+      if (f.text) t->source = *f.text;
+      t->file = f.kind == Found::namespace_package ? f.rel + "/" : f.rel;
+      t->root = f.dir;
+      t->is_package = f.package || f.kind == Found::namespace_package;
+      t->namespace_package = f.kind == Found::namespace_package;
+      t->compiled = f.twin;
+    }
   }
 
   std::vector<std::string> siblings(const std::string& module) override {
@@ -312,12 +333,15 @@ class SiteModules : public audit::ModuleSource {
   const std::vector<ExtraModule>* extra_ = nullptr;
   std::map<std::string, std::vector<ClassLine>> class_lines_;
   std::map<std::string, std::string> site_dir_;
+  std::map<std::string, std::optional<audit::flow::ModuleText>> texts_;  // read ahead, not yet asked
+  std::set<std::string> asked_;                                          // modules read ahead once
 };
 
 class FlowTexts : public audit::flow::ModuleTexts {
  public:
   explicit FlowTexts(SiteModules& site) : site_(site) {}
   std::optional<audit::flow::ModuleText> text(const std::string& module) override { return site_.text(module); }
+  void prefetch(const std::vector<std::string>& modules) override { site_.prefetch_texts(modules); }
   std::vector<std::string> siblings(const std::string& module) override { return site_.siblings(module); }
   std::vector<std::string> not_installed(const std::vector<std::string>& tops) override {
     return site_.not_installed(tops);
