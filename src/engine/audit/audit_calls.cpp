@@ -169,6 +169,7 @@ class SiteModules : public audit::ModuleSource {
       if (const ExtraModule* e = find_extra(module)) return audit::flow::ModuleText{e->source, e->file, "", false, false, ""};
     auto hit = texts_.find(module);
     if (hit == texts_.end()) {
+      asked_.erase(module);  // asked before, and taken: read again
       prefetch_texts({module});
       hit = texts_.find(module);
     }
