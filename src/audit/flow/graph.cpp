@@ -3,6 +3,7 @@
 // chain (the shortest path of edges from the entry to the scope making it), every call
 // of a value nobody knows, or into a module compiled or not installed, a call not followed.
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <map>
 #include <set>
@@ -127,8 +128,12 @@ void add_unreadable_calls(CallGraph& g, const Solver& solver, const Lowering& lo
     if (r.parent.count(x.scope) && x.name.find('.') != std::string::npos && !util::starts_with(x.name, "builtins."))
       tops.insert(x.name.substr(0, x.name.find('.')));
   std::vector<std::string> asked;
+  auto identifier = [](const std::string& t) {
+    return !t.empty() && !std::isdigit(static_cast<unsigned char>(t[0])) &&
+           std::all_of(t.begin(), t.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  };
   for (auto& t : tops)
-    if (!lowering.compiled(t)) asked.push_back(t);
+    if (!lowering.compiled(t) && identifier(t)) asked.push_back(t);
   auto missing = texts.not_installed(asked);
   std::set<std::string> gone(missing.begin(), missing.end());
   std::set<std::tuple<uint32_t, int, std::string>> seen;

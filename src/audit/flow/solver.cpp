@@ -211,7 +211,7 @@ void Solver::Impl::reach(uint32_t scope) {
 
 // Whether some value the guard's variables hold now can pass every test up its chain.
 // Not yet: the instruction waits on those variables (and runs once one can).
-bool Solver::Impl::guard_may_pass(uint32_t m, uint32_t g, uint32_t instr) {
+bool Solver::Impl::guard_may_pass(uint32_t m, uint32_t g, uint32_t instr, bool empty_passes) {
   const Module& ir = modules[m].ir;
   // Two tests of one variable that cannot both pass (`if x:` around `if not x:`, `is
   // None` around `is not None`, == "a" around == "b") close the arm whatever x holds.
@@ -232,8 +232,9 @@ bool Solver::Impl::guard_may_pass(uint32_t m, uint32_t g, uint32_t instr) {
   while (g != 0) {
     const Guard& gd = ir.guards[g];
     uint32_t v = gvar(m, gd.var);
-    bool may = false;
-    for (uint32_t val : vals(v, instr)) {
+    auto held = vals(v, instr);
+    bool may = empty_passes && held.empty();
+    for (uint32_t val : held) {
       const Value& x = values[val];
       if (x.kind == Kind::constant) {
         const std::string& c = strings[x.a];
@@ -339,14 +340,16 @@ void Solver::solve() {
     more = false;
     for (uint32_t id = 0; id < I.instrs.size(); ++id) {
       if (I.active[id]) continue;
+      // ... unless another test up its chain is decided against it.
       const Module& ir = I.modules[I.instrs[id].module].ir;
-      for (uint32_t g = I.instr_of(id).guard; g != 0; g = ir.guards[g].parent)
-        if (I.pts(I.gvar(I.instrs[id].module, ir.guards[g].var)).empty()) {
-          I.active[id] = 1;
-          I.enqueue(id);
-          more = true;
-          break;
-        }
+      bool untested = false;
+      for (uint32_t g = I.instr_of(id).guard; g != 0 && !untested; g = ir.guards[g].parent)
+        untested = I.pts(I.gvar(I.instrs[id].module, ir.guards[g].var)).empty();
+      if (untested && I.guard_may_pass(I.instrs[id].module, I.instr_of(id).guard, kNoInstr, true)) {
+        I.active[id] = 1;
+        I.enqueue(id);
+        more = true;
+      }
     }
     if (more) solve_once();
     if (I.cut) return;

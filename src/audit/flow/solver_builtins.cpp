@@ -283,6 +283,37 @@ bool Solver::Impl::container_method(uint32_t cm, const CallArgs& args, uint32_t 
   const Value x = values[cm];
   const Value recv = values[x.a];
   const std::string& name = strings[x.b];
+  if (recv.kind == Kind::constant) {
+    // str.startswith/endswith of a literal by literals (a str or a tuple of them).
+    const std::string text = strings[recv.a].substr(4);
+    std::vector<std::string> affixes;
+    bool known = !args.positional.empty();
+    for (uint32_t a : known ? vals(args.positional[0], instr) : std::vector<uint32_t>{}) {
+      const Value& y = values[a];
+      if (y.kind == Kind::constant && strings[y.a].rfind("str:", 0) == 0) {
+        affixes.push_back(strings[y.a].substr(4));
+      } else if (y.kind == Kind::container && container_kinds[y.a] == Container::tuple) {
+        for (uint32_t item : vals(all_items(y.a), instr))
+          if (values[item].kind == Kind::constant && strings[values[item].a].rfind("str:", 0) == 0)
+            affixes.push_back(strings[values[item].a].substr(4));
+          else
+            known = false;
+      } else {
+        known = false;
+      }
+    }
+    if (!known || affixes.empty() || args.positional.size() > 1) {
+      add(dst, value(Kind::constant, str("bool")));
+      return true;
+    }
+    for (auto& a : affixes) {
+      bool hit = a.size() <= text.size() &&
+                 (name == "startswith" ? text.compare(0, a.size(), a) == 0
+                                       : text.compare(text.size() - a.size(), a.size(), a) == 0);
+      add(dst, value(Kind::constant, str(hit ? "True" : "False")));
+    }
+    return true;
+  }
   if (recv.kind == Kind::generator) {
     reach(recv.a);
     auto [gm, local] = scopes[recv.a];

@@ -123,7 +123,7 @@ struct Solver::Impl {
   std::vector<uint8_t> reached;
   void reach(uint32_t scope);
   void reach_top(uint32_t module);
-  bool guard_may_pass(uint32_t module, uint32_t guard, uint32_t instr);
+  bool guard_may_pass(uint32_t module, uint32_t guard, uint32_t instr, bool empty_passes = false);
   void evaluate(uint32_t instr);
   // The instructions whose effect takes more than a few lines (solver_ops.cpp).
   void eval_import_from(uint32_t id);

@@ -319,7 +319,10 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
       return;
     }
     case Kind::constant:
-      if (strings[x.a].rfind("str", 0) == 0) add(dst, value(Kind::external, str("builtins.str." + name)));
+      // "linux".startswith("java"): answered where both are literals (a platform test).
+      if (strings[x.a].rfind("str:", 0) == 0 && (name == "startswith" || name == "endswith"))
+        add(dst, value(Kind::cmethod, v, str(name)));
+      else if (strings[x.a].rfind("str", 0) == 0) add(dst, value(Kind::external, str("builtins.str." + name)));
       return;
     default:
       add(dst, value(Kind::unknown));
