@@ -101,8 +101,13 @@ void add_chains(CallGraph& g, Solver& solver, const RuleSet& rules, Reach& r) {
     c.rule = *rule;
     g.chains.push_back(std::move(c));
   }
+  // Shortest first, then in the order of the code: the file and line of each step.
   std::stable_sort(g.chains.begin(), g.chains.end(), [](const Chain& a, const Chain& b) {
     if (a.steps.size() != b.steps.size()) return a.steps.size() < b.steps.size();
+    for (size_t k = 0; k < a.steps.size(); ++k) {
+      if (a.steps[k].file != b.steps[k].file) return a.steps[k].file < b.steps[k].file;
+      if (a.steps[k].line != b.steps[k].line) return a.steps[k].line < b.steps[k].line;
+    }
     return a.operation < b.operation;
   });
 }
@@ -122,7 +127,7 @@ Unresolved unresolved_at(const Solver& solver, uint32_t scope, int line, const s
 // Calls out of the program into code this audit cannot read though it is the library's
 // own: a compiled module's (its twin is what import loads) and a module not installed.
 void add_unreadable_calls(CallGraph& g, const Solver& solver, const Lowering& lowering, ModuleTexts& texts,
-                          Reach& r) {
+                          const RuleSet& rules, Reach& r) {
   std::set<std::string> tops;
   for (auto& x : solver.external_calls())
     if (r.parent.count(x.scope) && x.name.find('.') != std::string::npos && !util::starts_with(x.name, "builtins."))
@@ -144,6 +149,14 @@ void add_unreadable_calls(CallGraph& g, const Solver& solver, const Lowering& lo
       Unresolved u = unresolved_at(solver, x.scope, x.line, x.text, "module " + top + " is not installed");
       u.missing = top;
       g.unresolved.push_back(std::move(u));
+      continue;
+    }
+    if (solver.inherited_guess(x.name) && !rules.match(x.name)) {
+      // No rule names it: what runs is not known, so it is counted, never dropped.
+      std::string base = x.name.substr(0, x.name.rfind('.'));
+      std::string what = util::starts_with(x.text, "self.") ? "attribute of self" : "attribute of an instance";
+      g.unresolved.push_back(unresolved_at(solver, x.scope, x.line, x.text,
+                                           what + ", not a method it defines (" + base + " may define it)"));
       continue;
     }
     if (solver.star_made(x.name)) {
@@ -195,7 +208,7 @@ CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& opti
   add_chains(g, solver, rules, r);
   for (auto& u : solver.unfollowed())
     if (r.parent.count(u.scope)) g.unresolved.push_back(unresolved_at(solver, u.scope, u.line, u.text, u.why));
-  add_unreadable_calls(g, solver, source, texts, r);
+  add_unreadable_calls(g, solver, source, texts, rules, r);
   if (solver.cut()) {
     // Said as a call not followed, so the answer is incomplete (and --strict exits 3).
     Unresolved x = unresolved_at(solver, entry, 0, "(the analysis)",

@@ -297,13 +297,33 @@ bool annotated(const Scope& s, Var param) {
 }
 }  // namespace
 
+// Of the functions a module defines by one name (a def in each arm of an `if`), the one
+// its top level binds the name to: the module's top level is solved first to see it.
+uint32_t Solver::pick_definition(uint32_t m, const std::string& qualified) {
+  auto& I = *impl_;
+  std::vector<uint32_t> found;
+  const Module& ir = I.modules[m].ir;
+  for (uint32_t k = 0; k < ir.scopes.size(); ++k)
+    if (ir.scopes[k].qualified == qualified && ir.scopes[k].kind != Scope::module) found.push_back(k);
+  if (found.size() < 2) return found.empty() ? UINT32_MAX : found[0];
+  auto g = ir.globals.find(qualified);
+  if (g == ir.globals.end()) return found[0];
+  I.reach_top(m);
+  solve_once();
+  for (uint32_t k : found)
+    for (uint32_t v : I.pts(I.gvar(m, g->second)))
+      if (I.values[v].kind == Kind::function && I.values[v].a == I.modules[m].scope_base + k) return k;
+  return found[0];
+}
+
 bool Solver::enter_function(const std::string& name, const std::string& qualified) {
   impl_->entry_module = name;
   int m = impl_->load(name);
   if (m < 0) return false;
   auto& L = impl_->modules[size_t(m)];
+  uint32_t chosen = pick_definition(uint32_t(m), qualified);
   for (uint32_t k = 0; k < L.ir.scopes.size(); ++k) {
-    if (L.ir.scopes[k].qualified != qualified || L.ir.scopes[k].kind == Scope::module) continue;
+    if (k != chosen) continue;
     // Its module is imported (its names bound); its parameters hold what no caller says.
     impl_->reach_top(uint32_t(m));
     uint32_t unknown = impl_->value(Kind::unknown);
@@ -385,9 +405,16 @@ std::string Solver::Impl::why_unknown(uint32_t m, uint32_t scope_local, Var var,
     return nullptr;
   };
   auto returned = [&](const Instr* in) {
-    const std::string& t = ir.calls[size_t(in->index)].text;
-    if (t == "getattr") return std::string("getattr with a name known only at run time");
-    return "what " + t + "() returns is not known";
+    const Call& c = ir.calls[size_t(in->index)];
+    if (c.text == "getattr") {
+      // getattr(x, "name"): the attribute; getattr(x, name): a name only the run knows.
+      const Instr* key = c.args.size() > 1 ? made_by(c.args[1].var) : nullptr;
+      if (key && key->op == Op::constant && key->name.rfind("str:", 0) == 0)
+        return "attribute `" + key->name.substr(4) + "`" +
+               (empty ? ": nothing this analysis follows assigns it" : ", whose value is not known");
+      return std::string("getattr with a name known only at run time");
+    }
+    return "what " + c.text + "() returns is not known";
   };
   for (const Param& p : sc.params)
     if (p.var == var) return "parameter `" + p.name + "`: what its callers pass is not known";
@@ -471,6 +498,11 @@ std::string Solver::via(uint32_t from, uint32_t to) {
   if (std::find(order.begin(), order.end(), pa) == order.end()) return "";
   auto [m, local] = I.classes[pb];
   return "via subclass " + I.modules[m].ir.name + "." + I.modules[m].ir.classes[local].qualified;
+}
+
+bool Solver::inherited_guess(const std::string& dotted) const {
+  auto it = impl_->string_ids.find(dotted);
+  return it != impl_->string_ids.end() && impl_->inherited_guesses.count(it->second);
 }
 
 bool Solver::star_made(const std::string& dotted) const {

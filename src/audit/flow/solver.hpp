@@ -111,6 +111,9 @@ class Solver {
   /// "via subclass pkg.mod.D" when `to` is a method of a subclass D of the class whose
   /// method `from` is (self's call dispatched past the class that makes it); else "".
   std::string via(uint32_t from, uint32_t to);
+  /// Whether an external name is a method an instance's base from outside may define (its
+  /// class defines no such name).
+  bool inherited_guess(const std::string& dotted) const;
   /// Whether an external name is one a star import of a compiled module may have bound.
   bool star_made(const std::string& dotted) const;
 
@@ -118,6 +121,7 @@ class Solver {
 
  private:
   void solve_once();
+  uint32_t pick_definition(uint32_t module, const std::string& qualified);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -74,6 +74,11 @@ struct Solver::Impl {
   }
   // Names a star import of a compiled module may have bound: an external value, marked.
   std::unordered_set<uint32_t> star_made;  // string ids of their dotted names
+  // Names a program instance's attribute was taken to be because its class has a base from
+  // outside and defines no such name itself (`threading.Thread._work`).
+  std::unordered_set<uint32_t> inherited_guesses;
+  // Variables a class's __getattr__ answered an attribute into: why what they hold is not known.
+  std::unordered_map<uint32_t, std::string> getattr_made;
   uint32_t star_made_value(const std::string& module, const std::string& name) {
     uint32_t id = str(module + "." + name);
     star_made.insert(id);
@@ -163,6 +168,8 @@ struct Solver::Impl {
     const Site& site = instrs[instr];
     if (in.op != Op::call || modules[site.module].ir.calls[size_t(in.index)].text != text)
       return "a value this analysis does not know";
+    auto made = getattr_made.find(gvar(site.module, modules[site.module].ir.calls[size_t(in.index)].callee));
+    if (made != getattr_made.end()) return made->second;
     return why_unknown(site.module, site.scope_local, modules[site.module].ir.calls[size_t(in.index)].callee, false);
   }
 

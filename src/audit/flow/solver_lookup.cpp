@@ -250,8 +250,19 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
         dispatch_abstract(x.a, name, found->second, dst, instr, line);
       } else if (name != "__class__") {
         auto ext = external_bases(x.a, instr);
-        if (!ext.empty()) add(dst, value(Kind::external, str(ext[0] + "." + name)));
+        if (!ext.empty()) {
+          // Not the program's: its base from outside may define it, or nothing does.
+          uint32_t guess = str(ext[0] + "." + name);
+          inherited_guesses.insert(guess);
+          add(dst, value(Kind::external, guess));
+        }
         if (auto ga = find_in_mro(x.a, "__getattr__", instr)) {
+          auto [cm, cl] = classes[x.a];
+          auto [gm, gl] = classes[ga->first];
+          const std::string& cq = modules[cm].ir.classes[cl].qualified;
+          getattr_made.emplace(dst, modules[cm].ir.name + "." + cq + "." + name + " is made at run time by " +
+                                        modules[gm].ir.name + ":" + modules[gm].ir.classes[gl].qualified +
+                                        ".__getattr__");
           CallArgs args;
           uint32_t nv = temp(instr, 7, str(name));
           add(nv, value(Kind::constant, str("str:" + name)));
