@@ -497,11 +497,10 @@ TEST_CASE("explain walks the user's code when its file is there: the founding st
   std::string recipe = env.tmp.path + "/fix.yaml";
   auto r = env.explain({"explain", log, "--recipe", recipe});
   INFO(r.err);
-  INFO(r.out);
   CHECK(r.status == 3);
   CHECK(r.out.find(
             "from your code, model:Model.forward (model.py, breaks [1]): 3 chains reach flagged operations, 1 in the "
-            "log, 2 it does not show yet (what the restart would meet next), each answered by the fixes; 4 calls could "
+            "log, 2 it does not show yet (what the restart would meet next), each answered by the fixes; 5 calls could "
             "not be followed (-v lists them), so there may be more:\n"
             "      subprocess.check_output (subprocess, error): break [1] of the log\n"
             "        model:Model.forward -> fakeinfer.jit.cpp_ext:is_cuda_version_at_least -> "
@@ -558,13 +557,12 @@ TEST_CASE("explain: where audit's walk loses the log's path, the note says where
                     "    open(\"/dev/null\").close()\n");
   auto r = env.explain({"explain", log});
   INFO(r.err);
-  INFO(r.out);
   CHECK(r.status == 3);
   CHECK(r.out.find("[1] io.open: opens a file (open, pathlib.Path.open, read_text)\n"
                    "    reached through open (audit rule open, warning)\n") != std::string::npos);
-  CHECK(r.out.find("    note: audit's walk did not follow the call at demo/jit/loader.py:22 (`getattr(self, \"module\")`: "
-                   "attribute `module`: nothing this analysis follows assigns it); the log shows it reaches "
-                   "demo.jit.spec:prepare, walked from there too\n") != std::string::npos);
+  CHECK(r.out.find("    note: audit's walk did not follow the call at demo/jit/loader.py:22 (`self.module`: "
+                   "attribute of self, not a method); the log shows it reaches demo.jit.spec:prepare, walked from "
+                   "there too\n") != std::string::npos);
   CHECK(r.out.find("    fix: add-decorator torch.compiler.disable on demo.jit.loader:Loader.load\n") != std::string::npos);
   CHECK(r.out.find("    after the fix, from demo.jit.spec:prepare: ") != std::string::npos);
 }

@@ -352,10 +352,15 @@ class FlowTexts : public audit::flow::ModuleTexts {
   SiteModules& site_;
 };
 
-// The value-flow analysis is audit's walk, for every entry.
+// The value-flow analysis walks a module's top level, and any entry when
+// SITEPATCH_AUDIT_FLOW=1 (while it replaces the walk by shapes: see ARCHITECTURE.md).
 audit::CallGraph walk_with(SiteModules& source, const audit::RuleSet& rules, const audit::WalkOptions& options) {
-  FlowTexts texts(source);
-  return audit::flow::walk(texts, rules, options);
+  const char* flow = std::getenv("SITEPATCH_AUDIT_FLOW");
+  if (options.function.empty() || (flow && std::string(flow) == "1")) {
+    FlowTexts texts(source);
+    return audit::flow::walk(texts, rules, options);
+  }
+  return audit::walk(source, rules, options);
 }
 
 }  // namespace
