@@ -442,6 +442,10 @@ void Solver::Impl::note_empty_calls() {
     const Site& site = instrs[id];
     if (scopes[site.scope].local == 0 && !modules[site.module].program) continue;  // import-time bindings
     const Call& c = modules[site.module].ir.calls[size_t(in.index)];
+    if (auto a = abstract_unfollowed.find(gvar(site.module, c.callee)); a != abstract_unfollowed.end()) {
+      not_followed(site.scope, in, c.text, a->second);
+      continue;
+    }
     if (!pts(gvar(site.module, c.callee)).empty()) continue;
     not_followed(site.scope, in, c.text, why_unknown(site.module, site.scope_local, c.callee, true));
   }

@@ -79,6 +79,9 @@ struct Solver::Impl {
   std::unordered_set<uint32_t> inherited_guesses;
   // Variables a class's __getattr__ answered an attribute into: why what they hold is not known.
   std::unordered_map<uint32_t, std::string> getattr_made;
+  // Variables an abstract method no subclass overrides was looked up into: why the call is
+  // not followed.
+  std::unordered_map<uint32_t, std::string> abstract_unfollowed;
   uint32_t star_made_value(const std::string& module, const std::string& name) {
     uint32_t id = str(module + "." + name);
     star_made.insert(id);

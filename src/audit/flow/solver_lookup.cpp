@@ -370,6 +370,14 @@ void Solver::Impl::dispatch_abstract(uint32_t cls, const std::string& name, uint
     (constructed.count(d) ? made : every).push_back({d, own->second});
   }
   for (auto [d, var] : made.empty() ? every : made) bind_into(var, value(Kind::instance, d), true, dst, instr, line);
+  // None overrides it: what runs is not known (a subclass in code the walk did not read).
+  auto [cm, cl] = classes[cls];
+  if (made.empty() && every.empty())
+    abstract_unfollowed.emplace(dst, "abstract method " + modules[cm].ir.name + "." +
+                                         modules[cm].ir.classes[cl].qualified + "." + name +
+                                         ": no subclass the walk read overrides it");
+  else
+    abstract_unfollowed.erase(dst);
 }
 
 uint32_t Solver::Impl::any_slot(uint32_t container) { return slot(container, "*"); }
