@@ -62,7 +62,7 @@ std::optional<std::pair<std::string, std::string>> reexport(const Module& m, con
 }  // namespace
 
 std::optional<Module> Lowering::load(const std::string& name) {
-  auto t = texts_.text(name);
+  std::optional<ModuleText> t = texts_.text(name);
   if (!t) return std::nullopt;
   if (!t->compiled.empty()) {
     compiled_[name] = {t->compiled, t->file};

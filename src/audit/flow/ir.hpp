@@ -144,6 +144,10 @@ struct Module {
   std::string compiled;  // the compiled twin import loads instead ("" when the source runs)
 };
 
+/// 1 for a generic of items (typing.List, list, Sequence...), 2 for one of values (Dict,
+/// Mapping...), 0 for any other name.
+int generic_collection(const std::string& dotted);
+
 /// Parses `source` once and lowers every scope. `module` and `is_package` resolve
 /// relative imports. Never throws on odd code: what it cannot read becomes Op::unknown.
 Module lower(std::string_view source, const std::string& module, bool is_package);

@@ -24,9 +24,7 @@ bool callable_name(const std::string& dotted);
 /// Whether an outside name is an exception class (`subprocess.CalledProcessError`): making
 /// one is no operation.
 bool exception_name(const std::string& dotted);
-/// 1 for a generic of items (typing.List, list, Sequence...), 2 for one of values (Dict,
-/// Mapping...), 0 for any other name.
-int generic_collection(const std::string& dotted);
+
 
 constexpr uint32_t kNoInstr = UINT32_MAX;  // an analysis step no instruction asked for
 constexpr uint16_t kMaxExternals = 64;     // names outside the program one variable keeps apart
@@ -205,7 +203,6 @@ struct Solver::Impl {
   void bind_into(uint32_t attr_var, uint32_t receiver, bool via_instance, uint32_t dst, uint32_t instr, int line);
   void dispatch_abstract(uint32_t cls, const std::string& name, uint32_t found, uint32_t dst, uint32_t instr, int line);
   std::unordered_set<uint32_t> constructed;  // classes some reached code makes an instance of
-  std::set<std::string> subclass_homes;       // top-level packages read whole for an abstract method
   uint32_t slot(uint32_t container, const std::string& key);
   uint32_t any_slot(uint32_t container);
   uint32_t all_items(uint32_t container);
