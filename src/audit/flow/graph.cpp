@@ -9,7 +9,6 @@
 #include <set>
 
 #include "audit/flow/graph.hpp"
-#include "audit/flow/solver_impl.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::audit::flow {

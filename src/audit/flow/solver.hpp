@@ -82,6 +82,13 @@ struct Unfollowed {
   std::string why;
 };
 
+/// Whether an outside name reads as a function (`subprocess.run`), not a constant
+/// (`subprocess.PIPE`), a class (`subprocess.Popen`) or a module (`os.path`).
+bool callable_name(const std::string& dotted);
+/// Whether an outside name is an exception class (`subprocess.CalledProcessError`): making
+/// one is no operation.
+bool exception_name(const std::string& dotted);
+
 class Solver {
  public:
   explicit Solver(Source& source);

@@ -18,12 +18,6 @@ struct ValueHash {
 /// (sys.platform, os.name, typing.TYPE_CHECKING), as a constant's name; nullptr for others.
 const char* known_constant(const std::string& dotted);
 std::string dotted(const std::string& base, const std::string& name);
-/// Whether an outside name reads as a function (`subprocess.run`), not a constant
-/// (`subprocess.PIPE`), a class (`subprocess.Popen`) or a module (`os.path`).
-bool callable_name(const std::string& dotted);
-/// Whether an outside name is an exception class (`subprocess.CalledProcessError`): making
-/// one is no operation.
-bool exception_name(const std::string& dotted);
 
 
 constexpr uint32_t kNoInstr = UINT32_MAX;  // an analysis step no instruction asked for
@@ -200,6 +194,7 @@ struct Solver::Impl {
                                                            uint32_t after = UINT32_MAX);
   std::vector<std::string> external_bases(uint32_t cls, uint32_t instr);
   void load_attr(uint32_t value, const std::string& name, uint32_t dst, uint32_t instr);
+  void load_module_attr(uint32_t module_value, const std::string& name, uint32_t dst, uint32_t instr, int line);
   void bind_into(uint32_t attr_var, uint32_t receiver, bool via_instance, uint32_t dst, uint32_t instr, int line);
   void dispatch_abstract(uint32_t cls, const std::string& name, uint32_t found, uint32_t dst, uint32_t instr, int line);
   std::unordered_set<uint32_t> constructed;  // classes some reached code makes an instance of

@@ -175,66 +175,71 @@ void Solver::Impl::bind_into(uint32_t attr_var, uint32_t receiver, bool via_inst
   }
 }
 
+// A module's attribute: what its code binds, its submodule, what a star import gives (a
+// compiled module's names said as such), else its PEP 562 __getattr__'s answer.
+void Solver::Impl::load_module_attr(uint32_t v, const std::string& name, uint32_t dst, uint32_t instr, int line) {
+  const std::string mod = strings[values[v].a];
+  int m = load(mod);
+  if (m < 0) {
+    const char* c = known_constant(mod + "." + name);
+    add(dst, c ? value(Kind::constant, str(c)) : value(Kind::external, str(mod + "." + name)));
+    return;
+  }
+  reach_top(uint32_t(m));
+  auto it = modules[size_t(m)].ir.globals.find(name);
+  uint32_t var = module_attr(v, name, instr);
+  copy_edge(var, dst);
+  // Its submodule (importing it sets the attribute, whatever the code binds: torch's
+  // `from torch import xpu as xpu` binds the name to the submodule itself).
+  bool sub = load(mod + "." + name) >= 0;
+  if (sub) add(dst, value(Kind::module, str(mod + "." + name)));
+  if (it == modules[size_t(m)].ir.globals.end()) {
+    // Not bound by the module's code: a star import's name, or its __getattr__'s.
+    bool from_compiled = false, from_source = false;
+    if (!sub) {
+      // A star import of source that binds it gives it; else a C extension's star
+      // import did, if anything did: never __getattr__.
+      std::vector<std::string> compiled;
+      for (auto& other : modules[size_t(m)].ir.scopes[0].code) {
+        if (other.op != Op::star_import) continue;
+        int sm = load(other.name);
+        if (sm < 0 && compiled_star(other.name)) {
+          compiled.push_back(other.name);
+        } else if (sm < 0 || (modules[size_t(sm)].ir.exports(name) && modules[size_t(sm)].ir.globals.count(name))) {
+          load_attr(value(Kind::module, str(other.name)), name, dst, instr);
+          from_source = from_source || sm >= 0;
+        }
+      }
+      for (auto& c : from_source ? std::vector<std::string>{} : compiled) {
+        add(dst, star_made_value(c, name));
+        from_compiled = true;
+      }
+      // What no code here binds may still be there: a compiled submodule (torch._C).
+      if (!from_compiled && !from_source) add(dst, value(Kind::external, str(mod + "." + name)));
+    }
+    if (!from_compiled && !from_source) {
+      // PEP 562: a module's __getattr__ answers the names it does not bind.
+      auto ga = modules[size_t(m)].ir.globals.find("__getattr__");
+      if (ga != modules[size_t(m)].ir.globals.end()) {
+        uint32_t fn = gvar(uint32_t(m), ga->second);
+        watch(fn, instr);
+        CallArgs args;
+        uint32_t nv = temp(instr, 9, str(name));
+        add(nv, value(Kind::constant, str("str:" + name)));
+        args.positional.push_back(nv);
+        for (uint32_t f : vals(fn, instr)) call_value(f, args, dst, instr, line, "__getattr__");
+      }
+    }
+  }
+}
+
 void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, uint32_t instr) {
   const Value x = values[v];
   int line = instr == kNoInstr ? 0 : instr_of(instr).line;
   switch (x.kind) {
-    case Kind::module: {
-      const std::string mod = strings[x.a];
-      int m = load(mod);
-      if (m < 0) {
-        const char* c = known_constant(mod + "." + name);
-        add(dst, c ? value(Kind::constant, str(c)) : value(Kind::external, str(mod + "." + name)));
-        return;
-      }
-      reach_top(uint32_t(m));
-      auto it = modules[size_t(m)].ir.globals.find(name);
-      uint32_t var = module_attr(v, name, instr);
-      copy_edge(var, dst);
-      // Its submodule (importing it sets the attribute, whatever the code binds: torch's
-      // `from torch import xpu as xpu` binds the name to the submodule itself).
-      bool sub = load(mod + "." + name) >= 0;
-      if (sub) add(dst, value(Kind::module, str(mod + "." + name)));
-      if (it == modules[size_t(m)].ir.globals.end()) {
-        // Not bound by the module's code: a star import's name, or its __getattr__'s.
-        bool from_compiled = false, from_source = false;
-        if (!sub) {
-          // A star import of source that binds it gives it; else a C extension's star
-          // import did, if anything did: never __getattr__.
-          std::vector<std::string> compiled;
-          for (auto& other : modules[size_t(m)].ir.scopes[0].code) {
-            if (other.op != Op::star_import) continue;
-            int sm = load(other.name);
-            if (sm < 0 && compiled_star(other.name)) {
-              compiled.push_back(other.name);
-            } else if (sm < 0 || (modules[size_t(sm)].ir.exports(name) && modules[size_t(sm)].ir.globals.count(name))) {
-              load_attr(value(Kind::module, str(other.name)), name, dst, instr);
-              from_source = from_source || sm >= 0;
-            }
-          }
-          for (auto& c : from_source ? std::vector<std::string>{} : compiled) {
-            add(dst, star_made_value(c, name));
-            from_compiled = true;
-          }
-          // What no code here binds may still be there: a compiled submodule (torch._C).
-          if (!from_compiled && !from_source) add(dst, value(Kind::external, str(mod + "." + name)));
-        }
-        if (!from_compiled && !from_source) {
-          // PEP 562: a module's __getattr__ answers the names it does not bind.
-          auto ga = modules[size_t(m)].ir.globals.find("__getattr__");
-          if (ga != modules[size_t(m)].ir.globals.end()) {
-            uint32_t fn = gvar(uint32_t(m), ga->second);
-            watch(fn, instr);
-            CallArgs args;
-            uint32_t nv = temp(instr, 9, str(name));
-            add(nv, value(Kind::constant, str("str:" + name)));
-            args.positional.push_back(nv);
-            for (uint32_t f : vals(fn, instr)) call_value(f, args, dst, instr, line, "__getattr__");
-          }
-        }
-      }
+    case Kind::module:
+      load_module_attr(v, name, dst, instr, line);
       return;
-    }
     case Kind::klass:
       if (auto found = find_in_mro(x.a, name, instr)) bind_into(found->second, v, false, dst, instr, line);
       else if (name == "__name__" || name == "__qualname__") add(dst, value(Kind::constant, str("str")));
