@@ -96,10 +96,11 @@ PatchStatus status_of(Session& s, const detail::HistoryAccess& history, const st
   for (auto& f : r.files) {
     const auto& cur = now[f.site_dir + "/" + f.rel];
     FileStatus fs = detail::file_state(f, cur.exists, cur.content, history.site_file(f.rel), s.distributions());
-    // A file exactly as sitepatch left it holds every edit of a recipe that alone
-    // patched it; with several recipes on it, or someone's changes, each edit is asked.
-    if ((fs.state == FileState::applied && writers[f.site_dir + "/" + f.rel] > 1) ||
-        fs.state == FileState::modified) {
+    // A file exactly as this recipe's apply left it holds its every edit; with several
+    // recipes on it, someone's changes, or a file as a later command left it (a rollback
+    // of another recipe that ran after pip had dropped this one's edit), each edit is asked.
+    bool as_its_apply_left = cur.content == f.after && writers[f.site_dir + "/" + f.rel] <= 1;
+    if ((fs.state == FileState::applied && !as_its_apply_left) || fs.state == FileState::modified) {
       auto& module = parsed.try_emplace(f.site_dir + "/" + f.rel, cur.content).first->second;
       auto gone = detail::missing_edits(r, f.rel, module);
       if (!gone.empty()) {
