@@ -70,8 +70,8 @@ TEST_CASE("audit MODULE:FUNCTION prints every chain to a flagged operation", "[e
   CHECK(v.out == "demo.api:quantize reaches 3 flagged operations; 2 calls could not be followed (listed below), "
                  "so there may be more\n" + std::string(kChains) +
                      "2 calls could not be followed:\n"
-                     "    demo/api.py:8  demo.api:quantize  module.run  (what demo.jit.spec.get_module() returns is not annotated)\n"
-                     "    demo/jit/loader.py:22  demo.jit.loader:Loader.load  self.module  (attribute of self, not a method)\n"
+                     "    demo/api.py:8  demo.api:quantize  module.run  (what get_module() returns is not known)\n"
+                     "    demo/jit/loader.py:22  demo.jit.loader:Loader.load  getattr(self, \"module\")  (attribute `module`: nothing this analysis follows assigns it)\n"
                      "cycle: demo.jit.spec:default_flags -> demo.jit.spec:more_flags -> demo.jit.spec:default_flags\n");
 
   // --depth 2 keeps the chains of at most two calls.

@@ -68,10 +68,12 @@ TEST_CASE("audit finds the hand-traced chains in Debian's torch 1.13", "[e2e][au
   CHECK(doc["conclusion"].get<std::string>().find("not installed") == std::string::npos);
   CHECK(doc["not_installed"].empty());
 
-  // collect_env stores `run` in a variable and hands it down; run() spawns.
+  // collect_env stores `run` in a variable (`run_lambda = run`, no call) and hands it down;
+  // the shortest chain that calls it goes through get_gpu_info; run() spawns.
   const std::string env = "torch.utils.collect_env:";
   auto info = chains_of("torch.utils.collect_env:get_pretty_env_info");
-  CHECK(info.count(env + "get_pretty_env_info:483 > " + env + "get_env_info:329 > " + env + "run:52 > subprocess.Popen"));
+  CHECK(info.count(env + "get_pretty_env_info:483 > " + env + "get_env_info:360 > " + env + "get_gpu_info:142 > " + env +
+                   "run:52 > subprocess.Popen"));
 
   auto hub = chains_of("torch.hub:load");
   CHECK(hub.count("torch.hub:load:539 > torch.hub:_get_cache_or_reload:177 > os.path.exists"));

@@ -36,6 +36,12 @@ class ModuleTexts {
   /// Of the top-level names `tops` (none with source), those the environment does not have
   /// at all: no standard library module, builtin or compiled extension. Empty when unknown.
   virtual std::vector<std::string> not_installed(const std::vector<std::string>& /*tops*/) { return {}; }
+  /// Modules of `packages` (top-level names) with a class statement that may name one of
+  /// `classes` (last names) as a base: where a plugin's subclass lives. Empty when unknown.
+  virtual std::vector<std::string> subclassing(const std::vector<std::string>& /*packages*/,
+                                               const std::vector<std::string>& /*classes*/) {
+    return {};
+  }
 };
 
 /// The call graph from `options.module` (its top level, when `options.function` is

@@ -41,7 +41,19 @@ struct Reach {
   size_t beyond_depth = 0;
 };
 
-Reach reach_from(const Solver& solver, uint32_t entry, const WalkOptions& options) {
+// A function of the program a rule names (a library's JIT entry, say): the chain stops at
+// the call of it, as at a call out of the program, and the walk does not go in.
+std::set<uint32_t> ruled_scopes(const Solver& solver, const RuleSet& rules) {
+  std::set<uint32_t> out;
+  for (uint32_t sc : solver.reached_scopes()) {
+    const Scope& s = solver.scope(sc);
+    if (s.kind != Scope::module && rules.match(solver.module_of(sc).name + "." + s.qualified)) out.insert(sc);
+  }
+  return out;
+}
+
+Reach reach_from(const Solver& solver, uint32_t entry, const WalkOptions& options, const std::set<uint32_t>& ruled,
+                 std::vector<ExternalCall>& ruled_calls) {
   std::map<uint32_t, std::vector<const FlowEdge*>> out;
   for (auto& e : solver.edges()) out[e.from].push_back(&e);
   Reach r;
@@ -67,12 +79,18 @@ Reach reach_from(const Solver& solver, uint32_t entry, const WalkOptions& option
       for (const FlowEdge* e : out[x]) cut_off.insert(e->to);
       continue;
     }
-    for (const FlowEdge* e : out[x])
+    for (const FlowEdge* e : out[x]) {
+      if (ruled.count(e->to) && e->to != entry) {
+        const Scope& to = solver.scope(e->to);
+        ruled_calls.push_back({x, e->line, 0, solver.module_of(e->to).name + "." + to.qualified, to.qualified});
+        continue;
+      }
       if (!r.parent.count(e->to)) {
         r.parent[e->to] = e;
         level[e->to] = level[x] + 1;
         todo.push_back(e->to);
       }
+    }
   }
   for (uint32_t to : cut_off) r.beyond_depth += !r.parent.count(to);
   return r;
@@ -82,8 +100,9 @@ std::string operation_name(const std::string& name) {
   return util::starts_with(name, "builtins.") ? name.substr(9) : name;
 }
 
-void add_chains(CallGraph& g, Solver& solver, const RuleSet& rules, Reach& r) {
-  for (auto& x : solver.external_calls()) {
+void add_chains(CallGraph& g, Solver& solver, const RuleSet& rules, Reach& r, std::vector<ExternalCall> calls) {
+  calls.insert(calls.end(), solver.external_calls().begin(), solver.external_calls().end());
+  for (auto& x : calls) {
     if (!r.parent.count(x.scope) || exception_name(x.name)) continue;
     const Rule* rule = rules.match(x.name);
     if (!rule) continue;
@@ -179,6 +198,30 @@ void add_unreadable_calls(CallGraph& g, const Solver& solver, const Lowering& lo
   g.not_installed.assign(gone.begin(), gone.end());
 }
 
+// Calls the callers' literal arguments rule out: the flagged operations and the program's
+// functions they would have reached (functions reached another way are walked anyway).
+void add_ruled_out(CallGraph& g, const Solver& solver, const RuleSet& rules, Reach& r) {
+  for (auto& x : solver.ruled_out()) {
+    if (!r.parent.count(x.scope)) continue;
+    const Module& m = solver.module_of(x.scope);
+    auto out = [&](const std::string& call) {
+      g.ruled_out.push_back(RuledOut{node_name(solver, x.scope), m.file, m.root, x.line, call, x.why});
+    };
+    for (auto& name : x.externals)
+      if (rules.match(name)) out(operation_name(name));
+    if (std::any_of(x.functions.begin(), x.functions.end(), [&](uint32_t f) { return !r.parent.count(f); }))
+      out(x.text);
+  }
+  std::stable_sort(g.ruled_out.begin(), g.ruled_out.end(), [](const RuledOut& a, const RuledOut& b) {
+    return std::tie(a.file, a.line) < std::tie(b.file, b.line);
+  });
+  g.ruled_out.erase(std::unique(g.ruled_out.begin(), g.ruled_out.end(),
+                                [](const RuledOut& a, const RuledOut& b) {
+                                  return a.file == b.file && a.line == b.line && a.call == b.call;
+                                }),
+                    g.ruled_out.end());
+}
+
 }  // namespace
 
 CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& options) {
@@ -196,7 +239,8 @@ CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& opti
         (at.function.empty() ? s.kind == Scope::module : s.kind != Scope::module && s.qualified == at.function))
       entry = sc;
   }
-  Reach r = reach_from(solver, entry, at);
+  std::vector<ExternalCall> ruled_calls;
+  Reach r = reach_from(solver, entry, at, ruled_scopes(solver, rules), ruled_calls);
   for (uint32_t sc : r.order) {
     const Scope& s = solver.scope(sc);
     g.walked.push_back({node_name(solver, sc), solver.module_of(sc).file, s.line, s.end_line});
@@ -204,10 +248,14 @@ CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& opti
   for (auto& e : solver.edges())
     if (r.parent.count(e.from) && r.parent.count(e.to))
       g.edges.push_back({node_name(solver, e.from), node_name(solver, e.to), e.line, solver.via(e.from, e.to)});
-  add_chains(g, solver, rules, r);
+  add_chains(g, solver, rules, r, std::move(ruled_calls));
   for (auto& u : solver.unfollowed())
-    if (r.parent.count(u.scope)) g.unresolved.push_back(unresolved_at(solver, u.scope, u.line, u.text, u.why));
+    if (r.parent.count(u.scope)) {
+      g.unresolved.push_back(unresolved_at(solver, u.scope, u.line, u.text, u.why));
+      g.unresolved.back().limit = u.limit;
+    }
   add_unreadable_calls(g, solver, source, texts, rules, r);
+  add_ruled_out(g, solver, rules, r);
   if (solver.cut()) {
     // Said as a call not followed, so the answer is incomplete (and --strict exits 3).
     Unresolved x = unresolved_at(solver, entry, 0, "(the analysis)",

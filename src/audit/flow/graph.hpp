@@ -16,6 +16,10 @@ class Lowering : public Source {
   explicit Lowering(ModuleTexts& texts) : texts_(texts) {}
   std::optional<Module> load(const std::string& name) override;
   bool compiled(const std::string& name) const override { return compiled_.count(name) > 0; }
+  std::vector<std::string> subclassing(const std::vector<std::string>& packages,
+                                       const std::vector<std::string>& classes) override {
+    return texts_.subclassing(packages, classes);
+  }
   /// A compiled module's twin (what import loads) and the source it shadows.
   const std::pair<std::string, std::string>* twin(const std::string& name) const {
     auto it = compiled_.find(name);

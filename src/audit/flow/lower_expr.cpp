@@ -186,6 +186,12 @@ Var Lowerer::expr(TSNode n) {
       in.a = vs[0];
       in.b = vs[1];
       in.name = dunder_of(op);
+      // `sys.platform == "win32"` of two literals is True or False (IS_WINDOWS = ...).
+      if (op == "==" || op == "!=") {
+        in.name2 = "compare";
+        out = emit(std::move(in));
+        return out;
+      }
       emit(std::move(in));
     }
     out = constant("bool", n);
@@ -489,6 +495,7 @@ Var Lowerer::annotation(TSNode n) {
   if (is(n, "generic_type") && !named_children(n).empty() &&
       generic_collection("typing." + text(named_children(n)[0]).substr(text(named_children(n)[0]).rfind('.') + 1)))
     return generic_type(n);
+  if (auto inner = optional_collection(n)) return annotation(*inner);
   if (is(n, "string")) {
     auto s = python::ts::plain_string(src_, n);
     Instr in = at(Op::unknown, n);
@@ -500,6 +507,34 @@ Var Lowerer::annotation(TSNode n) {
     return emit(std::move(in));
   }
   return expr(n);
+}
+
+// Optional[List[Path]], Union[Dict[str, Path], None], List[Path] | None: the collection
+// the value is whenever it is not None (an Optional of one class stays unknown, above).
+std::optional<TSNode> Lowerer::optional_collection(TSNode n) const {
+  std::vector<TSNode> members;
+  auto kids = named_children(n);
+  if (is(n, "generic_type") && !kids.empty() && (text(kids[0]) == "Optional" || text(kids[0]) == "Union")) {
+    for (TSNode k : kids)
+      if (is(k, "type_parameter"))
+        for (TSNode t : named_children(k)) members.push_back(t);
+  } else if (is(n, "union_type")) {
+    members = kids;
+  }
+  std::optional<TSNode> one;
+  for (TSNode t : members) {
+    if (is(t, "comment") || text(t) == "None") continue;
+    if (one) return std::nullopt;
+    one = t;
+  }
+  if (!one) return std::nullopt;
+  TSNode inner = *one;
+  if (is(inner, "type") && !named_children(inner).empty()) inner = named_children(inner)[0];
+  auto head = named_children(inner);
+  if (!is(inner, "generic_type") || head.empty() ||
+      !generic_collection("typing." + text(head[0]).substr(text(head[0]).rfind('.') + 1)))
+    return std::nullopt;
+  return inner;
 }
 
 // List[Path], Dict[str, Path] in an annotation (tree-sitter's generic_type): the generic

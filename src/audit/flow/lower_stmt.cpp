@@ -160,6 +160,16 @@ void Lowerer::assign(TSNode t, Var value) {
   }
 }
 
+// Whether every test from `guard` up to `outer` is of a parameter of the scope lowered.
+bool Lowerer::on_parameters(uint32_t guard, uint32_t outer) const {
+  const Scope& sc = m_.scopes[size_t(states_.back().scope)];
+  if (sc.kind == Scope::module || guard == outer) return false;
+  for (uint32_t g = guard; g != outer && g != 0; g = m_.guards[g].parent)
+    if (std::none_of(sc.params.begin(), sc.params.end(), [&](const Param& p) { return p.var == m_.guards[g].var; }))
+      return false;
+  return true;
+}
+
 void Lowerer::if_statement(TSNode n) {
   Bindings before = cur().now;
   uint32_t outer = guard_;
@@ -177,6 +187,7 @@ void Lowerer::if_statement(TSNode n) {
     }
   }
   uint32_t failed = outer;  // the guard of "every test so far failed"
+  std::vector<uint32_t> open;  // the guards of the arms that fall through to what follows
   for (size_t a = 0; a < tests.size(); ++a) {
     guard_ = failed;
     cur().now = before;
@@ -185,15 +196,25 @@ void Lowerer::if_statement(TSNode n) {
     cur().dead = false;
     guard_ = pass;
     block(bodies[a]);
-    if (!cur().dead) arms.push_back(cur().now);
+    if (!cur().dead) {
+      arms.push_back(cur().now);
+      open.push_back(pass);
+    }
     failed = fail;
   }
   cur().now = before;
   cur().dead = false;
   guard_ = failed;
   if (!ts_node_is_null(otherwise)) block(otherwise);
-  if (!cur().dead) arms.push_back(cur().now);
-  guard_ = outer;
+  if (!cur().dead) {
+    arms.push_back(cur().now);
+    open.push_back(failed);
+  }
+  // `if not verbose: return` — what follows runs only where the one arm that falls
+  // through does: under its guard, when its tests are of the function's parameters (what
+  // the callers' literal arguments decide). Every early return guarding the rest of its
+  // body made torch's import-time code wait on tests nothing decides: 20 times slower.
+  guard_ = open.size() == 1 && on_parameters(open[0], outer) ? open[0] : outer;
   cur().dead = arms.empty();
   cur().now = join(arms, before);
 }

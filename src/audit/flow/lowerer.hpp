@@ -3,6 +3,7 @@
 // (lower.cpp), statements (lower_stmt.cpp), expressions (lower_expr.cpp). Recursion is
 // bounded (kMaxDepth): deeper expressions become Op::unknown, so no thread's stack runs out.
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -58,7 +59,9 @@ class Lowerer {
   void assign(TSNode target, Var value);
   void exports(TSNode value, bool more);
   Var generic_type(TSNode n);
+  std::optional<TSNode> optional_collection(TSNode n) const;
   void if_statement(TSNode n);
+  bool on_parameters(uint32_t guard, uint32_t outer) const;
   void loop(TSNode n, bool is_for);
   void try_statement(TSNode n);
   void with_statement(TSNode n);

@@ -231,37 +231,39 @@ bool Solver::Impl::guard_may_pass(uint32_t m, uint32_t g, uint32_t instr, bool e
     }
   while (g != 0) {
     const Guard& gd = ir.guards[g];
-    uint32_t v = gvar(m, gd.var);
-    auto held = vals(v, instr);
-    bool may = empty_passes && held.empty();
-    for (uint32_t val : held) {
-      const Value& x = values[val];
-      if (x.kind == Kind::constant) {
-        const std::string& c = strings[x.a];
-        bool falsy = c == "None" || c == "False" || c == "int:0" || c == "str:";
-        bool truthy = c == "True" || (c.rfind("int:", 0) == 0 && c != "int:0") || (c.rfind("str:", 0) == 0 && c != "str:");
-        switch (gd.test) {
-          case Guard::truthy: may = !falsy; break;
-          case Guard::falsy: may = !truthy; break;
-          case Guard::is_none: may = c == "None" || c == "unknown"; break;
-          case Guard::not_none: may = c != "None"; break;
-          case Guard::equals: may = c == gd.literal || c.find(':') == std::string::npos; break;
-          case Guard::not_equals: may = c != gd.literal; break;
-        }
-      } else if (x.kind == Kind::function || x.kind == Kind::klass || x.kind == Kind::module ||
-                 x.kind == Kind::bound) {
-        may = gd.test == Guard::truthy || gd.test == Guard::not_none || gd.test == Guard::not_equals;
-      } else if (x.kind == Kind::instance || x.kind == Kind::generator || x.kind == Kind::partial) {
-        may = gd.test != Guard::is_none;
-      } else {
-        may = true;  // containers (maybe empty), externals and unknowns: anything
-      }
-      if (may) break;
-    }
-    if (!may) return false;
+    auto held = vals(gvar(m, gd.var), instr);
+    if (!test_may_pass(gd, held, empty_passes)) return false;
     g = gd.parent;
   }
   return true;
+}
+
+bool Solver::Impl::test_may_pass(const Guard& gd, const std::vector<uint32_t>& held, bool empty_passes) const {
+  bool may = empty_passes && held.empty();
+  for (uint32_t val : held) {
+    const Value& x = values[val];
+    if (x.kind == Kind::constant) {
+      const std::string& c = strings[x.a];
+      bool falsy = c == "None" || c == "False" || c == "int:0" || c == "str:";
+      bool truthy = c == "True" || (c.rfind("int:", 0) == 0 && c != "int:0") || (c.rfind("str:", 0) == 0 && c != "str:");
+      switch (gd.test) {
+        case Guard::truthy: may = !falsy; break;
+        case Guard::falsy: may = !truthy; break;
+        case Guard::is_none: may = c == "None" || c == "unknown"; break;
+        case Guard::not_none: may = c != "None"; break;
+        case Guard::equals: may = c == gd.literal || c.find(':') == std::string::npos; break;
+        case Guard::not_equals: may = c != gd.literal; break;
+      }
+    } else if (x.kind == Kind::function || x.kind == Kind::klass || x.kind == Kind::module || x.kind == Kind::bound) {
+      may = gd.test == Guard::truthy || gd.test == Guard::not_none || gd.test == Guard::not_equals;
+    } else if (x.kind == Kind::instance || x.kind == Kind::generator || x.kind == Kind::partial) {
+      may = gd.test != Guard::is_none;
+    } else {
+      may = true;  // containers (maybe empty), externals and unknowns: anything
+    }
+    if (may) break;
+  }
+  return may;
 }
 
 void Solver::Impl::edge(uint32_t from, uint32_t to, int line) {
@@ -334,13 +336,16 @@ bool Solver::enter_function(const std::string& name, const std::string& qualifie
         uint32_t cls = L.class_base + uint32_t(s.cls);
         impl_->add(v, impl_->value(s.is_classmethod ? Kind::klass : Kind::instance, cls));
       } else if (s.params[p].default_value != kNoVar) {
-        // The entry runs with its defaults (a chain only other arguments open is one
-        // this entry, as called by default, cannot take).
+        // The entry is called by its user with anything, its defaults included: a branch
+        // only a non-default argument opens is one the audit must walk.
+        // (An annotated one holds its annotation's values beside the default: solver_ops.)
         impl_->copy_edge(impl_->gvar(uint32_t(m), s.params[p].default_value), v);
+        if (!annotated(s, s.params[p].var)) impl_->add(v, unknown);
       } else if (!annotated(s, s.params[p].var)) {
         impl_->add(v, unknown);  // an annotated one holds what its annotation says
       }
     }
+    impl_->entry_scope = L.scope_base + k;
     impl_->reach(L.scope_base + k);
     // The receiver of a method entry was made before the entry runs: its __init__ ran
     // (with arguments nobody here knows), and what it set on the instance is there.
@@ -391,63 +396,18 @@ void Solver::solve() {
     }
   }
   solve_once();
-  if (!I.cut) I.note_empty_calls();
-}
-
-// Why a callee holds nothing known (`empty`: no value at all), from the instruction that
-// gives it its value: a parameter, a call's result, an item, an attribute.
-std::string Solver::Impl::why_unknown(uint32_t m, uint32_t scope_local, Var var, bool empty) const {
-  const Module& ir = modules[m].ir;
-  const Scope& sc = ir.scopes[scope_local];
-  auto made_by = [&](Var v) -> const Instr* {
-    for (const Instr& in : sc.code)
-      if (in.dst == v && in.op != Op::copy) return &in;
-    return nullptr;
-  };
-  auto returned = [&](const Instr* in) {
-    const Call& c = ir.calls[size_t(in->index)];
-    if (c.text == "getattr") {
-      // getattr(x, "name"): the attribute; getattr(x, name): a name only the run knows.
-      const Instr* key = c.args.size() > 1 ? made_by(c.args[1].var) : nullptr;
-      if (key && key->op == Op::constant && key->name.rfind("str:", 0) == 0)
-        return "attribute `" + key->name.substr(4) + "`" +
-               (empty ? ": nothing this analysis follows assigns it" : ", whose value is not known");
-      return std::string("getattr with a name known only at run time");
-    }
-    return "what " + c.text + "() returns is not known";
-  };
-  for (const Param& p : sc.params)
-    if (p.var == var) return "parameter `" + p.name + "`: what its callers pass is not known";
-  const Instr* in = made_by(var);
-  if (in && in->op == Op::call) return returned(in);
-  if (in && in->op == Op::load_item) return "an item whose value is not known";
-  if (in && in->op == Op::load_attr) {
-    const Instr* base = made_by(in->a);
-    if (base && base->op == Op::call) return returned(base);
-    for (const Param& p : sc.params)
-      if (p.var == in->a) return "attribute `" + in->name + "` of parameter `" + p.name + "`, whose value is not known";
-    return empty ? "attribute `" + in->name + "`: nothing this analysis follows assigns it"
-                 : "attribute `" + in->name + "`, whose value is not known";
+  // Abstract calls no made subclass answers: the subclasses across the package, a few
+  // generations down.
+  for (int generation = 0; generation < 3 && !I.cut; ++generation) {
+    bool more = I.far_read();
+    if (more) solve_once();
+    if (I.cut) break;
+    if (I.far_send()) solve_once();
+    if (!more) break;
   }
-  return empty ? "no value this analysis knows reaches it" : "a value this analysis does not know";
-}
-
-// A call that runs but that no value reaches (an attribute nothing assigns, the result of a
-// call not followed) is not followed either: said, never silently dropped.
-void Solver::Impl::note_empty_calls() {
-  for (uint32_t id = 0; id < instrs.size(); ++id) {
-    if (!active[id]) continue;
-    const Instr& in = instr_of(id);
-    if (in.op != Op::call) continue;
-    const Site& site = instrs[id];
-    if (scopes[site.scope].local == 0 && !modules[site.module].program) continue;  // import-time bindings
-    const Call& c = modules[site.module].ir.calls[size_t(in.index)];
-    if (auto a = abstract_unfollowed.find(gvar(site.module, c.callee)); a != abstract_unfollowed.end()) {
-      not_followed(site.scope, in, c.text, a->second);
-      continue;
-    }
-    if (!pts(gvar(site.module, c.callee)).empty()) continue;
-    not_followed(site.scope, in, c.text, why_unknown(site.module, site.scope_local, c.callee, true));
+  if (!I.cut) {
+    I.note_empty_calls();
+    I.note_ruled_out();
   }
 }
 
@@ -477,6 +437,7 @@ void Solver::solve_once() {
 const std::vector<FlowEdge>& Solver::edges() const { return impl_->edges; }
 const std::vector<ExternalCall>& Solver::external_calls() const { return impl_->externals; }
 const std::vector<Unfollowed>& Solver::unfollowed() const { return impl_->unfollowed; }
+const std::vector<RuledOutCall>& Solver::ruled_out() const { return impl_->ruled_out_calls; }
 std::vector<uint32_t> Solver::reached_scopes() const {
   std::vector<uint32_t> out;
   for (uint32_t k = 0; k < impl_->reached.size(); ++k)
@@ -494,14 +455,20 @@ std::string Solver::via(uint32_t from, uint32_t to) {
   auto& I = *impl_;
   const Scope& a = scope(from);
   const Scope& b = scope(to);
-  if (a.cls < 0 || b.cls < 0) return "";
-  uint32_t pa = I.modules[I.scopes[from].module].class_base + uint32_t(a.cls);
+  if (b.cls < 0) return "";
   uint32_t pb = I.modules[I.scopes[to].module].class_base + uint32_t(b.cls);
-  if (pa == pb) return "";
-  auto order = I.mro(pb, kNoInstr);
-  if (std::find(order.begin(), order.end(), pa) == order.end()) return "";
+  // A subclass found across the package is said from any caller (far(spec: Base) calls
+  // spec.build()); one some code makes, where self's call went past the caller's class.
+  if (!I.far_made.count(pb)) {
+    if (a.cls < 0) return "";
+    uint32_t pa = I.modules[I.scopes[from].module].class_base + uint32_t(a.cls);
+    if (pa == pb) return "";
+    auto order = I.mro(pb, kNoInstr);
+    if (std::find(order.begin(), order.end(), pa) == order.end()) return "";
+  }
   auto [m, local] = I.classes[pb];
-  return "via subclass " + I.modules[m].ir.name + "." + I.modules[m].ir.classes[local].qualified;
+  return "via subclass " + I.modules[m].ir.name + "." + I.modules[m].ir.classes[local].qualified +
+         (I.far_made.count(pb) ? " (none of them is made in the walked code)" : "");
 }
 
 bool Solver::inherited_guess(const std::string& dotted) const {

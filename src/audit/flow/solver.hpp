@@ -30,6 +30,11 @@ class Source {
   virtual std::optional<Module> load(const std::string& name) = 0;
   /// Whether a module load() had no source for is compiled (a twin import loads instead).
   virtual bool compiled(const std::string& /*name*/) const { return false; }
+  /// Modules of `packages` that may subclass one of `classes` (ModuleTexts::subclassing).
+  virtual std::vector<std::string> subclassing(const std::vector<std::string>& /*packages*/,
+                                               const std::vector<std::string>& /*classes*/) {
+    return {};
+  }
 };
 
 enum class Kind : uint8_t {
@@ -49,6 +54,7 @@ enum class Kind : uint8_t {
   generator,    // a: scope id (a generator or coroutine function's call)
   constructor,  // a: class id: type.__call__ for it (its __new__ and __init__, no metaclass)
   lazy,         // a: module name, b: attribute (string ids): `from a import b`, read when used
+  module_any,   // a: module name: getattr(module, name) with a name known only at run time
   unknown,
 };
 
@@ -80,6 +86,18 @@ struct Unfollowed {
   int line = 0;
   std::string text;
   std::string why;
+  bool limit = false;  // a limit of the analysis (an import circle), said without -v
+};
+
+/// A call in an arm that the literal arguments of every call reaching its function rule out
+/// (`if need_lock:` where every caller passes need_lock=False): never made, said so.
+struct RuledOutCall {
+  uint32_t scope = 0;
+  int line = 0;
+  std::string text;                     // as written
+  std::vector<std::string> externals;   // what it would call out of the program (dotted)
+  std::vector<uint32_t> functions;      // the program's functions it would call (scope ids)
+  std::string why;                      // "runs only if need_lock; every call passes need_lock=False"
 };
 
 /// Whether an outside name reads as a function (`subprocess.run`), not a constant
@@ -106,6 +124,7 @@ class Solver {
   const std::vector<FlowEdge>& edges() const;
   const std::vector<ExternalCall>& external_calls() const;
   const std::vector<Unfollowed>& unfollowed() const;
+  const std::vector<RuledOutCall>& ruled_out() const;
   std::vector<uint32_t> reached_scopes() const;
   /// A scope's module, qualified name ("" for a top level), file, lines.
   const Module& module_of(uint32_t scope) const;

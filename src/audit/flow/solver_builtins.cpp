@@ -20,6 +20,18 @@ bool one_of(const std::string& name, std::initializer_list<const char*> names) {
 
 }  // namespace
 
+// getattr(x, name) with a name only the run knows: on a module of the program that binds a
+// few names (a package of backends), any of them (module_any); on a module that binds many
+// (torch's namespace: following every function of it is the whole library), or anything
+// else, a value not known.
+uint32_t Solver::Impl::any_attribute(uint32_t o) {
+  constexpr size_t kAnyNames = 64;
+  const Value& x = values[o];
+  int m = x.kind == Kind::module ? load(strings[x.a]) : -1;
+  if (m < 0 || modules[size_t(m)].ir.globals.size() > kAnyNames) return value(Kind::unknown);
+  return value(Kind::module_any, x.a);
+}
+
 bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, uint32_t dst, uint32_t instr,
                                 int line) {
   auto arg = [&](size_t k) -> std::optional<uint32_t> {
@@ -78,7 +90,10 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
     }
     if (name == "builtins.getattr") {
       if (arg(2)) copy_edge(*arg(2), dst);
-      if (any_name) add(dst, value(Kind::unknown));
+      // A name only the run knows: on a module of the program, any of its attributes
+      // (module_any); on anything else, a value not known.
+      if (any_name)
+        for (uint32_t o : held(*arg(0))) add(dst, any_attribute(o));
     }
     if (name == "builtins.hasattr") add(dst, value(Kind::constant, str("bool")));
     return true;

@@ -3,6 +3,9 @@
 // scopes; solver_ops.cpp: each instruction; solver_calls.cpp: calls and the builtins it
 // models; solver_lookup.cpp: attributes, the MRO, containers).
 #include <deque>
+#include <set>
+#include <tuple>
+#include <unordered_set>
 
 #include "audit/flow/solver.hpp"
 
@@ -71,9 +74,29 @@ struct Solver::Impl {
   std::unordered_set<uint32_t> inherited_guesses;
   // Variables a class's __getattr__ answered an attribute into: why what they hold is not known.
   std::unordered_map<uint32_t, std::string> getattr_made;
+  // Calls of getattr(module, any_name) that found no function or class of it: (instr, value) -> text.
+  std::map<std::pair<uint32_t, uint32_t>, std::string> uncalled_any;
+  std::map<std::pair<uint32_t, uint32_t>, std::string> called_any;  // those that found some
   // Variables an abstract method no subclass overrides was looked up into: why the call is
   // not followed.
   std::unordered_map<uint32_t, std::string> abstract_unfollowed;
+  // Abstract calls no subclass some reached code makes overrides: looked for across the
+  // class's package once the fixpoint is reached (far_subclasses).
+  struct Unmade {
+    uint32_t cls, found, dst, instr;
+    std::string name;
+    int line;
+  };
+  std::vector<Unmade> unmade;
+  std::set<std::tuple<uint32_t, std::string, uint32_t>> unmade_seen;
+  std::unordered_set<uint32_t> far_made;  // subclasses dispatched to though nothing makes them
+  std::set<std::string> far_asked;
+  std::unordered_set<uint32_t> far_sent;  // calls sent to subclasses found across the package
+  size_t far_read_count = 0;
+  std::vector<size_t> unmade_pending() const;
+  uint32_t entry_scope = UINT32_MAX;  // the function entry's scope id, if any
+  bool far_read();  // reads the modules that may subclass them: whether any was read
+  bool far_send();  // sends each call to the overrides now read: whether any was sent
   uint32_t star_made_value(const std::string& module, const std::string& name) {
     uint32_t id = str(module + "." + name);
     star_made.insert(id);
@@ -156,6 +179,16 @@ struct Solver::Impl {
   void external(uint32_t scope, const Instr& in, const std::string& name, const std::string& text);
   void not_followed(uint32_t scope, const Instr& in, const std::string& text, const std::string& why);
   void note_empty_calls();
+  std::optional<std::string> import_circle(uint32_t var) const;
+  void compare(uint32_t id);
+  bool test_may_pass(const Guard& gd, const std::vector<uint32_t>& held, bool empty_passes) const;
+  void note_ruled_out();
+  std::optional<std::string> ruled_by_arguments(const Site& site, uint32_t guard) const;
+  std::vector<uint32_t> callee_values(uint32_t m, uint32_t scope_local, Var var, int depth = 0);
+  std::vector<RuledOutCall> ruled_out_calls;
+  // The values a module's globals hold (what getattr(module, any_name) may give).
+  std::vector<uint32_t> module_values(uint32_t name, uint32_t instr);
+  uint32_t any_attribute(uint32_t module_value);
   std::string why_unknown(uint32_t m, uint32_t scope_local, Var var, bool empty) const;
   // Why the callee of call instruction `instr`, as written `text`, holds an unknown value.
   std::string unknown_callee(uint32_t instr, const std::string& text) const {

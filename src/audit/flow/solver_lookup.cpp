@@ -233,6 +233,19 @@ void Solver::Impl::load_module_attr(uint32_t v, const std::string& name, uint32_
   }
 }
 
+std::vector<uint32_t> Solver::Impl::module_values(uint32_t name, uint32_t instr) {
+  std::vector<uint32_t> out;
+  int m = load(strings[name]);
+  if (m < 0) return out;
+  reach_top(uint32_t(m));
+  std::vector<Var> globals;
+  for (auto& [_, var] : modules[size_t(m)].ir.globals) globals.push_back(var);
+  for (Var var : globals)
+    for (uint32_t v : vals(gvar(uint32_t(m), var), instr))
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  return out;
+}
+
 void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, uint32_t instr) {
   const Value x = values[v];
   int line = instr == kNoInstr ? 0 : instr_of(instr).line;
@@ -305,6 +318,25 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
     case Kind::view:
       add(dst, value(Kind::cmethod, v, str(name)));
       return;
+    case Kind::module_any: {
+      // device_module = getattr(torch, backend); device_module.is_available(): the name of
+      // each submodule (or class) the module binds that defines it.
+      bool found = false;
+      for (uint32_t o : module_values(x.a, instr)) {
+        const Value& y = values[o];
+        int sm = y.kind == Kind::module ? load(strings[y.a]) : -1;
+        bool defines = (sm >= 0 && modules[size_t(sm)].ir.globals.count(name)) ||
+                       (y.kind == Kind::klass && find_in_mro(y.a, name, instr));
+        if (!defines) continue;
+        found = true;
+        load_attr(o, name, dst, instr);
+      }
+      // Said at the end (when nothing reaches the call), once the names have their values.
+      if (!found)
+        getattr_made.emplace(dst, "an attribute of " + strings[x.a] + " named only at run time: no submodule " +
+                                      strings[x.a] + " imports defines " + name);
+      return;
+    }
     case Kind::function:
       if (name == "__name__" || name == "__qualname__") {
         const std::string& q = scope(x.a).qualified;
@@ -343,35 +375,6 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
     default:
       add(dst, value(Kind::unknown));
   }
-}
-
-// An abstract method (@abstractmethod, or a body that only raises NotImplementedError) of
-// a receiver whose class is all that is known of it: the overrides of the subclasses some
-// reached code makes run. Not every subclass read: on torch that made one entry 4 times
-// slower (serialization.load, 4.5 s against 1.3 s), and read nothing more of the code.
-void Solver::Impl::dispatch_abstract(uint32_t cls, const std::string& name, uint32_t found, uint32_t dst,
-                                     uint32_t instr, int line) {
-  bool abstract = false;
-  for (uint32_t f : pts(found))
-    if (values[f].kind == Kind::function && scope(values[f].a).abstract) abstract = true;
-  if (!abstract) return;
-  std::vector<std::pair<uint32_t, uint32_t>> made;  // subclass, its method's variable
-  for (uint32_t d : std::vector<uint32_t>(constructed.begin(), constructed.end())) {
-    if (d == cls) continue;
-    auto order = mro(d, instr);
-    if (std::find(order.begin(), order.end(), cls) == order.end()) continue;
-    auto own = find_in_mro(d, name, instr);
-    if (own && own->second != found) made.push_back({d, own->second});
-  }
-  for (auto [d, var] : made) bind_into(var, value(Kind::instance, d), true, dst, instr, line);
-  // None made overrides it: what runs is not known.
-  auto [cm, cl] = classes[cls];
-  if (made.empty())
-    abstract_unfollowed.emplace(dst, "abstract method " + modules[cm].ir.name + "." +
-                                         modules[cm].ir.classes[cl].qualified + "." + name +
-                                         ": no subclass the walk read overrides it");
-  else
-    abstract_unfollowed.erase(dst);
 }
 
 uint32_t Solver::Impl::any_slot(uint32_t container) { return slot(container, "*"); }

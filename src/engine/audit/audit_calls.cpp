@@ -347,20 +347,21 @@ class FlowTexts : public audit::flow::ModuleTexts {
   std::vector<std::string> not_installed(const std::vector<std::string>& tops) override {
     return site_.not_installed(tops);
   }
+  std::vector<std::string> subclassing(const std::vector<std::string>& packages,
+                                       const std::vector<std::string>& classes) override {
+    return site_.subclassing(packages, classes);
+  }
 
  private:
   SiteModules& site_;
 };
 
-// The value-flow analysis walks a module's top level, and any entry when
-// SITEPATCH_AUDIT_FLOW=1 (while it replaces the walk by shapes: see ARCHITECTURE.md).
+// The value-flow analysis is audit's walk, for every entry; explain keeps the walk by shapes
+// for now (WalkOptions::by_shapes).
 audit::CallGraph walk_with(SiteModules& source, const audit::RuleSet& rules, const audit::WalkOptions& options) {
-  const char* flow = std::getenv("SITEPATCH_AUDIT_FLOW");
-  if (options.function.empty() || (flow && std::string(flow) == "1")) {
-    FlowTexts texts(source);
-    return audit::flow::walk(texts, rules, options);
-  }
-  return audit::walk(source, rules, options);
+  if (options.by_shapes) return audit::walk(source, rules, options);
+  FlowTexts texts(source);
+  return audit::flow::walk(texts, rules, options);
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 // from the library entry as audit does, propose one fix per break, then sort the
 // walk's other chains by what the fixes leave: the next break after the restart.
 #include <algorithm>
+#include <chrono>
+
+#include <spdlog/spdlog.h>
 
 #include "engine/explain/explain_impl.hpp"
 #include "sitepatch/engine/audit.hpp"
@@ -62,7 +65,10 @@ void walk_break(Session& s, const audit::RuleSet& rules, ExplainedBreak& b) {
     BreakWalk w;
     w.from = p.name();
     try {
-      w.graph = audit_calls(s, rules, {p.module, p.qualified, 0}, false).graph;
+      auto started = std::chrono::steady_clock::now();
+      w.graph = audit_calls(s, rules, {p.module, p.qualified, 0, true}, false).graph;
+      spdlog::debug("explain: walked from {}: {} functions in {:.2f} s", p.name(), w.graph.functions,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     } catch (const Error& e) {
       b.unreached = "audit could not walk from " + p.name() + ": " + e.what();
       break;
