@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <iostream>
+#include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -88,19 +90,29 @@ std::vector<audit::IgnoreEntry> load_ignores(const std::vector<std::string>& fil
   return all;
 }
 
-// Names this tool resolved in a circle: printed always, never only under -v, since a
-// valid package does not loop and each such call hides what it leads to.
+// The limits of this tool, printed always, never only under -v: a name resolved in a
+// circle (a valid package does not loop, and each such call hides what it leads to), and
+// an analysis stopped at its bound of values held (the answer is cut).
 void print_limits(const Output& out, const audit::CallGraph& cg) {
-  std::vector<const audit::Unresolved*> limits;
-  for (auto& u : cg.unresolved)
-    if (u.limit) limits.push_back(&u);
-  if (limits.empty()) return;
-  out.out(out.paint("warning: " + plural(limits.size(), "call", "calls") +
-                        (limits.size() == 1 ? " resolves" : " resolve") +
+  std::vector<const audit::Unresolved*> circles;
+  bool cut = false;
+  std::set<std::tuple<std::string, int, std::string>> seen;
+  for (auto& u : cg.unresolved) {
+    if (!u.limit || !seen.insert({u.file, u.line, u.call}).second) continue;
+    if (u.call == "(the analysis)") cut = true;
+    else circles.push_back(&u);
+  }
+  if (cut)
+    out.out(out.paint("warning: the analysis stopped at its limit of values held (a limit of this tool); the "
+                      "chains above are what it had found, and there may be more",
+                      Paint::warn));
+  if (circles.empty()) return;
+  out.out(out.paint("warning: " + plural(circles.size(), "call", "calls") +
+                        (circles.size() == 1 ? " resolves" : " resolve") +
                         " in a circle, which sitepatch cannot follow (a limit of this tool; "
                         "if the package imports, please report it):",
                     Paint::warn));
-  for (auto* u : limits)
+  for (auto* u : circles)
     out.out(fmt::format("    {}:{}  {}  {}  ({})", util::printable(u->file), u->line, u->function, u->call, u->why));
 }
 

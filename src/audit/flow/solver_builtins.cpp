@@ -199,8 +199,13 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
     // A decorator that hands back what it is given (or, called with options first, a
     // decorator that does).
     bool options = args.positional.empty() || name == "functools.wraps";
-    if (options) add(dst, value(Kind::external, str("<identity>")));
-    else copy_edge(args.positional[0], dst);
+    if (options) {
+      add(dst, value(Kind::external, str("<identity>")));
+    } else {
+      // lru_cache(1), lru_cache(None): a constant first is its maxsize, an option.
+      for (uint32_t v : held(args.positional[0]))
+        add(dst, values[v].kind == Kind::constant ? value(Kind::external, str("<identity>")) : v);
+    }
     if (name == "atexit.register") external(caller_scope(instr), instr_of(instr), name, "atexit.register");
     return true;
   }
