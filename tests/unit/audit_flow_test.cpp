@@ -184,3 +184,76 @@ TEST_CASE("flow audit: a missing entry names the nearest names", "[audit][flow]"
   CHECK(message("pkg.api", "LIMIT") == "`LIMIT` in module pkg.api (pkg/api.py) is a variable, not a function defined with def");
   CHECK(message("pkg.apy", "quantize") == "module `pkg.apy` not found in the environment; did you mean pkg.api, pkg.jit?");
 }
+
+TEST_CASE("flow audit: a comparison of two literals decides a branch, and lru_cache(N) is a decorator",
+          "[audit][flow]") {
+  std::map<std::string, std::string> files{{"pkg/__init__.py", ""},
+                                           {"pkg/m.py",
+                                            "import functools\n"
+                                            "import subprocess\n"
+                                            "import sys\n"
+                                            "IS_WINDOWS = sys.platform == 'win32'\n"
+                                            "IS_LINUX = sys.platform != 'win32'\n"
+                                            "\n"
+                                            "@functools.lru_cache(1)\n"
+                                            "def search(s):\n"
+                                            "    return subprocess.check_output(s)\n"
+                                            "\n"
+                                            "def f():\n"
+                                            "    if IS_WINDOWS:\n"
+                                            "        subprocess.run(['where', 'cl'])\n"
+                                            "    if IS_LINUX:\n"
+                                            "        return search(('cc',))\n"}};
+  CHECK(flow_chains(flow_walk(files, "pkg.m", "f")) ==
+        std::vector<std::string>{"subprocess.check_output <- pkg.m:search:9"});
+}
+
+TEST_CASE("flow audit: the callers' literal arguments close a branch, said as left out; the entry's own "
+          "parameters hold anything",
+          "[audit][flow]") {
+  std::map<std::string, std::string> files{{"pkg/__init__.py", ""},
+                                           {"pkg/m.py",
+                                            "import os\n"
+                                            "\n"
+                                            "def build(name, verbose=False):\n"
+                                            "    if not verbose:\n"
+                                            "        return name\n"
+                                            "    os.listdir(name)\n"
+                                            "    return name\n"
+                                            "\n"
+                                            "def quiet():\n"
+                                            "    return build('x')\n"}};
+  auto q = flow_walk(files, "pkg.m", "quiet");
+  CHECK(q.chains.empty());
+  REQUIRE(q.ruled_out.size() == 1);
+  CHECK(q.ruled_out[0].call == "os.listdir");
+  CHECK(q.ruled_out[0].line == 6);
+  CHECK(q.ruled_out[0].why == "runs only if verbose; every call passes verbose=False");
+  // Called by its user, `build` may be given verbose=True.
+  auto b = flow_walk(files, "pkg.m", "build");
+  CHECK(flow_chains(b) == std::vector<std::string>{"os.listdir <- pkg.m:build:6"});
+  CHECK(b.ruled_out.empty());
+}
+
+TEST_CASE("flow audit: getattr over a small module runs each of its functions, and is not complete",
+          "[audit][flow]") {
+  std::map<std::string, std::string> files{{"pkg/__init__.py", ""},
+                                           {"pkg/acts.py",
+                                            "import os\n"
+                                            "def relu():\n"
+                                            "    os.listdir('.')\n"
+                                            "def gelu():\n"
+                                            "    os.getcwd()\n"},
+                                           {"pkg/m.py",
+                                            "from pkg import acts\n"
+                                            "def f(name):\n"
+                                            "    return getattr(acts, name)()\n"}};
+  auto g = flow_walk(files, "pkg.m", "f");
+  std::vector<std::string> ops;
+  for (auto& c : g.chains) ops.push_back(c.operation);
+  std::sort(ops.begin(), ops.end());
+  CHECK(std::find(ops.begin(), ops.end(), "os.listdir") != ops.end());
+  REQUIRE(g.unresolved.size() == 1);
+  CHECK(g.unresolved[0].why == "an attribute of pkg.acts named only at run time: each function and class it binds "
+                               "is followed, but which one runs is the run's choice");
+}
