@@ -208,7 +208,7 @@ TEST_CASE("flow audit: a comparison of two literals decides a branch, and lru_ca
         std::vector<std::string>{"subprocess.check_output <- pkg.m:search:9"});
 }
 
-TEST_CASE("flow audit: the callers' literal arguments close a branch, said as left out; the entry's own "
+TEST_CASE("flow audit: the callers' literal arguments close a branch, said as left out, and the entry's own "
           "parameters hold anything",
           "[audit][flow]") {
   std::map<std::string, std::string> files{{"pkg/__init__.py", ""},

@@ -92,8 +92,14 @@ bool Solver::Impl::far_read() {
 }
 
 bool Solver::Impl::far_send() {
+  // The classes' bases read through `from m import Base` are forced now, the fixpoint
+  // done: what that adds is moved at once (flush), so the MROs below see it.
+  auto pending = unmade_pending();
+  if (pending.empty()) return false;
+  for (uint32_t d = 0; d < classes.size(); ++d) mro(d, kNoInstr);
+  flush();
   bool sent = false;
-  for (size_t k : unmade_pending()) {
+  for (size_t k : pending) {
     const Unmade u = unmade[k];
     std::vector<std::pair<uint32_t, uint32_t>> found;
     for (uint32_t d = 0; d < classes.size() && found.size() <= kFarOverrides; ++d) {
