@@ -104,9 +104,6 @@ struct WalkOptions {
   std::string module;    // entry
   std::string function;  // entry, qualified
   int depth = 0;         // longest chain, in calls (0: no limit)
-  // The walk by shapes instead of the value-flow analysis: explain's walks, while the
-  // value-flow one runs a decorated module's torch imports for seconds (issue 50).
-  bool by_shapes = false;
 };
 
 /// Walks every function reachable from the entry (each once, cycles included), one

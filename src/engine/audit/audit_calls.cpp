@@ -356,10 +356,8 @@ class FlowTexts : public audit::flow::ModuleTexts {
   SiteModules& site_;
 };
 
-// The value-flow analysis is audit's walk, for every entry; explain keeps the walk by shapes
-// for now (WalkOptions::by_shapes).
+// The value-flow analysis is the walk of audit, explain and --callgraph, for every entry.
 audit::CallGraph walk_with(SiteModules& source, const audit::RuleSet& rules, const audit::WalkOptions& options) {
-  if (options.by_shapes) return audit::walk(source, rules, options);
   FlowTexts texts(source);
   return audit::flow::walk(texts, rules, options);
 }

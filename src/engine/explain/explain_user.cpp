@@ -100,7 +100,7 @@ void walk_user_code(Session& s, const audit::RuleSet& rules, Explanation& e) {
     w.walk.from = w.frame.name();
     std::vector<ExtraModule> extra{{w.frame.module, pf.text, w.frame.rel}};
     try {
-      w.walk.graph = audit_calls(s, rules, {w.frame.module, w.frame.qualified, 0, true}, extra);
+      w.walk.graph = audit_calls(s, rules, {w.frame.module, w.frame.qualified, 0}, extra);
     } catch (const Error& err) {
       w.problem = std::string("audit could not walk from ") + w.frame.name() + ": " + err.what();
       continue;
