@@ -156,6 +156,30 @@ void Solver::Impl::construct(uint32_t cls, const CallArgs& args, uint32_t dst, u
   else if (find_in_mro(cls, "__post_init__", instr)) call_method(inst, "__post_init__", {}, scratch, instr, line);
 }
 
+// getattr(module, run-time name)(...): any function or class the module binds may be the
+// one called.
+void Solver::Impl::call_any(uint32_t callee, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
+                            const std::string& text) {
+  const Value x = values[callee];
+  bool any = false;
+  for (uint32_t v : module_values(x.a, instr)) {
+    Kind k = values[v].kind;
+    bool callable = k == Kind::function || k == Kind::klass || k == Kind::bound || k == Kind::partial ||
+                    (k == Kind::external && callable_name(strings[values[v].a]));
+    if (!callable) continue;
+    any = true;
+    call_value(v, args, dst, instr, line, text);
+  }
+  // Said at the end, once the module's names have all their values: either way the
+  // target is the run's choice, so the answer is not complete.
+  if (any) {
+    uncalled_any.erase({instr, callee});
+    called_any.emplace(std::make_pair(instr, callee), text);
+  } else {
+    uncalled_any.emplace(std::make_pair(instr, callee), text);
+  }
+}
+
 void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
                               const std::string& text, std::optional<uint32_t> receiver) {
   const Value x = values[callee];
@@ -199,24 +223,9 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
     case Kind::cmethod:
       container_method(callee, args, dst, instr, line);
       return;
-    case Kind::module_any: {
-      // Any function or class the module binds may be the one called.
-      bool any = false;
-      for (uint32_t v : module_values(x.a, instr)) {
-        Kind k = values[v].kind;
-        bool callable = k == Kind::function || k == Kind::klass || k == Kind::bound || k == Kind::partial ||
-                        (k == Kind::external && callable_name(strings[values[v].a]));
-        if (!callable) continue;
-        any = true;
-        call_value(v, args, dst, instr, line, text);
-      }
-      // Said at the end, once the module's names have all their values: either way the
-      // target is the run's choice, so the answer is not complete.
-      if (any) uncalled_any.erase({instr, callee});
-      else uncalled_any.emplace(std::make_pair(instr, callee), text);
-      if (any) called_any.emplace(std::make_pair(instr, callee), text);
+    case Kind::module_any:
+      call_any(callee, args, dst, instr, line, text);
       return;
-    }
     case Kind::external: {
       const std::string name = strings[x.a];
       if (call_builtin(name, args, dst, instr, line)) return;

@@ -189,6 +189,7 @@ struct Solver::Impl {
   // The values a module's globals hold (what getattr(module, any_name) may give).
   std::vector<uint32_t> module_values(uint32_t name, uint32_t instr);
   uint32_t any_attribute(uint32_t module_value);
+  void load_any_attr(uint32_t module, const std::string& name, uint32_t dst, uint32_t instr);
   std::string why_unknown(uint32_t m, uint32_t scope_local, Var var, bool empty) const;
   // Why the callee of call instruction `instr`, as written `text`, holds an unknown value.
   std::string unknown_callee(uint32_t instr, const std::string& text) const {
@@ -245,6 +246,7 @@ struct Solver::Impl {
     std::vector<std::pair<std::string, uint32_t>> keywords;
     std::vector<uint32_t> star, star_star;
   };
+  void call_any(uint32_t callee, const CallArgs& args, uint32_t dst, uint32_t instr, int line, const std::string& text);
   void call_value(uint32_t callee, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
                   const std::string& text, std::optional<uint32_t> receiver = std::nullopt);
   void call_scope(uint32_t scope, const CallArgs& args, uint32_t dst, uint32_t instr, int line,

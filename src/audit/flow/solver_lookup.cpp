@@ -246,6 +246,26 @@ std::vector<uint32_t> Solver::Impl::module_values(uint32_t name, uint32_t instr)
   return out;
 }
 
+// getattr(module, run-time name).attr: device_module = getattr(torch, backend);
+// device_module.is_available() is the name of each submodule (or class) the module binds
+// that defines it.
+void Solver::Impl::load_any_attr(uint32_t module, const std::string& name, uint32_t dst, uint32_t instr) {
+  bool found = false;
+  for (uint32_t o : module_values(module, instr)) {
+    const Value& y = values[o];
+    int sm = y.kind == Kind::module ? load(strings[y.a]) : -1;
+    bool defines = (sm >= 0 && modules[size_t(sm)].ir.globals.count(name)) ||
+                   (y.kind == Kind::klass && find_in_mro(y.a, name, instr));
+    if (!defines) continue;
+    found = true;
+    load_attr(o, name, dst, instr);
+  }
+  // Said at the end (when nothing reaches the call), once the names have their values.
+  if (!found)
+    getattr_made.emplace(dst, "an attribute of " + strings[module] + " named only at run time: no submodule " +
+                                  strings[module] + " imports defines " + name);
+}
+
 void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, uint32_t instr) {
   const Value x = values[v];
   int line = instr == kNoInstr ? 0 : instr_of(instr).line;
@@ -318,25 +338,9 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
     case Kind::view:
       add(dst, value(Kind::cmethod, v, str(name)));
       return;
-    case Kind::module_any: {
-      // device_module = getattr(torch, backend); device_module.is_available(): the name of
-      // each submodule (or class) the module binds that defines it.
-      bool found = false;
-      for (uint32_t o : module_values(x.a, instr)) {
-        const Value& y = values[o];
-        int sm = y.kind == Kind::module ? load(strings[y.a]) : -1;
-        bool defines = (sm >= 0 && modules[size_t(sm)].ir.globals.count(name)) ||
-                       (y.kind == Kind::klass && find_in_mro(y.a, name, instr));
-        if (!defines) continue;
-        found = true;
-        load_attr(o, name, dst, instr);
-      }
-      // Said at the end (when nothing reaches the call), once the names have their values.
-      if (!found)
-        getattr_made.emplace(dst, "an attribute of " + strings[x.a] + " named only at run time: no submodule " +
-                                      strings[x.a] + " imports defines " + name);
+    case Kind::module_any:
+      load_any_attr(x.a, name, dst, instr);
       return;
-    }
     case Kind::function:
       if (name == "__name__" || name == "__qualname__") {
         const std::string& q = scope(x.a).qualified;
