@@ -118,7 +118,7 @@ TEST_CASE("a module's platform constants and aliases decide an if and a ternary"
   CHECK(chains(walk(src, dynamo(), {"pkg.m", "g", 0})) == std::vector<std::string>{"pkg.m:g:26 > os.system"});
 }
 
-TEST_CASE("a special method on a value of unknown class: a truth test walked into the classes made, the others counted",
+TEST_CASE("a special method on a value of unknown class: never sent to every class made; a contextmanager's is known",
           "[audit]") {
   MemorySource src;
   src.files["pkg/__init__.py"] = "";
@@ -141,10 +141,9 @@ TEST_CASE("a special method on a value of unknown class: a truth test walked int
       "    if flag:\n"  // 16
       "        return h\n";
   auto g = walk(src, dynamo(), {"pkg.m", "f", 0});
-  // A truth test may run the __bool__ of any class made here (a probe): followed, marked.
-  CHECK(chains(g) == std::vector<std::string>{"pkg.m:f:16 > pkg.m:Held.__bool__:8 > os.path.exists"});
-  CHECK(unresolved(g) == std::vector<std::string>{
-                             "pkg/m.py:14 pkg.m:f timed.__enter__ (method of what timed() returns)",
-                             "pkg/m.py:14 pkg.m:f timed.__exit__ (the class of its receiver is not known; pkg.m.Held, "
-                             "made in the walked code, defines __exit__)"});
+  // `if flag:` tests what the entry's user passes: no class the walk made is taken for it
+  // (issue 50: sending such tests to every __bool__ made most chains of a dynamo entry false).
+  // `with timed():` enters the generator contextlib.contextmanager wraps: known.
+  CHECK(chains(g) == std::vector<std::string>{});
+  CHECK(unresolved(g) == std::vector<std::string>{});
 }

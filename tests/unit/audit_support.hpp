@@ -7,15 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "sitepatch/audit/graph.hpp"
+#include "sitepatch/audit/flow.hpp"
 #include "support/fixture.hpp"
 
 namespace auditsupport {
 
 using namespace sitepatch::audit;
 
-// Modules by name, as source text; every load() call is one wave.
-struct MemorySource : ModuleSource {
+// Modules by name, as source text; every prefetch() call is one wave.
+struct MemorySource : flow::ModuleTexts {
   std::map<std::string, std::string> files;  // "pkg/__init__.py" -> text
   int waves = 0;
 
@@ -28,26 +28,23 @@ struct MemorySource : ModuleSource {
         files[std::filesystem::relative(e.path(), root).string()] = testsupport::slurp(e.path().string());
   }
 
-  std::vector<std::optional<ModuleFacts>> load(const std::vector<std::string>& modules) override {
-    ++waves;
-    std::vector<std::optional<ModuleFacts>> out;
-    for (auto& m : modules) {
-      std::string rel;
-      for (char c : m) rel += c == '.' ? '/' : c;
-      if (files.count(rel + "/__init__.py")) {
-        out.push_back(extract(files[rel + "/__init__.py"], m, true));
-        out.back()->file = rel + "/__init__.py";
-      } else if (files.count(rel + ".py")) {
-        out.push_back(extract(files[rel + ".py"], m, false));
-        out.back()->file = rel + ".py";
-      } else {
-        out.push_back(std::nullopt);
-      }
+  std::optional<flow::ModuleText> text(const std::string& m) override {
+    std::string rel;
+    for (char c : m) rel += c == '.' ? '/' : c;
+    for (bool package : {true, false}) {
+      auto it = files.find(rel + (package ? "/__init__.py" : ".py"));
+      if (it != files.end()) return flow::ModuleText{it->second, it->first, "/site", package, false, ""};
     }
-    return out;
+    return std::nullopt;
   }
+  void prefetch(const std::vector<std::string>&) override { ++waves; }
   std::vector<std::string> siblings(const std::string&) override { return {"pkg.api", "pkg.core"}; }
 };
+
+/// The audit's walk (the value-flow analysis) over modules in memory.
+inline CallGraph walk(MemorySource& source, const RuleSet& rules, const WalkOptions& options) {
+  return flow::walk(source, rules, options);
+}
 
 inline RuleSet dynamo() {
   RuleSet r;

@@ -1,7 +1,6 @@
 #pragma once
-// The call graph from one entry function across an environment's modules, and the
-// chains from it to flagged operations. Pure analysis: modules arrive as facts
-// through a ModuleSource (the engine reads them through the Host, in batches).
+// The call graph from one entry across an environment's modules, and the chains from it
+// to flagged operations: what the value-flow analysis (flow.hpp) answers.
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,28 +9,6 @@
 #include "sitepatch/audit/rules.hpp"
 
 namespace sitepatch::audit {
-
-class ModuleSource {
- public:
-  virtual ~ModuleSource() = default;
-  /// Facts of each dotted module (file set), or nullopt where the environment has no
-  /// such module (the standard library, a C extension, a typo). Called once per wave
-  /// of the walk with every module that wave needs.
-  virtual std::vector<std::optional<ModuleFacts>> load(const std::vector<std::string>& modules) = 0;
-  /// Modules beside `module` (same parent package), for "did you mean".
-  virtual std::vector<std::string> siblings(const std::string& module) = 0;
-  /// Of the top-level module names `tops` (none of which load() found), those the
-  /// environment does not have at all: neither the standard library, a builtin, nor a
-  /// compiled extension. Empty when that is not known (the default).
-  virtual std::vector<std::string> not_installed(const std::vector<std::string>& /*tops*/) { return {}; }
-  /// Modules of the top-level `packages` with a class statement that may name one of
-  /// `classes` among its bases (`class X(Base):`, `class X(mod.Base, Mixin):`): read as
-  /// text, so a superset; the walk reads each and decides. None by default.
-  virtual std::vector<std::string> subclassing(const std::vector<std::string>& /*packages*/,
-                                               const std::vector<std::string>& /*classes*/) {
-    return {};
-  }
-};
 
 /// One function of a chain; `line` is where it makes the next call of the chain.
 struct Step {
@@ -87,7 +64,7 @@ struct Edge {
 };
 
 struct CallGraph {
-  std::vector<Chain> chains;            // shortest first, then by text
+  std::vector<Chain> chains;            // shortest first, then in the order of the code
   std::vector<Unresolved> unresolved;   // in walk order; calls into modules not installed among them
   std::vector<std::string> not_installed;  // modules calls go into that the environment lacks, sorted
   std::vector<std::vector<std::string>> cycles;  // each: functions of one cycle, in walk order
@@ -95,7 +72,7 @@ struct CallGraph {
   std::vector<Edge> edges;              // every call followed, in walk order
   std::size_t functions = 0;            // functions walked
   std::size_t modules = 0;              // modules read
-  std::size_t waves = 0;                // batches asked of the ModuleSource
+  std::size_t waves = 0;                // batches of module texts read
   std::size_t beyond_depth = 0;         // calls not followed because of --depth
   std::vector<RuledOut> ruled_out;      // in walk order
 };
@@ -105,10 +82,5 @@ struct WalkOptions {
   std::string function;  // entry, qualified
   int depth = 0;         // longest chain, in calls (0: no limit)
 };
-
-/// Walks every function reachable from the entry (each once, cycles included), one
-/// shortest chain per flagged call site. Throws sitepatch::Error naming what is
-/// missing when the entry module or function does not exist.
-CallGraph walk(ModuleSource& source, const RuleSet& rules, const WalkOptions& options);
 
 }  // namespace sitepatch::audit

@@ -57,11 +57,12 @@ struct Instr {
 
 /// When a guarded instruction runs: every test from `guard` up its parents passes.
 struct Guard {
-  enum Test : uint8_t { truthy, falsy, is_none, not_none, equals, not_equals };
+  enum Test : uint8_t { truthy, falsy, is_none, not_none, equals, not_equals, one_of, none_of };
   uint32_t parent = 0;  // 0: none
   Var var = kNoVar;
   Test test = truthy;
   std::string literal;  // for equals / not_equals: a constant as Op::constant names it
+  std::vector<std::string> among;  // for one_of / none_of (`x in ("a", "b")`): the constants
 };
 
 struct Arg {
@@ -120,6 +121,9 @@ struct Class {
   std::vector<std::string> base_text;  // as written, for messages
   Var metaclass = kNoVar;
   std::map<std::string, Var> attrs;  // what its body binds: methods, class attributes
+  // `x: list = field(default_factory=make)`: what a generated __init__ calls (dataclasses,
+  // attrs' `factory=`, pydantic's Field).
+  std::vector<Var> factories;
 };
 
 struct Module {

@@ -90,6 +90,22 @@ std::pair<uint32_t, uint32_t> Lowerer::condition(TSNode n) {
         return positive ? std::make_pair(eq, ne) : std::make_pair(ne, eq);
       }
     }
+    if (kids.size() == 2 && (op == "in" || op == "not in")) {
+      // sys.platform in ("win32", "cygwin"): a test against each literal of a literal tuple.
+      std::vector<std::string> among;
+      bool literals = is(kids[1], "tuple") || is(kids[1], "list") || is(kids[1], "set");
+      for (TSNode k : named_children(kids[1])) {
+        std::string l = literal_of(k);
+        if (l.empty()) literals = false;
+        among.push_back(l);
+      }
+      if (literals && !among.empty()) {
+        Var v = expr(kids[0]);
+        uint32_t in = guard(v, Guard::one_of), out = guard(v, Guard::none_of);
+        m_.guards[in].among = m_.guards[out].among = among;
+        return op == "in" ? std::make_pair(in, out) : std::make_pair(out, in);
+      }
+    }
   }
   Var v = expr(n);
   if (is(n, "identifier") || is(n, "attribute") || is(n, "call") || is(n, "subscript") ||
@@ -218,8 +234,19 @@ Var Lowerer::expr(TSNode n) {
     TSNode type = field(n, "type");
     out = ts_node_is_null(right) ? kNoVar : expr(right);
     if (out == kNoVar && !ts_node_is_null(type)) {
-      // x: T with no value: what a later read may hold is what the annotation says.
-      annotation(type);
+      // x: T with no value. In a class body it declares what the attribute holds (a
+      // dataclass field, `spec: JitSpec` set elsewhere): instances of T. Elsewhere a later
+      // assignment gives the value.
+      Var t = annotation(type);
+      if (cur().cls >= 0) {
+        Instr says = at(Op::copy, n);
+        says.a = t;
+        says.dst = fresh();
+        says.name = "annotated";
+        Var v = says.dst;
+        emit(std::move(says));
+        assign(field(n, "left"), v);
+      }
       out = kNoVar;
     } else {
       bool empty = (is(right, "list") || is(right, "dictionary") || is(right, "set")) && named_children(right).empty();
@@ -238,6 +265,7 @@ Var Lowerer::expr(TSNode n) {
         emit(std::move(says));
       }
       assign(field(n, "left"), out);
+      if (cur().cls >= 0 && is(right, "call")) field_factory(out);
     }
     if (cur().scope == 0 && cur().cls < 0 && text(field(n, "left")) == "__all__") exports(right, false);
     if (out == kNoVar) out = constant("None", n);
@@ -483,6 +511,23 @@ Var Lowerer::string(TSNode n) {
     for (TSNode c : named_children(k)) todo.push_back(c);
   }
   return constant("str", n);
+}
+
+// A class body's `x = field(default_factory=f)` (dataclasses.field, attr.ib(factory=f),
+// pydantic's Field): the class's generated __init__ calls f.
+void Lowerer::field_factory(Var made) {
+  const auto& code = m_.scopes[size_t(cur().scope)].code;
+  for (auto it = code.rbegin(); it != code.rend(); ++it) {
+    if (it->dst != made) continue;
+    if (it->op != Op::call) return;
+    const Call& c = m_.calls[size_t(it->index)];
+    std::string last = c.text.substr(c.text.rfind('.') == std::string::npos ? 0 : c.text.rfind('.') + 1);
+    if (last != "field" && last != "Field" && last != "ib" && last != "attrib") return;
+    for (const Arg& a : c.args)
+      if (a.keyword == "default_factory" || a.keyword == "factory")
+        m_.classes[size_t(cur().cls)].factories.push_back(a.var);
+    return;
+  }
 }
 
 Var Lowerer::annotation(TSNode n) {

@@ -86,6 +86,7 @@ class Lowerer {
   uint32_t guard(Var var, Guard::Test test, const std::string& literal = {});
   std::string literal_of(TSNode n) const;
   Var annotation(TSNode n);
+  void field_factory(Var made);
 
   std::string_view src_;
   Module& m_;

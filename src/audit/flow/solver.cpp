@@ -253,9 +253,14 @@ bool Solver::Impl::test_may_pass(const Guard& gd, const std::vector<uint32_t>& h
         case Guard::not_none: may = c != "None"; break;
         case Guard::equals: may = c == gd.literal || c.find(':') == std::string::npos; break;
         case Guard::not_equals: may = c != gd.literal; break;
+        case Guard::one_of:
+          may = c.find(':') == std::string::npos || std::find(gd.among.begin(), gd.among.end(), c) != gd.among.end();
+          break;
+        case Guard::none_of: may = std::find(gd.among.begin(), gd.among.end(), c) == gd.among.end(); break;
       }
     } else if (x.kind == Kind::function || x.kind == Kind::klass || x.kind == Kind::module || x.kind == Kind::bound) {
-      may = gd.test == Guard::truthy || gd.test == Guard::not_none || gd.test == Guard::not_equals;
+      may = gd.test == Guard::truthy || gd.test == Guard::not_none || gd.test == Guard::not_equals ||
+            gd.test == Guard::none_of;
     } else if (x.kind == Kind::instance || x.kind == Kind::generator || x.kind == Kind::partial) {
       may = gd.test != Guard::is_none;
     } else {

@@ -152,8 +152,19 @@ void Solver::Impl::construct(uint32_t cls, const CallArgs& args, uint32_t dst, u
   constructed.insert(cls);
   uint32_t scratch = temp(instr, 30, cls);
   if (find_in_mro(cls, "__new__", instr)) call_method(value(Kind::klass, cls), "__new__", args, scratch, instr, line);
-  if (find_in_mro(cls, "__init__", instr)) call_method(inst, "__init__", args, scratch, instr, line);
-  else if (find_in_mro(cls, "__post_init__", instr)) call_method(inst, "__post_init__", {}, scratch, instr, line);
+  if (find_in_mro(cls, "__init__", instr)) {
+    call_method(inst, "__init__", args, scratch, instr, line);
+    return;
+  }
+  // A generated __init__ (a dataclass's): each field's default factory, then __post_init__.
+  for (uint32_t c : mro(cls, instr)) {
+    auto [cm, cl] = classes[c];
+    for (Var f : modules[cm].ir.classes[cl].factories) {
+      watch(gvar(cm, f), instr);
+      for (uint32_t v : vals(gvar(cm, f), instr)) call_value(v, {}, scratch, instr, line, "default_factory");
+    }
+  }
+  if (find_in_mro(cls, "__post_init__", instr)) call_method(inst, "__post_init__", {}, scratch, instr, line);
 }
 
 // getattr(module, run-time name)(...): any function or class the module binds may be the

@@ -223,6 +223,7 @@ void Solver::Impl::load_module_attr(uint32_t v, const std::string& name, uint32_
       if (ga != modules[size_t(m)].ir.globals.end()) {
         uint32_t fn = gvar(uint32_t(m), ga->second);
         watch(fn, instr);
+        getattr_made.emplace(dst, mod + "." + name + " is made at run time by " + mod + ":__getattr__ (a lazy export)");
         CallArgs args;
         uint32_t nv = temp(instr, 9, str(name));
         add(nv, value(Kind::constant, str("str:" + name)));

@@ -36,6 +36,11 @@ std::string Solver::Impl::why_unknown(uint32_t m, uint32_t scope_local, Var var,
   if (in && in->op == Op::call) return returned(in);
   if (in && in->op == Op::load_item) return "an item whose value is not known";
   if (in && in->op == Op::load_attr) {
+    // self.cache.missing.build(): name the first attribute that holds nothing, not the last.
+    for (const Instr* inner = made_by(in->a); empty && inner && inner->op == Op::load_attr &&
+                                              pts(gvar(m, in->a)).empty();
+         inner = made_by(in->a))
+      in = inner;
     const Instr* base = made_by(in->a);
     if (base && base->op == Op::call) return returned(base);
     for (const Param& p : sc.params)
@@ -124,6 +129,12 @@ std::string test_text(const Guard& gd, const std::string& name) {
     case Guard::not_none: return name + " is not None";
     case Guard::equals: return name + " == " + spelled(gd.literal);
     case Guard::not_equals: return name + " != " + spelled(gd.literal);
+    case Guard::one_of:
+    case Guard::none_of: {
+      std::string items;
+      for (auto& l : gd.among) items += (items.empty() ? "" : ", ") + spelled(l);
+      return name + (gd.test == Guard::one_of ? " in (" : " not in (") + items + ")";
+    }
   }
   return name;
 }

@@ -276,7 +276,15 @@ void Solver::Impl::eval_call(uint32_t id) {
     if (handled.count((uint64_t(id) << 32) | v)) continue;
     if (bindings_only) {
       Kind k = values[v].kind;
-      if (k == Kind::function || k == Kind::bound || k == Kind::klass || k == Kind::instance || k == Kind::partial) {
+      // A class still makes an instance of itself (`registry = Registry()`: its methods are
+      // known), its __init__ left to that import; what anything else returns is not known.
+      // Not a class with __getattr__: such a namespace (torch.ops) answers any name at run
+      // time, and following each answer across torch took minutes.
+      if (k == Kind::klass && !find_in_mro(values[v].a, "__getattr__", id)) {
+        add(g(in.dst), value(Kind::instance, values[v].a));
+        continue;
+      }
+      if (k == Kind::function || k == Kind::bound || k == Kind::instance || k == Kind::partial || k == Kind::klass) {
         add(g(in.dst), value(Kind::unknown));
         continue;
       }

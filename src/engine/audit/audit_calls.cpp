@@ -1,10 +1,10 @@
 // src/engine/audit/: audit over an environment: its modules read through the Host for
-// audit::walk (audit_calls.cpp) and audit::scan (audit_scan.cpp), and rules --calibrate
+// audit::flow::walk (audit_calls.cpp) and audit::scan (audit_scan.cpp), and rules --calibrate
 // (calibrate.cpp: each rule's probe run by the environment's torch). The analysis itself
 // is src/audit/'s.
 //
-// audit MODULE:FUNCTION: modules come from site-packages through the Host, one batch
-// per wave of the walk, parsed in parallel; the walk itself is audit::walk.
+// audit MODULE[:FUNCTION]: modules' texts come from site-packages through the Host, in
+// batches the analysis asks for (prefetch); the analysis itself is audit::flow::walk.
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -16,37 +16,15 @@
 #include "sitepatch/host/distribution_index.hpp"
 #include "sitepatch/audit/flow.hpp"
 #include "sitepatch/engine/audit.hpp"
-#include "sitepatch/util/parallel.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine {
 
 namespace {
 
-class SiteModules : public audit::ModuleSource {
+class SiteModules : public audit::flow::ModuleTexts {
  public:
   explicit SiteModules(Session& s, const std::vector<ExtraModule>* extra = nullptr) : s_(s), extra_(extra) {}
-
-  std::vector<std::optional<audit::ModuleFacts>> load(const std::vector<std::string>& asked) override {
-    if (!extra_ || extra_->empty()) return load_site(asked);
-    // The extra modules from their text, the rest from site-packages.
-    std::vector<std::string> site;
-    for (auto& m : asked)
-      if (!find_extra(m)) site.push_back(m);
-    auto from_site = load_site(site);
-    std::vector<std::optional<audit::ModuleFacts>> out;
-    size_t next = 0;
-    for (auto& m : asked) {
-      if (const ExtraModule* e = find_extra(m)) {
-        audit::ModuleFacts f = audit::extract(e->source, e->name, false);
-        f.file = e->file;
-        out.push_back(std::move(f));
-      } else {
-        out.push_back(std::move(from_site[next++]));
-      }
-    }
-    return out;
-  }
 
   // Where each module's source is, in one read of every candidate file.
   struct Found {
@@ -55,10 +33,9 @@ class SiteModules : public audit::ModuleSource {
     const std::string* text = nullptr;
     bool package = false;
   };
-  // `stub_folders`: a folder beside a compiled twin is read as the twin (the value-flow
-  // analysis; the walk by shapes reads such a folder's stubs itself).
-  std::vector<Found> locate(const std::vector<std::string>& modules, std::map<std::string, host::FileData>& files,
-                            bool stub_folders = false) {
+  // A folder beside a compiled twin is read as the twin: import loads the extension, the
+  // folder holds its stubs.
+  std::vector<Found> locate(const std::vector<std::string>& modules, std::map<std::string, host::FileData>& files) {
     std::vector<std::string> paths;
     std::vector<std::vector<std::string>> cands(modules.size());
     for (size_t i = 0; i < modules.size(); ++i) {
@@ -110,7 +87,7 @@ class SiteModules : public audit::ModuleSource {
           f.rel = c;
           f.dir = dir;
           f.package = util::ends_with(c, "/__init__.py");
-          if (std::string twin = dir_entry && !stub_folders ? std::string() : shadowed(twin_key(c), dir);
+          if (std::string twin = shadowed(twin_key(c), dir);
               !twin.empty()) {
             f.kind = Found::compiled;
             f.twin = twin;
@@ -132,45 +109,14 @@ class SiteModules : public audit::ModuleSource {
     return out;
   }
 
-  std::vector<std::optional<audit::ModuleFacts>> load_site(const std::vector<std::string>& modules) {
-    std::map<std::string, host::FileData> files;
-    auto found = locate(modules, files);
-    std::vector<size_t> jobs;
-    std::vector<std::optional<audit::ModuleFacts>> out(modules.size());
-    for (size_t i = 0; i < modules.size(); ++i) {
-      const Found& f = found[i];
-      if (f.kind == Found::source) {
-        jobs.push_back(i);
-      } else if (f.kind != Found::none) {
-        audit::ModuleFacts m;  // a namespace package (submodules only), or a compiled module
-        m.name = modules[i];
-        m.is_package = f.kind == Found::namespace_package || f.package;
-        m.file = f.kind == Found::namespace_package ? f.rel + "/" : f.rel;
-        m.root = f.dir;
-        m.compiled = f.twin;
-        m.functions.emplace_back();
-        out[i] = std::move(m);
-      }
-    }
-    util::parallel_for(jobs.size(), [&](size_t j) {
-      const Found& f = found[jobs[j]];
-      audit::ModuleFacts m = audit::extract(*f.text, modules[jobs[j]], f.package);
-      m.file = f.rel;
-      m.root = f.dir;
-      out[jobs[j]] = std::move(m);
-    });
-    spdlog::debug("audit: {} modules asked, {} read", modules.size(), jobs.size());
-    return out;
-  }
-
   /// For the value-flow analysis: one module's text (extra modules first).
-  std::optional<audit::flow::ModuleText> text(const std::string& module) {
+  std::optional<audit::flow::ModuleText> text(const std::string& module) override {
     if (extra_)
       if (const ExtraModule* e = find_extra(module)) return audit::flow::ModuleText{e->source, e->file, "", false, false, ""};
     auto hit = texts_.find(module);
     if (hit == texts_.end()) {
       asked_.erase(module);  // asked before, and taken: read again
-      prefetch_texts({module});
+      prefetch({module});
       hit = texts_.find(module);
     }
     // Each text is asked once: it leaves the cache with the caller.
@@ -181,13 +127,13 @@ class SiteModules : public audit::ModuleSource {
 
   /// Reads the modules' texts in one batch (one round trip to a remote host), kept until
   /// text() asks for them.
-  void prefetch_texts(const std::vector<std::string>& modules) {
+  void prefetch(const std::vector<std::string>& modules) override {
     std::vector<std::string> asked;
     for (auto& m : modules)
       if (!texts_.count(m) && !asked_.count(m) && !(extra_ && find_extra(m))) asked.push_back(m);
     if (asked.empty()) return;
     std::map<std::string, host::FileData> files;
-    auto found = locate(asked, files, true);
+    auto found = locate(asked, files);
     for (size_t i = 0; i < asked.size(); ++i) {
       asked_.insert(asked[i]);
       const Found& f = found[i];
@@ -338,28 +284,9 @@ class SiteModules : public audit::ModuleSource {
   std::set<std::string> asked_;                                          // modules read ahead once
 };
 
-class FlowTexts : public audit::flow::ModuleTexts {
- public:
-  explicit FlowTexts(SiteModules& site) : site_(site) {}
-  std::optional<audit::flow::ModuleText> text(const std::string& module) override { return site_.text(module); }
-  void prefetch(const std::vector<std::string>& modules) override { site_.prefetch_texts(modules); }
-  std::vector<std::string> siblings(const std::string& module) override { return site_.siblings(module); }
-  std::vector<std::string> not_installed(const std::vector<std::string>& tops) override {
-    return site_.not_installed(tops);
-  }
-  std::vector<std::string> subclassing(const std::vector<std::string>& packages,
-                                       const std::vector<std::string>& classes) override {
-    return site_.subclassing(packages, classes);
-  }
-
- private:
-  SiteModules& site_;
-};
-
 // The value-flow analysis is the walk of audit, explain and --callgraph, for every entry.
 audit::CallGraph walk_with(SiteModules& source, const audit::RuleSet& rules, const audit::WalkOptions& options) {
-  FlowTexts texts(source);
-  return audit::flow::walk(texts, rules, options);
+  return audit::flow::walk(source, rules, options);
 }
 
 }  // namespace
