@@ -262,6 +262,12 @@ struct Solver::Impl {
   bool container_method(uint32_t cm, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
   uint32_t caller_scope(uint32_t instr) const { return instrs[instr].scope; }
   const Instr& instr_of(uint32_t instr) const;
+
+  // A measurement aid (solver_dump.cpp): the largest variables, on SITEPATCH_FLOW_DUMP.
+  std::string describe_var(uint32_t var) const;
+  void dump_growth() const;
+  std::string describe_value(uint32_t value) const;
+  void dump_path(const std::string& to) const;
 };
 
 }  // namespace sitepatch::audit::flow
