@@ -21,6 +21,9 @@ struct ValueHash {
 /// (sys.platform, os.name, typing.TYPE_CHECKING), as a constant's name; nullptr for others.
 const char* known_constant(const std::string& dotted);
 std::string dotted(const std::string& base, const std::string& name);
+/// Whether a container's method by this name moves items in or out (append, get, items...):
+/// the ones Impl::container_method models, whose receiver matters.
+bool moves_items(const std::string& name);
 
 
 constexpr uint32_t kNoInstr = UINT32_MAX;  // an analysis step no instruction asked for
