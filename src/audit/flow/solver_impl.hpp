@@ -264,6 +264,26 @@ struct Solver::Impl {
                    int line);
   bool container_method(uint32_t cm, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
   uint32_t caller_scope(uint32_t instr) const { return instrs[instr].scope; }
+
+  // Parameters given back as they were given (solver_passthrough.cpp): each call's
+  // argument is its own result, not every call's.
+  struct ReturnSources {
+    std::vector<uint32_t> params;  // parameter indices the return copies
+    std::vector<Var> leaves;       // the scope's other variables it copies
+  };
+  struct PassSite {
+    uint32_t from, dst;
+    bool is_value;  // from: a value (a bound receiver), else a variable
+  };
+  std::unordered_map<uint64_t, ReturnSources> return_source_cache;  // (scope, instruction index)
+  std::unordered_set<uint64_t> params_returned;                     // (scope, parameter)
+  std::unordered_map<uint64_t, std::vector<PassSite>> pass_sites;   // (scope, parameter) -> calls
+  std::set<std::tuple<uint64_t, uint32_t, uint32_t, bool>> pass_seen;
+  const ReturnSources& return_sources(uint32_t scope, uint32_t index);
+  void eval_return(uint32_t id);
+  void returned_param(uint32_t scope, uint32_t param);
+  void pass_on(const PassSite& site);
+  void bind_param(uint32_t scope, uint32_t param, uint32_t param_var, uint32_t from, bool is_value, uint32_t dst);
   const Instr& instr_of(uint32_t instr) const;
 
   // A measurement aid (solver_dump.cpp): the largest variables, on SITEPATCH_FLOW_DUMP.

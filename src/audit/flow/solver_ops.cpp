@@ -485,11 +485,9 @@ void Solver::Impl::evaluate(uint32_t id) {
         call_method(v, name, {}, temp(id, 4, v), id, in.line);
       }
       break;
-    case Op::ret: {
-      auto [sm, local] = scopes[scope];
-      copy_edge(g(in.a), gvar(sm, modules[sm].ir.scopes[local].returns));
+    case Op::ret:
+      eval_return(id);
       break;
-    }
     case Op::yield: {
       auto [sm, local] = scopes[scope];
       copy_edge(g(in.a), gvar(sm, modules[sm].ir.scopes[local].yields));
