@@ -130,10 +130,19 @@ void Solver::Impl::dump_growth() const {
     for (uint32_t s : vars[k].succ) preds[s].push_back(k);
   std::fprintf(stderr, "flow: %zu values held, %zu distinct, %zu vars, %zu instrs, %llu evaluations%s\n", held,
                values.size(), vars.size(), instrs.size(), (unsigned long long)evaluations, cut ? " (cut)" : "");
+  size_t code = 0, succ = 0, watchers = 0, cap = 0;
+  for (const Loaded& l : modules)
+    for (const Scope& sc : l.ir.scopes) code += sc.code.size();
+  for (uint32_t k = 0; k < vars.size(); ++k) {
+    const VarState& v = vars[k];
+    succ += v.succ.size(), watchers += v.watchers.size(), cap += v.pts.capacity() + v.succ.capacity() + v.watchers.capacity();
+  }
+  std::fprintf(stderr, "  %zu modules, %zu instructions lowered, %zu variables used, %zu copy edges, %zu watchers, %zu ids reserved\n",
+               modules.size(), code, vars.made(), succ, watchers, cap);
   // Held by value kind, over all variables.
   std::vector<size_t> by_kind(size_t(Kind::unknown) + 1, 0);
-  for (const VarState& v : vars)
-    for (uint32_t x : v.pts) ++by_kind[size_t(values[x].kind)];
+  for (uint32_t k = 0; k < vars.size(); ++k)
+    for (uint32_t x : vars[k].pts) ++by_kind[size_t(values[x].kind)];
   for (size_t k = 0; k < by_kind.size(); ++k)
     if (by_kind[k]) std::fprintf(stderr, "  kind %-12s %zu\n", kind_name(Kind(k)), by_kind[k]);
   // Container methods: how many containers and names make them (a product).

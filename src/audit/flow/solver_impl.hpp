@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_set>
+#include <utility>
 
 #include "audit/flow/solver.hpp"
 
@@ -117,7 +118,35 @@ struct Solver::Impl {
     bool dirty = false;
     uint16_t externals = 0;          // names outside the program offered to it
   };
-  std::vector<VarState> vars;
+  // Variables' states, made when a variable is first written or watched: most variables of
+  // the modules torch's import reads never are. A vector of 391 thousand states, grown by
+  // doubling, was 49 of the 153 MB get_cpp_compiler's walk peaked at.
+  class VarTable {
+   public:
+    VarState& operator[](uint32_t var) {
+      uint32_t& at = index_[var];
+      if (at == kNone) {
+        at = uint32_t(states_.size());
+        states_.emplace_back();  // a deque: references to the others stay good
+      }
+      return states_[at];
+    }
+    const VarState& operator[](uint32_t var) const {
+      uint32_t at = index_[var];
+      return at == kNone ? empty_ : states_[at];
+    }
+    size_t size() const { return index_.size(); }
+    void resize(size_t n) { index_.resize(n, kNone); }
+    void emplace_back() { index_.push_back(kNone); }
+    size_t made() const { return states_.size(); }
+
+   private:
+    static constexpr uint32_t kNone = UINT32_MAX;
+    std::vector<uint32_t> index_;
+    std::deque<VarState> states_;
+    VarState empty_;
+  };
+  VarTable vars;
   uint32_t new_var();
   // A variable of its own for one instruction and purpose (`what`, `of` a value): the same
   // one each time the instruction is evaluated again.
@@ -129,7 +158,7 @@ struct Solver::Impl {
   void flush();
   void copy_edge(uint32_t from, uint32_t to);
   std::unordered_set<uint64_t> copy_edges;
-  const std::vector<uint32_t>& pts(uint32_t var) const { return vars[var].pts; }
+  const std::vector<uint32_t>& pts(uint32_t var) const { return std::as_const(vars)[var].pts; }
   uint32_t gvar(uint32_t module, Var v) const { return modules[module].var_base + v; }
 
   // Instructions: id = (module, scope, index) packed into a table when first reached.
