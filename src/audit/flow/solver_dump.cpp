@@ -13,7 +13,7 @@ namespace sitepatch::audit::flow {
 
 namespace {
 
-const char* kind_name(Kind k) {
+const char* value_kind_name(Kind k) {
   static const char* names[] = {"module",  "function", "class",     "instance", "bound",       "container",
                                 "view",    "cmethod",  "constant",  "external", "ext_instance", "super",
                                 "partial", "generator", "constructor", "lazy",  "module_any",  "unknown"};
@@ -96,7 +96,7 @@ std::string Solver::Impl::describe_value(uint32_t v) const {
   auto class_name = [&](uint32_t c) {
     return modules[classes[c].module].ir.name + "." + modules[classes[c].module].ir.classes[classes[c].local].qualified;
   };
-  std::string k = kind_name(x.kind);
+  std::string k = value_kind_name(x.kind);
   switch (x.kind) {
     case Kind::function: case Kind::generator: return k + " " + scope_name(x.a);
     case Kind::bound: return k + " " + scope_name(x.a) + " of " + describe_value(x.b);
@@ -117,7 +117,7 @@ void Solver::Impl::dump_growth() const {
   auto weight = [&](uint32_t var) {
     if (!only) return vars[var].pts.size();
     size_t n = 0;
-    for (uint32_t x : vars[var].pts) n += std::string(kind_name(values[x].kind)) == only;
+    for (uint32_t x : vars[var].pts) n += std::string(value_kind_name(values[x].kind)) == only;
     return n;
   };
   std::vector<std::pair<size_t, uint32_t>> ranked;
@@ -135,16 +135,20 @@ void Solver::Impl::dump_growth() const {
     for (const Scope& sc : l.ir.scopes) code += sc.code.size();
   for (uint32_t k = 0; k < vars.size(); ++k) {
     const VarState& v = vars[k];
-    succ += v.succ.size(), watchers += v.watchers.size(), cap += v.pts.capacity() + v.succ.capacity() + v.watchers.capacity();
+    succ += v.succ.size();
+    watchers += v.watchers.size();
+    cap += v.pts.capacity() + v.succ.capacity() + v.watchers.capacity();
   }
-  std::fprintf(stderr, "  %zu modules, %zu instructions lowered, %zu variables used, %zu copy edges, %zu watchers, %zu ids reserved\n",
+  std::fprintf(stderr,
+               "  %zu modules, %zu instructions lowered, %zu variables used, %zu copy edges, %zu watchers, "
+               "%zu ids reserved\n",
                modules.size(), code, vars.made(), succ, watchers, cap);
   // Held by value kind, over all variables.
   std::vector<size_t> by_kind(size_t(Kind::unknown) + 1, 0);
   for (uint32_t k = 0; k < vars.size(); ++k)
     for (uint32_t x : vars[k].pts) ++by_kind[size_t(values[x].kind)];
   for (size_t k = 0; k < by_kind.size(); ++k)
-    if (by_kind[k]) std::fprintf(stderr, "  kind %-12s %zu\n", kind_name(Kind(k)), by_kind[k]);
+    if (by_kind[k]) std::fprintf(stderr, "  kind %-12s %zu\n", value_kind_name(Kind(k)), by_kind[k]);
   // Container methods: how many containers and names make them (a product).
   std::set<uint32_t> cm_containers, cm_names;
   size_t cms = 0;
@@ -168,8 +172,8 @@ void Solver::Impl::dump_growth() const {
     }
   for (size_t r = 0; r < top && r < order.size(); ++r) {
     uint32_t v = order[r];
-    std::fprintf(stderr, "#%zu (%zu) %zu values, %zu succ, %zu preds: %s\n", r, ranked[r].first, vars[v].pts.size(), vars[v].succ.size(),
-                 preds[v].size(), describe_var(v).c_str());
+    std::fprintf(stderr, "#%zu (%zu) %zu values, %zu succ, %zu preds: %s\n", r, ranked[r].first, vars[v].pts.size(),
+                 vars[v].succ.size(), preds[v].size(), describe_var(v).c_str());
     auto p = preds[v];
     std::sort(p.begin(), p.end(), [&](uint32_t a, uint32_t b) { return vars[a].pts.size() > vars[b].pts.size(); });
     for (size_t k = 0; k < p.size() && k < 6; ++k)

@@ -21,7 +21,7 @@ namespace {
 
 // The parameter index of `v` in `s`, or -1. Only a positional or keyword parameter gives
 // back what a call passed; *args and **kwargs hold a container made per function.
-int param_index(const Scope& s, Var v) {
+int plain_param_index(const Scope& s, Var v) {
   for (size_t k = 0; k < s.params.size(); ++k)
     if (s.params[k].var == v && (s.params[k].kind == Param::positional || s.params[k].kind == Param::keyword_only))
       return int(k);
@@ -46,7 +46,7 @@ const Solver::Impl::ReturnSources& Solver::Impl::return_sources(uint32_t scope_i
     todo.pop_back();
     if (std::find(seen.begin(), seen.end(), v) != seen.end()) continue;
     seen.push_back(v);
-    if (int p = param_index(s, v); p >= 0) {
+    if (int p = plain_param_index(s, v); p >= 0) {
       out.params.push_back(uint32_t(p));
       continue;
     }
