@@ -63,7 +63,7 @@ void Solver::Impl::eval_import_from(uint32_t id) {
     // A name the module never binds: a star import's, else a builtin. A star import of a
     // compiled module may bind any name but a builtin's.
     bool found = false;
-    bool builtin = python::is_builtin_name(in.name2);
+    bool builtin = python::is_builtin_name(in.name2.str());
     for (auto& other : modules[m].ir.scopes[0].code)
       if (other.op == Op::star_import) {
         int sm = load(other.name);
