@@ -108,11 +108,38 @@ std::string Solver::Impl::describe_value(uint32_t v) const {
   }
 }
 
-void Solver::Impl::dump_growth() const {
-  const char* env = std::getenv("SITEPATCH_FLOW_DUMP");
-  if (!env) return;
-  size_t top = size_t(std::max(1, std::atoi(env)));
-  // SITEPATCH_FLOW_DUMP_KIND=cmethod ranks by the values of one kind only.
+// The totals: values held, by kind, and the container methods' product of receivers and names.
+void Solver::Impl::dump_totals() const {
+  std::fprintf(stderr, "flow: %zu values held, %zu distinct, %zu vars, %zu instrs, %llu evaluations%s\n", held,
+               values.size(), vars.size(), instrs.size(), (unsigned long long)evaluations, cut ? " (cut)" : "");
+  size_t code = 0, succ = 0, watchers = 0;
+  for (const Loaded& l : modules)
+    for (const Scope& sc : l.ir.scopes) code += sc.code.size();
+  for (uint32_t k = 0; k < vars.size(); ++k) {
+    succ += vars[k].succ.size();
+    watchers += vars[k].watchers.size();
+  }
+  std::fprintf(stderr, "  %zu modules, %zu instructions lowered, %zu variables used, %zu copy edges, %zu watchers\n",
+               modules.size(), code, vars.made(), succ, watchers);
+  std::vector<size_t> by_kind(size_t(Kind::unknown) + 1, 0);
+  for (uint32_t k = 0; k < vars.size(); ++k)
+    for (uint32_t x : vars[k].pts) ++by_kind[size_t(values[x].kind)];
+  for (size_t k = 0; k < by_kind.size(); ++k)
+    if (by_kind[k]) std::fprintf(stderr, "  kind %-12s %zu\n", value_kind_name(Kind(k)), by_kind[k]);
+  std::set<uint32_t> receivers;
+  std::map<uint32_t, size_t> per_name;
+  size_t cms = 0;
+  for (const Value& v : values)
+    if (v.kind == Kind::cmethod) ++cms, receivers.insert(v.a), ++per_name[v.b];
+  std::fprintf(stderr, "  cmethod values %zu over %zu receivers and %zu names\n", cms, receivers.size(),
+               per_name.size());
+  if (std::getenv("SITEPATCH_FLOW_DUMP_NAMES"))
+    for (auto& [n, c] : per_name) std::fprintf(stderr, "    cmethod name %s: %zu\n", strings[n].c_str(), c);
+}
+
+// The `top` variables holding most values (of one kind, SITEPATCH_FLOW_DUMP_KIND=cmethod),
+// each with the largest variables copied into it.
+void Solver::Impl::dump_largest(size_t top) const {
   const char* only = std::getenv("SITEPATCH_FLOW_DUMP_KIND");
   auto weight = [&](uint32_t var) {
     if (!only) return vars[var].pts.size();
@@ -123,45 +150,24 @@ void Solver::Impl::dump_growth() const {
   std::vector<std::pair<size_t, uint32_t>> ranked;
   for (uint32_t k = 0; k < vars.size(); ++k) ranked.push_back({weight(k), k});
   std::sort(ranked.begin(), ranked.end(), std::greater<>());
-  std::vector<uint32_t> order;
-  for (auto& r : ranked) order.push_back(r.second);
   std::vector<std::vector<uint32_t>> preds(vars.size());
   for (uint32_t k = 0; k < vars.size(); ++k)
     for (uint32_t s : vars[k].succ) preds[s].push_back(k);
-  std::fprintf(stderr, "flow: %zu values held, %zu distinct, %zu vars, %zu instrs, %llu evaluations%s\n", held,
-               values.size(), vars.size(), instrs.size(), (unsigned long long)evaluations, cut ? " (cut)" : "");
-  size_t code = 0, succ = 0, watchers = 0, cap = 0;
-  for (const Loaded& l : modules)
-    for (const Scope& sc : l.ir.scopes) code += sc.code.size();
-  for (uint32_t k = 0; k < vars.size(); ++k) {
-    const VarState& v = vars[k];
-    succ += v.succ.size();
-    watchers += v.watchers.size();
-    cap += v.pts.capacity() + v.succ.capacity() + v.watchers.capacity();
+  for (size_t r = 0; r < top && r < ranked.size(); ++r) {
+    uint32_t v = ranked[r].second;
+    std::fprintf(stderr, "#%zu (%zu) %zu values, %zu succ, %zu preds: %s\n", r, ranked[r].first, vars[v].pts.size(),
+                 vars[v].succ.size(), preds[v].size(), describe_var(v).c_str());
+    auto p = preds[v];
+    std::sort(p.begin(), p.end(), [&](uint32_t a, uint32_t b) { return vars[a].pts.size() > vars[b].pts.size(); });
+    for (size_t k = 0; k < p.size() && k < 6; ++k)
+      std::fprintf(stderr, "    <- %zu %s\n", vars[p[k]].pts.size(), describe_var(p[k]).c_str());
   }
-  std::fprintf(stderr,
-               "  %zu modules, %zu instructions lowered, %zu variables used, %zu copy edges, %zu watchers, "
-               "%zu ids reserved\n",
-               modules.size(), code, vars.made(), succ, watchers, cap);
-  // Held by value kind, over all variables.
-  std::vector<size_t> by_kind(size_t(Kind::unknown) + 1, 0);
-  for (uint32_t k = 0; k < vars.size(); ++k)
-    for (uint32_t x : vars[k].pts) ++by_kind[size_t(values[x].kind)];
-  for (size_t k = 0; k < by_kind.size(); ++k)
-    if (by_kind[k]) std::fprintf(stderr, "  kind %-12s %zu\n", value_kind_name(Kind(k)), by_kind[k]);
-  // Container methods: how many containers and names make them (a product).
-  std::set<uint32_t> cm_containers, cm_names;
-  size_t cms = 0;
-  for (const Value& v : values)
-    if (v.kind == Kind::cmethod) ++cms, cm_containers.insert(v.a), cm_names.insert(v.b);
-  std::fprintf(stderr, "  cmethod values %zu over %zu receivers and %zu names\n", cms, cm_containers.size(),
-               cm_names.size());
-  if (std::getenv("SITEPATCH_FLOW_DUMP_NAMES")) {
-    std::map<uint32_t, size_t> per_name;
-    for (const Value& v : values)
-      if (v.kind == Kind::cmethod) ++per_name[v.b];
-    for (auto& [n, c] : per_name) std::fprintf(stderr, "    cmethod name %s: %zu\n", strings[n].c_str(), c);
-  }
+}
+
+void Solver::Impl::dump_growth() const {
+  const char* env = std::getenv("SITEPATCH_FLOW_DUMP");
+  if (!env) return;
+  dump_totals();
   if (const char* to = std::getenv("SITEPATCH_FLOW_DUMP_PATH")) dump_path(to);
   if (const char* which = std::getenv("SITEPATCH_FLOW_DUMP_VAR"))
     for (uint32_t k = 0; k < vars.size(); ++k) {
@@ -170,15 +176,7 @@ void Solver::Impl::dump_growth() const {
       std::fprintf(stderr, "  var %s:\n", d.c_str());
       for (uint32_t x : vars[k].pts) std::fprintf(stderr, "    %s\n", describe_value(x).c_str());
     }
-  for (size_t r = 0; r < top && r < order.size(); ++r) {
-    uint32_t v = order[r];
-    std::fprintf(stderr, "#%zu (%zu) %zu values, %zu succ, %zu preds: %s\n", r, ranked[r].first, vars[v].pts.size(),
-                 vars[v].succ.size(), preds[v].size(), describe_var(v).c_str());
-    auto p = preds[v];
-    std::sort(p.begin(), p.end(), [&](uint32_t a, uint32_t b) { return vars[a].pts.size() > vars[b].pts.size(); });
-    for (size_t k = 0; k < p.size() && k < 6; ++k)
-      std::fprintf(stderr, "    <- %zu %s\n", vars[p[k]].pts.size(), describe_var(p[k]).c_str());
-  }
+  dump_largest(size_t(std::max(1, std::atoi(env))));
 }
 
 }  // namespace sitepatch::audit::flow

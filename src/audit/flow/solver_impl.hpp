@@ -318,6 +318,8 @@ struct Solver::Impl {
   // A measurement aid (solver_dump.cpp): the largest variables, on SITEPATCH_FLOW_DUMP.
   std::string describe_var(uint32_t var) const;
   void dump_growth() const;
+  void dump_totals() const;
+  void dump_largest(size_t top) const;
   std::string describe_value(uint32_t value) const;
   void dump_path(const std::string& to) const;
 };
