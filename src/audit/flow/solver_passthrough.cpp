@@ -10,7 +10,10 @@
 // call's argument to that call's result (the call sites are kept, and replayed when a
 // return of the parameter is first evaluated); the rest goes through the function's return
 // variable as before. Generators and coroutines keep the one variable: their result is read
-// where they are iterated or awaited, not at the call.
+// where they are iterated or awaited, not at the call. Two looser points, both toward more
+// values: the copies between a parameter and the return are followed whatever their guards,
+// and what a parameter's annotation adds (where no caller gives it a program value) stays in
+// the function, not in the callers' results.
 #include <algorithm>
 
 #include "audit/flow/solver_impl.hpp"
