@@ -257,3 +257,39 @@ TEST_CASE("flow audit: getattr over a small module runs each of its functions, a
   CHECK(g.unresolved[0].why == "an attribute of pkg.acts named only at run time: each function and class it binds "
                                "is followed, but which one runs is the run's choice");
 }
+
+TEST_CASE("flow audit: a parameter given back as it was given is each call's own result", "[audit][flow]") {
+  // An identity decorator (typing_extensions.override) and a method returning self: with
+  // one return variable per function, A.run would be B.run too, and P().chain() a Q.
+  std::map<std::string, std::string> files{{"pkg/__init__.py", ""},
+                                           {"pkg/m.py",
+                                            "import os\n"
+                                            "import subprocess\n"
+                                            "def override(f):\n"
+                                            "    f.__override__ = True\n"
+                                            "    return f\n"
+                                            "class A:\n"
+                                            "    @override\n"
+                                            "    def run(self):\n"
+                                            "        subprocess.run(['a'])\n"
+                                            "class B:\n"
+                                            "    @override\n"
+                                            "    def run(self):\n"
+                                            "        os.system('b')\n"
+                                            "class Builder:\n"
+                                            "    def chain(self, flag=None):\n"
+                                            "        out = self if flag is None else self\n"
+                                            "        return out\n"
+                                            "class P(Builder):\n"
+                                            "    def go(self):\n"
+                                            "        subprocess.check_output(['p'])\n"
+                                            "class Q(Builder):\n"
+                                            "    def go(self):\n"
+                                            "        os.remove('q')\n"
+                                            "def f():\n"
+                                            "    A().run()\n"
+                                            "    Q().chain()\n"
+                                            "    P().chain().go()\n"}};
+  CHECK(flow_chains(flow_walk(files, "pkg.m", "f")) ==
+        std::vector<std::string>{"subprocess.check_output <- pkg.m:P.go:20", "subprocess.run <- pkg.m:A.run:9"});
+}

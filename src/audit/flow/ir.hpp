@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "audit/flow/name.hpp"
+
 namespace sitepatch::audit::flow {
 
 using Var = uint32_t;  // index into Module::vars (per module; the solver offsets it)
@@ -52,7 +54,7 @@ struct Instr {
   int32_t index = -1;       // scope, class, call, container or tuple position
   uint32_t guard = 0;       // index into Module::guards; 0 = always runs
   int line = 0, column = 0;  // 1-based; column in bytes
-  std::string name, name2;
+  Name name, name2;  // interned: the lowered code of every module read is kept
 };
 
 /// When a guarded instruction runs: every test from `guard` up its parents passes.
@@ -61,20 +63,20 @@ struct Guard {
   uint32_t parent = 0;  // 0: none
   Var var = kNoVar;
   Test test = truthy;
-  std::string literal;  // for equals / not_equals: a constant as Op::constant names it
+  Name literal;  // for equals / not_equals: a constant as Op::constant names it
   std::vector<std::string> among;  // for one_of / none_of (`x in ("a", "b")`): the constants
 };
 
 struct Arg {
   Var var = kNoVar;
-  std::string keyword;  // "" for a positional argument
-  uint8_t star = 0;     // 1: *args, 2: **kwargs
+  Name keyword;      // "" for a positional argument
+  uint8_t star = 0;  // 1: *args, 2: **kwargs
 };
 
 struct Call {
   Var callee = kNoVar;
   std::vector<Arg> args;
-  std::string text;  // the callee as written ("subprocess.run", "self.load"): messages and rules
+  Name text;  // the callee as written ("subprocess.run", "self.load"): messages and rules
 };
 
 struct Container {

@@ -363,7 +363,7 @@ bool Solver::enter_function(const std::string& name, const std::string& qualifie
 void Solver::solve() {
   auto& I = *impl_;
   solve_once();
-  if (I.cut) return;
+  if (I.cut) return I.dump_growth();
   // A test of a variable nothing ever gave a value (a result this analysis does not model)
   // says nothing: the code it guards may run.
   for (bool more = true; more;) {
@@ -382,7 +382,7 @@ void Solver::solve() {
       }
     }
     if (more) solve_once();
-    if (I.cut) return;
+    if (I.cut) return I.dump_growth();
   }
   // Receivers made before the entry: their constructors, once the classes' bases are known.
   for (size_t k = 0; k < I.made_before.size(); ++k) {
@@ -414,6 +414,7 @@ void Solver::solve() {
     I.note_empty_calls();
     I.note_ruled_out();
   }
+  I.dump_growth();
 }
 
 void Solver::solve_once() {

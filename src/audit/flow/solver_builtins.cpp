@@ -299,6 +299,15 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
   return false;
 }
 
+bool moves_items(const std::string& name) {
+  static const char* const kMoving[] = {"append", "add",    "appendleft", "insert", "extend",
+                                        "update", "get",    "pop",        "setdefault", "__getitem__",
+                                        "values", "keys",   "items",      "copy",   "popitem"};
+  for (const char* k : kMoving)
+    if (name == k) return true;
+  return false;
+}
+
 bool Solver::Impl::container_method(uint32_t cm, const CallArgs& args, uint32_t dst, uint32_t instr, int line) {
   const Value x = values[cm];
   const Value recv = values[x.a];
@@ -353,8 +362,9 @@ bool Solver::Impl::container_method(uint32_t cm, const CallArgs& args, uint32_t 
     }
     return true;
   }
+  // A method of a container that moves no items (moves_items): nothing to do.
+  if (recv.kind != Kind::container) return true;
   uint32_t c = recv.a;
-  if (recv.kind == Kind::view) return true;
   auto key_of = [&](uint32_t var) -> std::string {
     for (uint32_t k : vals(var, instr))
       if (values[k].kind == Kind::constant && strings[values[k].a].find(':') != std::string::npos)

@@ -40,7 +40,7 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
   size_t p = 0;
   std::vector<char> bound(s.params.size(), 0);
   if (receiver && !s.params.empty() && s.params[0].kind == Param::positional) {
-    add(gvar(m, s.params[0].var), *receiver);
+    bind_param(fs, 0, gvar(m, s.params[0].var), *receiver, true, dst);
     bound[0] = 1;
     p = 1;
   }
@@ -61,7 +61,7 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
   for (uint32_t a : args.positional) {
     while (p < s.params.size() && s.params[p].kind != Param::positional) ++p;
     if (p < s.params.size()) {
-      copy_edge(a, gvar(m, s.params[p].var));
+      bind_param(fs, uint32_t(p), gvar(m, s.params[p].var), a, false, dst);
       bound[p] = 1;
       ++p;
     } else if (star_param >= 0) {
@@ -72,7 +72,7 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
     bool hit = false;
     for (size_t k = 0; k < s.params.size(); ++k)
       if (s.params[k].name == name && (s.params[k].kind == Param::positional || s.params[k].kind == Param::keyword_only)) {
-        copy_edge(a, gvar(m, s.params[k].var));
+        bind_param(fs, uint32_t(k), gvar(m, s.params[k].var), a, false, dst);
         bound[k] = 1;
         hit = true;
       }
@@ -84,7 +84,8 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
     uint32_t items = temp(instr, 20, a);
     for (uint32_t v : vals(a, instr)) items_of(v, items, instr, line);
     for (size_t k = p; k < s.params.size(); ++k)
-      if (!bound[k] && s.params[k].kind == Param::positional) copy_edge(items, gvar(m, s.params[k].var));
+      if (!bound[k] && s.params[k].kind == Param::positional)
+        bind_param(fs, uint32_t(k), gvar(m, s.params[k].var), items, false, dst);
     if (star_param >= 0) copy_edge(items, any_slot(container_for(star_param, Container::tuple)));
   }
   for (uint32_t a : args.star_star) {
@@ -94,8 +95,8 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
       uint32_t c = values[v].a;
       for (size_t k = 0; k < s.params.size(); ++k) {
         if (bound[k] || s.params[k].kind == Param::star || s.params[k].kind == Param::star_star) continue;
-        copy_edge(slot(c, "str:" + s.params[k].name), gvar(m, s.params[k].var));
-        copy_edge(any_slot(c), gvar(m, s.params[k].var));
+        bind_param(fs, uint32_t(k), gvar(m, s.params[k].var), slot(c, "str:" + s.params[k].name), false, dst);
+        bind_param(fs, uint32_t(k), gvar(m, s.params[k].var), any_slot(c), false, dst);
       }
       if (star_star_param >= 0) copy_edge(all_items(c), any_slot(container_for(star_star_param, Container::dict)));
     }
@@ -103,7 +104,7 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
   // A parameter no argument bound takes its default.
   for (size_t k = 0; k < s.params.size(); ++k)
     if ((!bound[k] || !args.star.empty() || !args.star_star.empty()) && s.params[k].default_value != kNoVar)
-      copy_edge(gvar(m, s.params[k].default_value), gvar(m, s.params[k].var));
+      bind_param(fs, uint32_t(k), gvar(m, s.params[k].var), gvar(m, s.params[k].default_value), false, dst);
   // A generator's body runs as it is iterated (solver_lookup.cpp items_of), a coroutine's
   // as it is awaited or handed to an event loop.
   if (s.generator || s.coroutine) add(dst, value(Kind::generator, fs));

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_set>
+#include <utility>
 
 #include "audit/flow/solver.hpp"
 
@@ -21,6 +22,9 @@ struct ValueHash {
 /// (sys.platform, os.name, typing.TYPE_CHECKING), as a constant's name; nullptr for others.
 const char* known_constant(const std::string& dotted);
 std::string dotted(const std::string& base, const std::string& name);
+/// Whether a container's method by this name moves items in or out (append, get, items...):
+/// the ones Impl::container_method models, whose receiver matters.
+bool moves_items(const std::string& name);
 
 
 constexpr uint32_t kNoInstr = UINT32_MAX;  // an analysis step no instruction asked for
@@ -114,7 +118,35 @@ struct Solver::Impl {
     bool dirty = false;
     uint16_t externals = 0;          // names outside the program offered to it
   };
-  std::vector<VarState> vars;
+  // Variables' states, made when a variable is first written or watched: most variables of
+  // the modules torch's import reads never are. A vector of 391 thousand states, grown by
+  // doubling, was 49 of the 153 MB get_cpp_compiler's walk peaked at.
+  class VarTable {
+   public:
+    VarState& operator[](uint32_t var) {
+      uint32_t& at = index_[var];
+      if (at == kNone) {
+        at = uint32_t(states_.size());
+        states_.emplace_back();  // a deque: references to the others stay good
+      }
+      return states_[at];
+    }
+    const VarState& operator[](uint32_t var) const {
+      uint32_t at = index_[var];
+      return at == kNone ? empty_ : states_[at];
+    }
+    size_t size() const { return index_.size(); }
+    void resize(size_t n) { index_.resize(n, kNone); }
+    void emplace_back() { index_.push_back(kNone); }
+    size_t made() const { return states_.size(); }
+
+   private:
+    static constexpr uint32_t kNone = UINT32_MAX;
+    std::vector<uint32_t> index_;
+    std::deque<VarState> states_;
+    VarState empty_;
+  };
+  VarTable vars;
   uint32_t new_var();
   // A variable of its own for one instruction and purpose (`what`, `of` a value): the same
   // one each time the instruction is evaluated again.
@@ -126,7 +158,7 @@ struct Solver::Impl {
   void flush();
   void copy_edge(uint32_t from, uint32_t to);
   std::unordered_set<uint64_t> copy_edges;
-  const std::vector<uint32_t>& pts(uint32_t var) const { return vars[var].pts; }
+  const std::vector<uint32_t>& pts(uint32_t var) const { return std::as_const(vars)[var].pts; }
   uint32_t gvar(uint32_t module, Var v) const { return modules[module].var_base + v; }
 
   // Instructions: id = (module, scope, index) packed into a table when first reached.
@@ -261,7 +293,35 @@ struct Solver::Impl {
                    int line);
   bool container_method(uint32_t cm, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
   uint32_t caller_scope(uint32_t instr) const { return instrs[instr].scope; }
+
+  // Parameters given back as they were given (solver_passthrough.cpp): each call's
+  // argument is its own result, not every call's.
+  struct ReturnSources {
+    std::vector<uint32_t> params;  // parameter indices the return copies
+    std::vector<Var> leaves;       // the scope's other variables it copies
+  };
+  struct PassSite {
+    uint32_t from, dst;
+    bool is_value;  // from: a value (a bound receiver), else a variable
+  };
+  std::unordered_map<uint64_t, ReturnSources> return_source_cache;  // (scope, instruction index)
+  std::unordered_set<uint64_t> params_returned;                     // (scope, parameter)
+  std::unordered_map<uint64_t, std::vector<PassSite>> pass_sites;   // (scope, parameter) -> calls
+  std::set<std::tuple<uint64_t, uint32_t, uint32_t, bool>> pass_seen;
+  const ReturnSources& return_sources(uint32_t scope, uint32_t index);
+  void eval_return(uint32_t id);
+  void returned_param(uint32_t scope, uint32_t param);
+  void pass_on(const PassSite& site);
+  void bind_param(uint32_t scope, uint32_t param, uint32_t param_var, uint32_t from, bool is_value, uint32_t dst);
   const Instr& instr_of(uint32_t instr) const;
+
+  // A measurement aid (solver_dump.cpp): the largest variables, on SITEPATCH_FLOW_DUMP.
+  std::string describe_var(uint32_t var) const;
+  void dump_growth() const;
+  void dump_totals() const;
+  void dump_largest(size_t top) const;
+  std::string describe_value(uint32_t value) const;
+  void dump_path(const std::string& to) const;
 };
 
 }  // namespace sitepatch::audit::flow

@@ -337,7 +337,13 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
     }
     case Kind::container:
     case Kind::view:
-      add(dst, value(Kind::cmethod, v, str(name)));
+      // Only the methods that move a container's items need their receiver; any other
+      // name's method does nothing when called, whatever its container, so it is one value
+      // per name. Else getattr(x, name), x any of 272 containers and name any of 99
+      // strings, made 6,354 values that filled torch._dynamo's parameters: 12.4 of the 14
+      // million held by get_cpp_compiler's walk.
+      add(dst, value(Kind::cmethod, x.kind == Kind::container && moves_items(name) ? v : value(Kind::unknown),
+                     str(name)));
       return;
     case Kind::module_any:
       load_any_attr(x.a, name, dst, instr);

@@ -63,7 +63,7 @@ void Solver::Impl::eval_import_from(uint32_t id) {
     // A name the module never binds: a star import's, else a builtin. A star import of a
     // compiled module may bind any name but a builtin's.
     bool found = false;
-    bool builtin = python::is_builtin_name(in.name2);
+    bool builtin = python::is_builtin_name(in.name2.str());
     for (auto& other : modules[m].ir.scopes[0].code)
       if (other.op == Op::star_import) {
         int sm = load(other.name);
@@ -493,11 +493,9 @@ void Solver::Impl::evaluate(uint32_t id) {
         call_method(v, name, {}, temp(id, 4, v), id, in.line);
       }
       break;
-    case Op::ret: {
-      auto [sm, local] = scopes[scope];
-      copy_edge(g(in.a), gvar(sm, modules[sm].ir.scopes[local].returns));
+    case Op::ret:
+      eval_return(id);
       break;
-    }
     case Op::yield: {
       auto [sm, local] = scopes[scope];
       copy_edge(g(in.a), gvar(sm, modules[sm].ir.scopes[local].yields));
