@@ -128,6 +128,9 @@ class SiteModules : public audit::flow::ModuleTexts {
   /// Reads the modules' texts in one batch (one round trip to a remote host), kept until
   /// text() asks for them.
   void prefetch(const std::vector<std::string>& modules) override {
+    // A batch saves round trips to a remote host; on this machine a text read ahead is
+    // only memory held until asked for, and many never are.
+    if (s_.host.local() && modules.size() > 1) return;
     std::vector<std::string> asked;
     for (auto& m : modules)
       if (!texts_.count(m) && !asked_.count(m) && !(extra_ && find_extra(m))) asked.push_back(m);
