@@ -118,7 +118,7 @@ TEST_CASE("a module's platform constants and aliases decide an if and a ternary"
   CHECK(chains(walk(src, dynamo(), {"pkg.m", "g", 0})) == std::vector<std::string>{"pkg.m:g:26 > os.system"});
 }
 
-TEST_CASE("a special method on a value of unknown class: never sent to every class made; a contextmanager's is known",
+TEST_CASE("a special method on a value of unknown class: never sent to every class made, and a contextmanager's is known",
           "[audit]") {
   MemorySource src;
   src.files["pkg/__init__.py"] = "";
