@@ -91,7 +91,6 @@ void Extractor::push(std::vector<Frame>& stack, TSTreeCursor& c) {
   // An except clause's body is code again; only its exception types are muted.
   f.mute = p.mute || (p.mute_kids && !is(ts_tree_cursor_current_node(&c), "block"));
   f.raised = p.raise_kids && fld != "cause";
-  f.guard = p.rest >= 0 ? p.rest : p.guard;
   f.type_only = p.type_only;
   if (p.truth != detail::Truth::unknown && !p.ternary_truth) {
     arm_truth(p.truth, fld, f);
@@ -99,17 +98,6 @@ void Extractor::push(std::vector<Frame>& stack, TSTreeCursor& c) {
     // `a if c else b`: its arms are told by position.
     uint32_t at = ts_node_start_byte(ts_tree_cursor_current_node(&c));
     arm_truth(p.truth, at < p.truth_start ? "consequence" : at >= p.truth_end ? "alternative" : "", f);
-  }
-  if (p.yes >= 0) {
-    if (p.ternary) {
-      uint32_t at = ts_node_start_byte(ts_tree_cursor_current_node(&c));
-      if (at < p.cond_start) f.guard = p.yes;
-      else if (at >= p.cond_end) f.guard = p.no;
-    } else if (fld == "consequence") {
-      f.guard = p.yes;
-    } else if (fld == "alternative") {
-      f.guard = p.no;
-    }
   }
   if (p.made_fn >= 0 && fld == "body") {
     f.fn = p.made_fn;
@@ -160,29 +148,6 @@ bool Extractor::type_only(const Frame& f, TSNode n, std::string_view t) {
   return t != "function_definition" && t != "class_definition" && t != "decorated_definition";
 }
 
-void Extractor::arms(Frame& f, TSNode n, std::string_view t) {
-  TSNode c;
-  if (t == "conditional_expression") {
-    if (ts_node_named_child_count(n) != 3) return;
-    c = ts_node_named_child(n, 1);
-    f.ternary = true;
-  } else {
-    c = field(n, "condition");
-  }
-  std::string cond = param_condition(f.fn, c);
-  if (cond.empty()) return;
-  std::string other = cond[0] == '!' ? cond.substr(1) : "!" + cond;
-  std::string outer = guards_[size_t(f.guard)];  // a copy: interning grows guards_
-  f.yes = intern_guard(outer.empty() ? cond : outer + " " + cond);
-  f.no = intern_guard(outer.empty() ? other : outer + " " + other);
-  f.cond_start = ts_node_start_byte(c);
-  f.cond_end = ts_node_end_byte(c);
-  // `if not verbose: return` with no else: the rest of the block runs only otherwise.
-  if (t == "if_statement" && ts_node_is_null(field(n, "alternative")) && parent_ &&
-      (is(parent_node(), "block") || is(parent_node(), "module")) && leaves(field(n, "consequence")))
-    parent_->rest = f.no;
-}
-
 bool Extractor::enter(Frame& f, TSNode n) {
   if (f.dead) return false;
   here_ = f;
@@ -200,8 +165,6 @@ bool Extractor::enter(Frame& f, TSNode n) {
   if (reads_operands(t)) attribute_reads(f, n);
   else if (t == "if_statement" || t == "elif_clause" || t == "while_statement") condition(f, n);
   implicit_calls(f, n, t);
-  if (types_ && f.fn > 0 && (t == "if_statement" || t == "elif_clause" || t == "conditional_expression"))
-    arms(f, n, t);
   switch (t[0]) {
     case 'c':
       if (t == "call") call(f, n);

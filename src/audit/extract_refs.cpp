@@ -30,31 +30,6 @@ void Extractor::add_ref(int fn, TSNode at, std::string name, Ref::Kind kind, boo
   r.column = int(p.column) + 1;
   r.kind = kind;
   r.on_result = on_result;
-  // A guard names parameters of the function whose code the node is, not of another
-  // (a decorator's name is read in the enclosing scope but belongs to the function).
-  if (fn == here_.fn && here_.guard > 0) r.guard = guards_[size_t(here_.guard)];
-}
-
-std::string Extractor::param_condition(int fn, TSNode c) const {
-  bool negated = false;
-  while (true) {
-    if (is(c, "parenthesized_expression") && ts_node_named_child_count(c) == 1) c = ts_node_named_child(c, 0);
-    else if (is(c, "not_operator")) {
-      negated = !negated;
-      c = field(c, "argument");
-    } else break;
-  }
-  if (!is(c, "identifier") || fn == 0) return "";
-  const auto& params = m_.functions[size_t(fn)].params;
-  std::string name = text(c);
-  if (std::find(params.begin(), params.end(), name) == params.end()) return "";
-  return negated ? "!" + name : name;
-}
-
-int Extractor::intern_guard(const std::string& g) {
-  auto [it, added] = guard_ids_.emplace(g, int(guards_.size()));
-  if (added) guards_.push_back(g);
-  return it->second;
 }
 
 void Extractor::value(const Frame& f, TSNode n, bool stored) {
@@ -84,7 +59,6 @@ void Extractor::call(Frame& f, TSNode n) {
   if (!types_) return;
   for (size_t k = before; k < refs.size(); ++k) {
     if (refs[k].kind != Ref::call) continue;
-    refs[k].literals = literal_arguments(field(n, "arguments"));
     refs[k].values = argument_values(field(n, "arguments"));
   }
 }

@@ -37,14 +37,6 @@ struct Frame {
   bool mute_kids = false;   // set on the node whose children are muted
   bool raise_kids = false;  // a raise statement: the call it raises is an exception made
   bool raised = false;      // this node is the expression a raise statement raises
-  int guard = 0;            // Ref::guard of names used here (an index into guards_)
-  // An if (or elif, or `X if c else Y`) whose condition is a parameter: the guards of
-  // its arms, and where its condition lies (a ternary's arms are told by position).
-  int yes = -1, no = -1;
-  uint32_t cond_start = 0, cond_end = 0;
-  bool ternary = false;
-  // A block after `if need_lock: return`: the guard of the statements that follow.
-  int rest = -1;
   // An if or elif: what its condition is on Linux (detail::static_truth); an arm it
   // rules out is `dead` (not read), one only a type checker reads is `type_only`.
   detail::Truth truth = detail::Truth::unknown;
@@ -85,9 +77,6 @@ class Extractor : NodeReader {
   // not read. Returns whether to walk the node's children.
   bool type_only(const Frame& f, TSNode n, std::string_view t);
 
-  // The guards of the arms of an if, elif or ternary whose condition is a parameter.
-  void arms(Frame& f, TSNode n, std::string_view t);
-
   // Returns whether to walk the node's children.
   bool enter(Frame& f, TSNode n);
 
@@ -97,12 +86,6 @@ class Extractor : NodeReader {
   void implicit_ref(const Frame& f, TSNode value, const char* dunder);
 
   void add_ref(int fn, TSNode at, std::string name, Ref::Kind kind, bool on_result = false);
-
-  // `need_lock` or `not need_lock` where need_lock is a parameter of `fn`: "need_lock"
-  // or "!need_lock"; "" for any other condition.
-  std::string param_condition(int fn, TSNode c) const;
-
-  int intern_guard(const std::string& g);
 
   void value(const Frame& f, TSNode n, bool stored = false);
 
@@ -217,15 +200,13 @@ class Extractor : NodeReader {
   ModuleFacts& m_;
   std::vector<std::pair<std::string, TSNode>> decorators_;
   std::map<int, std::set<std::string>> globals_;
-  std::vector<std::string> guards_{""};  // Ref::guard texts; [0] is none
-  std::map<std::string, int> guard_ids_{{"", 0}};
   Frame here_;  // the frame of the node enter() reads (add_ref takes its guard)
   // Imports only a type checker reads (`if TYPE_CHECKING:`), bound by finish() where
   // nothing else binds the name: function, name, what it names.
   bool deferring_ = false;
   std::vector<std::tuple<int, std::string, std::string>> deferred_;
   std::map<int, detail::KnownNames> known_;  // function (0: the module) -> its platform names
-  Frame* parent_ = nullptr;  // its parent's frame (an early return guards the rest of it)
+  Frame* parent_ = nullptr;  // its parent's frame
 
   // The parent of the node being entered (null for the root): the cursor's, not
   // ts_node_parent's (which walks from the root down, quadratic in nesting).

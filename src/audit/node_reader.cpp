@@ -77,34 +77,6 @@ std::string NodeReader::argument_values(TSNode args) const {
   return out;
 }
 
-std::string NodeReader::literal_arguments(TSNode args) const {
-  std::string out;
-  int position = 0;
-  bool spread = false;
-  auto code = [](TSNode v) -> char {
-    if (is(v, "true")) return 'T';
-    if (is(v, "false")) return 'F';
-    if (is(v, "none")) return 'N';
-    return '?';
-  };
-  // Every argument is listed ('?' for a value not known here): one not listed is
-  // left to its default.
-  for (TSNode a : python::ts::named_children(args)) {
-    if (is(a, "comment")) continue;
-    if (is(a, "keyword_argument")) {
-      out += (out.empty() ? "" : " ") + text(field(a, "name")) + "=" + code(field(a, "value"));
-    } else if (is(a, "list_splat") || is(a, "dictionary_splat")) {
-      spread = true;  // it may carry any parameter; positions past *args are not known
-      if (is(a, "list_splat")) position = -1;
-    } else if (position >= 0) {
-      out += (out.empty() ? "#" : " #") + std::to_string(position) + "=" + code(a);
-      ++position;
-    }
-  }
-  if (spread) out += out.empty() ? "*" : " *";
-  return out.empty() ? "-" : out;
-}
-
 std::string NodeReader::type_name(TSNode type, bool class_itself) const {
   if (ts_node_is_null(type)) return "";
   std::string t = text(type);

@@ -30,8 +30,6 @@ class NodeReader {
   // A call's arguments that are a call of a name or a name (Ref::values).
   std::string argument_values(TSNode args) const;
 
-  // A call's True/False/None arguments (Ref::literals).
-  std::string literal_arguments(TSNode args) const;
 
   // An annotation as one dotted class name: quotes dropped, Optional[X], Union[X, None]
   // and X | None read as X. "" for anything else (a generic, a union of two classes).

@@ -36,14 +36,6 @@ struct Ref {
   // x` (x.__iter__), `x[k]` (x.__getitem__), `x + y` (x.__add__), `with X():` (its
   // __exit__). Followed where x's class is known, else to the classes the walk makes.
   bool implicit = false;
-  // The parameters of its function whose value decides whether it runs: "need_lock"
-  // (inside `if need_lock:` or `X if need_lock else Y`), "!need_lock" (the other arm,
-  // `if not need_lock:`), several joined by spaces. "" for most.
-  std::string guard;
-  // A call's arguments as far as True/False/None go: "#0=T" (the first positional
-  // one), "need_lock=F", "path=?" (a value not known here), "*" (a *args or **kwargs);
-  // joined by spaces; "-" for none. "" when not read (a scan's facts).
-  std::string literals;
   // A call's arguments whose value the code shows: "#0=call:Path" (made by calling
   // Path), "root=of:self.root" (what a name holds); joined by spaces; "" for none. The
   // walk gives them to the callee's parameters (one level).
