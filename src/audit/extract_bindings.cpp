@@ -180,7 +180,6 @@ void Extractor::assignment(const Frame& f, TSNode n) {
   if (ts_node_is_null(right)) return;
   if (is(left, "identifier")) detail::learn(src_, text(left), right, known(f.fn), known_[f.fn]);
   value(f, right, true);
-  if (is(left, "subscript") || is(left, "attribute")) mark_last_value(f, right, &Ref::escapes);
   if (f.fn == 0 && is(left, "identifier")) {
     // `xrange = xrange` (a Python 2 branch) names nothing new; `xrange = range` may follow.
     std::string a = alias_of(right), name = text(left);

@@ -18,7 +18,6 @@ void Extractor::implicit_ref(const Frame& f, TSNode value, const char* dunder) {
   std::string d = dotted(made ? field(value, "function") : value);
   if (d.empty() || d == "self" || d == "cls") return;
   add_ref(f.fn, value, d + "." + dunder, Ref::call, made);
-  m_.functions[f.fn].refs.back().implicit = true;
 }
 
 void Extractor::add_ref(int fn, TSNode at, std::string name, Ref::Kind kind, bool on_result) {
@@ -132,17 +131,7 @@ void Extractor::elements(const Frame& f, TSNode n) {
 
 void Extractor::arguments(const Frame& f, TSNode n) {
   if (f.mute) return;
-  bool spawns = starts_elsewhere(parent_node());
-  for (TSNode k : python::ts::named_children(n)) {
-    if (!is(k, "keyword_argument")) {
-      value(f, k);
-      continue;
-    }
-    TSNode v = field(k, "value");
-    value(f, v);
-    // `Process(target=work)`: work runs in the child process (or thread), not here.
-    if (spawns && text(field(k, "name")) == "target") mark_last_value(f, v, &Ref::escapes);
-  }
+  for (TSNode k : python::ts::named_children(n)) value(f, is(k, "keyword_argument") ? field(k, "value") : k);
 }
 
 void Extractor::condition(const Frame& f, TSNode n) {

@@ -304,11 +304,4 @@ std::string NodeReader::alias_of(TSNode rhs) const {
   return "";
 }
 
-bool NodeReader::starts_elsewhere(TSNode call) const {
-  if (!is(call, "call")) return false;
-  std::string d = dotted(field(call, "function"));
-  std::string last = d.substr(d.rfind('.') + 1);
-  return last == "Thread" || util::ends_with(last, "Process");
-}
-
 }  // namespace sitepatch::audit::detail

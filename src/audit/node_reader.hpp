@@ -86,9 +86,6 @@ class NodeReader {
   // `g = f`, `g = functools.lru_cache(maxsize=None)(f)`, `g = functools.partial(f, 1)`.
   std::string alias_of(TSNode rhs) const;
 
-  // A call making a process or a thread (multiprocessing's Process, a context's, threading.Thread).
-  bool starts_elsewhere(TSNode call) const;
-
  protected:
   std::string_view src_;
 };

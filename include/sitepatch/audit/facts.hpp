@@ -26,16 +26,9 @@ struct Ref {
   bool on_result = false;  // `Path(p).read_text()`: name is "Path.read_text", the head was called
   bool raised = false;     // `raise X(...)`: an exception made to be raised, not an operation
   bool stored = false;     // `x = name`: a value given another name, not yet used
-  // `d[k] = name`, `self.x = name`: put where only a later call runs it (that call, not
-  // this line, is what the walk follows or counts as not followed).
-  bool escapes = false;
   // `if self.ready:`, `x in logging._levelToName`: an attribute read in an expression,
   // which runs only a property (no rule flags a read).
   bool read = false;
-  // A special method Python calls without a call written: `if x:` (x.__bool__), `for _ in
-  // x` (x.__iter__), `x[k]` (x.__getitem__), `x + y` (x.__add__), `with X():` (its
-  // __exit__). Followed where x's class is known, else to the classes the walk makes.
-  bool implicit = false;
   // A call's arguments whose value the code shows: "#0=call:Path" (made by calling
   // Path), "root=of:self.root" (what a name holds); joined by spaces; "" for none. The
   // walk gives them to the callee's parameters (one level).
