@@ -225,7 +225,8 @@ nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g
   }
   nlohmann::json ruled_out = nlohmann::json::array();
   for (auto& r : g.ruled_out)
-    ruled_out.push_back({{"function", r.function}, {"file", r.file}, {"line", r.line}, {"call", r.call}, {"why", r.why}});
+    ruled_out.push_back({{"function", r.function}, {"file", r.file}, {"line", r.line}, {"call", r.call}, {"why", r.why},
+                         {"rule", r.rule.empty() ? nlohmann::json() : nlohmann::json(r.rule)}});
   return {{"ok", true},
           {"entry", entry},
           {"conclusion", conclusion},

@@ -67,6 +67,10 @@ Calls walked(const std::vector<std::string>& env, const std::string& entry) {
   auto doc = nlohmann::json::parse(r.out);
   for (auto& c : doc["chains"])
     if (c["steps"].size() == 1) out.insert({c["steps"][0]["line"].get<int>(), c["operation"].get<std::string>()});
+  // What the entry's own defaults rule out (`library_paths(cuda=False)`'s cuda arm) the walk
+  // read and listed as left out; the scan, which knows no caller, flags it.
+  for (auto& r : doc["ruled_out"])
+    if (r["function"] == entry && !r["rule"].is_null()) out.insert({r["line"].get<int>(), r["call"].get<std::string>()});
   return out;
 }
 

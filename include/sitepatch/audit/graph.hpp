@@ -47,6 +47,7 @@ struct RuledOut {
   int line = 0;
   std::string call;       // the operation, or the call as written
   std::string why;        // "runs only if need_lock; every call passes need_lock=False"
+  std::string rule;       // the rule's id when `call` is a flagged operation, "" for a function
 };
 
 /// A function the walk reached (and read every call of).

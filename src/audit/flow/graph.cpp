@@ -204,13 +204,13 @@ void add_ruled_out(CallGraph& g, const Solver& solver, const RuleSet& rules, Rea
   for (auto& x : solver.ruled_out()) {
     if (!r.parent.count(x.scope)) continue;
     const Module& m = solver.module_of(x.scope);
-    auto out = [&](const std::string& call) {
-      g.ruled_out.push_back(RuledOut{node_name(solver, x.scope), m.file, m.root, x.line, call, x.why});
+    auto out = [&](const std::string& call, const std::string& rule) {
+      g.ruled_out.push_back(RuledOut{node_name(solver, x.scope), m.file, m.root, x.line, call, x.why, rule});
     };
     for (auto& name : x.externals)
-      if (rules.match(name)) out(operation_name(name));
+      if (const Rule* rule = rules.match(name)) out(operation_name(name), rule->id);
     if (std::any_of(x.functions.begin(), x.functions.end(), [&](uint32_t f) { return !r.parent.count(f); }))
-      out(x.text);
+      out(x.text, "");
   }
   std::stable_sort(g.ruled_out.begin(), g.ruled_out.end(), [](const RuledOut& a, const RuledOut& b) {
     return std::tie(a.file, a.line) < std::tie(b.file, b.line);

@@ -341,11 +341,11 @@ bool Solver::enter_function(const std::string& name, const std::string& qualifie
         uint32_t cls = L.class_base + uint32_t(s.cls);
         impl_->add(v, impl_->value(s.is_classmethod ? Kind::klass : Kind::instance, cls));
       } else if (s.params[p].default_value != kNoVar) {
-        // The entry is called by its user with anything, its defaults included: a branch
-        // only a non-default argument opens is one the audit must walk.
-        // (An annotated one holds its annotation's values beside the default: solver_ops.)
+        // A parameter with a default holds it, as when the entry is called with the other
+        // arguments only: an arm only another value opens is listed as ruled out, with
+        // the default that closes it (issue 50: a chain "cannot happen" with the entry's
+        // defaults).
         impl_->copy_edge(impl_->gvar(uint32_t(m), s.params[p].default_value), v);
-        if (!annotated(s, s.params[p].var)) impl_->add(v, unknown);
       } else if (!annotated(s, s.params[p].var)) {
         impl_->add(v, unknown);  // an annotated one holds what its annotation says
       }

@@ -157,6 +157,8 @@ std::optional<std::string> Solver::Impl::ruled_by_arguments(const Site& site, ui
       if (values[v].kind != Kind::constant) return std::nullopt;
       passed.push_back(param->name + "=" + spelled(strings[values[v].a]));
     }
+    if (site.scope == entry_scope && passed.size() == 1)
+      return "runs only if " + test_text(gd, param->name) + "; the entry's default is " + passed[0];
     return "runs only if " + test_text(gd, param->name) + "; every call passes " + util::join(passed, " or ");
   }
   return std::nullopt;

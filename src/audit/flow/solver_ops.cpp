@@ -369,12 +369,12 @@ void Solver::Impl::evaluate(uint32_t id) {
     case Op::copy:
       if (in.name == "annotation" || in.name == "annotated") {
         // An annotated parameter: instances of the annotation's classes, where no call
-        // gave it a value of the program's. An annotated assignment: those too.
-        // The entry's own are given by its user: the annotation's values beside a default.
+        // gave it a value of the program's (the entry's default among them). An annotated
+        // assignment: those too.
         bool known = false;
         for (uint32_t v : in.name == "annotation" ? read(in.dst) : std::vector<uint32_t>{})
           if (values[v].kind != Kind::unknown) known = true;
-        if (known && scope != entry_scope) break;
+        if (known) break;
         for (uint32_t v : read(in.a)) {
           const Value& x = values[v];
           if (x.kind == Kind::klass) add(g(in.dst), value(Kind::instance, x.a));
