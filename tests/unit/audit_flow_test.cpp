@@ -295,3 +295,38 @@ TEST_CASE("flow audit: a parameter given back as it was given is each call's own
   CHECK(flow_chains(flow_walk(files, "pkg.m", "f")) ==
         std::vector<std::string>{"subprocess.check_output <- pkg.m:P.go:20", "subprocess.run <- pkg.m:A.run:9"});
 }
+
+TEST_CASE("flow audit: a registry a decorator factory fills keeps each key's own function", "[audit][flow]") {
+  // The factory's parameter and the decorated function are each call's own (a clone per
+  // call site), so the slot "fast" holds only the function registered under it. A script
+  // and the modules beside it are the program: their import-time calls run.
+  auto g = flow_walk({{"plugins.py",
+                       "HANDLERS = {}\n"
+                       "def handler(kind):\n"
+                       "    def add(f):\n"
+                       "        HANDLERS[kind] = f\n"
+                       "        return f\n"
+                       "    return add\n"
+                       "def lookup(kind):\n"
+                       "    return HANDLERS[kind]\n"},
+                      {"impls.py",
+                       "import os, shutil\n"
+                       "from plugins import handler, lookup\n"
+                       "@handler('fast')\n"
+                       "def fast(p):\n"
+                       "    os.remove(p)\n"
+                       "@handler('slow')\n"
+                       "def slow(p):\n"
+                       "    shutil.rmtree(p)\n"},
+                      {"app.py",
+                       "import impls\n"
+                       "def go(p):\n"
+                       "    impls.lookup('fast')(p)\n"}},
+                     "app", "go");
+  std::vector<std::string> called;
+  for (auto& e : g.edges)
+    if (e.from == "app:go") called.push_back(e.to);
+  std::sort(called.begin(), called.end());
+  CHECK(called == std::vector<std::string>{"impls:fast", "plugins:lookup"});
+  CHECK(flow_chains(g) == std::vector<std::string>{"os.remove <- impls:fast:5"});
+}

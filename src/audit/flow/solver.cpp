@@ -197,7 +197,7 @@ void Solver::Impl::reach_top(uint32_t m) {
 void Solver::Impl::reach(uint32_t scope) {
   if (reached[scope]) return;
   reached[scope] = 1;
-  auto [m, local] = scopes[scope];
+  const uint32_t m = scopes[scope].module, local = scopes[scope].local;
   const Scope& s = modules[m].ir.scopes[local];
   for (uint32_t k = 0; k < s.code.size(); ++k) {
     instrs.push_back({m, local, k, scope});
@@ -211,8 +211,8 @@ void Solver::Impl::reach(uint32_t scope) {
 
 // Whether some value the guard's variables hold now can pass every test up its chain.
 // Not yet: the instruction waits on those variables (and runs once one can).
-bool Solver::Impl::guard_may_pass(uint32_t m, uint32_t g, uint32_t instr, bool empty_passes) {
-  const Module& ir = modules[m].ir;
+bool Solver::Impl::guard_may_pass(uint32_t scope, uint32_t g, uint32_t instr, bool empty_passes) {
+  const Module& ir = modules[scopes[scope].module].ir;
   // Two tests of one variable that cannot both pass (`if x:` around `if not x:`, `is
   // None` around `is not None`, == "a" around == "b") close the arm whatever x holds.
   for (uint32_t a = g; a != 0; a = ir.guards[a].parent)
@@ -231,7 +231,7 @@ bool Solver::Impl::guard_may_pass(uint32_t m, uint32_t g, uint32_t instr, bool e
     }
   while (g != 0) {
     const Guard& gd = ir.guards[g];
-    auto held = vals(gvar(m, gd.var), instr);
+    auto held = vals(svar(scope, gd.var), instr);
     if (!test_may_pass(gd, held, empty_passes)) return false;
     g = gd.parent;
   }
@@ -272,16 +272,20 @@ bool Solver::Impl::test_may_pass(const Guard& gd, const std::vector<uint32_t>& h
 }
 
 void Solver::Impl::edge(uint32_t from, uint32_t to, int line) {
+  from = origin(from);
+  to = origin(to);
   uint64_t key = (uint64_t(from) << 32) | to;
   if (edge_seen.insert(key).second) edges.push_back({from, to, line});
 }
 
 void Solver::Impl::external(uint32_t scope, const Instr& in, const std::string& name, const std::string& text) {
+  scope = origin(scope);
   if (external_seen.insert({scope, in.line, in.column, name}).second)
     externals.push_back({scope, in.line, in.column, name, text});
 }
 
 void Solver::Impl::not_followed(uint32_t scope, const Instr& in, const std::string& text, const std::string& why) {
+  scope = origin(scope);
   if (unfollowed_seen.insert({scope, in.line, text}).second) unfollowed.push_back({scope, in.line, text, why});
 }
 
@@ -374,8 +378,8 @@ void Solver::solve() {
       const Module& ir = I.modules[I.instrs[id].module].ir;
       bool untested = false;
       for (uint32_t g = I.instr_of(id).guard; g != 0 && !untested; g = ir.guards[g].parent)
-        untested = I.pts(I.gvar(I.instrs[id].module, ir.guards[g].var)).empty();
-      if (untested && I.guard_may_pass(I.instrs[id].module, I.instr_of(id).guard, kNoInstr, true)) {
+        untested = I.pts(I.ivar(id, ir.guards[g].var)).empty();
+      if (untested && I.guard_may_pass(I.instrs[id].scope, I.instr_of(id).guard, kNoInstr, true)) {
         I.active[id] = 1;
         I.enqueue(id);
         more = true;
@@ -393,10 +397,10 @@ void Solver::solve() {
     for (uint32_t f : std::vector<uint32_t>(I.pts(found->second))) {
       if (I.values[f].kind != Kind::function) continue;
       uint32_t fs = I.values[f].a;
-      auto [m, local] = I.scopes[fs];
+      const uint32_t m = I.scopes[fs].module, local = I.scopes[fs].local;
       const Scope& init = I.modules[m].ir.scopes[local];
       for (size_t p = 0; p < init.params.size(); ++p)
-        I.add(I.gvar(m, init.params[p].var), p == 0 ? inst : I.value(Kind::unknown));
+        I.add(I.svar(fs, init.params[p].var), p == 0 ? inst : I.value(Kind::unknown));
       I.reach(fs);
     }
   }
@@ -426,7 +430,7 @@ void Solver::solve_once() {
     I.work.pop_front();
     I.queued[id] = 0;
     if (!I.active[id]) {
-      if (!I.guard_may_pass(I.instrs[id].module, I.instr_of(id).guard, id)) continue;
+      if (!I.guard_may_pass(I.instrs[id].scope, I.instr_of(id).guard, id)) continue;
       I.active[id] = 1;
     }
     ++I.evaluations;
@@ -447,12 +451,14 @@ const std::vector<RuledOutCall>& Solver::ruled_out() const { return impl_->ruled
 std::vector<uint32_t> Solver::reached_scopes() const {
   std::vector<uint32_t> out;
   for (uint32_t k = 0; k < impl_->reached.size(); ++k)
-    if (impl_->reached[k]) out.push_back(k);
+    if (impl_->reached[k]) out.push_back(impl_->origin(k));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 const Module& Solver::module_of(uint32_t scope) const { return impl_->modules[impl_->scopes[scope].module].ir; }
 const Scope& Solver::scope(uint32_t scope) const {
-  auto [m, local] = impl_->scopes[scope];
+  const uint32_t m = impl_->scopes[scope].module, local = impl_->scopes[scope].local;
   return impl_->modules[m].ir.scopes[local];
 }
 size_t Solver::modules_loaded() const { return impl_->modules.size(); }

@@ -8,8 +8,8 @@ namespace sitepatch::audit::flow {
 // a holds one, else a bool nobody knows.
 void Solver::Impl::compare(uint32_t id) {
   const Instr& in = instr_of(id);
-  const uint32_t m = instrs[id].module;
-  auto g = [&](Var v) { return gvar(m, v); };
+  [[maybe_unused]] const uint32_t m = instrs[id].module;
+  auto g = [&](Var v) { return ivar(id, v); };
   auto literal = [&](const Value& x) {
     if (x.kind != Kind::constant) return false;
     const std::string& c = strings[x.a];
@@ -40,7 +40,7 @@ void Solver::Impl::compare(uint32_t id) {
 void Solver::Impl::eval_binary(uint32_t id) {
   const Instr& in = instr_of(id);
   [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
-  auto g = [&](Var v) { return gvar(m, v); };
+  auto g = [&](Var v) { return ivar(id, v); };
   [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
   // x + ".so", x % "fmt" with x unknown: a str (a program's __add__ is called where x holds
   // its instance, below).

@@ -212,12 +212,13 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
   if (name == "functools.partial") {
     if (!arg(0)) return true;
     uint32_t m = instrs[instr].module;
-    add(dst, value(Kind::partial, modules[m].call_base + uint32_t(instr_of(instr).index)));
+    // b: the scope whose variables its arguments are (a clone's own).
+    add(dst, value(Kind::partial, modules[m].call_base + uint32_t(instr_of(instr).index), caller_scope(instr)));
     return true;
   }
   if (name == "builtins.super") {
     uint32_t fs = caller_scope(instr);
-    auto [m, local] = scopes[fs];
+    const uint32_t m = scopes[fs].module, local = scopes[fs].local;
     if (args.positional.size() >= 2) {
       for (uint32_t c : held(args.positional[0]))
         for (uint32_t r : held(args.positional[1]))
@@ -233,7 +234,7 @@ bool Solver::Impl::call_builtin(const std::string& name, const CallArgs& args, u
     }
     if (s->cls < 0 || s->params.empty()) return true;
     uint32_t cls = modules[m].class_base + uint32_t(s->cls);
-    for (uint32_t r : held(gvar(m, s->params[0].var))) add(dst, value(Kind::super_, cls, r));
+    for (uint32_t r : held(svar(fs, s->params[0].var))) add(dst, value(Kind::super_, cls, r));
     return true;
   }
   if (name == "builtins.type" && args.positional.size() == 1) {
@@ -345,11 +346,10 @@ bool Solver::Impl::container_method(uint32_t cm, const CallArgs& args, uint32_t 
   }
   if (recv.kind == Kind::generator) {
     reach(recv.a);
-    auto [gm, local] = scopes[recv.a];
-    const Scope& body = modules[gm].ir.scopes[local];
+    const Scope& body = scope(recv.a);
     if (name == "send" && !args.positional.empty() && body.sent != kNoVar)
-      copy_edge(args.positional[0], gvar(gm, body.sent));
-    if (name != "close") copy_edge(gvar(gm, body.yields), dst);
+      copy_edge(args.positional[0], svar(recv.a, body.sent));
+    if (name != "close") copy_edge(svar(recv.a, body.yields), dst);
     return true;
   }
   if (recv.kind == Kind::module) {

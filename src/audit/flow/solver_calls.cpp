@@ -33,14 +33,15 @@ std::string result_class(const std::string& name) {
 
 void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, uint32_t instr, int line,
                               std::optional<uint32_t> receiver) {
+  fs = clone_for(fs, instr);
   edge(caller_scope(instr), fs, line);
-  auto [m, local] = scopes[fs];
-  const Scope& s = modules[m].ir.scopes[local];
+  const Scope& s = scope(fs);
+  auto p_var = [&](size_t k) { return svar(fs, s.params[k].var); };
   if (!s.generator && !s.coroutine) reach(fs);
   size_t p = 0;
   std::vector<char> bound(s.params.size(), 0);
   if (receiver && !s.params.empty() && s.params[0].kind == Param::positional) {
-    bind_param(fs, 0, gvar(m, s.params[0].var), *receiver, true, dst);
+    bind_param(fs, 0, p_var(0), *receiver, true, dst);
     bound[0] = 1;
     p = 1;
   }
@@ -54,14 +55,14 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
     auto [it, fresh] = param_containers.emplace(std::make_pair(fs, uint32_t(param)), 0);
     if (fresh) {
       it->second = make_container(kind);
-      add(gvar(m, s.params[size_t(param)].var), value(Kind::container, it->second));
+      add(p_var(size_t(param)), value(Kind::container, it->second));
     }
     return it->second;
   };
   for (uint32_t a : args.positional) {
     while (p < s.params.size() && s.params[p].kind != Param::positional) ++p;
     if (p < s.params.size()) {
-      bind_param(fs, uint32_t(p), gvar(m, s.params[p].var), a, false, dst);
+      bind_param(fs, uint32_t(p), p_var(p), a, false, dst);
       bound[p] = 1;
       ++p;
     } else if (star_param >= 0) {
@@ -72,7 +73,7 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
     bool hit = false;
     for (size_t k = 0; k < s.params.size(); ++k)
       if (s.params[k].name == name && (s.params[k].kind == Param::positional || s.params[k].kind == Param::keyword_only)) {
-        bind_param(fs, uint32_t(k), gvar(m, s.params[k].var), a, false, dst);
+        bind_param(fs, uint32_t(k), p_var(k), a, false, dst);
         bound[k] = 1;
         hit = true;
       }
@@ -85,7 +86,7 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
     for (uint32_t v : vals(a, instr)) items_of(v, items, instr, line);
     for (size_t k = p; k < s.params.size(); ++k)
       if (!bound[k] && s.params[k].kind == Param::positional)
-        bind_param(fs, uint32_t(k), gvar(m, s.params[k].var), items, false, dst);
+        bind_param(fs, uint32_t(k), p_var(k), items, false, dst);
     if (star_param >= 0) copy_edge(items, any_slot(container_for(star_param, Container::tuple)));
   }
   for (uint32_t a : args.star_star) {
@@ -95,8 +96,8 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
       uint32_t c = values[v].a;
       for (size_t k = 0; k < s.params.size(); ++k) {
         if (bound[k] || s.params[k].kind == Param::star || s.params[k].kind == Param::star_star) continue;
-        bind_param(fs, uint32_t(k), gvar(m, s.params[k].var), slot(c, "str:" + s.params[k].name), false, dst);
-        bind_param(fs, uint32_t(k), gvar(m, s.params[k].var), any_slot(c), false, dst);
+        bind_param(fs, uint32_t(k), p_var(k), slot(c, "str:" + s.params[k].name), false, dst);
+        bind_param(fs, uint32_t(k), p_var(k), any_slot(c), false, dst);
       }
       if (star_star_param >= 0) copy_edge(all_items(c), any_slot(container_for(star_star_param, Container::dict)));
     }
@@ -104,11 +105,11 @@ void Solver::Impl::call_scope(uint32_t fs, const CallArgs& args, uint32_t dst, u
   // A parameter no argument bound takes its default.
   for (size_t k = 0; k < s.params.size(); ++k)
     if ((!bound[k] || !args.star.empty() || !args.star_star.empty()) && s.params[k].default_value != kNoVar)
-      bind_param(fs, uint32_t(k), gvar(m, s.params[k].var), gvar(m, s.params[k].default_value), false, dst);
+      bind_param(fs, uint32_t(k), p_var(k), svar(fs, s.params[k].default_value), false, dst);
   // A generator's body runs as it is iterated (solver_lookup.cpp items_of), a coroutine's
   // as it is awaited or handed to an event loop.
   if (s.generator || s.coroutine) add(dst, value(Kind::generator, fs));
-  else copy_edge(gvar(m, s.returns), dst);
+  else copy_edge(svar(fs, s.returns), dst);
   if (s.coroutine && !s.generator) reach(fs);
 }
 
@@ -220,14 +221,14 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
       CallArgs merged;
       for (size_t k = 1; k < made.args.size(); ++k) {
         const Arg& a = made.args[k];
-        if (a.star == 0 && a.keyword.empty()) merged.positional.push_back(gvar(pm, a.var));
-        else if (a.star == 0) merged.keywords.push_back({a.keyword, gvar(pm, a.var)});
+        if (a.star == 0 && a.keyword.empty()) merged.positional.push_back(svar(x.b, a.var));
+        else if (a.star == 0) merged.keywords.push_back({a.keyword, svar(x.b, a.var)});
       }
       for (uint32_t p : args.positional) merged.positional.push_back(p);
       for (auto& kw : args.keywords) merged.keywords.push_back(kw);
       merged.star = args.star;
       merged.star_star = args.star_star;
-      uint32_t target = gvar(pm, made.args[0].var);
+      uint32_t target = svar(x.b, made.args[0].var);
       watch(target, instr);
       for (uint32_t t : vals(target, instr)) call_value(t, merged, dst, instr, line, text);
       return;

@@ -58,7 +58,9 @@ struct Solver::Impl {
   std::deque<Loaded> modules;  // a deque: references to a module's code outlive loading more
   std::map<std::string, int> module_index;  // -1: no source
   struct ScopeRef { uint32_t module; uint32_t local; };
-  std::vector<ScopeRef> scopes;   // global scope id -> module, index
+  // ctx: 0, or the clone (solver_clones.cpp) whose variables stand for the scope's own.
+  struct ScopeAt { uint32_t module; uint32_t local; uint32_t ctx = 0; };
+  std::vector<ScopeAt> scopes;   // global scope id -> module, index
   std::vector<ScopeRef> classes;  // global class id -> module, index
   std::vector<ScopeRef> calls, containers;
   int load(const std::string& name);  // module index, -1 when none
@@ -160,6 +162,35 @@ struct Solver::Impl {
   std::unordered_set<uint64_t> copy_edges;
   const std::vector<uint32_t>& pts(uint32_t var) const { return std::as_const(vars)[var].pts; }
   uint32_t gvar(uint32_t module, Var v) const { return modules[module].var_base + v; }
+  // Variable v of scope `scope`'s code: its clone's copy where the scope is a clone and v
+  // one of the variables only its tree uses, else the module's.
+  uint32_t svar(uint32_t scope, Var v) const;
+  uint32_t ivar(uint32_t instr, Var v) const { return svar(instrs[instr].scope, v); }
+
+  // Clones (solver_clones.cpp): a small function that defines nested functions, with them,
+  // per call site, so each call's arguments, and the closures it makes, are its own.
+  struct CloneTree {
+    bool eligible = false;
+    std::vector<uint32_t> locals;  // the root first, then its nested scopes
+    std::vector<Var> privates;     // sorted: the variables no scope outside the tree uses
+    std::unordered_map<uint32_t, uint32_t> by_site;  // call instruction -> the clone's root scope id
+  };
+  struct CloneCtx {
+    uint32_t base = 0;  // its first variable
+    const CloneTree* tree = nullptr;
+    std::vector<uint32_t> ids;  // global scope ids of tree->locals' copies, in order
+  };
+  std::unordered_map<uint64_t, CloneTree> clone_trees;  // (module, root local)
+  std::vector<CloneCtx> clone_ctxs{CloneCtx{}};         // [0]: none
+  std::vector<std::vector<std::vector<uint32_t>>> scope_children;   // module -> scope -> nested scopes
+  size_t clones_made = 0;
+  uint32_t clone_for(uint32_t scope, uint32_t instr);
+  CloneTree& clone_tree(uint32_t module, uint32_t local);
+  // The scope a function value made by `index` of `scope`'s module is: its clone's copy
+  // inside a clone.
+  uint32_t nested_scope(uint32_t scope, uint32_t index) const;
+  // The scope as lowered (a clone's original): what edges and reports name.
+  uint32_t origin(uint32_t scope) const { return modules[scopes[scope].module].scope_base + scopes[scope].local; }
 
   // Instructions: id = (module, scope, index) packed into a table when first reached.
   struct Site { uint32_t module, scope_local, index, scope; };
@@ -178,7 +209,7 @@ struct Solver::Impl {
   std::vector<uint8_t> reached;
   void reach(uint32_t scope);
   void reach_top(uint32_t module);
-  bool guard_may_pass(uint32_t module, uint32_t guard, uint32_t instr, bool empty_passes = false);
+  bool guard_may_pass(uint32_t scope, uint32_t guard, uint32_t instr, bool empty_passes = false);
   void evaluate(uint32_t instr);
   // The instructions whose effect takes more than a few lines (solver_ops.cpp).
   void eval_import_from(uint32_t id);
@@ -216,22 +247,22 @@ struct Solver::Impl {
   bool test_may_pass(const Guard& gd, const std::vector<uint32_t>& held, bool empty_passes) const;
   void note_ruled_out();
   std::optional<std::string> ruled_by_arguments(const Site& site, uint32_t guard) const;
-  std::vector<uint32_t> callee_values(uint32_t m, uint32_t scope_local, Var var, int depth = 0);
+  std::vector<uint32_t> callee_values(uint32_t scope, Var var, int depth = 0);
   std::vector<RuledOutCall> ruled_out_calls;
   // The values a module's globals hold (what getattr(module, any_name) may give).
   std::vector<uint32_t> module_values(uint32_t name, uint32_t instr);
   uint32_t any_attribute(uint32_t module_value);
   void load_any_attr(uint32_t module, const std::string& name, uint32_t dst, uint32_t instr);
-  std::string why_unknown(uint32_t m, uint32_t scope_local, Var var, bool empty) const;
+  std::string why_unknown(uint32_t scope, Var var, bool empty) const;
   // Why the callee of call instruction `instr`, as written `text`, holds an unknown value.
   std::string unknown_callee(uint32_t instr, const std::string& text) const {
     const Instr& in = instr_of(instr);
     const Site& site = instrs[instr];
     if (in.op != Op::call || modules[site.module].ir.calls[size_t(in.index)].text != text)
       return "a value this analysis does not know";
-    auto made = getattr_made.find(gvar(site.module, modules[site.module].ir.calls[size_t(in.index)].callee));
+    auto made = getattr_made.find(ivar(instr, modules[site.module].ir.calls[size_t(in.index)].callee));
     if (made != getattr_made.end()) return made->second;
-    return why_unknown(site.module, site.scope_local, modules[site.module].ir.calls[size_t(in.index)].callee, false);
+    return why_unknown(site.scope, modules[site.module].ir.calls[size_t(in.index)].callee, false);
   }
 
   // Attributes, classes, containers (solver_lookup.cpp).

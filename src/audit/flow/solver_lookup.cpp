@@ -455,8 +455,7 @@ void Solver::Impl::items_of(uint32_t v, uint32_t dst, uint32_t instr, int line) 
     }
     case Kind::generator: {
       reach(x.a);  // its body runs as it is iterated
-      auto [gm, local] = scopes[x.a];
-      copy_edge(gvar(gm, modules[gm].ir.scopes[local].yields), dst);
+      copy_edge(svar(x.a, scope(x.a).yields), dst);
       return;
     }
     case Kind::instance: {

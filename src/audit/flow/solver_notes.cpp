@@ -10,9 +10,9 @@ namespace sitepatch::audit::flow {
 
 // Why a callee holds nothing known (`empty`: no value at all), from the instruction that
 // gives it its value: a parameter, a call's result, an item, an attribute.
-std::string Solver::Impl::why_unknown(uint32_t m, uint32_t scope_local, Var var, bool empty) const {
-  const Module& ir = modules[m].ir;
-  const Scope& sc = ir.scopes[scope_local];
+std::string Solver::Impl::why_unknown(uint32_t scope_id, Var var, bool empty) const {
+  const Module& ir = modules[scopes[scope_id].module].ir;
+  const Scope& sc = scope(scope_id);
   auto made_by = [&](Var v) -> const Instr* {
     for (const Instr& in : sc.code)
       if (in.dst == v && in.op != Op::copy) return &in;
@@ -38,7 +38,7 @@ std::string Solver::Impl::why_unknown(uint32_t m, uint32_t scope_local, Var var,
   if (in && in->op == Op::load_attr) {
     // self.cache.missing.build(): name the first attribute that holds nothing, not the last.
     for (const Instr* inner = made_by(in->a); empty && inner && inner->op == Op::load_attr &&
-                                              pts(gvar(m, in->a)).empty();
+                                              pts(svar(scope_id, in->a)).empty();
          inner = made_by(in->a))
       in = inner;
     const Instr* base = made_by(in->a);
@@ -54,6 +54,14 @@ std::string Solver::Impl::why_unknown(uint32_t m, uint32_t scope_local, Var var,
 // A call that runs but that no value reaches (an attribute nothing assigns, the result of a
 // call not followed) is not followed either: said, never silently dropped.
 void Solver::Impl::note_empty_calls() {
+  // A call of a cloned function is followed where any copy of it reaches a value.
+  std::unordered_set<uint64_t> reached_somewhere;
+  for (uint32_t id = 0; id < instrs.size(); ++id) {
+    const Instr& in = instr_of(id);
+    if (active[id] && in.op == Op::call && scopes[instrs[id].scope].ctx != 0)
+      if (!pts(ivar(id, modules[instrs[id].module].ir.calls[size_t(in.index)].callee)).empty())
+        reached_somewhere.insert((uint64_t(origin(instrs[id].scope)) << 32) | instrs[id].index);
+  }
   for (uint32_t id = 0; id < instrs.size(); ++id) {
     if (!active[id]) continue;
     const Instr& in = instr_of(id);
@@ -61,19 +69,21 @@ void Solver::Impl::note_empty_calls() {
     const Site& site = instrs[id];
     if (scopes[site.scope].local == 0 && !modules[site.module].program) continue;  // import-time bindings
     const Call& c = modules[site.module].ir.calls[size_t(in.index)];
-    if (auto a = abstract_unfollowed.find(gvar(site.module, c.callee)); a != abstract_unfollowed.end()) {
+    uint32_t callee = ivar(id, c.callee);
+    if (pts(callee).empty() && reached_somewhere.count((uint64_t(origin(site.scope)) << 32) | site.index)) continue;
+    if (auto a = abstract_unfollowed.find(callee); a != abstract_unfollowed.end()) {
       not_followed(site.scope, in, c.text, a->second);
       continue;
     }
-    if (auto circle = import_circle(gvar(site.module, c.callee))) {
-      if (unfollowed_seen.insert({site.scope, in.line, c.text}).second)
-        unfollowed.push_back({site.scope, in.line, c.text, "resolves in a circle: " + *circle, true});
+    if (auto circle = import_circle(callee)) {
+      if (unfollowed_seen.insert({origin(site.scope), in.line, c.text}).second)
+        unfollowed.push_back({origin(site.scope), in.line, c.text, "resolves in a circle: " + *circle, true});
       continue;
     }
-    if (!pts(gvar(site.module, c.callee)).empty()) continue;
-    auto made = getattr_made.find(gvar(site.module, c.callee));
+    if (!pts(callee).empty()) continue;
+    auto made = getattr_made.find(callee);
     not_followed(site.scope, in, c.text,
-                 made != getattr_made.end() ? made->second : why_unknown(site.module, site.scope_local, c.callee, true));
+                 made != getattr_made.end() ? made->second : why_unknown(site.scope, c.callee, true));
   }
   for (auto& [at, text] : uncalled_any) {
     const Value& x = values[at.second];
@@ -150,7 +160,7 @@ std::optional<std::string> Solver::Impl::ruled_by_arguments(const Site& site, ui
     const Guard& gd = ir.guards[g];
     auto param = std::find_if(sc.params.begin(), sc.params.end(), [&](const Param& p) { return p.var == gd.var; });
     if (param == sc.params.end()) continue;
-    const auto& held = pts(gvar(site.module, gd.var));
+    const auto& held = pts(svar(site.scope, gd.var));
     if (held.empty() || test_may_pass(gd, held, false)) continue;
     std::vector<std::string> passed;
     for (uint32_t v : held) {
@@ -166,9 +176,9 @@ std::optional<std::string> Solver::Impl::ruled_by_arguments(const Site& site, ui
 
 // What the callee of a call never made would be, read without running the arm: a builtin,
 // a name of the module, an attribute of a module.
-std::vector<uint32_t> Solver::Impl::callee_values(uint32_t m, uint32_t scope_local, Var var, int depth) {
+std::vector<uint32_t> Solver::Impl::callee_values(uint32_t scope_id, Var var, int depth) {
   if (depth > 8) return {};
-  const Scope& sc = modules[m].ir.scopes[scope_local];
+  const Scope& sc = scope(scope_id);
   const Instr* made = nullptr;
   for (const Instr& in : sc.code)
     if (in.dst == var) made = &in;
@@ -181,13 +191,13 @@ std::vector<uint32_t> Solver::Impl::callee_values(uint32_t m, uint32_t scope_loc
   };
   std::vector<uint32_t> out;
   if (!made) {
-    for (uint32_t v : now(gvar(m, var))) out.push_back(v);
+    for (uint32_t v : now(svar(scope_id, var))) out.push_back(v);
   } else if (made->op == Op::copy) {
-    return callee_values(m, scope_local, made->a, depth + 1);
+    return callee_values(scope_id, made->a, depth + 1);
   } else if (made->op == Op::import_from && made->name == "builtins") {
     out.push_back(value(Kind::external, str("builtins." + made->name2)));
   } else if (made->op == Op::load_attr) {
-    for (uint32_t b : callee_values(m, scope_local, made->a, depth + 1)) {
+    for (uint32_t b : callee_values(scope_id, made->a, depth + 1)) {
       const Value x = values[b];
       if (x.kind == Kind::external) {
         out.push_back(value(Kind::external, str(strings[x.a] + "." + made->name)));
@@ -207,19 +217,30 @@ std::vector<uint32_t> Solver::Impl::callee_values(uint32_t m, uint32_t scope_loc
 // The calls of reached functions that wait on a guard the callers' literal arguments close.
 void Solver::Impl::note_ruled_out() {
   size_t reached_instrs = instrs.size();
+  // A call of a cloned function that some copy makes is not ruled out (only the cloned
+  // functions' instructions are gathered: all of torch's would be tens of MB).
+  std::unordered_set<uint32_t> cloned;
+  for (size_t k = 1; k < clone_ctxs.size(); ++k)
+    for (uint32_t sc : clone_ctxs[k].ids) cloned.insert(origin(sc));
+  auto key_of = [&](uint32_t id) { return (uint64_t(origin(instrs[id].scope)) << 32) | instrs[id].index; };
+  std::unordered_set<uint64_t> made_somewhere, said;
+  for (uint32_t id = 0; id < reached_instrs && !cloned.empty(); ++id)
+    if (active[id] && cloned.count(origin(instrs[id].scope))) made_somewhere.insert(key_of(id));
   for (uint32_t id = 0; id < reached_instrs; ++id) {
     if (active[id]) continue;
+    if (cloned.count(origin(instrs[id].scope)) && (made_somewhere.count(key_of(id)) || !said.insert(key_of(id)).second))
+      continue;
     const Instr& in = instr_of(id);
     const Site site = instrs[id];
     if (in.op != Op::call || in.guard == 0 || scopes[site.scope].local == 0) continue;
     auto why = ruled_by_arguments(site, in.guard);
     if (!why) continue;
     const Call& c = modules[site.module].ir.calls[size_t(in.index)];
-    RuledOutCall r{site.scope, in.line, c.text, {}, {}, *why};
-    for (uint32_t v : callee_values(site.module, site.scope_local, c.callee)) {
+    RuledOutCall r{origin(site.scope), in.line, c.text, {}, {}, *why};
+    for (uint32_t v : callee_values(site.scope, c.callee)) {
       const Value& x = values[v];
       if (x.kind == Kind::external) r.externals.push_back(strings[x.a]);
-      else if (x.kind == Kind::function || x.kind == Kind::bound) r.functions.push_back(x.a);
+      else if (x.kind == Kind::function || x.kind == Kind::bound) r.functions.push_back(origin(x.a));
     }
     if (!r.externals.empty() || !r.functions.empty()) ruled_out_calls.push_back(std::move(r));
   }

@@ -26,7 +26,7 @@ std::vector<std::string> Solver::Impl::literal_keys(const std::string& literal, 
   if (!literal.empty()) return {literal};
   if (key == kNoVar) return {};
   std::vector<std::string> out;
-  for (uint32_t v : read_var(gvar(instrs[instr].module, key), instr)) {
+  for (uint32_t v : read_var(ivar(instr, key), instr)) {
     const Value& x = values[v];
     // Literals, and keys known by identity: a class, or a name outside the program (int).
     if (x.kind == Kind::constant && strings[x.a].find(':') != std::string::npos) out.push_back(strings[x.a]);
@@ -57,7 +57,7 @@ void Solver::Impl::slice_of(uint32_t v, const std::string& from, uint32_t dst, u
 void Solver::Impl::eval_import_from(uint32_t id) {
   const Instr& in = instr_of(id);
   [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
-  auto g = [&](Var v) { return gvar(m, v); };
+  auto g = [&](Var v) { return ivar(id, v); };
   [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
   if (in.name == "builtins") {
     // A name the module never binds: a star import's, else a builtin. A star import of a
@@ -109,7 +109,7 @@ void Solver::Impl::eval_import_from(uint32_t id) {
 void Solver::Impl::eval_load_item(uint32_t id) {
   const Instr& in = instr_of(id);
   [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
-  auto g = [&](Var v) { return gvar(m, v); };
+  auto g = [&](Var v) { return ivar(id, v); };
   [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
   if (in.name.rfind("slice:", 0) == 0) {
     for (uint32_t v : read(in.a)) slice_of(v, in.name.substr(6), g(in.dst), id);
@@ -205,7 +205,7 @@ void Solver::Impl::annotated_collection(uint32_t id, uint32_t generic, const std
 void Solver::Impl::eval_store_item(uint32_t id) {
   const Instr& in = instr_of(id);
   [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
-  auto g = [&](Var v) { return gvar(m, v); };
+  auto g = [&](Var v) { return ivar(id, v); };
   [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
   std::vector<std::string> keys = literal_keys(in.name, in.dst, id);
   for (uint32_t v : read(in.a)) {
@@ -224,7 +224,7 @@ void Solver::Impl::eval_store_item(uint32_t id) {
 void Solver::Impl::eval_make_list(uint32_t id) {
   const Instr& in = instr_of(id);
   [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
-  auto g = [&](Var v) { return gvar(m, v); };
+  auto g = [&](Var v) { return ivar(id, v); };
   [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
   uint32_t c = modules[m].container_base + uint32_t(in.index);
   const Container& ct = modules[m].ir.containers[size_t(in.index)];
@@ -253,7 +253,7 @@ void Solver::Impl::eval_make_list(uint32_t id) {
 void Solver::Impl::eval_call(uint32_t id) {
   const Instr& in = instr_of(id);
   [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
-  auto g = [&](Var v) { return gvar(m, v); };
+  auto g = [&](Var v) { return ivar(id, v); };
   [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
   const Call& c = modules[m].ir.calls[size_t(in.index)];
   CallArgs args;
@@ -299,7 +299,7 @@ void Solver::Impl::eval_call(uint32_t id) {
 void Solver::Impl::eval_unpack(uint32_t id) {
   const Instr& in = instr_of(id);
   [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
-  auto g = [&](Var v) { return gvar(m, v); };
+  auto g = [&](Var v) { return ivar(id, v); };
   [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
   for (uint32_t v : read(in.a)) {
     const Value& x = values[v];
@@ -331,7 +331,7 @@ void Solver::Impl::eval_unpack(uint32_t id) {
 void Solver::Impl::eval_enter(uint32_t id) {
   const Instr& in = instr_of(id);
   [[maybe_unused]] const uint32_t m = instrs[id].module, scope = instrs[id].scope;
-  auto g = [&](Var v) { return gvar(m, v); };
+  auto g = [&](Var v) { return ivar(id, v); };
   [[maybe_unused]] auto read = [&](Var v) { return vals(g(v), id); };
   for (uint32_t v : read(in.a)) {
     const Value& x = values[v];
@@ -347,8 +347,7 @@ void Solver::Impl::eval_enter(uint32_t id) {
       call_method(v, aio ? "__aexit__" : "__exit__", {}, temp(id, 2, v), id, in.line);
     } else if (x.kind == Kind::generator) {
       reach(x.a);  // a contextmanager's generator runs to its yield
-      auto [gm, local] = scopes[x.a];
-      copy_edge(gvar(gm, modules[gm].ir.scopes[local].yields), g(in.dst));
+      copy_edge(svar(x.a, this->scope(x.a).yields), g(in.dst));
     } else if (x.kind == Kind::ext_instance) {
       external(scope, in, strings[x.a] + ".__enter__", strings[x.a]);
       add(g(in.dst), v);
@@ -362,7 +361,7 @@ void Solver::Impl::evaluate(uint32_t id) {
   const Site site = instrs[id];
   const Instr& in = instr_of(id);
   const uint32_t m = site.module;
-  auto g = [&](Var v) { return gvar(m, v); };
+  auto g = [&](Var v) { return ivar(id, v); };
   auto read = [&](Var v) { return vals(g(v), id); };  // a copy: evaluating may grow it
   const uint32_t scope = site.scope;
   switch (in.op) {
@@ -393,7 +392,7 @@ void Solver::Impl::evaluate(uint32_t id) {
       break;
     case Op::function: {
       // Defaults go into the parameters a call leaves unbound (solver_calls.cpp).
-      add(g(in.dst), value(Kind::function, modules[m].scope_base + uint32_t(in.index)));
+      add(g(in.dst), value(Kind::function, nested_scope(scope, uint32_t(in.index))));
       break;
     }
     case Op::klass: {
@@ -497,19 +496,16 @@ void Solver::Impl::evaluate(uint32_t id) {
       eval_return(id);
       break;
     case Op::yield: {
-      auto [sm, local] = scopes[scope];
-      copy_edge(g(in.a), gvar(sm, modules[sm].ir.scopes[local].yields));
+      copy_edge(g(in.a), svar(scope, this->scope(scope).yields));
       add(g(in.dst), value(Kind::unknown));
       break;
     }
     case Op::yield_from: {
-      auto [sm, local] = scopes[scope];
-      uint32_t ys = gvar(sm, modules[sm].ir.scopes[local].yields);
+      uint32_t ys = svar(scope, this->scope(scope).yields);
       for (uint32_t v : read(in.a)) {
         items_of(v, ys, id, in.line);
         if (values[v].kind == Kind::generator) {
-          auto [gm, gl] = scopes[values[v].a];
-          copy_edge(gvar(gm, modules[gm].ir.scopes[gl].returns), g(in.dst));
+          copy_edge(svar(values[v].a, this->scope(values[v].a).returns), g(in.dst));
         }
       }
       break;
@@ -519,8 +515,7 @@ void Solver::Impl::evaluate(uint32_t id) {
         const Value& x = values[v];
         if (x.kind == Kind::generator) {
           reach(x.a);
-          auto [gm, gl] = scopes[x.a];
-          copy_edge(gvar(gm, modules[gm].ir.scopes[gl].returns), g(in.dst));
+          copy_edge(svar(x.a, this->scope(x.a).returns), g(in.dst));
         } else {
           add(g(in.dst), value(Kind::unknown));
         }

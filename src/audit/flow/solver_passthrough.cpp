@@ -40,7 +40,7 @@ const Solver::Impl::ReturnSources& Solver::Impl::return_sources(uint32_t scope_i
   auto key = (uint64_t(scope_id) << 32) | index;
   auto found = return_source_cache.find(key);
   if (found != return_source_cache.end()) return found->second;
-  auto [m, local] = scopes[scope_id];
+  const uint32_t m = scopes[scope_id].module, local = scopes[scope_id].local;
   const Scope& s = modules[m].ir.scopes[local];
   ReturnSources out;
   std::vector<Var> todo{s.code[index].a}, seen;
@@ -72,13 +72,13 @@ void Solver::Impl::eval_return(uint32_t id) {
   const Site& site = instrs[id];
   const Scope& s = modules[site.module].ir.scopes[site.scope_local];
   const Instr& in = instr_of(id);
-  uint32_t returns = gvar(site.module, s.returns);
+  uint32_t returns = svar(site.scope, s.returns);
   if (s.generator || s.coroutine) {
-    copy_edge(gvar(site.module, in.a), returns);
+    copy_edge(svar(site.scope, in.a), returns);
     return;
   }
   const ReturnSources& from = return_sources(site.scope, site.index);
-  for (Var leaf : std::vector<Var>(from.leaves)) copy_edge(gvar(site.module, leaf), returns);
+  for (Var leaf : std::vector<Var>(from.leaves)) copy_edge(svar(site.scope, leaf), returns);
   for (uint32_t p : std::vector<uint32_t>(from.params)) returned_param(site.scope, p);
 }
 
