@@ -330,3 +330,21 @@ TEST_CASE("flow audit: a registry a decorator factory fills keeps each key's own
   CHECK(called == std::vector<std::string>{"impls:fast", "plugins:lookup"});
   CHECK(flow_chains(g) == std::vector<std::string>{"os.remove <- impls:fast:5"});
 }
+
+TEST_CASE("flow audit: a test joined by `or` or `and` closes an arm when no alternative can pass, inner tests included",
+          "[audit][flow]") {
+  std::map<std::string, std::string> files{{"pkg/__init__.py", ""},
+                                           {"pkg/m.py",
+                                            "import os, subprocess\n"
+                                            "def check(mode, known):\n"
+                                            "    if (mode is False) or (mode == 'ask' and not known):\n"
+                                            "        if known:\n"
+                                            "            os.listdir('.')\n"  // 5: needs known and not known
+                                            "        subprocess.run(['x'])\n"  // 6: mode 'ask', known False
+                                            "    if mode == 'never' or mode is None:\n"
+                                            "        os.getcwd()\n"  // 8: no alternative passes
+                                            "def entry(known):\n"
+                                            "    check('ask', known)\n"}};
+  auto g = flow_walk(files, "pkg.m", "entry");
+  CHECK(flow_chains(g) == std::vector<std::string>{"subprocess.run <- pkg.m:check:6"});
+}

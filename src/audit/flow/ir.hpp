@@ -59,12 +59,15 @@ struct Instr {
 
 /// When a guarded instruction runs: every test from `guard` up its parents passes.
 struct Guard {
-  enum Test : uint8_t { truthy, falsy, is_none, not_none, equals, not_equals, one_of, none_of };
+  // `either`: one of two guards, `alt` (each a chain of its own up to this one's parent):
+  // `a or b` true, `a and b` false.
+  enum Test : uint8_t { truthy, falsy, is_none, not_none, equals, not_equals, one_of, none_of, either };
   uint32_t parent = 0;  // 0: none
   Var var = kNoVar;
   Test test = truthy;
   Name literal;  // for equals / not_equals: a constant as Op::constant names it
   std::vector<std::string> among;  // for one_of / none_of (`x in ("a", "b")`): the constants
+  uint32_t alt[2] = {0, 0};        // for either
 };
 
 struct Arg {

@@ -51,6 +51,16 @@ uint32_t Lowerer::guard(Var var, Guard::Test test, const std::string& literal) {
   return uint32_t(m_.guards.size() - 1);
 }
 
+// `a` or `b`, each a chain of guards under the current one; the current one where either
+// tells nothing more.
+uint32_t Lowerer::either(uint32_t a, uint32_t b) {
+  if (a == guard_ || b == guard_) return guard_;
+  uint32_t g = guard(kNoVar, Guard::either);
+  m_.guards[g].alt[0] = a;
+  m_.guards[g].alt[1] = b;
+  return g;
+}
+
 // The guards under which an arm runs when `n` is true, and when it is false; the test's
 // own code is lowered once, under the current guard. Where a side cannot be told by one
 // conjunction of tests (`a or b` true, `a and b` false) it is the current guard.
@@ -69,7 +79,9 @@ std::pair<uint32_t, uint32_t> Lowerer::condition(TSNode n) {
     guard_ = is_and ? lpass : lfail;
     auto [rpass, rfail] = condition(field(n, "right"));
     guard_ = here;
-    return is_and ? std::make_pair(rpass, here) : std::make_pair(here, rfail);
+    // The side no one conjunction tells is one of two: the left decided it, or the right did.
+    uint32_t other = is_and ? either(lfail, rfail) : either(lpass, rpass);
+    return is_and ? std::make_pair(rpass, other) : std::make_pair(other, rfail);
   }
   if (is(n, "comparison_operator")) {
     auto kids = named_children(n);

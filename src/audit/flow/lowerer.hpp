@@ -84,6 +84,7 @@ class Lowerer {
   Var string(TSNode n);
   std::pair<uint32_t, uint32_t> condition(TSNode n);
   uint32_t guard(Var var, Guard::Test test, const std::string& literal = {});
+  uint32_t either(uint32_t a, uint32_t b);
   std::string literal_of(TSNode n) const;
   Var annotation(TSNode n);
   void field_factory(Var made);

@@ -209,33 +209,52 @@ void Solver::Impl::reach(uint32_t scope) {
   }
 }
 
+namespace {
+
+// Two tests of one variable that cannot both pass (`if x:` around `if not x:`, `is None`
+// around `is not None`, == "a" around == "b"): the arm is closed whatever x holds.
+bool exclusive(const Guard& x, const Guard& y) {
+  if (x.var != y.var || x.test == Guard::either || y.test == Guard::either) return false;
+  auto opposite = [](Guard::Test p, Guard::Test q) {
+    return (p == Guard::truthy && q == Guard::falsy) || (p == Guard::is_none && q == Guard::not_none);
+  };
+  if (opposite(x.test, y.test) || opposite(y.test, x.test)) return true;
+  if (x.test == Guard::equals && y.test == Guard::equals && x.literal != y.literal) return true;
+  return ((x.test == Guard::equals && y.test == Guard::not_equals) ||
+          (x.test == Guard::not_equals && y.test == Guard::equals)) &&
+         x.literal == y.literal;
+}
+
+}  // namespace
+
 // Whether some value the guard's variables hold now can pass every test up its chain.
 // Not yet: the instruction waits on those variables (and runs once one can).
 bool Solver::Impl::guard_may_pass(uint32_t scope, uint32_t g, uint32_t instr, bool empty_passes) {
+  std::vector<const Guard*> below;
+  return chain_may_pass(scope, g, below, instr, empty_passes);
+}
+
+// `below`: the tests already passed further down the chain, each checked against those
+// above it. An `either` (`a or b`) passes when one alternative does, with what is below.
+bool Solver::Impl::chain_may_pass(uint32_t scope, uint32_t g, std::vector<const Guard*>& below, uint32_t instr,
+                                  bool empty_passes) {
   const Module& ir = modules[scopes[scope].module].ir;
-  // Two tests of one variable that cannot both pass (`if x:` around `if not x:`, `is
-  // None` around `is not None`, == "a" around == "b") close the arm whatever x holds.
-  for (uint32_t a = g; a != 0; a = ir.guards[a].parent)
-    for (uint32_t b = ir.guards[a].parent; b != 0; b = ir.guards[b].parent) {
-      const Guard &x = ir.guards[a], &y = ir.guards[b];
-      if (x.var != y.var) continue;
-      auto opposite = [](Guard::Test p, Guard::Test q) {
-        return (p == Guard::truthy && q == Guard::falsy) || (p == Guard::is_none && q == Guard::not_none);
-      };
-      if (opposite(x.test, y.test) || opposite(y.test, x.test)) return false;
-      if (x.test == Guard::equals && y.test == Guard::equals && x.literal != y.literal) return false;
-      if (((x.test == Guard::equals && y.test == Guard::not_equals) ||
-           (x.test == Guard::not_equals && y.test == Guard::equals)) &&
-          x.literal == y.literal)
-        return false;
-    }
-  while (g != 0) {
+  size_t mark = below.size();
+  bool may = true;
+  for (; g != 0 && may; g = ir.guards[g].parent) {
     const Guard& gd = ir.guards[g];
-    auto held = vals(svar(scope, gd.var), instr);
-    if (!test_may_pass(gd, held, empty_passes)) return false;
-    g = gd.parent;
+    if (gd.test == Guard::either) {
+      may = chain_may_pass(scope, gd.alt[0], below, instr, empty_passes) ||
+            chain_may_pass(scope, gd.alt[1], below, instr, empty_passes);
+      break;
+    }
+    for (const Guard* x : below)
+      if (exclusive(*x, gd)) may = false;
+    if (may) may = test_may_pass(gd, vals(svar(scope, gd.var), instr), empty_passes);
+    below.push_back(&gd);
   }
-  return true;
+  below.resize(mark);
+  return may;
 }
 
 bool Solver::Impl::test_may_pass(const Guard& gd, const std::vector<uint32_t>& held, bool empty_passes) const {
@@ -257,6 +276,7 @@ bool Solver::Impl::test_may_pass(const Guard& gd, const std::vector<uint32_t>& h
           may = c.find(':') == std::string::npos || std::find(gd.among.begin(), gd.among.end(), c) != gd.among.end();
           break;
         case Guard::none_of: may = std::find(gd.among.begin(), gd.among.end(), c) == gd.among.end(); break;
+        case Guard::either: may = true; break;
       }
     } else if (x.kind == Kind::function || x.kind == Kind::klass || x.kind == Kind::module || x.kind == Kind::bound) {
       may = gd.test == Guard::truthy || gd.test == Guard::not_none || gd.test == Guard::not_equals ||
@@ -378,7 +398,7 @@ void Solver::solve() {
       const Module& ir = I.modules[I.instrs[id].module].ir;
       bool untested = false;
       for (uint32_t g = I.instr_of(id).guard; g != 0 && !untested; g = ir.guards[g].parent)
-        untested = I.pts(I.ivar(id, ir.guards[g].var)).empty();
+        untested = ir.guards[g].test != Guard::either && I.pts(I.ivar(id, ir.guards[g].var)).empty();
       if (untested && I.guard_may_pass(I.instrs[id].scope, I.instr_of(id).guard, kNoInstr, true)) {
         I.active[id] = 1;
         I.enqueue(id);

@@ -18,6 +18,17 @@ constexpr size_t kMaxCloneCode = 60;       // instructions of the whole tree, at
 constexpr size_t kMaxClonesPerTree = 4;    // call sites solved apart; the rest share
 constexpr size_t kMaxClones = 64;          // clones of one audit, at most
 
+// The variables a guard's chain tests, an `either`'s alternatives included.
+template <typename Put>
+void put_guard_vars(const Module& ir, uint32_t g, const Put& put) {
+  for (; g != 0; g = ir.guards[g].parent) {
+    const Guard& gd = ir.guards[g];
+    if (gd.test != Guard::either) put(gd.var);
+    else
+      for (uint32_t a : gd.alt) put_guard_vars(ir, a, put);
+  }
+}
+
 // Every variable the scope's code, parameters and guards use.
 void vars_of_scope(const Module& ir, const Scope& s, std::vector<Var>& out) {
   auto put = [&](Var v) {
@@ -34,7 +45,7 @@ void vars_of_scope(const Module& ir, const Scope& s, std::vector<Var>& out) {
     put(in.dst);
     put(in.a);
     put(in.b);
-    for (uint32_t g = in.guard; g != 0; g = ir.guards[g].parent) put(ir.guards[g].var);
+    put_guard_vars(ir, in.guard, put);
     if (in.op == Op::call && in.index >= 0) {
       const Call& c = ir.calls[size_t(in.index)];
       put(c.callee);

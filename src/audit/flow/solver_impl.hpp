@@ -210,6 +210,8 @@ struct Solver::Impl {
   void reach(uint32_t scope);
   void reach_top(uint32_t module);
   bool guard_may_pass(uint32_t scope, uint32_t guard, uint32_t instr, bool empty_passes = false);
+  bool chain_may_pass(uint32_t scope, uint32_t guard, std::vector<const Guard*>& below, uint32_t instr,
+                      bool empty_passes);
   void evaluate(uint32_t instr);
   // The instructions whose effect takes more than a few lines (solver_ops.cpp).
   void eval_import_from(uint32_t id);

@@ -139,6 +139,7 @@ std::string test_text(const Guard& gd, const std::string& name) {
     case Guard::not_none: return name + " is not None";
     case Guard::equals: return name + " == " + spelled(gd.literal);
     case Guard::not_equals: return name + " != " + spelled(gd.literal);
+    case Guard::either: return name;
     case Guard::one_of:
     case Guard::none_of: {
       std::string items;
