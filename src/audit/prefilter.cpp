@@ -84,18 +84,43 @@ Prefilter::Prefilter(const RuleSet& rules) {
     }
     rules_.push_back(std::move(need));
   }
+  for (size_t k = 0; k < words_.size(); ++k) {
+    word_ids_.emplace(std::string_view(words_[k]), uint16_t(k));
+    if (!words_[k].empty()) first_.set((unsigned char)words_[k][0]);
+    lengths_.set(std::min<size_t>(words_[k].size(), 64));
+  }
+}
+
+std::vector<int8_t> Prefilter::words_in(std::string_view text) const {
+  std::vector<int8_t> found(words_.size(), 0);
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    if (!ident_char(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    while (i < n && ident_char(text[i])) ++i;
+    size_t len = i - start;
+    // Most identifiers start or end unlike any word: no hash for them.
+    if (!first_.test((unsigned char)text[start]) || !lengths_.test(std::min<size_t>(len, 64))) continue;
+    auto it = word_ids_.find(text.substr(start, len));
+    if (it != word_ids_.end()) found[it->second] = 1;
+  }
+  return found;
 }
 
 Prefilter::Verdict Prefilter::judge(std::string_view text, std::string_view module) const {
   enum : int8_t { unknown = -1, absent, in_text, in_name, made };
   std::vector<int8_t> where(words_.size(), unknown);
+  const std::vector<int8_t> written_words = words_in(text);
   auto module_parts = util::split(std::string(module), '.');
   auto where_is = [&](uint16_t w) {
     if (where[w] != unknown) return where[w];
     const std::string& word = words_[w];
     if (std::find(module_parts.begin(), module_parts.end(), word) != module_parts.end()) where[w] = in_name;
     else if (made_by_extractor(word)) where[w] = made;
-    else where[w] = find_word(text, word) != std::string_view::npos ? in_text : absent;
+    else where[w] = written_words[w] ? in_text : absent;
     return where[w];
   };
   Verdict v;
@@ -103,7 +128,7 @@ Prefilter::Verdict Prefilter::judge(std::string_view text, std::string_view modu
     bool can = true, written = false, named = false;
     if (need.builtin) {
       const std::string& word = words_[need.words[0]];
-      can = has_use(text, word) ||
+      can = (written_words[need.words[0]] && has_use(text, word)) ||
             (where_is(need.words[0]) == in_text &&
              (find_word(text, "builtins") != std::string_view::npos ||
               find_word(text, "__builtin__") != std::string_view::npos ||
