@@ -348,3 +348,22 @@ TEST_CASE("flow audit: a test joined by `or` or `and` closes an arm when no alte
   auto g = flow_walk(files, "pkg.m", "entry");
   CHECK(flow_chains(g) == std::vector<std::string>{"subprocess.run <- pkg.m:check:6"});
 }
+
+TEST_CASE("flow audit: a dataclass made with no __init__ of its own runs each field's default factory",
+          "[audit][flow]") {
+  std::map<std::string, std::string> files{{"pkg/__init__.py", ""},
+                                           {"pkg/cfg.py",
+                                            "import dataclasses, subprocess\n"
+                                            "def probe_arch():\n"
+                                            "    return subprocess.check_output(['nvidia-smi'])\n"
+                                            "@dataclasses.dataclass\n"
+                                            "class Settings:\n"
+                                            "    name: str = 'x'\n"
+                                            "    arch: bytes = dataclasses.field(default_factory=probe_arch)\n"},
+                                           {"pkg/m.py",
+                                            "from pkg.cfg import Settings\n"
+                                            "def load():\n"
+                                            "    return Settings()\n"}};
+  auto g = flow_walk(files, "pkg.m", "load");
+  CHECK(flow_chains(g) == std::vector<std::string>{"subprocess.check_output <- pkg.cfg:probe_arch:3"});
+}
