@@ -241,46 +241,7 @@ Var Lowerer::expr(TSNode n) {
     out = expr(field(n, "value"));
     assign(field(n, "name"), out);
   } else if (is(n, "assignment")) {
-    // a = b = c: the right side once, every target bound to it.
-    TSNode right = field(n, "right");
-    TSNode type = field(n, "type");
-    out = ts_node_is_null(right) ? kNoVar : expr(right);
-    if (out == kNoVar && !ts_node_is_null(type)) {
-      // x: T with no value. In a class body it declares what the attribute holds (a
-      // dataclass field, `spec: JitSpec` set elsewhere): instances of T. Elsewhere a later
-      // assignment gives the value.
-      Var t = annotation(type);
-      if (cur().cls >= 0) {
-        Instr says = at(Op::copy, n);
-        says.a = t;
-        says.dst = fresh();
-        says.name = "annotated";
-        Var v = says.dst;
-        emit(std::move(says));
-        assign(field(n, "left"), v);
-      }
-      out = kNoVar;
-    } else {
-      bool empty = (is(right, "list") || is(right, "dictionary") || is(right, "set")) && named_children(right).empty();
-      if (!ts_node_is_null(type) && out != kNoVar && empty) {
-        // x: List[Path] = []: an empty collection says nothing of its items; the annotation
-        // says it. (`cuda: Optional[str] = None` is kept as None: a build writes such
-        // constants, and None is what this install holds.)
-        Instr keep = at(Op::copy, n);
-        keep.a = out;
-        keep.dst = fresh();
-        out = emit(std::move(keep));
-        Instr says = at(Op::copy, n);
-        says.a = annotation(type);
-        says.dst = out;
-        says.name = "annotated";
-        emit(std::move(says));
-      }
-      assign(field(n, "left"), out);
-      if (cur().cls >= 0 && is(right, "call")) field_factory(out);
-    }
-    if (cur().scope == 0 && cur().cls < 0 && text(field(n, "left")) == "__all__") exports(right, false);
-    if (out == kNoVar) out = constant("None", n);
+    out = assignment(n);
   } else if (is(n, "augmented_assignment")) {
     TSNode left = field(n, "left");
     if (cur().scope == 0 && cur().cls < 0 && text(left) == "__all__") exports(field(n, "right"), true);

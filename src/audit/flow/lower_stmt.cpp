@@ -391,4 +391,42 @@ void Lowerer::match_statement(TSNode n) {
   }
 }
 
+// a = b = c: the right side once, every target bound to it. An annotation says what the
+// target holds where the value does not: `x: T` alone in a class body (a dataclass field,
+// `spec: JitSpec` set elsewhere), `x: List[Path] = []` (an empty collection says nothing of
+// its items). `cuda: Optional[str] = None` is kept as None: a build writes such constants.
+Var Lowerer::assignment(TSNode n) {
+  TSNode right = field(n, "right"), type = field(n, "type");
+  Var out = ts_node_is_null(right) ? kNoVar : expr(right);
+  auto annotated = [&](Var into) {
+    Instr says = at(Op::copy, n);
+    says.a = annotation(type);
+    says.dst = into;
+    says.name = "annotated";
+    emit(std::move(says));
+  };
+  if (out == kNoVar && !ts_node_is_null(type)) {
+    if (cur().cls >= 0) {
+      Var v = fresh();
+      annotated(v);
+      assign(field(n, "left"), v);
+    } else {
+      annotation(type);  // elsewhere a later assignment gives the value
+    }
+  } else {
+    bool empty = (is(right, "list") || is(right, "dictionary") || is(right, "set")) && named_children(right).empty();
+    if (!ts_node_is_null(type) && out != kNoVar && empty) {
+      Instr keep = at(Op::copy, n);
+      keep.a = out;
+      keep.dst = fresh();
+      out = emit(std::move(keep));
+      annotated(out);
+    }
+    assign(field(n, "left"), out);
+    if (cur().cls >= 0 && is(right, "call")) field_factory(out);
+  }
+  if (cur().scope == 0 && cur().cls < 0 && text(field(n, "left")) == "__all__") exports(right, false);
+  return out == kNoVar ? constant("None", n) : out;
+}
+
 }  // namespace sitepatch::audit::flow::detail

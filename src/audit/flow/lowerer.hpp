@@ -88,6 +88,7 @@ class Lowerer {
   std::string literal_of(TSNode n) const;
   Var annotation(TSNode n);
   void field_factory(Var made);
+  Var assignment(TSNode n);
 
   std::string_view src_;
   Module& m_;

@@ -293,6 +293,7 @@ struct Solver::Impl {
                                                            uint32_t after = UINT32_MAX);
   std::vector<std::string> external_bases(uint32_t cls, uint32_t instr);
   void load_attr(uint32_t value, const std::string& name, uint32_t dst, uint32_t instr);
+  void load_instance_attr(uint32_t value, const std::string& name, uint32_t dst, uint32_t instr, int line);
   void load_module_attr(uint32_t module_value, const std::string& name, uint32_t dst, uint32_t instr, int line);
   void bind_into(uint32_t attr_var, uint32_t receiver, bool via_instance, uint32_t dst, uint32_t instr, int line);
   void dispatch_abstract(uint32_t cls, const std::string& name, uint32_t found, uint32_t dst, uint32_t instr, int line);

@@ -267,6 +267,41 @@ void Solver::Impl::load_any_attr(uint32_t module, const std::string& name, uint3
                                   strings[module] + " imports defines " + name);
 }
 
+// An instance's attribute: what was stored on it, else its class's (bound), else a guess at
+// a base from outside, else what its __getattr__ makes.
+void Solver::Impl::load_instance_attr(uint32_t v, const std::string& name, uint32_t dst, uint32_t instr, int line) {
+  const Value x = values[v];
+  copy_edge(instance_attr(x.a, name), dst);
+  if (auto found = find_in_mro(x.a, name, instr)) {
+    bind_into(found->second, v, true, dst, instr, line);
+    dispatch_abstract(x.a, name, found->second, dst, instr, line);
+    return;
+  }
+  if (name == "__class__") {
+    add(dst, value(Kind::klass, x.a));
+    return;
+  }
+  auto ext = external_bases(x.a, instr);
+  if (!ext.empty()) {
+    // Not the program's: its base from outside may define it, or nothing does.
+    uint32_t guess = str(ext[0] + "." + name);
+    inherited_guesses.insert(guess);
+    add(dst, value(Kind::external, guess));
+  }
+  auto ga = find_in_mro(x.a, "__getattr__", instr);
+  if (!ga) return;
+  auto [cm, cl] = classes[x.a];
+  auto [gm, gl] = classes[ga->first];
+  const std::string& cq = modules[cm].ir.classes[cl].qualified;
+  getattr_made.emplace(dst, modules[cm].ir.name + "." + cq + "." + name + " is made at run time by " +
+                                modules[gm].ir.name + ":" + modules[gm].ir.classes[gl].qualified + ".__getattr__");
+  CallArgs args;
+  uint32_t nv = temp(instr, 7, str(name));
+  add(nv, value(Kind::constant, str("str:" + name)));
+  args.positional.push_back(nv);
+  call_method(v, "__getattr__", args, dst, instr, line);
+}
+
 void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, uint32_t instr) {
   const Value x = values[v];
   int line = instr == kNoInstr ? 0 : instr_of(instr).line;
@@ -282,37 +317,9 @@ void Solver::Impl::load_attr(uint32_t v, const std::string& name, uint32_t dst, 
         if (!ext.empty()) add(dst, value(Kind::external, str(ext[0] + "." + name)));
       }
       return;
-    case Kind::instance: {
-      copy_edge(instance_attr(x.a, name), dst);
-      if (auto found = find_in_mro(x.a, name, instr)) {
-        bind_into(found->second, v, true, dst, instr, line);
-        dispatch_abstract(x.a, name, found->second, dst, instr, line);
-      } else if (name != "__class__") {
-        auto ext = external_bases(x.a, instr);
-        if (!ext.empty()) {
-          // Not the program's: its base from outside may define it, or nothing does.
-          uint32_t guess = str(ext[0] + "." + name);
-          inherited_guesses.insert(guess);
-          add(dst, value(Kind::external, guess));
-        }
-        if (auto ga = find_in_mro(x.a, "__getattr__", instr)) {
-          auto [cm, cl] = classes[x.a];
-          auto [gm, gl] = classes[ga->first];
-          const std::string& cq = modules[cm].ir.classes[cl].qualified;
-          getattr_made.emplace(dst, modules[cm].ir.name + "." + cq + "." + name + " is made at run time by " +
-                                        modules[gm].ir.name + ":" + modules[gm].ir.classes[gl].qualified +
-                                        ".__getattr__");
-          CallArgs args;
-          uint32_t nv = temp(instr, 7, str(name));
-          add(nv, value(Kind::constant, str("str:" + name)));
-          args.positional.push_back(nv);
-          call_method(v, "__getattr__", args, dst, instr, line);
-        }
-      } else {
-        add(dst, value(Kind::klass, x.a));
-      }
+    case Kind::instance:
+      load_instance_attr(v, name, dst, instr, line);
       return;
-    }
     case Kind::super_: {
       const Value r = values[x.b];
       uint32_t cls = r.kind == Kind::instance || r.kind == Kind::klass ? r.a : x.a;
