@@ -17,6 +17,23 @@ std::string count(int v) { return v < 0 ? "-" : std::to_string(v); }
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
+nlohmann::json checked_json(const engine::Checked& c) {
+  return {{"calls", c.calls < 0 ? nlohmann::json() : nlohmann::json(c.calls)},
+          {"vs_record", c.vs_record},
+          {"vs_eager", c.vs_eager},
+          {"recorded", c.recorded},
+          {"mismatch", or_null(c.mismatch)},
+          {"notes", c.notes}};
+}
+
+// The run that measured the kept fixes: the last kept one (the first run when none).
+const engine::TriedRun& last_kept(const engine::ProvenFixes& p) {
+  const engine::TriedRun* r = &p.runs.front();
+  for (auto& t : p.runs)
+    if (t.kept) r = &t;
+  return *r;
+}
+
 nlohmann::json counts_json(const engine::RunCounts& c) {
   return {{"status", c.status},
           {"seconds", c.seconds},
@@ -25,7 +42,8 @@ nlohmann::json counts_json(const engine::RunCounts& c) {
           {"compiled", c.compiled()},
           {"library_breaks", c.library_breaks},
           {"failure", or_null(c.failure)},
-          {"raised", or_null(c.raised)}};
+          {"raised", or_null(c.raised)},
+          {"checked", checked_json(c.checked)}};
 }
 
 nlohmann::json frames_json(const std::vector<engine::FrameNote>& notes) {
@@ -80,7 +98,8 @@ std::string run_recipe(const engine::ProvenFixes& p, const std::string& command)
   std::string id = (!requires_line.empty() ? site::normalize_name(dists.begin()->first) + "-" : std::string()) + "dynamo-proven";
   return "# Proven by " + recipe::yaml_comment("`sitepatch explain --run " + util::shell_word(command) + "`") +
          ": each edit was kept because the\n"
-         "# run with it measured better than without (the comment above it says how).\n" +
+         "# run with it measured better than without (the comment above it says how).\n"
+         "# Checked: " + recipe::yaml_comment(last_kept(p).counts.checked.how()) + ".\n" +
          engine::proven_recipe(p.kept, why, id, requires_line);
 }
 
@@ -113,6 +132,7 @@ void print_run(const Output& out, const engine::ProvenFixes& p, const std::strin
   }
   out.out(std::to_string(p.kept.size()) + (p.kept.size() == 1 ? " fix" : " fixes") + " proven:");
   for (auto& k : p.kept) out.out("  " + k.describe());
+  out.out("checked: " + last_kept(p).counts.checked.how());
   if (!p.after.empty()) {
     // What the next restart would meet past the log: the first run's walks from the
     // user's code, marked by the kept fixes.
@@ -149,6 +169,7 @@ nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe)
   engine::Explanation after;
   after.user_walks = p.after;
   return {{"runs", runs}, {"kept", kept}, {"stop", p.stop}, {"recipe", or_null(recipe)},
+          {"checked", p.kept.empty() ? nlohmann::json() : nlohmann::json(last_kept(p).counts.checked.how())},
           {"untried", p.untried}, {"skipped", p.skipped}, {"undone", p.undone},
           {"after", explanation_json(after)["user_walks"]}};
 }

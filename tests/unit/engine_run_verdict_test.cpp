@@ -58,3 +58,44 @@ TEST_CASE("improves keeps a fix only on evidence", "[engine][explain]") {
   CHECK_FALSE(improves(ran, broke, {}, {}, why));
   CHECK(why == "the command failed (exit 1) where it ran before");
 }
+
+TEST_CASE("the differential proof's lines are summed over processes, and a mismatch rejects a run that compiles",
+          "[engine][explain]") {
+  RunCounts c;
+  read_counts(
+      "noise\nsitepatch-dynamo-counts: {\"graphs\": 1, \"graph_breaks\": 0, \"pid\": 4}\n"
+      "sitepatch-diff: {\"calls\": 2, \"vs_record\": 1, \"vs_eager\": 2, \"recorded\": 0, \"mismatch\": null, "
+      "\"notes\": [], \"pid\": 4}\n"
+      "print('sitepatch-diff: {\"calls\": 9}') in a line of the program's own\n"
+      "sitepatch-diff: {\"calls\": 1, \"vs_record\": 0, \"vs_eager\": 1, \"recorded\": 0, \"mismatch\": \"call 1: "
+      "compiled output has dtype torch.bfloat16 where eager gives torch.float32 (against this run's eager code)\", "
+      "\"notes\": [\"the eager call 0 of compiled function 0 raised ValueError\"], \"pid\": 5}\n",
+      c);
+  CHECK(c.graphs == 1);
+  CHECK(c.checked.calls == 3);
+  CHECK(c.checked.vs_record == 1);
+  CHECK(c.checked.vs_eager == 3);
+  CHECK(c.checked.mismatch ==
+        "call 1: compiled output has dtype torch.bfloat16 where eager gives torch.float32 (against this run's eager code)");
+  CHECK(c.checked.notes == std::vector<std::string>{"the eager call 0 of compiled function 0 raised ValueError"});
+
+  RunCounts before;
+  before.status = 1;
+  before.unsupported = true;
+  before.library_breaks = 1;
+  std::string why;
+  c.status = 0;
+  CHECK(c.compiled());
+  CHECK_FALSE(improves(before, c, {"posix.stat at kvq/__init__.py:12"}, {}, why));
+  CHECK(why ==
+        "compiled differs from eager: call 1: compiled output has dtype torch.bfloat16 where eager gives torch.float32 "
+        "(against this run's eager code)");
+
+  c.checked.mismatch.clear();
+  CHECK(improves(before, c, {"posix.stat at kvq/__init__.py:12"}, {}, why));
+  CHECK(c.checked.how() ==
+        "compiled equals eager on 3 calls (1 against the unpatched program's outputs, 3 against the patched code run "
+        "eagerly)");
+  CHECK(Checked{}.how() ==
+        "compiles: the command called no compiled function on tensors, so that it compiles is all that was shown");
+}

@@ -11,6 +11,20 @@
 
 namespace sitepatch::engine {
 
+/// What the differential proof (diff_hook.py) checked in one run: the compiled
+/// functions' outputs against the unpatched program's eager record and against the
+/// run's own code run eagerly.
+struct Checked {
+  int calls = -1;      // calls whose outputs were compared; -1: no process reported
+  int vs_record = 0;   // of those, against the first run's record (the unpatched program)
+  int vs_eager = 0;    // of those, against the patched code run eagerly in the same process
+  int recorded = 0;    // eager outputs this run recorded (the first run)
+  std::string mismatch;  // the first difference, in words; "" when none
+  std::vector<std::string> notes;  // what could not be checked ("the eager call 0 ... raised ValueError")
+  /// How a compiled run's outputs were shown to be right, in words.
+  std::string how() const;
+};
+
 /// What one run of the repro measured.
 struct RunCounts {
   int status = 0;
@@ -21,6 +35,7 @@ struct RunCounts {
   std::size_t library_breaks = 0;  // breaks its log shows inside a library
   std::string failure;  // the exception that ended it when not dynamo's ("TypeError: ..."), "" otherwise
   std::string raised;   // an exception the traced code raised (dynamo's "Observed exception"), "" when none
+  Checked checked;      // the differential proof's findings
   /// The run finished and dynamo raised nothing: with fullgraph=True, it compiled.
   bool compiled() const { return status == 0 && !unsupported; }
 };
@@ -91,7 +106,8 @@ std::vector<Candidate> candidates(Session& s, const Explanation& e);
 std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector<std::string>& why,
                           const std::string& id, const std::string& requires_line);
 
-/// dynamo's counts from the lines try_hook.py prints at each process's exit.
+/// dynamo's counts and the differential proof's findings from the lines try_hook.py
+/// and diff_hook.py print at each process's exit.
 void read_counts(const std::string& text, RunCounts& into);
 
 }  // namespace sitepatch::engine

@@ -28,6 +28,7 @@ namespace sitepatch::engine {
 namespace {
 
 constexpr const char* kCountsMark = "sitepatch-dynamo-counts: ";
+constexpr const char* kDiffMark = "sitepatch-diff: ";
 
 // The breaks of a run's log, each once.
 std::vector<LoggedBreak> breaks_of(const std::string& log) {
@@ -65,6 +66,39 @@ std::vector<UserWalk> after_fixes(const Explanation& first, const std::vector<Ca
   return out;
 }
 
+// A private folder on the host for the session's runs (the differential proof's record
+// of the unpatched program's outputs), removed when the search ends.
+class ScratchDir {
+ public:
+  explicit ScratchDir(host::Host& h) : h_(h) {
+    host::CommandRun make;
+    make.argv = {"sh", "-c", "umask 077 && mktemp -d \"${TMPDIR:-/tmp}/sitepatch-explain.XXXXXXXX\""};
+    make.capture = true;
+    host::CommandResult r = h_.run_command(make);
+    path_ = util::trim(r.out);
+    if (r.status != 0 || path_.empty() || path_[0] != '/' || path_.find('\n') != std::string::npos)
+      throw Error("explain --run: cannot make a private folder for its runs on " + h_.name() + ": " +
+                  util::printable(util::trim(r.err)));
+  }
+  ~ScratchDir() {
+    try {
+      host::CommandRun rm;
+      rm.argv = {"rm", "-rf", "--", path_};
+      rm.capture = true;
+      h_.run_command(rm);
+    } catch (...) {
+      // The folder is private and in the temp folder: left behind, it harms nothing.
+    }
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  host::Host& h_;
+  std::string path_;
+};
+
 // A point of the search: the fixes kept, and what the best run with them measured.
 struct State {
   std::vector<Candidate> kept;
@@ -93,7 +127,7 @@ struct Trial {
 class Search {
  public:
   Search(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints)
-      : s_(s), o_(o), rules_(rules), hints_(hints), finder_(s) {}
+      : s_(s), o_(o), rules_(rules), hints_(hints), finder_(s), scratch_(s.host) {}
 
   ProvenFixes run() {
     std::vector<Trial> first(1);
@@ -267,6 +301,10 @@ class Search {
     run.env["TORCHDYNAMO_VERBOSE"] = "1";
     run.env["SITEPATCH_DYNAMO_COUNTS"] = "1";
     run.env["SITEPATCH_TRY_QUIET"] = "1";
+    // The first run (no fix) records the unpatched program's eager outputs; every
+    // other run's compiled outputs are compared with them.
+    run.env["SITEPATCH_DIFF"] = scratch_.path();
+    run.env["SITEPATCH_DIFF_MODE"] = tr.fixes.empty() && !tr.tried ? "record" : "compare";
     run.env["VIRTUAL_ENV"] = s_.env.prefix;
     run.path_first_dirs["PATH"] = s_.env.prefix + "/bin";
     tr.run = std::move(run);
@@ -322,6 +360,7 @@ class Search {
   const audit::RuleSet& rules_;
   const explain::HintSet& hints_;
   CandidateFinder finder_;
+  ScratchDir scratch_;
   ProvenFixes out_;
   std::set<std::string> rejected_;       // "state signature|candidate key"
   std::set<std::string> never_;          // candidate keys no state can make help
@@ -343,15 +382,57 @@ std::string Candidate::describe() const {
   return fix.name();
 }
 
-void read_counts(const std::string& text, RunCounts& into) {
-  std::string mark = kCountsMark;
+namespace {
+
+// Each line of `text` that starts with `mark`, its JSON read; lines that do not parse
+// (a process's own output that happens to hold the mark) are skipped.
+std::vector<nlohmann::json> marked_lines(const std::string& text, const std::string& mark) {
+  std::vector<nlohmann::json> out;
   for (size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at + 1)) {
+    if (at > 0 && text[at - 1] != '\n') continue;
     size_t end = text.find('\n', at);
-    auto j = nlohmann::json::parse(text.substr(at + mark.size(), end - at - mark.size()), nullptr, false);
-    if (j.is_discarded() || !j.contains("graphs")) continue;
-    into.graphs = std::max(into.graphs, 0) + j["graphs"].get<int>();
-    into.graph_breaks = std::max(into.graph_breaks, 0) + j["graph_breaks"].get<int>();
+    auto j = nlohmann::json::parse(text.substr(at + mark.size(), end == std::string::npos ? end : end - at - mark.size()),
+                                   nullptr, false);
+    if (!j.is_discarded() && j.is_object()) out.push_back(std::move(j));
   }
+  return out;
+}
+
+int number(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number_integer() ? j[key].get<int>() : 0;
+}
+
+}  // namespace
+
+void read_counts(const std::string& text, RunCounts& into) {
+  for (auto& j : marked_lines(text, kCountsMark)) {
+    if (!j.contains("graphs")) continue;
+    into.graphs = std::max(into.graphs, 0) + number(j, "graphs");
+    into.graph_breaks = std::max(into.graph_breaks, 0) + number(j, "graph_breaks");
+  }
+  Checked& c = into.checked;
+  for (auto& j : marked_lines(text, kDiffMark)) {
+    c.calls = std::max(c.calls, 0) + number(j, "calls");
+    c.vs_record += number(j, "vs_record");
+    c.vs_eager += number(j, "vs_eager");
+    c.recorded += number(j, "recorded");
+    if (c.mismatch.empty() && j.contains("mismatch") && j["mismatch"].is_string())
+      c.mismatch = util::printable(j["mismatch"].get<std::string>());
+    if (j.contains("notes") && j["notes"].is_array())
+      for (auto& n : j["notes"])
+        if (n.is_string() && c.notes.size() < 4) c.notes.push_back(util::printable(n.get<std::string>()));
+  }
+}
+
+std::string Checked::how() const {
+  if (calls <= 0)
+    return "compiles: the command called no compiled function on tensors, so that it compiles is all that was shown";
+  std::string out = "compiled equals eager on " + std::to_string(calls) + (calls == 1 ? " call" : " calls");
+  std::vector<std::string> against;
+  if (vs_record > 0) against.push_back(std::to_string(vs_record) + " against the unpatched program's outputs");
+  if (vs_eager > 0) against.push_back(std::to_string(vs_eager) + " against the patched code run eagerly");
+  if (!against.empty()) out += " (" + util::join(against, ", ") + ")";
+  return out;
 }
 
 std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector<std::string>& why,

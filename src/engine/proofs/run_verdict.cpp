@@ -65,6 +65,11 @@ bool improves(const RunCounts& before, const RunCounts& now, const std::vector<s
     why = "the traced code now raises " + now.raised + " (dynamo: Observed exception)";
     return false;
   }
+  if (!now.checked.mismatch.empty()) {
+    // It compiles, but computes other numbers: a fake that lies, a constant that is not.
+    why = "compiled differs from eager: " + now.checked.mismatch;
+    return false;
+  }
   if (now.compiled() && !before.compiled()) {
     why = "the command now runs and dynamo raises nothing (fullgraph=True compiles)";
     return true;

@@ -163,6 +163,13 @@ def _sitepatch_dynamo_counts():
     atexit.register(dump)
 
 
+def _sitepatch_diff():
+    # explain --run's differential proof (sitepatch_diff.py beside this file).
+    if os.environ.get("SITEPATCH_DIFF"):
+        import sitepatch_diff
+        sitepatch_diff.install()
+
+
 def _sitepatch_try_chain():
     # The environment's own sitecustomize, as if this one were not first on the path.
     here = os.path.dirname(os.path.abspath(__file__))
@@ -184,4 +191,5 @@ def _sitepatch_try_chain():
 
 _sitepatch_try_install()
 _sitepatch_dynamo_counts()
+_sitepatch_diff()
 _sitepatch_try_chain()
