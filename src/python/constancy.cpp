@@ -18,6 +18,12 @@ using ts::field;
 using ts::is;
 
 // torch's dtypes and the like: attributes dynamo holds as constants.
+// A tensor's metadata dynamo specialises on (a guard recompiles when it changes).
+const std::set<std::string> kGuardedAttributes = {"device", "dtype",   "is_cuda",   "is_cpu",      "is_meta",
+                                                  "ndim",   "layout",  "is_sparse", "is_quantized", "is_mps"};
+const std::set<std::string> kGuardedMethods = {"dim", "size", "is_floating_point", "is_complex", "element_size",
+                                               "get_device", "is_contiguous"};
+
 const std::set<std::string> kTorchConstants = {
     "float16", "float32", "float64", "bfloat16", "half", "float", "double", "int8", "int16", "int32", "int64",
     "uint8", "bool", "long", "int", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
@@ -173,16 +179,106 @@ class Reader {
     return false;
   }
 
-  ArgumentFacts argument(const std::string& slot, TSNode value, const std::set<std::string>& params) const {
+  // Whether `n` is what dynamo guards on and holds as a constant while tracing: a
+  // tensor's metadata (specialised on, with a guard that recompiles when it changes),
+  // or a comparison of such values; `fn` is the function whose locals may hold one.
+  bool guarded(TSNode n, TSNode fn, int depth) const {
+    if (ts_node_is_null(n) || depth > 4) return false;
+    std::string_view t = ts_node_type(n);
+    if (t == "parenthesized_expression" || t == "not_operator")
+      return guarded(ts_node_named_child(n, 0), fn, depth + 1);
+    if (t == "attribute") {
+      std::string attr = text(field(n, "attribute"));
+      if (kGuardedAttributes.count(attr)) return true;
+      TSNode obj = field(n, "object");
+      return (attr == "type" || attr == "index") && is(obj, "attribute") && text(field(obj, "attribute")) == "device";
+    }
+    if (t == "subscript") {
+      TSNode value = field(n, "value");
+      return is(value, "attribute") && text(field(value, "attribute")) == "shape";
+    }
+    if (t == "call") {
+      TSNode callee = field(n, "function");
+      TSNode args = field(n, "arguments");
+      if (is(callee, "attribute")) return kGuardedMethods.count(text(field(callee, "attribute"))) > 0;
+      if (is(callee, "identifier") && (text(callee) == "str" || text(callee) == "int") && is(args, "argument_list") &&
+          ts_node_named_child_count(args) == 1)
+        return guarded(ts_node_named_child(args, 0), fn, depth + 1);
+      return false;
+    }
+    if (t == "comparison_operator" || t == "boolean_operator") {
+      bool any = false;
+      for (TSNode c : ts::named_children(n)) {
+        if (is(c, "comment")) continue;
+        bool g = guarded(c, fn, depth + 1);
+        if (!g && !constant(c, {}, depth + 1)) return false;
+        any |= g;
+      }
+      return any;
+    }
+    if (t == "identifier" && !ts_node_is_null(fn)) {
+      TSNode value = local_value(fn, text(n));
+      return !ts_node_is_null(value) && guarded(value, fn, depth + 1);
+    }
+    return false;
+  }
+
+  // The names `fn`'s body binds: assignment targets, for and with targets, walrus.
+  std::vector<std::string> locals_of(TSNode fn) const {
+    std::set<std::string> names;
+    std::vector<TSNode> todo = {field(fn, "body")};
+    auto bind = [&](TSNode target) {
+      std::vector<TSNode> parts = {target};
+      while (!parts.empty()) {
+        TSNode p = parts.back();
+        parts.pop_back();
+        if (ts_node_is_null(p)) continue;
+        if (is(p, "identifier")) names.insert(text(p));
+        else if (is(p, "pattern_list") || is(p, "tuple_pattern") || is(p, "list_pattern") || is(p, "as_pattern_target"))
+          push_children(parts, p);
+      }
+    };
+    while (!todo.empty()) {
+      TSNode c = todo.back();
+      todo.pop_back();
+      if (ts_node_is_null(c) || is(c, "function_definition") || is(c, "lambda") || is(c, "class_definition")) continue;
+      if (is(c, "assignment") || is(c, "augmented_assignment")) bind(field(c, "left"));
+      else if (is(c, "for_statement")) bind(field(c, "left"));
+      else if (is(c, "named_expression")) bind(field(c, "name"));
+      else if (is(c, "as_pattern")) bind(field(c, "alias"));
+      push_children(todo, c);
+    }
+    return {names.begin(), names.end()};
+  }
+
+  // The value of the one assignment of `name` in `fn`'s body (null: none, or several).
+  TSNode local_value(TSNode fn, const std::string& name) const {
+    TSNode found{};
+    std::vector<TSNode> todo = {field(fn, "body")};
+    while (!todo.empty()) {
+      TSNode c = todo.back();
+      todo.pop_back();
+      if (ts_node_is_null(c) || is(c, "function_definition") || is(c, "lambda") || is(c, "class_definition")) continue;
+      if (is(c, "assignment") && is(field(c, "left"), "identifier") && text(field(c, "left")) == name) {
+        if (!ts_node_is_null(found)) return TSNode{};
+        found = field(c, "right");
+      }
+      push_children(todo, c);
+    }
+    return found;
+  }
+
+  ArgumentFacts argument(const std::string& slot, TSNode value, const std::set<std::string>& params, TSNode fn) const {
     ArgumentFacts a;
     a.slot = slot;
     a.text = text(value);
     if (is(value, "identifier") && params.count(a.text)) a.kind = ArgumentFacts::parameter;
     else if (constant(value, params, 0)) a.kind = ArgumentFacts::constant;
+    else if (guarded(value, fn, 0)) a.kind = ArgumentFacts::guarded;
     return a;
   }
 
-  CallFacts call(TSNode c, const std::set<std::string>& params) const {
+  CallFacts call(TSNode c, const std::set<std::string>& params, TSNode fn) const {
     CallFacts out;
     out.line = ts::line(c);
     out.callee = text(field(c, "function"));
@@ -195,9 +291,10 @@ class Reader {
     int position = 0;
     for (TSNode a : ts::named_children(args)) {
       if (is(a, "comment")) continue;
-      if (is(a, "keyword_argument")) out.args.push_back(argument(text(field(a, "name")), field(a, "value"), params));
+      if (is(a, "keyword_argument"))
+        out.args.push_back(argument(text(field(a, "name")), field(a, "value"), params, fn));
       else if (is(a, "list_splat") || is(a, "dictionary_splat")) out.spread = true;
-      else out.args.push_back(argument("#" + std::to_string(position++), a, params));
+      else out.args.push_back(argument("#" + std::to_string(position++), a, params, fn));
     }
     return out;
   }
@@ -219,7 +316,8 @@ class Reader {
       if (is(n, "call") && (only_line == 0 || ts::line(n) == only_line)) {
         std::string name = text(field(n, "function"));
         size_t dot = name.rfind('.');
-        if ((dot == std::string::npos ? name : name.substr(dot + 1)) == callee) out.push_back(call(n, params));
+        if ((dot == std::string::npos ? name : name.substr(dot + 1)) == callee)
+          out.push_back(call(n, params, is(scope, "function_definition") ? scope : TSNode{}));
       }
       push_children(todo, n);
     }
@@ -432,6 +530,7 @@ CallsIn SourceFacts::calls_in(int line, const std::string& callee) const {
     r.parameters(d->node, out.caller_params, nullptr);
     for (auto& p : out.caller_params) params.insert(p);
     r.calls_of(d->node, callee, params, 0, out.calls);
+    out.caller_locals = r.locals_of(d->node);
   } else {
     r.calls_of(p_->tree.root(), callee, params, line, out.calls);
   }

@@ -141,3 +141,39 @@ TEST_CASE("constancy: each call's arguments, constants, the caller's parameters 
   REQUIRE(top.calls.size() == 1);
   CHECK(kind_of(top.calls[0], "#0") == ArgumentFacts::constant);
 }
+
+TEST_CASE("constancy: a tensor's metadata is a constant to dynamo, directly, compared, or through a local",
+          "[python][constancy]") {
+  const std::string src =
+      "def op(x, w):\n"                                            // 1
+      "    kind = x.device.type\n"                                 // 2
+      "    twice = x.dtype\n"                                      // 3
+      "    twice = w.dtype\n"                                      // 4
+      "    setting(x.device.type, x.dtype, x.is_cuda, x.ndim)\n"  // 5
+      "    setting(kind, x.shape[-1], x.size(0), x.dim())\n"      // 6
+      "    setting(x.device.type == 'cuda', str(x.device), not x.is_cuda)\n"  // 7
+      "    setting(twice, x.sum(), x.device.type == w, x + 1)\n"  // 8
+      "    for i, (a, b) in enumerate(w):\n"
+      "        total = a\n"
+      "    with open(p) as fh:\n"
+      "        pass\n"
+      "    if (n := len(w)):\n"
+      "        pass\n";
+  auto in = calls_in(src, 5, "setting");
+  REQUIRE(in.calls.size() == 4);
+  for (auto& slot : {"#0", "#1", "#2", "#3"}) {
+    INFO(slot);
+    CHECK(kind_of(in.calls[0], slot) == ArgumentFacts::guarded);
+    CHECK(kind_of(in.calls[1], slot) == ArgumentFacts::guarded);
+  }
+  CHECK(kind_of(in.calls[2], "#0") == ArgumentFacts::guarded);
+  CHECK(kind_of(in.calls[2], "#1") == ArgumentFacts::guarded);
+  CHECK(kind_of(in.calls[2], "#2") == ArgumentFacts::guarded);
+  // Assigned twice (which one is not known here), a tensor's values, a comparison with a
+  // tensor, arithmetic on one: no constant.
+  CHECK(kind_of(in.calls[3], "#0") == ArgumentFacts::other);
+  CHECK(kind_of(in.calls[3], "#1") == ArgumentFacts::other);
+  CHECK(kind_of(in.calls[3], "#2") == ArgumentFacts::other);
+  CHECK(kind_of(in.calls[3], "#3") == ArgumentFacts::other);
+  CHECK(in.caller_locals == std::vector<std::string>{"a", "b", "fh", "i", "kind", "n", "total", "twice"});
+}

@@ -18,6 +18,8 @@ struct ArgumentFacts {
   enum Kind {
     constant,   // a literal, a tuple/list/dict of them, a module-level constant, torch.<dtype>
     parameter,  // a parameter of the calling function: constant when its own callers pass one
+    guarded,    // what dynamo guards and holds as a constant: a tensor's device, device.type, dtype,
+                // is_cuda, ndim, dim(); its shape/size(i) (static shapes); a local assigned one
     other,      // anything else (a tensor, an attribute, a call's result)
   } kind = other;
   std::string text;  // as written ("name", "x.shape[0]")
@@ -61,6 +63,7 @@ FunctionFacts function_facts(std::string_view source, const std::string& qualifi
 struct CallsIn {
   std::string caller;
   std::vector<std::string> caller_params;
+  std::vector<std::string> caller_locals;  // names the caller's body assigns (for, with, = and :=)
   std::vector<CallFacts> calls;
 };
 CallsIn calls_in(std::string_view source, int line, const std::string& callee);

@@ -111,6 +111,56 @@ class CallCheck {
  public:
   CallCheck(Sources& src, const std::vector<PlacedFrame>& frames) : src_(src), frames_(frames) {}
 
+  // Whether every call of frame k's method on the log's path is made on a module-level
+  // object (`current_platform.capability()`): dynamo guards such an object by identity,
+  // so a result it keeps for the method stays that object's. `why` says which call is
+  // made on something else (`self`, a parameter, a local), or what they are made on.
+  bool global_receiver(int k, std::string& why) {
+    const PlacedFrame& f = frames_[size_t(k)];
+    int ck = caller_of(k);
+    if (ck < 0) {
+      why = "the log shows no caller";
+      return false;
+    }
+    const PlacedFrame& caller = frames_[size_t(ck)];
+    std::string unreadable;
+    const python::SourceFacts* source = src_.of(caller, unreadable);
+    if (!source) {
+      why = "its caller's file (" + at(caller) + ") " + unreadable;
+      return false;
+    }
+    python::CallsIn in = source->calls_in(caller.frame.line, last_name(f.qualified));
+    if (in.calls.empty()) {
+      why = "its call at " + at(caller) + " is not in the source: what it is called on is not known";
+      return false;
+    }
+    std::string on;
+    for (const python::CallFacts& c : in.calls) {
+      size_t dot = c.callee.rfind('.');
+      std::string receiver = dot == std::string::npos ? "" : c.callee.substr(0, dot);
+      std::string head = receiver.substr(0, receiver.find_first_of(".[("));
+      auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), head) != v.end(); };
+      std::string where = c.callee + "(...) at " + at(caller);
+      if (head.empty() || receiver.find_first_of("[(") != std::string::npos) {
+        why = where + " is not made on a named object";
+        return false;
+      }
+      if (head == "self" || head == "cls" || has(in.caller_params)) {
+        why = where + " is made on `" + util::printable(receiver) + "`, which " +
+              (in.caller.empty() ? "the caller" : in.caller) + " is given: no object dynamo can key a result by";
+        return false;
+      }
+      if (has(in.caller_locals)) {
+        why = where + " is made on `" + util::printable(receiver) + "`, which " + in.caller +
+              " makes: a new object each call";
+        return false;
+      }
+      on = receiver;
+    }
+    why = "a method called on `" + util::printable(on) + "`, a module-level object dynamo guards by identity";
+    return true;
+  }
+
   bool constant_calls(int k, const python::FunctionFacts& callee, std::string& why) {
     const PlacedFrame& f = frames_[size_t(k)];
     int ck = caller_of(k);
@@ -143,6 +193,9 @@ class CallCheck {
     why = std::to_string(in.calls.size()) + (in.calls.size() == 1 ? " call" : " calls") + " in " +
           (in.caller.empty() ? "module level" : in.caller) + " (" + at(caller) + ")" + " pass" +
           (in.calls.size() == 1 ? "es" : "") + " only constants";
+    if (!guarded_.empty())
+      why += " (`" + util::printable(guarded_.front()) + "`: a tensor's metadata, which dynamo guards and holds as a "
+             "constant)";
     return true;
   }
 
@@ -184,6 +237,10 @@ class CallCheck {
       }
       given.insert(param);
       if (a.kind == python::ArgumentFacts::constant) continue;
+      if (a.kind == python::ArgumentFacts::guarded) {
+        guarded_.push_back(a.text);
+        continue;
+      }
       if (a.kind == python::ArgumentFacts::parameter && depth_ < 3) {
         ++depth_;
         bool ok = parameter_constant(caller_k, in, a.text, why);
@@ -260,6 +317,10 @@ class CallCheck {
         return false;
       }
       if (a->kind == python::ArgumentFacts::constant) continue;
+      if (a->kind == python::ArgumentFacts::guarded) {
+        guarded_.push_back(a->text);
+        continue;
+      }
       if (a->kind == python::ArgumentFacts::parameter && depth_ < 3) {
         ++depth_;
         bool ok = parameter_constant(ck, in, a->text, why);
@@ -276,6 +337,7 @@ class CallCheck {
   Sources& src_;
   const std::vector<PlacedFrame>& frames_;
   int depth_ = 0;
+  std::vector<std::string> guarded_;  // arguments that are constants to dynamo by its guards
 };
 
 }  // namespace
@@ -300,20 +362,22 @@ CandidateFinder::Judged CandidateFinder::judge(const ExplainedBreak& b, int k, F
     return out;
   }
   out.custom_op = custom_op(f, facts, note);
-  if (facts.method) {
-    note.why = "a method: its instance is no constant dynamo can key a result by";
+  CallCheck calls(*sources_, b.frames);
+  std::string receiver;
+  if (facts.method && !calls.global_receiver(k, receiver)) {
+    note.why = "a method: " + receiver;
     return out;
   }
   if (facts.result.kind == python::ResultFacts::object) {
     note.why = facts.result.why + ", no constant dynamo can hold: its caller is the place";
     return out;
   }
-  CallCheck calls(*sources_, b.frames);
   std::string why;
   if (!calls.constant_calls(k, facts, why)) {
     note.why = why;
     return out;
   }
+  if (facts.method) why = receiver + "; " + why;
   note.assume_constant = true;
   note.why = why + "; " +
              (facts.result.kind == python::ResultFacts::holdable ? facts.result.why
