@@ -105,12 +105,20 @@ std::string left_text(size_t remain) {
                   "them next)";
 }
 
+// How a fix keeps dynamo out of a function, in words.
+std::string hidden_by(const FollowUp& c) {
+  if (c.by_code.find("assume_constant_result") != std::string::npos)
+    return "not traced: inside " + c.by + ", whose result the fix holds as a constant";
+  if (c.by_code == "register-custom-op") return "not traced: inside " + c.by + ", which the fix makes a custom op";
+  return "not traced: inside " + c.by + ", which the fix disables";
+}
+
 // One chain and what the fixes leave of it.
 void print_follow_up(const Output& out, const FollowUp& c) {
   std::string state = c.state == FollowUp::remains   ? "remains"
                       : c.state == FollowUp::logged  ? "break [" + std::to_string(std::stoul(c.by) + 1) + "] of the log"
                       : c.state == FollowUp::removed ? "gone: the fix replaces " + c.by + "'s body"
-                                                     : "not traced: inside " + c.by + ", which the fix disables";
+                                                     : hidden_by(c);
   out.out(fmt::format("      {} ({}, {}): {}", c.chain.operation, c.chain.rule.id,
                       audit::to_string(c.chain.rule.severity), state));
   out.out("        " + chain_text(c.chain));

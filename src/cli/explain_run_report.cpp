@@ -72,18 +72,39 @@ void print_frames(const Output& out, const engine::ProvenFixes& p) {
   }
 }
 
+// Under fullgraph=True, a search whose kept fixes still leave a break found no fix: said
+// plainly, with what they got past and the blunt fix (which fullgraph=True also fails
+// on). "" when the kept fixes compile, or without fullgraph (fewer breaks is a win).
+std::string no_narrow_fix(const engine::ProvenFixes& p) {
+  const engine::TriedRun& last = last_kept(p);
+  if (!p.fullgraph || last.counts.compiled()) return "";
+  std::string out = "no fix keeps fullgraph=True";
+  if (!p.kept.empty())
+    out += ": the " + std::string(p.kept.size() == 1 ? "fix" : std::to_string(p.kept.size()) + " fixes") +
+           " kept got past " + std::to_string(p.kept.size()) + (p.kept.size() == 1 ? " break" : " breaks") +
+           (last.breaks.empty() ? ", but the command still fails" : ", but dynamo still stops at " + last.breaks.front());
+  for (auto& b : p.last.breaks)
+    if (b.in_library() && size_t(b.entry) < b.frames.size()) {
+      out += "; the blunt one is disable on " + b.frames[size_t(b.entry)].name() +
+             " (fullgraph=True still fails there: the call of a disabled function is a break)";
+      break;
+    }
+  return out;
+}
+
 }  // namespace
 
 std::string run_line(size_t n, const engine::TriedRun& t) {
   const auto& c = t.counts;
-  std::string state = t.candidate ? (t.kept ? "kept: " : "rejected: ") + t.verdict : t.verdict;
+  std::string state = t.minimizing ? t.verdict : t.candidate ? (t.kept ? "kept: " : "rejected: ") + t.verdict : t.verdict;
   return fmt::format("run {}: {}: exit {}, graphs {}, graph breaks {}, {:.1f} s{}; {}", n, t.what, c.status,
                      count(c.graphs), count(c.graph_breaks), c.seconds,
                      t.batch > 1 ? " (" + std::to_string(t.batch) + " at once)" : std::string(), state);
 }
 
 std::string run_recipe(const engine::ProvenFixes& p, const std::string& command) {
-  if (p.kept.empty()) return "";
+  // A recipe under which fullgraph=True still fails proves nothing the user asked for.
+  if (p.kept.empty() || !no_narrow_fix(p).empty()) return "";
   std::vector<std::string> why;
   for (auto& k : p.kept) {
     std::string v;
@@ -120,6 +141,7 @@ void print_run(const Output& out, const engine::ProvenFixes& p, const std::strin
   out.out(fmt::format("{} runs; stopped: {}", p.runs.size(), p.stop));
   for (auto& s : p.skipped) out.out("not run: " + s);
   for (auto& u : p.undone) out.out("undone: " + u);
+  for (auto& d : p.dropped) out.out("dropped: " + d);
   if (!p.untried.empty()) {
     out.out("left untried (--max-runs " + std::to_string(p.runs.size()) + " was spent; raise it to try them):");
     for (auto& u : p.untried) out.out("  " + u);
@@ -127,7 +149,8 @@ void print_run(const Output& out, const engine::ProvenFixes& p, const std::strin
   if (verbose > 0) print_frames(out, p);
   out.out("");
   if (recipe.empty()) {
-    out.out("no fix proven: nothing to write");
+    std::string plainly = no_narrow_fix(p);
+    out.out(plainly.empty() ? "no fix proven: nothing to write" : plainly + "; nothing written");
     return;
   }
   out.out(std::to_string(p.kept.size()) + (p.kept.size() == 1 ? " fix" : " fixes") + " proven:");
@@ -158,6 +181,7 @@ nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe)
                     {"verdict", r.verdict},
                     {"breaks", r.breaks},
                     {"batch", r.batch},
+                    {"minimizing", r.minimizing},
                     {"frames", frames_json(r.frames)},
                     {"counts", counts_json(r.counts)}});
   for (auto& k : p.kept)
@@ -170,7 +194,8 @@ nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe)
   after.user_walks = p.after;
   return {{"runs", runs}, {"kept", kept}, {"stop", p.stop}, {"recipe", or_null(recipe)},
           {"checked", p.kept.empty() ? nlohmann::json() : nlohmann::json(last_kept(p).counts.checked.how())},
-          {"untried", p.untried}, {"skipped", p.skipped}, {"undone", p.undone},
+          {"no_fix", or_null(no_narrow_fix(p))},
+          {"untried", p.untried}, {"skipped", p.skipped}, {"undone", p.undone}, {"dropped", p.dropped},
           {"after", explanation_json(after)["user_walks"]}};
 }
 

@@ -102,7 +102,8 @@ class Reader {
   }
 
   // Parameters in order, with whether each default is a constant.
-  void parameters(TSNode fn, std::vector<std::string>& names, std::map<std::string, bool>* defaults) const {
+  void parameters(TSNode fn, std::vector<std::string>& names, std::map<std::string, bool>* defaults,
+                  std::map<std::string, std::string>* annotations = nullptr) const {
     for (TSNode p : ts::named_children(field(fn, "parameters"))) {
       std::string_view t = ts_node_type(p);
       std::string name;
@@ -131,6 +132,8 @@ class Reader {
       if (name.empty()) continue;
       names.push_back(name);
       if (defaults && !ts_node_is_null(value)) (*defaults)[name] = constant(value, {}, 0);
+      if (annotations && (t == "typed_parameter" || t == "typed_default_parameter"))
+        (*annotations)[name] = text(field(p, "type"));
     }
   }
 
@@ -330,6 +333,7 @@ class Reader {
     if (!ts_node_is_null(annotation)) {
       std::string a = text(annotation);
       std::string head = a.substr(0, a.find('['));
+      if (tensor_annotation(a)) return {ResultFacts::tensor, "annotated -> " + a};
       if (kHoldableTypes.count(head)) return {ResultFacts::holdable, "annotated -> " + a};
       if (!head.empty() && std::isupper(static_cast<unsigned char>(head[head.rfind('.') == std::string::npos ? 0 : head.rfind('.') + 1])))
         return {ResultFacts::object, "returns a " + head + " object (annotated -> " + a + ")"};
@@ -360,7 +364,41 @@ class Reader {
   }
 
   // The size of the tuple every return gives, 0 when they do not all give one of a size.
+  // Whether a return annotation says tensors: `Tensor` as a whole word anywhere in it
+  // (torch.Tensor, Tuple[Tensor, Tensor], Optional[torch.Tensor], list[Tensor]).
+  static bool tensor_annotation(const std::string& a) {
+    for (size_t at = a.find("Tensor"); at != std::string::npos; at = a.find("Tensor", at + 1)) {
+      bool start = at == 0 || !(std::isalnum(static_cast<unsigned char>(a[at - 1])) || a[at - 1] == '_');
+      size_t end = at + 6;
+      bool stop = end == a.size() || !(std::isalnum(static_cast<unsigned char>(a[end])) || a[end] == '_');
+      if (start && stop) return true;
+    }
+    return false;
+  }
+
+  // The items of a tuple annotation (`Tuple[Tensor, Tensor]`, `tuple[Tensor, ...]` is
+  // not one), 0 when it is no such tuple.
+  int annotated_tuple(const Def& d) const {
+    TSNode annotation = field(d.node, "return_type");
+    if (ts_node_is_null(annotation)) return 0;
+    std::string a = text(annotation);
+    size_t open = a.find('[');
+    std::string head = a.substr(0, open);
+    if (open == std::string::npos || a.back() != ']' ||
+        (head != "Tuple" && head != "tuple" && head != "typing.Tuple") || a.find("...") != std::string::npos)
+      return 0;
+    int depth = 0, items = 1;
+    for (size_t i = open + 1; i + 1 < a.size(); ++i) {
+      char c = a[i];
+      if (c == '[' || c == '(') ++depth;
+      else if (c == ']' || c == ')') --depth;
+      else if (c == ',' && depth == 0) ++items;
+    }
+    return items;
+  }
+
   int tuple_size(const Def& d) const {
+    if (int n = annotated_tuple(d)) return n;
     std::vector<TSNode> returns;
     collect_returns(field(d.node, "body"), returns);
     int size = 0;
@@ -514,7 +552,7 @@ FunctionFacts SourceFacts::function(const std::string& qualified) const {
   if (!d) return out;
   out.found = true;
   out.method = r.is_method(*d);
-  r.parameters(d->node, out.params, &out.default_constant);
+  r.parameters(d->node, out.params, &out.default_constant, &out.annotations);
   out.result = r.result(*d, 0);
   out.returns_tuple = r.tuple_size(*d);
   return out;

@@ -91,12 +91,14 @@ std::string schema_result(const recipe::Edit& e) {
   return out + ")";
 }
 
+// A namespace of our own: a library that registers ops of its own under its package's
+// name (flashinfer::silu_and_mul) would collide with one of the same name.
 std::string default_namespace(const recipe::Edit& e) {
   std::string top = !e.module.empty() ? e.module.substr(0, e.module.find('.')) : e.file.substr(0, e.file.find('/'));
   if (top.size() > 3 && top.compare(top.size() - 3, 3, ".py") == 0) top.resize(top.size() - 3);
   for (char& c : top)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return top.empty() ? "sitepatch" : top;
+  return top.empty() ? "sitepatch" : "sitepatch_" + top;
 }
 
 bool module_level(const Def& d) {

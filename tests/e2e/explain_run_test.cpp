@@ -40,8 +40,19 @@ TEST_CASE("explain --run proves assume_constant_result on each probe: fullgraph=
   REQUIRE(r.status == 0);  // no break left inside a library
   CHECK(violations(r.out) == "");
   auto j = nlohmann::json::parse(r.out);
-  // 3 breaks in library code, none rejected: 3 + 0 + 1 runs.
-  REQUIRE(j["runs"].size() == 4);
+  // 3 breaks in library code, none rejected: 3 + 0 + 1 runs; then one run without each
+  // kept fix but the last (the run without that one is the run it improved on): each
+  // is needed.
+  REQUIRE(j["runs"].size() == 6);
+  for (size_t i = 4; i < 6; ++i) {
+    CHECK(j["runs"][i]["minimizing"] == true);
+    CHECK(j["runs"][i]["verdict"] == "needed: without it dynamo stops again (fullgraph=True fails)");
+  }
+  CHECK(j["runs"][4]["what"] == "- " + j["runs"][1]["tried"].get<std::string>());
+  CHECK(j["dropped"].empty());
+  CHECK(j["checked"] ==
+        "compiled equals eager on 1 call (1 against the unpatched program's outputs, 1 against the patched code run "
+        "eagerly)");
   const auto& first = j["runs"][0]["counts"];
   CHECK(first["status"] == 1);
   CHECK(first["compiled"] == false);
@@ -137,7 +148,7 @@ TEST_CASE("explain --run takes the custom-op route where no decorator helps: the
   INFO(applied.err);
   REQUIRE(applied.status == 0);
   std::string ops = testsupport::slurp(env.venv.site_packages + "/gpukern/ops.py");
-  CHECK(ops.find("@torch.library.custom_op(\"gpukern::quantize\", mutates_args=(), schema=\"(Tensor x) -> Tensor\")\n"
+  CHECK(ops.find("@torch.library.custom_op(\"sitepatch_gpukern::quantize\", mutates_args=(), schema=\"(Tensor x) -> Tensor\")\n"
                  "def quantize(x):\n") != std::string::npos);
   CHECK(ops.find("\n\n\n@quantize.register_fake\ndef _quantize_fake(x):\n    return torch.empty_like(x)\n") !=
         std::string::npos);

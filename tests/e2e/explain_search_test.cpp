@@ -107,6 +107,18 @@ RUNNER = Runner()
   const auto& frames = j["runs"][1]["frames"];
   REQUIRE(frames.size() == 1);
   CHECK(frames[0]["function"] == "halfway:Runner.forward");
-  CHECK(frames[0]["why"] == "a method: its instance is no constant dynamo can key a result by");
+  // Called on a module-level object, but with a tensor.
+  CHECK(frames[0]["why"] == "halfway.RUNNER.forward(...) at line 5 passes `x`, no constant");
   CHECK(frames[0]["custom_op_why"] == "not a module-level function");
+  // fullgraph=True still fails: no recipe, and that said plainly, with the blunt fix.
+  CHECK(j["recipe"].is_null());
+  CHECK(j["no_fix"] ==
+        "no fix keeps fullgraph=True: the fix kept got past 1 break, but dynamo still stops at time.perf_counter at "
+        "halfway/__init__.py:14; the blunt one is disable on halfway:Runner.forward (fullgraph=True still fails there: "
+        "the call of a disabled function is a break)");
+  auto text = e2e::sp_in(tmp.path + "/app", venv.root, {"explain", "--run", "python repro.py"});
+  CHECK(text.status == 3);
+  CHECK(text.out.find("\n" + j["no_fix"].get<std::string>() + "; nothing written\n") != std::string::npos);
+  CHECK(text.out.find("fix:") == std::string::npos);
+  CHECK(text.out.find("recipe (--recipe FILE writes it") == std::string::npos);
 }

@@ -462,6 +462,36 @@ TEST_CASE("explain maps frames in nested functions, methods and properties, from
   CHECK(j["fixes"][1]["function"] == "JitSpec.build_and_load");
 }
 
+TEST_CASE("explain reads dynamo's resume functions as the function they resume, not as a changed package",
+          "[e2e][explain]") {
+  ExplainEnv env;
+  env.venv.install(e2e::data_wheel("demo-jit", "1.0", env.tmp.path + "/wheels"));
+  // Without fullgraph, the rest of a function after a break runs as dynamo's
+  // `torch_dynamo_resume_in_<function>_at_<line>`: a second break there names that.
+  std::string log = env.tmp.path + "/resumed.txt";
+  testsupport::spit(log,
+                    "torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped\n"
+                    "  Developer debug context: module: posix, qualname: stat, skip reason: <missing reason>\n"
+                    "\n"
+                    "from user code:\n"
+                    "   File \"/home/u/run.py\", line 3, in torch_dynamo_resume_in_forward_at_2\n"
+                    "    spec = read_spec(p)\n"
+                    "  File \"/opt/py/lib/python3.12/site-packages/demo/jit/spec.py\", line 42, in "
+                    "torch_dynamo_resume_in_read_spec_at_41\n"
+                    "    return cached() or Path(path).read_text()\n"
+                    "  File \"/opt/py/lib/python3.12/site-packages/demo/jit/spec.py\", line 40, in cached\n"
+                    "    return os.path.exists(path + \".cache\")\n"
+                    "  File \"<frozen genericpath>\", line 19, in exists\n");
+  auto r = env.explain({"--json", "explain", log});
+  INFO(r.out + r.err);
+  CHECK(r.status == 3);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["breaks"].size() == 1);
+  CHECK(library_frames(j, 0) == std::vector<std::string>{"demo.jit.spec:read_spec (function) demo-jit 1.0",
+                                                         "demo.jit.spec:read_spec.cached (nested function) demo-jit 1.0"});
+  CHECK(r.out.find("changed since the log") == std::string::npos);
+}
+
 TEST_CASE("explain --recipe - prints the recipe alone on stdout", "[e2e][explain]") {
   ExplainEnv env;
   std::string log = log_path("fullgraph.txt");

@@ -62,6 +62,7 @@ struct FollowUp {
   audit::Chain chain;
   enum State { logged, removed, disabled, remains } state = remains;
   std::string by;  // the fix's target that removes or hides it
+  std::string by_code;  // that fix's decorator (add-decorator) or action: how it hides the chain
 };
 
 /// One walk from a library function of a break's stack.

@@ -70,6 +70,7 @@ struct TriedRun {
   std::vector<std::string> breaks;   // the breaks its log shows, as "operation at file:line"
   std::vector<FrameNote> frames;     // the library frames of its breaks, judged (the candidates after it)
   int batch = 0;                     // runs of one batch ran at once (--jobs)
+  bool minimizing = false;           // a run without `candidate`, one of the kept fixes: is it needed
 };
 
 struct ProvenFixes {
@@ -77,9 +78,11 @@ struct ProvenFixes {
   std::vector<Candidate> kept;    // in the order they were kept
   Explanation last;               // what the last kept run's log explains
   std::string stop;               // why the search stopped
+  bool fullgraph = false;         // the first run ended in Unsupported: fullgraph=True (or error_on_graph_break)
   std::vector<std::string> untried;  // candidates left when --max-runs stopped it
   std::vector<std::string> skipped;  // hints not run: their new body raises or gives None here
   std::vector<std::string> undone;   // fixes kept, then dropped: every candidate after them failed
+  std::vector<std::string> dropped;  // kept fixes the search's end showed are not needed, and why
   /// The walks from the user's code of the first run, each chain marked by what the
   /// kept fixes leave of it: what the next restart would meet past the log.
   std::vector<UserWalk> after;

@@ -38,6 +38,7 @@ struct ResultFacts {
   enum Kind {
     holdable,  // None, bool, int, float, str, torch.dtype/device, containers of these
     object,    // an instance (a class called), a module: no constant dynamo can hold
+    tensor,    // annotated as tensors: Tensor, Tuple[Tensor, Tensor], Optional[Tensor], list[Tensor]
     unknown,
   } kind = unknown;
   std::string why;  // "returns a Version object", "returns json.load(...)", "annotated -> str"
@@ -49,8 +50,9 @@ struct FunctionFacts {
   bool method = false;  // defined in a class: its first parameter is the instance
   std::vector<std::string> params;  // in order, `self` included; *args/**kwargs as "*a"/"**k"
   std::map<std::string, bool> default_constant;  // each parameter with a default: is it a constant
+  std::map<std::string, std::string> annotations;  // each annotated parameter: its annotation as written
   ResultFacts result;
-  int returns_tuple = 0;  // every return gives a tuple of this many items (0: not so)
+  int returns_tuple = 0;  // every return gives a tuple of this many items (0: not so), or the annotation says so
 };
 
 /// The facts of function `qualified` ("f", "Cls.m") in `source`; found = false when none.

@@ -172,7 +172,7 @@ void sort_chains(ExplainedBreak& b, const std::vector<Fix>& fixes) {
       FollowUp u;
       u.chain = c;
       if (is_logged(c, tail)) u.state = FollowUp::logged;
-      else u.state = detail::left_by(c, fixes, u.by);
+      else u.state = detail::left_by(c, fixes, u.by, &u.by_code);
       w.chains.push_back(std::move(u));
     }
   }
@@ -216,13 +216,15 @@ Fix detail::disable_fix(const std::string& module, const std::string& qualified)
   return f;
 }
 
-FollowUp::State detail::left_by(const audit::Chain& c, const std::vector<Fix>& fixes, std::string& by) {
+FollowUp::State detail::left_by(const audit::Chain& c, const std::vector<Fix>& fixes, std::string& by,
+                                std::string* by_code) {
   // A replaced body takes the chain away; a disabled function only hides it.
   for (const char* action : {"replace-body", "add-decorator", "register-custom-op"})
     for (auto& st : c.steps)
       for (auto& f : fixes)
         if (f.action == action && st.name() == f.name()) {
           by = f.name();
+          if (by_code) *by_code = f.action == "add-decorator" ? f.code : f.action;
           return f.action == "replace-body" ? FollowUp::removed : FollowUp::disabled;
         }
   return FollowUp::remains;

@@ -2,6 +2,7 @@
 // site-packages, parsed once per file, and checked: the function its line is in now
 // must be the one the log names (and the line must read as the log shows it), or the
 // frame is stale: the package changed since the log was written.
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -38,6 +39,18 @@ std::string last_segment(const std::string& q) {
   return dot == std::string::npos ? q : q.substr(dot + 1);
 }
 
+// The function a frame runs: dynamo names the code it resumes a function with after a
+// break `torch_dynamo_resume_in_<function>_at_<line>`; that code is the function's own.
+std::string resumed(const std::string& fn) {
+  const std::string head = "torch_dynamo_resume_in_";
+  if (!util::starts_with(fn, head)) return fn;
+  size_t at = fn.rfind("_at_");
+  if (at == std::string::npos || at <= head.size() || at + 4 >= fn.size()) return fn;
+  for (size_t i = at + 4; i < fn.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(fn[i]))) return fn;
+  return fn.substr(head.size(), at - head.size());
+}
+
 }  // namespace
 
 // The log's function checked against what the file holds at its line now.
@@ -51,7 +64,7 @@ void detail::check_frame(PlacedFrame& p, const detail::ParsedFile& file) {
                 std::to_string(p.frame.line) + " is not there (the package changed since the log)";
     return;
   }
-  const std::string& fn = p.frame.function;
+  const std::string fn = resumed(p.frame.function);
   bool comprehension = util::starts_with(fn, "<") && fn != "<module>";  // <lambda>, <listcomp>, <genexpr>
   if (at == 0) {
     if (fn != "<module>" && !comprehension) {

@@ -26,7 +26,8 @@ void check_frame(PlacedFrame& p, const ParsedFile& file);
 
 /// What the fixes leave of a chain: removed (through a replaced body), disabled (inside
 /// a disabled function), or remains; `by` names the fix.
-FollowUp::State left_by(const audit::Chain& c, const std::vector<Fix>& fixes, std::string& by);
+FollowUp::State left_by(const audit::Chain& c, const std::vector<Fix>& fixes, std::string& by,
+                        std::string* by_code = nullptr);
 
 /// Why a library frame's file (`rel`, below a site folder) is not read: it leaves the
 /// site folder or is no `.py`; "" when it may be read (explain_sources.cpp).

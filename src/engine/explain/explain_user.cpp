@@ -126,7 +126,7 @@ void mark_user_chains(Explanation& e) {
           f.state = FollowUp::logged;
           f.by = std::to_string(b);
         }
-      if (f.state != FollowUp::logged) f.state = left_by(c, e.fixes, f.by);
+      if (f.state != FollowUp::logged) f.state = left_by(c, e.fixes, f.by, &f.by_code);
       w.walk.chains.push_back(std::move(f));
     }
   }

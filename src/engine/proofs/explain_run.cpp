@@ -30,11 +30,19 @@ namespace {
 constexpr const char* kCountsMark = "sitepatch-dynamo-counts: ";
 constexpr const char* kDiffMark = "sitepatch-diff: ";
 
-// The breaks of a run's log, each once.
+// A frame of sitepatch's own hook (the differential proof's wrapper around a compiled
+// function), from the run's private folder: neither the user's code nor a library's.
+bool hook_frame(const explain::Frame& f) {
+  return f.file.find("/sitepatch-run-") != std::string::npos &&
+         (util::ends_with(f.file, "/sitepatch_diff.py") || util::ends_with(f.file, "/sitecustomize.py"));
+}
+
+// The breaks of a run's log, each once, without the hook's frames.
 std::vector<LoggedBreak> breaks_of(const std::string& log) {
   explain::LogReading reading = explain::read_log(log);
   std::vector<LoggedBreak> out;
   for (auto& b : reading.breaks) {
+    b.frames.erase(std::remove_if(b.frames.begin(), b.frames.end(), hook_frame), b.frames.end());
     auto same = std::find_if(out.begin(), out.end(), [&](const LoggedBreak& o) { return explain::same_break(o.brk, b); });
     if (same != out.end()) same->brk.repeats += b.repeats + 1;
     else out.push_back({std::move(b), "run"});
@@ -54,15 +62,22 @@ std::string break_text(const ExplainedBreak& b) {
 
 // The first run's walks from the user's code, each chain marked by the kept fixes
 // alone (the log's own breaks among them: the search answered those).
-std::vector<UserWalk> after_fixes(const Explanation& first, const std::vector<Candidate>& kept) {
+// A run that compiled under fullgraph=True met no break at all (`compiled`): a chain
+// no fix answers is one dynamo traced or never reached, nothing a restart would meet.
+std::vector<UserWalk> after_fixes(const Explanation& first, const std::vector<Candidate>& kept, bool compiled) {
   std::vector<Fix> fixes;
   for (auto& k : kept) fixes.push_back(k.fix);
   std::vector<UserWalk> out = first.user_walks;
-  for (auto& w : out)
+  for (auto& w : out) {
     for (auto& f : w.walk.chains) {
       f.by.clear();
-      f.state = detail::left_by(f.chain, fixes, f.by);
+      f.state = detail::left_by(f.chain, fixes, f.by, &f.by_code);
     }
+    if (compiled)
+      w.walk.chains.erase(std::remove_if(w.walk.chains.begin(), w.walk.chains.end(),
+                                         [](const FollowUp& f) { return f.state == FollowUp::remains; }),
+                          w.walk.chains.end());
+  }
   return out;
 }
 
@@ -195,9 +210,11 @@ class Search {
         st.run = out_.runs.size() - n + size_t(kept - batch.begin());
       }
     }
+    if (st.kept.size() > 1 && (!fullgraph_ || st.best.compiled())) minimize(st);
+    out_.fullgraph = fullgraph_;
     out_.kept = st.kept;
     out_.last = std::move(st.current);
-    out_.after = after_fixes(before, out_.kept);
+    out_.after = after_fixes(before, out_.kept, fullgraph_ && st.best.compiled());
     return std::move(out_);
   }
 
@@ -219,6 +236,80 @@ class Search {
     out_.undone.push_back(last.describe() + ": every candidate after it failed; searching without it");
     st = std::move(trail.back());
     trail.pop_back();
+    return true;
+  }
+
+  // Drops each kept fix whose run without it does as well (delta debugging, one fix at a
+  // time): a later fix may have made an earlier one unnecessary. The last kept fix is
+  // needed: the run without it is the one it improved on. Runs of one batch are
+  // independent, the natural work for --jobs; after a drop, the others are run again.
+  void minimize(State& st) {
+    std::vector<std::string> open;
+    for (size_t i = 0; i + 1 < st.kept.size(); ++i) open.push_back(st.kept[i].key());
+    while (!open.empty()) {
+      int left = o_.max_runs - int(out_.runs.size());
+      if (left <= 0) {
+        out_.stop += "; --max-runs " + std::to_string(o_.max_runs) + " left " + std::to_string(open.size()) +
+                     (open.size() == 1 ? " fix" : " fixes") + " unchecked for need";
+        return;
+      }
+      size_t n = std::min(open.size(), size_t(std::max(1, std::min(o_.jobs, left))));
+      std::vector<Trial> batch(n);
+      for (size_t i = 0; i < n; ++i) {
+        for (auto& k : st.kept)
+          if (k.key() == open[i]) batch[i].tried = k;
+          else batch[i].fixes.push_back(k);
+      }
+      measure(batch);
+      auto dropped = batch.end();
+      for (auto it = batch.begin(); it != batch.end(); ++it) {
+        TriedRun& t = it->t;
+        t.what = "- " + it->tried->describe();
+        t.minimizing = true;
+        t.batch = int(n);
+        if (t.verdict.empty()) {
+          bool same = as_good(st.best, t.counts, t.verdict);
+          if (same && dropped == batch.end()) dropped = it;
+        }
+      }
+      for (auto it = batch.begin(); it != batch.end(); ++it) {
+        bool passed = it->t.verdict.rfind("not needed", 0) == 0;
+        if (it == dropped) {
+          out_.dropped.push_back(it->tried->describe() + ": " + it->t.verdict);
+          st.kept.erase(std::find_if(st.kept.begin(), st.kept.end(), [&](const Candidate& k) { return k.key() == it->tried->key(); }));
+          st.best = it->t.counts;
+          st.breaks = it->t.breaks;
+          st.current = it->e;
+        } else if (passed) {
+          it->t.verdict += ", but " + dropped->tried->describe() + " was dropped first: run again without it";
+          record(it->t);
+          continue;  // stays open: its run had the other fix in
+        }
+        open.erase(std::find(open.begin(), open.end(), it->tried->key()));
+        record(it->t);
+      }
+    }
+  }
+
+  // Whether a run without one of the kept fixes does as well as the run with them all.
+  static bool as_good(const RunCounts& best, const RunCounts& now, std::string& why) {
+    std::string lost;
+    if (!now.checked.mismatch.empty()) lost = "compiled differs from eager: " + now.checked.mismatch;
+    else if (best.compiled() && !now.compiled())
+      lost = now.unsupported ? "dynamo stops again (fullgraph=True fails)"
+                             : "the run fails (exit " + std::to_string(now.status) + ")" +
+                                   (now.failure.empty() ? "" : ": " + now.failure);
+    else if (now.status != 0 && best.status == 0) lost = "the run fails (exit " + std::to_string(now.status) + ")";
+    else if (best.graph_breaks >= 0 && now.graph_breaks > best.graph_breaks)
+      lost = "graph breaks " + std::to_string(best.graph_breaks) + " -> " + std::to_string(now.graph_breaks);
+    else if (now.library_breaks > best.library_breaks)
+      lost = "breaks inside libraries " + std::to_string(best.library_breaks) + " -> " + std::to_string(now.library_breaks);
+    if (!lost.empty()) {
+      why = "needed: without it " + lost;
+      return false;
+    }
+    why = std::string("not needed: without it the run does as well") +
+          (now.compiled() ? " (" + now.checked.how() + ")" : "");
     return true;
   }
 

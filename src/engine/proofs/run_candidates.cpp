@@ -161,6 +161,29 @@ class CallCheck {
     return true;
   }
 
+  // The parameters of frame k's function that a call of it on the log's path gives a
+  // constant or a tensor's metadata (no tensor), each with the argument as written.
+  std::map<std::string, std::string> non_tensor_args(int k, const python::FunctionFacts& callee) {
+    std::map<std::string, std::string> out;
+    int ck = caller_of(k);
+    if (ck < 0) return out;
+    std::string unreadable;
+    const python::SourceFacts* source = src_.of(frames_[size_t(ck)], unreadable);
+    if (!source) return out;
+    std::vector<std::string> params = plain_params(callee);
+    for (const python::CallFacts& c : source->calls_in(frames_[size_t(ck)].frame.line, last_name(frames_[size_t(k)].qualified)).calls)
+      for (const python::ArgumentFacts& a : c.args) {
+        if (a.kind != python::ArgumentFacts::constant && a.kind != python::ArgumentFacts::guarded) continue;
+        std::string param = a.slot;
+        if (a.slot[0] == '#') {
+          size_t i = std::stoul(a.slot.substr(1));
+          param = i < params.size() ? params[i] : "";
+        }
+        if (!param.empty()) out.emplace(param, a.text);
+      }
+    return out;
+  }
+
   bool constant_calls(int k, const python::FunctionFacts& callee, std::string& why) {
     const PlacedFrame& f = frames_[size_t(k)];
     int ck = caller_of(k);
@@ -361,8 +384,9 @@ CandidateFinder::Judged CandidateFinder::judge(const ExplainedBreak& b, int k, F
     note.why = note.custom_op_why = "no function " + f.qualified + " in its file";
     return out;
   }
-  out.custom_op = custom_op(f, facts, note);
   CallCheck calls(*sources_, b.frames);
+  non_tensor_args_ = calls.non_tensor_args(k, facts);
+  out.custom_op = custom_op(f, facts, note);
   std::string receiver;
   if (facts.method && !calls.global_receiver(k, receiver)) {
     note.why = "a method: " + receiver;
@@ -370,6 +394,10 @@ CandidateFinder::Judged CandidateFinder::judge(const ExplainedBreak& b, int k, F
   }
   if (facts.result.kind == python::ResultFacts::object) {
     note.why = facts.result.why + ", no constant dynamo can hold: its caller is the place";
+    return out;
+  }
+  if (facts.result.kind == python::ResultFacts::tensor) {
+    note.why = facts.result.why + ": tensors, no constant to hold (a custom op or a traceable body is the fix)";
     return out;
   }
   std::string why;
@@ -393,7 +421,7 @@ std::optional<Candidate> CandidateFinder::custom_op(const PlacedFrame& f, const 
     note.custom_op_why = "not a module-level function";
     return std::nullopt;
   }
-  if (facts.result.kind != python::ResultFacts::unknown) {
+  if (facts.result.kind != python::ResultFacts::unknown && facts.result.kind != python::ResultFacts::tensor) {
     note.custom_op_why = facts.result.why + ": no tensor";
     return std::nullopt;
   }
@@ -403,7 +431,21 @@ std::optional<Candidate> CandidateFinder::custom_op(const PlacedFrame& f, const 
       note.custom_op_why = "it takes *args or **kwargs, which a custom op's schema cannot";
       return std::nullopt;
     }
-    if (!facts.default_constant.count(p)) tensors.push_back(p);
+    if (facts.default_constant.count(p)) continue;
+    auto a = facts.annotations.find(p);
+    if (a != facts.annotations.end() && a->second.find("Tensor") == std::string::npos) {
+      // A str, a dtype: in the schema as what it is, which only the recipe's op-schema
+      // can say; read as a tensor, the fake would lie about it.
+      note.custom_op_why = "parameter `" + p + "` is annotated " + util::printable(a->second) +
+                           ", no tensor: its schema type is not one this can write (give op-schema by hand)";
+      return std::nullopt;
+    }
+    if (!non_tensor_args_.count(p)) tensors.push_back(p);
+    else {
+      note.custom_op_why = "parameter `" + p + "` is given `" + util::printable(non_tensor_args_.at(p)) +
+                           "`, no tensor: its schema type is not one this can write (give op-schema by hand)";
+      return std::nullopt;
+    }
   }
   if (tensors.empty()) {
     note.custom_op_why = "it takes no tensor to give its outputs a shape from";

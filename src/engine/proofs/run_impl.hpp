@@ -33,6 +33,7 @@ class CandidateFinder {
   std::optional<Candidate> custom_op(const PlacedFrame& f, const python::FunctionFacts& facts, FrameNote& note);
   Session& s_;
   std::unique_ptr<Sources> sources_;
+  std::map<std::string, std::string> non_tensor_args_;  // of the frame being judged: parameter -> argument
 };
 
 /// A custom-op candidate whose run failed because the function returns a tuple of
