@@ -20,6 +20,7 @@ struct Shape {
   std::string name, dir, call;
   std::vector<std::string> fixes;
   bool outside = false;  // shape.json's `outside`: the proof is also checked with the recipe applied
+  std::string repro;     // shape.json's `repro`: its own model script (compiled first, then eager, compared)
 };
 
 inline const std::string kCorpus = std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-corpus";
@@ -32,6 +33,7 @@ inline Shape shape(const std::string& name) {
   s.call = j["call"];
   for (auto& f : j["fixes"]) s.fixes.push_back(f);
   s.outside = j.value("outside", false);
+  if (j.contains("repro") && j["repro"].is_string()) s.repro = s.dir + "/" + j["repro"].get<std::string>();
   return s;
 }
 
@@ -41,6 +43,11 @@ struct CorpusEnv {
   std::string app;
   explicit CorpusEnv(const Shape& s) : venv(testsupport::torch_venv(tmp.path + "/venv")), app(tmp.path + "/app") {
     std::filesystem::copy(s.dir + "/site-packages", venv.site_packages, std::filesystem::copy_options::recursive);
+    if (!s.repro.empty()) {
+      std::filesystem::create_directories(app);
+      std::filesystem::copy_file(s.repro, app + "/repro.py");
+      return;
+    }
     testsupport::spit(app + "/repro.py", "import torch\n\nimport " + s.name +
                                              "\n\nf = torch.compile(lambda x: " + s.call +
                                              ", backend=\"eager\", fullgraph=True)\nprint(f(torch.ones(4)).tolist())\n");

@@ -49,11 +49,26 @@ void prove(const Shape& s) {
     return;
   }
   CHECK(kept(j) == std::vector<std::string>(s.fixes.begin(), s.fixes.end()));
-  size_t rejected = 0;
-  for (auto& run : j["runs"]) rejected += !run["tried"].is_null() && !run["kept"].get<bool>();
-  // One run as it is, one per break got past, one per candidate rejected: no more.
-  CHECK(j["runs"].size() == s.fixes.size() + rejected + 1);
-  CHECK(j["runs"].back()["counts"]["compiled"] == true);
+  size_t rejected = 0, minimizing = 0;
+  for (auto& run : j["runs"]) {
+    bool check = run["minimizing"].get<bool>();
+    minimizing += check;
+    rejected += !check && !run["tried"].is_null() && !run["kept"].get<bool>();
+  }
+  // One run as it is, one per break got past, one per candidate rejected, one per kept
+  // fix but the last to show it is needed: no more.
+  CHECK(j["runs"].size() == s.fixes.size() + rejected + 1 + minimizing);
+  CHECK(minimizing == (s.fixes.empty() ? 0 : s.fixes.size() - 1));
+  CHECK(j["dropped"].empty());
+  // The last kept run compiled and computed what the unpatched program computes.
+  const nlohmann::json* last = nullptr;
+  for (auto& run : j["runs"])
+    if (run["kept"].get<bool>()) last = &run;
+  REQUIRE(last);
+  CHECK((*last)["counts"]["compiled"] == true);
+  CHECK((*last)["counts"]["checked"]["mismatch"].is_null());
+  CHECK((*last)["counts"]["checked"]["calls"] >= 1);
+  CHECK((*last)["counts"]["checked"]["vs_record"] >= 1);
   CHECK(e2e::tree_state(env.venv.root) == before);
   // The proof holds outside the search: the recipe applied for real, the repro compiles.
   // One shape per kind of recipe the search writes (a decorator on the caller, two
@@ -68,9 +83,11 @@ void prove(const Shape& s) {
   CHECK(plain.status == 0);
 }
 
-const std::vector<std::string> kShapes = {"smiprobe", "nvccversion", "ldcache",  "scalefile", "cfgcache",
-                                          "envread",  "dynimport",   "ctypesload", "handleobj", "timing",
-                                          "logwarn",  "jitloader",   "methodonly"};
+const std::vector<std::string> kShapes = {
+    "smiprobe",   "nvccversion",  "ldcache",      "scalefile",      "cfgcache",  "envread",  "dynimport",
+    "ctypesload", "handleobj",    "timing",       "logwarn",        "jitloader", "methodonly",
+    // issue 51: from real libraries' patterns, each with its own model script
+    "devsetting", "singletonprobe", "packquant", "opseam", "skippedtorch", "logsetup", "catchwarn", "moeconfig"};
 
 }  // namespace
 
@@ -124,4 +141,35 @@ TEST_CASE("explain --run corpus: a locked loader returning a kernel object, wrap
 TEST_CASE("explain --run corpus: a method probe under fullgraph=True has no fix, and the tool says why",
           "[e2e][explain][torch][corpus]") {
   prove(shape("methodonly"));
+}
+
+// Issue 51: shapes written from real libraries' patterns, each with a model script that
+// runs the compiled function first, then eager, and exits 1 when they differ.
+TEST_CASE("explain --run corpus: a per-device setting keyed by the tensor's device type, where a custom op would lie",
+          "[e2e][explain][torch][corpus]") {
+  prove(shape("devsetting"));
+}
+TEST_CASE("explain --run corpus: a method of a module-level singleton that probes the host and caches on self",
+          "[e2e][explain][torch][corpus]") {
+  prove(shape("singletonprobe"));
+}
+TEST_CASE("explain --run corpus: a kernel wrapper returning a tuple of tensors of other dtypes and shapes",
+          "[e2e][explain][torch][corpus]") {
+  prove(shape("packquant"));
+}
+TEST_CASE("explain --run corpus: a library's stubbed custom-op seam", "[e2e][explain][torch][corpus]") {
+  prove(shape("opseam"));
+}
+TEST_CASE("explain --run corpus: a path chosen by a torch helper dynamo skips", "[e2e][explain][torch][corpus]") {
+  prove(shape("skippedtorch"));
+}
+TEST_CASE("explain --run corpus: a logging setup returning None before a second break",
+          "[e2e][explain][torch][corpus]") {
+  prove(shape("logsetup"));
+}
+TEST_CASE("explain --run corpus: a layer under a decorator that catches warnings", "[e2e][explain][torch][corpus]") {
+  prove(shape("catchwarn"));
+}
+TEST_CASE("explain --run corpus: tuned settings keyed by the tensors' shapes", "[e2e][explain][torch][corpus]") {
+  prove(shape("moeconfig"));
 }

@@ -66,19 +66,26 @@ def _after_import(name, callback):
             return getattr(self._inner, attr)
 
     class Finder(object):
+        busy = False  # asking the other finders, another Finder for the same name among them
+
         def find_spec(self, fullname, path=None, target=None):
-            if fullname != name:
+            if fullname != name or self.busy:
                 return None
-            for finder in sys.meta_path:
-                if finder is self or not hasattr(finder, "find_spec"):
-                    continue
-                spec = finder.find_spec(fullname, path, target)
-                if spec is not None:
-                    sys.meta_path.remove(self)
-                    if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                        spec.loader = Loader(spec.loader)
-                    return spec
-            return None
+            self.busy = True
+            try:
+                for finder in list(sys.meta_path):
+                    if finder is self or not hasattr(finder, "find_spec"):
+                        continue
+                    spec = finder.find_spec(fullname, path, target)
+                    if spec is not None:
+                        if self in sys.meta_path:
+                            sys.meta_path.remove(self)
+                        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                            spec.loader = Loader(spec.loader)
+                        return spec
+                return None
+            finally:
+                self.busy = False
 
     sys.meta_path.insert(0, Finder())
 
@@ -231,7 +238,9 @@ class _Checked(object):
         try:
             out = compiled_call(*args, **kwargs)
         except BaseException:
-            if _MODE == "record":
+            # The first run records; a run that observes functions for their fakes runs
+            # the path eagerly too, so that they are called.
+            if _MODE == "record" or os.environ.get("SITEPATCH_OBSERVE"):
                 try:
                     before.restore(torch)
                     self.eager(inputs, before, k, None)

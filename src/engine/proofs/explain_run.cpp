@@ -168,6 +168,7 @@ class Search {
         break;
       }
       std::vector<Candidate> pool = open_candidates(st);
+      observe_ = unobserved_ops(pool);
       if (pool.empty()) {
         if (!trail.empty() && undo(st, trail)) continue;
         out_.stop = "no candidate left that helps";
@@ -210,6 +211,7 @@ class Search {
         st.run = out_.runs.size() - n + size_t(kept - batch.begin());
       }
     }
+    observe_.clear();
     if (st.kept.size() > 1 && (!fullgraph_ || st.best.compiled())) minimize(st);
     out_.fullgraph = fullgraph_;
     out_.kept = st.kept;
@@ -289,6 +291,19 @@ class Search {
         record(it->t);
       }
     }
+  }
+
+  // The custom-op candidates whose functions no run has watched yet: the next batch
+  // watches them (observe_hook.py), so that their fakes say what the real function does.
+  std::string unobserved_ops(const std::vector<Candidate>& pool) const {
+    std::vector<std::string> names;
+    for (auto& c : pool) {
+      std::string name = c.fix.module + ":" + c.fix.function;
+      if (c.kind == Candidate::custom_op && !finder_.has_observed(name) &&
+          std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
+    }
+    return util::join(names, ",");
   }
 
   // Whether a run without one of the kept fixes does as well as the run with them all.
@@ -396,6 +411,7 @@ class Search {
     // other run's compiled outputs are compared with them.
     run.env["SITEPATCH_DIFF"] = scratch_.path();
     run.env["SITEPATCH_DIFF_MODE"] = tr.fixes.empty() && !tr.tried ? "record" : "compare";
+    if (!observe_.empty()) run.env["SITEPATCH_OBSERVE"] = observe_;
     run.env["VIRTUAL_ENV"] = s_.env.prefix;
     run.path_first_dirs["PATH"] = s_.env.prefix + "/bin";
     tr.run = std::move(run);
@@ -409,6 +425,7 @@ class Search {
     c.status = r.status;
     std::string log = r.err + "\n" + r.out;
     read_counts(log, c);
+    for (const Observation& o : read_observations(log)) finder_.observed(o);
     RunEnd end = r.status != 0 ? run_end(log) : RunEnd{};
     c.unsupported = r.status != 0 && util::ends_with(end.type, "Unsupported");
     if (r.status != 0 && !c.unsupported)
@@ -452,6 +469,7 @@ class Search {
   const explain::HintSet& hints_;
   CandidateFinder finder_;
   ScratchDir scratch_;
+  std::string observe_;  // functions the next runs watch (SITEPATCH_OBSERVE)
   ProvenFixes out_;
   std::set<std::string> rejected_;       // "state signature|candidate key"
   std::set<std::string> never_;          // candidate keys no state can make help

@@ -452,6 +452,17 @@ std::optional<Candidate> CandidateFinder::custom_op(const PlacedFrame& f, const 
     return std::nullopt;
   }
   std::string fake = fake_body(tensors, std::max(1, facts.returns_tuple));
+  std::string seen_how = "as the fake guesses (each output shaped as an input)";
+  if (auto o = observed_.find(f.name()); o != observed_.end()) {
+    // What the real function returned in a run: the fake says the same.
+    std::string why;
+    fake = observed_fake(o->second, tensors, why);
+    if (fake.empty()) {
+      note.custom_op_why = why;
+      return std::nullopt;
+    }
+    seen_how = "as the real function returned them on the repro's inputs" + (why.empty() ? "" : " (" + why + ")");
+  }
   Candidate c;
   c.inputs = tensors;
   c.kind = Candidate::custom_op;
@@ -465,7 +476,7 @@ std::optional<Candidate> CandidateFinder::custom_op(const PlacedFrame& f, const 
   c.fix.version = f.version;
   c.shared = !f.site_dir.empty() && !shared_owner(s_.env, f.site_dir).empty();
   c.fix.why = "torch.library.custom_op makes " + f.qualified + " one node to dynamo: its body runs eagerly, its "
-              "fake (" + fake.substr(7) + ") gives dynamo the outputs' shape, dtype and device";
+              "fake (" + fake.substr(7) + ") gives dynamo the outputs' shape, dtype and device, " + seen_how;
   c.fix.cost = f.qualified + " becomes an operator: no autograd through it (training needs register_autograd), "
                "its outputs must be new tensors shaped as the fake says, and it must not change its inputs";
   note.custom_op = true;

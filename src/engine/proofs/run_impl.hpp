@@ -15,6 +15,34 @@ namespace sitepatch::engine {
 // Files read once through the host (run_candidates.cpp).
 class Sources;
 
+/// What observe_hook.py saw a library function do (observed_fake.cpp).
+struct ObservedValue {
+  bool tensor = false;
+  std::string dtype, device;  // "uint8", "cpu"
+  std::vector<long> shape;
+};
+struct ObservedCall {
+  std::vector<std::pair<std::string, ObservedValue>> inputs;  // by parameter name, in order
+  std::vector<ObservedValue> outputs;
+  bool tuple = false;
+  std::vector<std::string> mutated;  // inputs whose version counter changed
+  std::vector<std::string> aliased;  // "0:x": output 0 shares x's storage
+  std::vector<ObservedCall> resized;  // the same function on inputs with a dimension doubled
+};
+struct Observation {
+  std::string function;  // module:qualified
+  std::vector<ObservedCall> calls;
+};
+
+/// The observe hook's lines in a run's output.
+std::vector<Observation> read_observations(const std::string& text);
+
+/// A fake's body for a custom op from what the real function did: `return x.new_empty((x.shape[0],
+/// x.shape[1] // 2), dtype=torch.uint8), ...`; "" with `why` set when no custom op fits
+/// what was seen (it changed an input, returned a view or a non-tensor). `why` is set to
+/// a note (static shapes) when a body is written.
+std::string observed_fake(const Observation& o, const std::vector<std::string>& tensors, std::string& why);
+
 /// The candidates of a run's breaks, with a verdict on each library frame.
 class CandidateFinder {
  public:
@@ -24,6 +52,9 @@ class CandidateFinder {
   /// (innermost first), register-custom-op on each kernel wrapper (innermost first),
   /// disable on each library frame (innermost first); shared folders last. `notes` gets each library frame's verdict once.
   std::vector<Candidate> find(const Explanation& e, std::vector<FrameNote>* notes);
+  /// What runs saw the functions do: custom-op candidates take their fakes from it.
+  void observed(const Observation& o) { observed_.emplace(o.function, o); }
+  bool has_observed(const std::string& function) const { return observed_.count(function) > 0; }
 
  private:
   struct Judged {
@@ -34,6 +65,7 @@ class CandidateFinder {
   Session& s_;
   std::unique_ptr<Sources> sources_;
   std::map<std::string, std::string> non_tensor_args_;  // of the frame being judged: parameter -> argument
+  std::map<std::string, Observation> observed_;          // by module:qualified
 };
 
 /// A custom-op candidate whose run failed because the function returns a tuple of

@@ -10,6 +10,7 @@
 #include "sitepatch/site/environment.hpp"
 #include "sitepatch/util/error.hpp"
 #include "sitepatch_diff_hook_source.hpp"
+#include "sitepatch_observe_hook_source.hpp"
 #include "sitepatch_try_hook_source.hpp"
 
 namespace sitepatch::engine {
@@ -27,6 +28,7 @@ host::CommandRun try_run(const Plan& p, const std::vector<std::string>& argv) {
   run.argv = argv;
   run.files["sitecustomize.py"] = embedded::try_hook_source;
   run.files["sitepatch_diff.py"] = embedded::diff_hook_source;  // imported only under explain --run
+  run.files["sitepatch_observe.py"] = embedded::observe_hook_source;
   run.files["try.manifest"] = manifest;
   run.env["SITEPATCH_TRY"] = "{dir}/try.manifest";
   run.env["PYTHONDONTWRITEBYTECODE"] = "1";

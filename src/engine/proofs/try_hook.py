@@ -170,6 +170,13 @@ def _sitepatch_diff():
         sitepatch_diff.install()
 
 
+def _sitepatch_observe():
+    # explain --run's observed fakes (sitepatch_observe.py beside this file).
+    if os.environ.get("SITEPATCH_OBSERVE"):
+        import sitepatch_observe
+        sitepatch_observe.install()
+
+
 def _sitepatch_try_chain():
     # The environment's own sitecustomize, as if this one were not first on the path.
     here = os.path.dirname(os.path.abspath(__file__))
@@ -192,4 +199,5 @@ def _sitepatch_try_chain():
 _sitepatch_try_install()
 _sitepatch_dynamo_counts()
 _sitepatch_diff()
+_sitepatch_observe()
 _sitepatch_try_chain()
