@@ -209,7 +209,7 @@ class Reader {
         return guarded(ts_node_named_child(args, 0), fn, depth + 1);
       return false;
     }
-    if (t == "comparison_operator" || t == "boolean_operator") {
+    if (t == "comparison_operator" || t == "boolean_operator" || t == "conditional_expression") {
       bool any = false;
       for (TSNode c : ts::named_children(n)) {
         if (is(c, "comment")) continue;
@@ -221,9 +221,40 @@ class Reader {
     }
     if (t == "identifier" && !ts_node_is_null(fn)) {
       TSNode value = local_value(fn, text(n));
-      return !ts_node_is_null(value) && guarded(value, fn, depth + 1);
+      if (!ts_node_is_null(value)) return guarded(value, fn, depth + 1);
+      return unpacked_shape(fn, text(n));
     }
     return false;
+  }
+
+  // Whether `name` is bound in `fn` only by unpacking a tensor's shape (`E, N, _ =
+  // w.shape`, `b, s = x.size()`): each item is a dimension, which dynamo guards.
+  bool unpacked_shape(TSNode fn, const std::string& name) const {
+    int bound = 0, by_shape = 0;
+    std::vector<TSNode> todo = {field(fn, "body")};
+    while (!todo.empty()) {
+      TSNode c = todo.back();
+      todo.pop_back();
+      if (ts_node_is_null(c) || is(c, "function_definition") || is(c, "lambda") || is(c, "class_definition")) continue;
+      if (is(c, "assignment")) {
+        TSNode left = field(c, "left");
+        if (is(left, "identifier") && text(left) == name) ++bound;
+        if (is(left, "pattern_list") || is(left, "tuple_pattern")) {
+          bool here = false;
+          for (TSNode item : ts::named_children(left)) here |= is(item, "identifier") && text(item) == name;
+          if (here) {
+            ++bound;
+            TSNode right = field(c, "right");
+            bool shape = (is(right, "attribute") && text(field(right, "attribute")) == "shape") ||
+                         (is(right, "call") && is(field(right, "function"), "attribute") &&
+                          text(field(field(right, "function"), "attribute")) == "size");
+            by_shape += shape;
+          }
+        }
+      }
+      push_children(todo, c);
+    }
+    return bound > 0 && bound == by_shape;
   }
 
   // The names `fn`'s body binds: assignment targets, for and with targets, walrus.
@@ -571,6 +602,21 @@ CallsIn SourceFacts::calls_in(int line, const std::string& callee) const {
     out.caller_locals = r.locals_of(d->node);
   } else {
     r.calls_of(p_->tree.root(), callee, params, line, out.calls);
+  }
+  return out;
+}
+
+std::vector<std::string> SourceFacts::callees_at(int line) const {
+  std::vector<std::string> out;
+  std::vector<TSNode> todo = {p_->tree.root()};
+  while (!todo.empty()) {
+    TSNode n = todo.back();
+    todo.pop_back();
+    if (ts_node_is_null(n) || int(ts_node_start_point(n).row) + 1 > line || int(ts_node_end_point(n).row) + 1 < line)
+      continue;
+    if (ts_node_type(n) == std::string_view("call") && int(ts_node_start_point(n).row) + 1 == line)
+      out.push_back(std::string(ts::text(p_->text, ts_node_child_by_field_name(n, "function", 8))));
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) todo.push_back(ts_node_named_child(n, i));
   }
   return out;
 }

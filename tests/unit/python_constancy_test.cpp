@@ -177,3 +177,19 @@ TEST_CASE("constancy: a tensor's metadata is a constant to dynamo, directly, com
   CHECK(kind_of(in.calls[3], "#3") == ArgumentFacts::other);
   CHECK(in.caller_locals == std::vector<std::string>{"a", "b", "fh", "i", "kind", "n", "total", "twice"});
 }
+
+TEST_CASE("constancy: names unpacked from a tensor's shape are dimensions dynamo guards", "[python][constancy]") {
+  const std::string src =
+      "def experts(x, w1):\n"
+      "    E, N, _ = w1.shape\n"
+      "    M, K = x.size()\n"
+      "    a, b = pair(x)\n"
+      "    pick(E, N, M, K, a)\n";
+  auto in = calls_in(src, 5, "pick");
+  REQUIRE(in.calls.size() == 1);
+  for (auto& slot : {"#0", "#1", "#2", "#3"}) {
+    INFO(slot);
+    CHECK(kind_of(in.calls[0], slot) == ArgumentFacts::guarded);
+  }
+  CHECK(kind_of(in.calls[0], "#4") == ArgumentFacts::other);
+}

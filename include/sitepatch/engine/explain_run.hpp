@@ -42,7 +42,7 @@ struct RunCounts {
 
 /// A fix the search may try.
 struct Candidate {
-  enum Kind { hint, assume_constant, disable, custom_op } kind = disable;
+  enum Kind { hint, assume_constant, disable, custom_op, nonstrict } kind = disable;
   Fix fix;            // module, function, action, code, ensure_import, why, cost, dist
   bool shared = false;  // its file is in a folder the environment shares (apply needs --system)
   std::vector<std::string> inputs;  // custom_op: the tensor parameters its fake shapes outputs like

@@ -82,6 +82,8 @@ class SourceFacts {
 
   FunctionFacts function(const std::string& qualified) const;
   CallsIn calls_in(int line, const std::string& callee) const;
+  /// The callee of each call on `line`, as written ("pkg.layer", "self.proj").
+  std::vector<std::string> callees_at(int line) const;
 
  private:
   struct Parsed;

@@ -34,7 +34,8 @@ constexpr const char* kDiffMark = "sitepatch-diff: ";
 // function), from the run's private folder: neither the user's code nor a library's.
 bool hook_frame(const explain::Frame& f) {
   return f.file.find("/sitepatch-run-") != std::string::npos &&
-         (util::ends_with(f.file, "/sitepatch_diff.py") || util::ends_with(f.file, "/sitecustomize.py"));
+         (util::ends_with(f.file, "/sitepatch_diff.py") || util::ends_with(f.file, "/sitepatch_observe.py") ||
+          util::ends_with(f.file, "/sitecustomize.py"));
 }
 
 // The breaks of a run's log, each once, without the hook's frames.
@@ -397,6 +398,7 @@ class Search {
         return;
       }
     }
+    if (tr.tried) spdlog::debug("explain --run: trying {}: {}", tr.tried->describe(), tr.tried->fix.code);
     host::CommandRun run = try_run(tr.plan, {"sh", "-c", o_.command});
     run.capture = true;
     const char* logs = std::getenv("TORCH_LOGS");
@@ -487,6 +489,7 @@ std::string Candidate::describe() const {
     case assume_constant: return "assume_constant_result on " + fix.name();
     case disable: return "disable on " + fix.name();
     case custom_op: return "register-custom-op on " + fix.name();
+    case nonstrict: return "nonstrict_trace on " + fix.name();
   }
   return fix.name();
 }

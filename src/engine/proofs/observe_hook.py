@@ -71,8 +71,15 @@ def _observer(torch, key, fn):
     except (TypeError, ValueError):
         names = []
 
+    compiler = getattr(torch, "compiler", None)
+    compiling = getattr(compiler, "is_compiling", None) or getattr(torch._dynamo, "is_compiling", lambda: False)
+
     @functools.wraps(fn)
     def observed(*args, **kwargs):
+        # Under dynamo's trace the wrapper must be nothing: dynamo takes is_compiling() as
+        # True and traces only the call, never the version counters and storages below.
+        if compiling():
+            return fn(*args, **kwargs)
         calls = _seen.setdefault(key, [])
         if _busy[0] or len(calls) >= _CALLS:
             return fn(*args, **kwargs)

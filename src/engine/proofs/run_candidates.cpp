@@ -53,6 +53,12 @@ Candidate decorate(const site::Environment& env, const PlacedFrame& f, Candidate
     c.fix.why = "dynamo runs " + f.qualified + " once while tracing and keeps its result as a constant";
     c.fix.cost = "the result is frozen in the compiled graph: a different result later (another device, a changed "
                  "config) is not seen until a recompile";
+  } else if (kind == Candidate::nonstrict) {
+    c.fix.code = "torch._dynamo.nonstrict_trace";
+    c.fix.why = "dynamo runs " + f.qualified + " on fake tensors instead of tracing its Python (a decorator's "
+                "warnings or locks are not traced), and keeps the tensor operations it saw";
+    c.fix.cost = "torch >= 2.7; its inputs and outputs must be tensors or containers of them, and what it does "
+                 "besides tensor operations runs while tracing, not in the compiled graph";
   } else {
     c.fix.why = "keeps dynamo out of " + f.qualified + " and everything it calls";
     c.fix.cost = "dynamo breaks the graph where " + f.qualified + " is called (fullgraph=True fails there)";
@@ -485,6 +491,29 @@ std::optional<Candidate> CandidateFinder::custom_op(const PlacedFrame& f, const 
   return c;
 }
 
+// A frame that is a decorator's wrapper (`deco.wrapper`, a nested function): the
+// module-level functions of its module that its caller called by name on the frame's
+// line (the decorated functions), as frames of their own for nonstrict_trace.
+std::vector<PlacedFrame> CandidateFinder::decorated(const ExplainedBreak& b, int k) {
+  std::vector<PlacedFrame> out;
+  const PlacedFrame& f = b.frames[size_t(k)];
+  if (f.what != "nested function" || k == 0) return out;
+  const PlacedFrame& caller = b.frames[size_t(k - 1)];
+  std::string why;
+  const python::SourceFacts* from = sources_->of(caller, why);
+  const python::SourceFacts* here = sources_->of(f, why);
+  if (!from || !here) return out;
+  for (const std::string& callee : from->callees_at(caller.frame.line)) {
+    std::string name = callee.substr(callee.rfind('.') == std::string::npos ? 0 : callee.rfind('.') + 1);
+    python::FunctionFacts facts = here->function(name);
+    if (!facts.found || facts.method || name == f.qualified.substr(f.qualified.rfind('.') + 1)) continue;
+    PlacedFrame target = f;
+    target.qualified = name;
+    out.push_back(target);
+  }
+  return out;
+}
+
 std::vector<Candidate> CandidateFinder::find(const Explanation& e, std::vector<FrameNote>* notes) {
   std::vector<Candidate> out;
   std::set<std::string> seen;
@@ -514,6 +543,10 @@ std::vector<Candidate> CandidateFinder::find(const Explanation& e, std::vector<F
       if (notes && std::none_of(notes->begin(), notes->end(), [&](const FrameNote& n) { return n.at == note.at; }))
         notes->push_back(std::move(note));
     }
+    // A decorator's wrapper dynamo cannot trace (warnings.catch_warnings): the function
+    // it decorates, run on fake tensors (torch._dynamo.nonstrict_trace, torch >= 2.7).
+    for (int k : frames)
+      for (const PlacedFrame& target : decorated(b, k)) add(decorate(s_.env, target, Candidate::nonstrict));
     // Kernel wrappers as custom ops, innermost first; then disable, which under
     // fullgraph=True only moves the break (the search drops it there).
     for (auto& c : ops) add(std::move(c));

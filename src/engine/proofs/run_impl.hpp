@@ -62,6 +62,7 @@ class CandidateFinder {
   };
   Judged judge(const ExplainedBreak& b, int k, FrameNote& note);
   std::optional<Candidate> custom_op(const PlacedFrame& f, const python::FunctionFacts& facts, FrameNote& note);
+  std::vector<PlacedFrame> decorated(const ExplainedBreak& b, int k);
   Session& s_;
   std::unique_ptr<Sources> sources_;
   std::map<std::string, std::string> non_tensor_args_;  // of the frame being judged: parameter -> argument
