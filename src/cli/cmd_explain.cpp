@@ -27,6 +27,7 @@ struct ExplainOptions {
   std::string run;                   // --run CMD: run the repro and prove the fixes
   int max_runs = 12;
   int jobs = -1;                     // --jobs N; -1: half the cores, at least 1
+  bool oversubscribe = false;        // --oversubscribe: --jobs N at once even where the cores are not spare
 };
 
 // Half the cores of the machine the runs happen on (the host's over --host).
@@ -150,7 +151,18 @@ int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
   engine::RunOptions ro;
   ro.command = o.run;
   ro.max_runs = o.max_runs;
-  ro.jobs = o.jobs == -1 ? default_jobs(env.session->env) : o.jobs;
+  // A torch run keeps about two cores busy (dynamo and inductor's compile): runs at once
+  // beyond that share cores and each takes longer, so the search would be slower than
+  // one run at a time.
+  int spare = default_jobs(env.session->env);
+  ro.jobs = o.jobs == -1 ? spare : o.jobs;
+  if (o.jobs > spare && !o.oversubscribe) {
+    ro.jobs = spare;
+    if (!out.json() && !out.quiet())
+      out.err("--jobs " + std::to_string(o.jobs) + ": " + std::to_string(spare) + " at once, as many as " +
+              env.session->host.name() + " has two cores for (--oversubscribe runs " + std::to_string(o.jobs) +
+              " anyway)");
+  }
   size_t n = 0;
   ro.progress = [&](const engine::TriedRun& t) {
     if (!out.json() && !out.quiet()) out.err(run_line(++n, t));
@@ -162,6 +174,9 @@ int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
   std::string recipe = run_recipe(p, o.run);
   if (!o.recipe.empty() && o.recipe != "-" && !recipe.empty()) write_recipe(o.recipe, recipe);
   bool left = std::any_of(p.last.breaks.begin(), p.last.breaks.end(), [](auto& b) { return b.in_library(); });
+  // A command that still fails is no success, wherever its break is (the user's code,
+  // torch's): exit 3 as when a library break is left.
+  bool failing = still_fails(p);
   if (o.recipe == "-") {
     std::cout << recipe;
   } else if (out.json()) {
@@ -174,6 +189,12 @@ int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
     out.document(j);
   } else {
     print_run(out, p, recipe, o.recipe, g.verbose);
+    if (failing && !left) {
+      out.out("");
+      out.out("the command still fails, and no break is left inside a library: what stops it is in your code or "
+              "torch's:");
+      print_explanation(out, p.last, g.verbose);
+    }
     if (left) {
       out.out("");
       out.out("what the last kept run still shows:");
@@ -187,7 +208,7 @@ int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
       print_explanation(out, shown, g.verbose);
     }
   }
-  return int(left ? Exit::not_intact : Exit::ok);
+  return int(left || failing ? Exit::not_intact : Exit::ok);
 }
 
 int run(const GlobalOptions& g, const ExplainOptions& o) {
@@ -285,9 +306,11 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
       ->type_name("CMD");
   app.add_option("--max-runs", o->max_runs, "With --run: at most N runs of CMD (default 12)")->type_name("N");
   app.add_option("--jobs,-j", o->jobs,
-                 "With --run: run up to N candidates at once, each under its own try hook (default: half the "
-                 "cores where the runs happen, at least 1)")
+                 "With --run: run up to N candidates at once, each under its own try hook (default and most: "
+                 "half the cores where the runs happen, at least 1)")
       ->type_name("N");
+  app.add_flag("--oversubscribe", o->oversubscribe,
+               "With --run: run --jobs N at once even where the host has fewer than two cores for each");
   app.footer(
       "Reads torch._dynamo.exc.Unsupported errors (\"from user code:\"), TORCH_LOGS=graph_breaks records\n"
       "(repeats whose stack dynamo suppressed are merged) and torch._dynamo.explain's break reasons.\n"

@@ -218,6 +218,7 @@ void print_break(const Output& out, const engine::ExplainedBreak& b, const engin
   else if (!seen.empty())
     out.out("    " + seen.substr(2));
   out.out("    dynamo: " + brk.reason + " (" + where + ", " + explain::to_string(brk.format) + ")");
+  if (!brk.graph_break_id.empty()) out.out("    graph break " + brk.graph_break_id + ": " + brk.graph_break_url);
   print_hints(out, brk);
   if (b.user_frame >= 0) {
     const PlacedFrame& u = b.frames[size_t(b.user_frame)];
@@ -299,6 +300,7 @@ nlohmann::json break_json(const engine::ExplainedBreak& b) {
   nlohmann::json j = {{"log", b.logged.log},       {"log_line", or_null(brk.log_line)},
                       {"format", explain::to_string(brk.format)},
                       {"reason", brk.reason},      {"explanation", or_null(brk.explanation)},
+                      {"graph_break_id", or_null(brk.graph_break_id)}, {"graph_break_url", or_null(brk.graph_break_url)},
                       {"operation", or_null(brk.operation)}, {"means", or_null(b.means)},
                       {"through", or_null(b.through)}, {"repeats", brk.repeats},
                       {"in_library", b.in_library()}, {"stale", b.stale()},

@@ -33,6 +33,8 @@ nlohmann::json explanation_json(const engine::Explanation& e);
 void print_outside(const Output& out, const std::vector<engine::LoggedBreak>& breaks);
 nlohmann::json outside_json(const std::vector<engine::LoggedBreak>& breaks);
 
+/// explain --run: whether the last kept run (the first when none was kept) still failed.
+bool still_fails(const engine::ProvenFixes& p);
 /// explain --run: one run as a progress line ("run 2: + assume_constant_result on ...").
 std::string run_line(size_t n, const engine::TriedRun& t);
 /// The recipe of the kept fixes, each edit commented with what its run measured; "" for none.

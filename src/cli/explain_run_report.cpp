@@ -26,6 +26,12 @@ nlohmann::json checked_json(const engine::Checked& c) {
           {"notes", c.notes}};
 }
 
+nlohmann::json graph_breaks_json(const engine::ProvenFixes& p) {
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& [id, url] : p.graph_breaks) out.push_back({{"id", id}, {"url", url}});
+  return out;
+}
+
 // The run that measured the kept fixes: the last kept one (the first run when none).
 const engine::TriedRun& last_kept(const engine::ProvenFixes& p) {
   const engine::TriedRun* r = &p.runs.front();
@@ -92,7 +98,16 @@ std::string no_narrow_fix(const engine::ProvenFixes& p) {
   return out;
 }
 
+// The kinds of graph break the runs met, with their pages, for the recipe's comments.
+std::string graph_break_lines(const engine::ProvenFixes& p) {
+  std::string out;
+  for (auto& [id, url] : p.graph_breaks) out += "# Graph break " + recipe::yaml_comment(id + ": " + url) + "\n";
+  return out;
+}
+
 }  // namespace
+
+bool still_fails(const engine::ProvenFixes& p) { return last_kept(p).counts.status != 0; }
 
 std::string run_line(size_t n, const engine::TriedRun& t) {
   const auto& c = t.counts;
@@ -120,7 +135,7 @@ std::string run_recipe(const engine::ProvenFixes& p, const std::string& command)
   return "# Proven by " + recipe::yaml_comment("`sitepatch explain --run " + util::shell_word(command) + "`") +
          ": each edit was kept because the\n"
          "# run with it measured better than without (the comment above it says how).\n"
-         "# Checked: " + recipe::yaml_comment(last_kept(p).counts.checked.how()) + ".\n" +
+         "# Checked: " + recipe::yaml_comment(last_kept(p).counts.checked.how()) + ".\n" + graph_break_lines(p) +
          engine::proven_recipe(p.kept, why, id, requires_line);
 }
 
@@ -142,6 +157,7 @@ void print_run(const Output& out, const engine::ProvenFixes& p, const std::strin
   for (auto& s : p.skipped) out.out("not run: " + s);
   for (auto& u : p.undone) out.out("undone: " + u);
   for (auto& d : p.dropped) out.out("dropped: " + d);
+  for (auto& [id, url] : p.graph_breaks) out.out("graph break " + id + ": " + url);
   if (!p.untried.empty()) {
     out.out("left untried (--max-runs " + std::to_string(p.runs.size()) + " was spent; raise it to try them):");
     for (auto& u : p.untried) out.out("  " + u);
@@ -196,6 +212,7 @@ nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe)
           {"checked", p.kept.empty() ? nlohmann::json() : nlohmann::json(last_kept(p).counts.checked.how())},
           {"no_fix", or_null(no_narrow_fix(p))},
           {"untried", p.untried}, {"skipped", p.skipped}, {"undone", p.undone}, {"dropped", p.dropped},
+          {"graph_breaks", graph_breaks_json(p)},
           {"after", explanation_json(after)["user_walks"]}};
 }
 

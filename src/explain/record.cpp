@@ -1,9 +1,11 @@
 // One break's text, whichever format carried it: dynamo writes the same message
 // (reason, Explanation, Hint, Developer debug context) and a stack of frames.
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 #include "log_impl.hpp"
+#include "sitepatch/explain/stack.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::explain::detail {
@@ -15,6 +17,41 @@ namespace {
 bool is_preamble(const std::string& t) {
   return util::starts_with(t, "Encountered graph break when attempting") ||
          util::starts_with(t, "Failed to handle graph break gracefully");
+}
+
+// Newer torch links each kind of break to a page of its graph-break site:
+// "For more details about this graph break, please visit: https://.../gb/gb0007.html".
+constexpr const char* kMoreDetails = "For more details about this graph break, please visit: ";
+
+void graph_break_site(const std::string& url, Break& b) {
+  static const std::regex id(R"(/gb/(gb\d+)\.html$)");
+  std::smatch m;
+  std::string u = util::trim(url);
+  if (!std::regex_search(u, m, id)) return;
+  b.graph_break_url = u;
+  std::string gb = m[1].str();
+  for (char& c : gb) c = char(std::toupper(static_cast<unsigned char>(c)));
+  b.graph_break_id = gb;
+}
+
+// "Attempted to call function marked as skipped" of a Python function below a site folder
+// (`torch.utils.cpp_extension.is_ninja_available`), called where no library frame is on
+// the stack (the user's code, torch's): the skipped function is the nearest place a fix
+// can go, so it becomes the stack's last frame. Its file is the explanation's "in file
+// `...`"; its line is found when the file is read.
+void add_skipped_function(Break& b) {
+  static const std::regex in_file(R"(the function `([\w<>]+)` in file `([^`]+\.py)`)");
+  std::smatch m;
+  if (b.explanation.size() > 4096 || !std::regex_search(b.explanation, m, in_file)) return;
+  if (below_site(m[2].str()).empty() || b.frames.empty() || entry_frame(b) >= 0) return;
+  size_t dot = b.operation.rfind('.');
+  std::string qualname = dot == std::string::npos ? m[1].str() : b.operation.substr(dot + 1);
+  if (qualname != m[1].str()) return;
+  Frame f;
+  f.file = m[2].str();
+  f.function = qualname;
+  f.skipped = true;
+  b.frames.push_back(std::move(f));
 }
 
 // The operation a "Developer debug context:" line names:
@@ -119,6 +156,8 @@ Break read_record(const std::vector<std::string>& body) {
       fallback_operation = explanation_operation(t);
     } else if (util::starts_with(t, "Developer debug context: ")) {
       b.operation = debug_context_operation(t);
+    } else if (util::starts_with(t, kMoreDetails)) {
+      graph_break_site(t.substr(std::string(kMoreDetails).size()), b);
     } else if (b.reason.empty()) {
       if (util::starts_with(t, "Graph Break Reason: ")) t = t.substr(20);
       else if (util::starts_with(t, "Reason: ")) t = t.substr(8);
@@ -127,6 +166,7 @@ Break read_record(const std::vector<std::string>& body) {
     }
   }
   if (b.operation.empty()) b.operation = fallback_operation;
+  add_skipped_function(b);
   b.suppressed = b.frames.empty();
   if (b.reason.empty()) b.damage.push_back("no reason: the line that names it is missing or unreadable");
   return b;

@@ -48,6 +48,8 @@ std::string stdlib_module(std::string_view file) {
 
 FrameKind kind_of(const Frame& f) {
   std::string rel = below_site(f.file);
+  // A function dynamo skips is where a fix can go, in torch too (said so).
+  if (f.skipped && !rel.empty()) return FrameKind::library;
   if (!rel.empty()) return util::starts_with(rel, "torch/") ? FrameKind::torch : FrameKind::library;
   if (!stdlib_module(f.file).empty()) return FrameKind::stdlib;
   return FrameKind::user;

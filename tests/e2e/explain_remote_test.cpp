@@ -67,7 +67,8 @@ TEST_CASE("remote: explain --run searches on the host: its runs happen there, se
     return testsupport::run_sitepatch(args);
   };
   int before = sshd.connections();
-  auto r = sp({"--json", "explain", "--run", "cd /srv/model/app && python repro.py", "--jobs", "2", "--recipe", recipe});
+  auto r = sp({"--json", "explain", "--run", "cd /srv/model/app && python repro.py", "--jobs", "2", "--oversubscribe",
+               "--recipe", recipe});
   INFO(r.out + r.err);
   REQUIRE(r.status == 0);
   CHECK(sshd.connections() == before + 1);

@@ -83,6 +83,8 @@ struct ProvenFixes {
   std::vector<std::string> skipped;  // hints not run: their new body raises or gives None here
   std::vector<std::string> undone;   // fixes kept, then dropped: every candidate after them failed
   std::vector<std::string> dropped;  // kept fixes the search's end showed are not needed, and why
+  /// The kinds of graph break the runs met, as newer torch names them: id ("GB0007") and page.
+  std::vector<std::pair<std::string, std::string>> graph_breaks;
   /// The walks from the user's code of the first run, each chain marked by what the
   /// kept fixes leave of it: what the next restart would meet past the log.
   std::vector<UserWalk> after;

@@ -15,6 +15,10 @@ struct Frame {
   int line = 0;          // 1-based
   std::string function;  // the code object's name: "forward", "__init__", "<module>"
   std::string code;      // the source line shown under it, trimmed ("" when the format shows none)
+  /// Not in dynamo's stack: the function dynamo skips ("marked as skipped"), placed from its
+  /// explanation's file and debug context where no library frame calls it (line 0 until
+  /// the file is read: its def's line then).
+  bool skipped = false;
 };
 
 /// Which of dynamo's formats a break was read from.
@@ -31,6 +35,8 @@ struct Break {
   std::string at;            // graph_breaks' "in user code at FILE:LINE", "" otherwise
   std::vector<Frame> frames; // the user stack, outermost first (empty when suppressed)
   std::vector<std::string> hints;  // dynamo's own "Hint:" lines, in order, each once
+  std::string graph_break_id;  // newer torch's id of the kind of break ("GB0007"), "" when the log has none
+  std::string graph_break_url;  // and its page ("https://.../gb/gb0007.html")
   int repeats = 0;           // later records of the same break merged into this one
   bool suppressed = false;   // only "user stack suppressed" records were seen: no frames
   /// What the log lacks for this break to be read whole ("its user stack (\"from user

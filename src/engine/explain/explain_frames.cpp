@@ -56,6 +56,21 @@ std::string resumed(const std::string& fn) {
 // The log's function checked against what the file holds at its line now.
 void detail::check_frame(PlacedFrame& p, const detail::ParsedFile& file) {
   const auto& facts = file.facts;
+  if (p.frame.skipped) {
+    // Placed from dynamo's words, not its stack: the module-level function of that name.
+    for (const audit::Function& f : facts.functions)
+      if (f.qualified == p.frame.function && f.parent <= 0 && f.cls < 0) {
+        p.frame.line = f.line;
+        p.qualified = f.qualified;
+        p.what = what_of(f);
+        p.def_line = f.line;
+        p.mapped = true;
+        return;
+      }
+    p.stale = true;
+    p.problem = p.rel + " has no module-level function `" + p.frame.function + "` now (the package changed since the log)";
+    return;
+  }
   int at = function_at(facts, p.frame.line);
   int lines = int(file.lines.size());
   if (p.frame.line < 1 || p.frame.line > lines) {

@@ -61,6 +61,16 @@ std::string break_text(const ExplainedBreak& b) {
   return what;
 }
 
+// A break as the same break after a fix moved its lines: the operation and the
+// function it is in (a decorator added above shifts every line below it).
+std::string break_key(const ExplainedBreak& b) {
+  const auto& brk = b.logged.brk;
+  std::string key = brk.operation.empty() ? brk.reason : brk.operation;
+  if (b.last >= 0) return key + " in " + b.frames[size_t(b.last)].name();
+  if (!b.frames.empty()) key += " in " + b.frames.back().frame.file + ":" + b.frames.back().frame.function;
+  return key;
+}
+
 // The first run's walks from the user's code, each chain marked by the kept fixes
 // alone (the log's own breaks among them: the search answered those).
 // A run that compiled under fullgraph=True met no break at all (`compiled`): a chain
@@ -120,6 +130,7 @@ struct State {
   std::vector<Candidate> kept;
   RunCounts best;
   std::vector<std::string> breaks;
+  std::vector<std::string> keys;  // break_key of each of `breaks`
   Explanation current;
   size_t run = 0;  // the run that measured it (its frames are judged there)
   std::string signature() const {
@@ -136,6 +147,7 @@ struct Trial {
   Plan plan;
   std::optional<host::CommandRun> run;
   TriedRun t;
+  std::vector<std::string> keys;  // break_key of each of t.breaks
   Explanation e;
   bool improved = false;
 };
@@ -159,6 +171,7 @@ class Search {
     State st;
     st.best = first[0].t.counts;
     st.breaks = first[0].t.breaks;
+    st.keys = first[0].keys;
     st.current = first[0].e;
     Explanation before = st.current;
     record(first[0].t);
@@ -208,6 +221,7 @@ class Search {
         st.kept.push_back(*kept->tried);
         st.best = kept->t.counts;
         st.breaks = kept->t.breaks;
+        st.keys = kept->keys;
         st.current = std::move(kept->e);
         st.run = out_.runs.size() - n + size_t(kept - batch.begin());
       }
@@ -282,6 +296,7 @@ class Search {
           st.kept.erase(std::find_if(st.kept.begin(), st.kept.end(), [&](const Candidate& k) { return k.key() == it->tried->key(); }));
           st.best = it->t.counts;
           st.breaks = it->t.breaks;
+          st.keys = it->keys;
           st.current = it->e;
         } else if (passed) {
           it->t.verdict += ", but " + dropped->tried->describe() + " was dropped first: run again without it";
@@ -370,8 +385,8 @@ class Search {
       tr.t.what = "+ " + tr.tried->describe();
       if (!tr.t.verdict.empty()) continue;  // not applicable: said when planned
       std::vector<std::string> gone;
-      for (auto& b : st.breaks)
-        if (std::find(tr.t.breaks.begin(), tr.t.breaks.end(), b) == tr.t.breaks.end()) gone.push_back(b);
+      for (size_t i = 0; i < st.breaks.size() && i < st.keys.size(); ++i)
+        if (std::find(tr.keys.begin(), tr.keys.end(), st.keys[i]) == tr.keys.end()) gone.push_back(st.breaks[i]);
       tr.improved = improves(st.best, tr.t.counts, gone, tr.t.breaks, tr.t.verdict);
     }
   }
@@ -445,6 +460,11 @@ class Search {
     for (auto& b : tr.e.breaks) {
       c.library_breaks += b.in_library();
       tr.t.breaks.push_back(break_text(b));
+      tr.keys.push_back(break_key(b));
+      const auto& brk = b.logged.brk;
+      std::pair<std::string, std::string> gb{brk.graph_break_id, brk.graph_break_url};
+      if (!gb.first.empty() && std::find(out_.graph_breaks.begin(), out_.graph_breaks.end(), gb) == out_.graph_breaks.end())
+        out_.graph_breaks.push_back(std::move(gb));
     }
     spdlog::info("explain --run: exit {}, {:.1f} s, graphs {}, graph breaks {}, {} in libraries", r.status, c.seconds,
                  c.graphs, c.graph_breaks, c.library_breaks);

@@ -46,11 +46,17 @@ Candidate decorate(const site::Environment& env, const PlacedFrame& f, Candidate
   c.fix.dist = f.dist;
   c.fix.version = f.version;
   c.shared = !f.site_dir.empty() && !shared_owner(env, f.site_dir).empty();
+  // A function dynamo skips, called from code no recipe patches: the fix goes into the
+  // library that owns it, torch itself included, and the recipe says so.
+  std::string torch_itself = f.frame.skipped ? "a fix in " + (f.dist.empty() ? f.module : f.dist) +
+                                                   " itself (dynamo skips " + f.qualified + ", and no library frame "
+                                                   "calls it): "
+                                             : "";
   if (kind == Candidate::assume_constant) {
     // Next to the def: dynamo traces through functools' caches above it, not through
     // assume_constant_result above a cache.
     c.fix.position = "innermost";
-    c.fix.why = "dynamo runs " + f.qualified + " once while tracing and keeps its result as a constant";
+    c.fix.why = torch_itself + "dynamo runs " + f.qualified + " once while tracing and keeps its result as a constant";
     c.fix.cost = "the result is frozen in the compiled graph: a different result later (another device, a changed "
                  "config) is not seen until a recompile";
   } else if (kind == Candidate::nonstrict) {
