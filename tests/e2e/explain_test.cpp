@@ -53,6 +53,7 @@ const char* const kGraphBreaks = R"(2 breaks in the log, 2 inside libraries
 [1] _thread.allocate_lock: creates a lock (threading.Lock); subprocess.Popen makes one for every process it starts
     reached through subprocess.check_output (audit rule subprocess, error); seen 3 times
     dynamo: Attempted to call function marked as skipped (LOG:5, graph_breaks)
+    graph break GB0007: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0007.html
     your code at model.py:8 (forward) calls into fakeinfer 0.1.0:
       fakeinfer.jit.cpp_ext:is_cuda_version_at_least  function          fakeinfer 0.1.0  fakeinfer/jit/cpp_ext.py:31
       fakeinfer.jit.cpp_ext:get_cuda_version          function          fakeinfer 0.1.0  fakeinfer/jit/cpp_ext.py:19
@@ -68,6 +69,7 @@ const char* const kGraphBreaks = R"(2 breaks in the log, 2 inside libraries
 [2] posix.stat: reads file-system metadata (os.stat), as os.path.exists, os.path.isfile and pathlib.Path.exists do
     reached through os.path.exists (audit rule os-path-exists, info); seen twice
     dynamo: Attempted to call function marked as skipped (LOG:63, graph_breaks)
+    graph break GB0007: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0007.html
     your code at model.py:10 (forward) calls into fakeinfer 0.1.0:
       fakeinfer.fp4_quantization:fp4_quantize                 function          fakeinfer 0.1.0  fakeinfer/fp4_quantization.py:15
       (getattr_and_trace)                                     torch's own                        torch/_dynamo/polyfills/__init__.py:392

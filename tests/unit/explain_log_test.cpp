@@ -366,3 +366,49 @@ TEST_CASE("a log with 300 flipped bytes is never read as clean", "[explain]") {
   CHECK(r.damage[0].what ==
         "a damaged \"torch._dynamo.exc.Unsupported:\" line: the break it starts cannot be read");
 }
+
+TEST_CASE("explain reads a break's graph-break id and page, and places a skipped function no library frame calls",
+          "[explain]") {
+  // torch 2.13's exception for a torch function on dynamo's skip list, called from the
+  // user's own code: the skipped function is the only place a fix can go.
+  const std::string log =
+      "torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped\n"
+      "  Explanation: Dynamo developers have intentionally marked that the function `is_ninja_available` in file "
+      "`/v/lib/python3.11/site-packages/torch/utils/cpp_extension.py` should not be traced.\n"
+      "  Hint: Avoid calling the function `is_ninja_available`.\n"
+      "\n"
+      "  Developer debug context: module: torch.utils.cpp_extension, qualname: is_ninja_available, skip reason: "
+      "file matches MOD_SKIPLIST (/v/lib/python3.11/site-packages/torch/utils)\n"
+      "\n"
+      " For more details about this graph break, please visit: "
+      "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0007.html\n"
+      "\n"
+      "from user code:\n"
+      "   File \"/tmp/nj/r.py\", line 4, in f\n"
+      "    if is_ninja_available():\n";
+  auto breaks = parse_log(log);
+  REQUIRE(breaks.size() == 1);
+  const Break& b = breaks[0];
+  CHECK(b.graph_break_id == "GB0007");
+  CHECK(b.graph_break_url == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0007.html");
+  CHECK(b.operation == "torch.utils.cpp_extension.is_ninja_available");
+  REQUIRE(b.frames.size() == 2);
+  CHECK(b.frames[1].file == "/v/lib/python3.11/site-packages/torch/utils/cpp_extension.py");
+  CHECK(b.frames[1].function == "is_ninja_available");
+  CHECK(b.frames[1].skipped);
+  CHECK(b.frames[1].line == 0);
+  CHECK(kind_of(b.frames[1]) == FrameKind::library);
+  CHECK(entry_frame(b) == 1);
+
+  // Called from a library frame: that frame is the place; nothing is added.
+  std::string from_library = log;
+  from_library += "  File \"/v/lib/python3.11/site-packages/kern/ops.py\", line 9, in use_kernel\n"
+                  "    return is_ninja_available()\n";
+  auto inside = parse_log(from_library);
+  REQUIRE(inside.size() == 1);
+  CHECK(inside[0].frames.size() == 2);
+  CHECK_FALSE(inside[0].frames.back().skipped);
+  // An older torch's log has no page: no id.
+  CHECK(parse_log(log.substr(0, log.find(" For more details")) + log.substr(log.find("\nfrom user code:")))[0]
+            .graph_break_id.empty());
+}
