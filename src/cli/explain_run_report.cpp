@@ -138,6 +138,7 @@ nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe)
                     {"verdict", r.verdict},
                     {"breaks", r.breaks},
                     {"batch", r.batch},
+                    {"start", r.start},
                     {"frames", frames_json(r.frames)},
                     {"counts", counts_json(r.counts)}});
   for (auto& k : p.kept)

@@ -5,6 +5,7 @@
 
 #include "engine/explain/explain_impl.hpp"
 #include "engine/proofs/run_impl.hpp"
+#include "engine/proofs/warm_impl.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -93,7 +94,7 @@ struct Trial {
 class Search {
  public:
   Search(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints)
-      : s_(s), o_(o), rules_(rules), hints_(hints), finder_(s) {}
+      : s_(s), o_(o), rules_(rules), hints_(hints), finder_(s), warm_(s.host, s.env, o.command, o.cold) {}
 
   ProvenFixes run() {
     std::vector<Trial> first(1);
@@ -269,6 +270,7 @@ class Search {
     run.env["SITEPATCH_TRY_QUIET"] = "1";
     run.env["VIRTUAL_ENV"] = s_.env.prefix;
     run.path_first_dirs["PATH"] = s_.env.prefix + "/bin";
+    warm_.warm(run);
     tr.run = std::move(run);
   }
 
@@ -278,7 +280,9 @@ class Search {
     RunCounts& c = tr.t.counts;
     c.seconds = r.seconds;
     c.status = r.status;
-    std::string log = r.err + "\n" + r.out;
+    std::string err = r.err;
+    tr.t.start = warm_.cold().empty() ? detail::take_start_line(err) : "cold: " + warm_.cold();
+    std::string log = err + "\n" + r.out;
     read_counts(log, c);
     RunEnd end = r.status != 0 ? run_end(log) : RunEnd{};
     c.unsupported = r.status != 0 && util::ends_with(end.type, "Unsupported");
@@ -322,6 +326,7 @@ class Search {
   const audit::RuleSet& rules_;
   const explain::HintSet& hints_;
   CandidateFinder finder_;
+  detail::WarmRuns warm_;  // its server stopped when the search ends
   ProvenFixes out_;
   std::set<std::string> rejected_;       // "state signature|candidate key"
   std::set<std::string> never_;          // candidate keys no state can make help
@@ -373,6 +378,10 @@ std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector
   }
   recipe::check_written(out, id, edits, "the recipe explain --run proves");
   return out;
+}
+
+std::string cold_runs_because(const std::string& command, bool cold_asked) {
+  return cold_asked ? "--cold" : detail::cold_because(command);
 }
 
 ProvenFixes prove_fixes(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints) {
