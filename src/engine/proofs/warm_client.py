@@ -143,6 +143,10 @@ def _check(argv):
     if os.path.realpath(os.path.dirname(sys.executable)) != os.path.realpath(
             os.path.join(os.environ.get("VIRTUAL_ENV", "/nonexistent"), "bin")):
         return "%s is not the environment's Python" % argv[0]
+    # What changes how Python runs the program itself, or what it prints of its imports.
+    for var in ("PYTHONINSPECT", "PYTHONPROFILEIMPORTTIME", "PYTHONVERBOSE"):
+        if os.environ.get(var):
+            return "%s is set" % var
     for part in _server_env().get("PYTHONPATH", "").split(os.pathsep):
         if part and not os.path.isabs(part):
             return "PYTHONPATH holds a relative folder (%s)" % part
