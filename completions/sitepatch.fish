@@ -145,3 +145,4 @@ complete -c sitepatch -n "__sitepatch_using explain" -l rules -r -F -d "A rules 
 complete -c sitepatch -n "__sitepatch_using explain" -l run -x -a "(__fish_complete_command)" -d "Run the repro and prove fixes by trying them"
 complete -c sitepatch -n "__sitepatch_using explain" -l max-runs -x -d "At most N runs of the repro"
 complete -c sitepatch -n "__sitepatch_using explain" -s j -l jobs -x -d "Candidates run at once"
+complete -c sitepatch -n "__sitepatch_using explain" -l cold -d "Start every run as its own Python, not forked from a warm one"

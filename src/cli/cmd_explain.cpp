@@ -28,6 +28,7 @@ struct ExplainOptions {
   int max_runs = 12;
   int jobs = -1;                     // --jobs N; -1: half the cores, at least 1
   bool oversubscribe = false;        // --oversubscribe: --jobs N at once even where the cores are not spare
+  bool cold = false;                 // --cold: each run its own Python (no warm server)
 };
 
 // Half the cores of the machine the runs happen on (the host's over --host).
@@ -163,13 +164,23 @@ int run_and_prove(const GlobalOptions& g, const ExplainOptions& o) {
               env.session->host.name() + " has two cores for (--oversubscribe runs " + std::to_string(o.jobs) +
               " anyway)");
   }
+  ro.cold = o.cold;
+  std::string cold = engine::cold_runs_because(o.run, o.cold);
   size_t n = 0;
   ro.progress = [&](const engine::TriedRun& t) {
-    if (!out.json() && !out.quiet()) out.err(run_line(++n, t));
+    if (out.json() || out.quiet()) return;
+    out.err(run_line(++n, t));
+    // A run that started cold although the command runs warm says why; -v says each.
+    if (cold.empty() && (g.verbose > 0 || t.start != "warm") && !t.start.empty())
+      out.err("  run " + std::to_string(n) + " started " + t.start);
   };
   if (!out.json() && !out.quiet())
     out.err("running `" + o.run + "` with TORCH_LOGS=graph_breaks (at most " + std::to_string(o.max_runs) +
             " runs, " + std::to_string(ro.jobs) + " at once; nothing is written to the environment)");
+  if (!out.json() && !out.quiet())
+    out.err(cold.empty() ? "runs start warm: one Python imports torch once and forks each run (--cold: each run its "
+                           "own Python)"
+                         : "runs start cold: " + cold);
   engine::ProvenFixes p = engine::prove_fixes(*env.session, ro, rules, hints);
   std::string recipe = run_recipe(p, o.run);
   if (!o.recipe.empty() && o.recipe != "-" && !recipe.empty()) write_recipe(o.recipe, recipe);
@@ -304,6 +315,9 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
                  "breaks, and try fixes narrowest first (a hint's body, assume_constant_result, disable), keeping "
                  "each only if dynamo's counts improve; writes nothing to the environment")
       ->type_name("CMD");
+  app.add_flag("--cold", o->cold,
+               "With --run: start every run as its own Python (as sh -c runs CMD), not forked from one that "
+               "imported torch once");
   app.add_option("--max-runs", o->max_runs, "With --run: at most N runs of CMD (default 12)")->type_name("N");
   app.add_option("--jobs,-j", o->jobs,
                  "With --run: run up to N candidates at once, each under its own try hook (default and most: "

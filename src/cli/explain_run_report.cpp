@@ -198,6 +198,7 @@ nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe)
                     {"breaks", r.breaks},
                     {"batch", r.batch},
                     {"minimizing", r.minimizing},
+                    {"start", r.start},
                     {"frames", frames_json(r.frames)},
                     {"counts", counts_json(r.counts)}});
   for (auto& k : p.kept)

@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""explain --run over the dynamo corpus (tests/data/dynamo-corpus): for each shape and
-each --jobs value, one search from a fresh venv; prints a markdown table (shape, compiled
-or not, runs, breaks got past, candidates rejected, wall seconds, the kinds of fix kept)
-and the median single run.
+"""explain --run over the dynamo corpus (tests/data/dynamo-corpus): for each shape, each
+--jobs value and each --modes value (warm: runs forked from the session's Python that
+imported torch once; cold: --cold, each run its own Python), one search from a fresh
+venv; prints a markdown table (shape, mode, compiled or not, runs, breaks got past,
+candidates rejected, wall seconds, the kinds of fix kept, the median run), whether warm
+and cold kept the same fixes after the same runs and verdicts, and the median run of
+each mode (all runs; and the runs after each search's first, which starts the server)
+with their ratio.
 
-    tests/bench/bench_explain_corpus.py SITEPATCH [--jobs 1,8] [--device cpu|cuda] [--json OUT]
+    tests/bench/bench_explain_corpus.py SITEPATCH [--jobs 1,8] [--modes warm,cold] [--device cpu|cuda] [--json OUT]
 
 Run it with the Python that holds torch: each venv sees that torch through a .pth file.
 """
@@ -31,7 +35,7 @@ def make_venv(root, torch_site):
     return site
 
 
-def one(sitepatch, name, shape, jobs, device, torch_site):
+def one(sitepatch, name, shape, jobs, device, torch_site, mode):
     with tempfile.TemporaryDirectory() as tmp:
         site = make_venv(os.path.join(tmp, "venv"), torch_site)
         shutil.copytree(os.path.join(CORPUS, name, "site-packages"), site, dirs_exist_ok=True)
@@ -42,17 +46,20 @@ def one(sitepatch, name, shape, jobs, device, torch_site):
                     "print(f(torch.ones(4, device=%r)).tolist())\n" % (name, shape["call"], device))
         start = time.monotonic()
         r = subprocess.run([sitepatch, "--venv", os.path.join(tmp, "venv"), "--json", "explain", "--run", "python repro.py",
-                            "--jobs", str(jobs), "--max-runs", "12"], cwd=app, capture_output=True, text=True)
+                            "--jobs", str(jobs), "--max-runs", "12"] + (["--cold"] if mode == "cold" else []),
+                           cwd=app, capture_output=True, text=True)
         wall = time.monotonic() - start
         try:
             j = json.loads(r.stdout)
         except ValueError:
-            return {"shape": name, "jobs": jobs, "error": (r.stderr or r.stdout)[-400:], "wall": wall}
+            return {"shape": name, "jobs": jobs, "mode": mode, "error": (r.stderr or r.stdout)[-400:], "wall": wall}
         runs = j.get("runs", [])
         tried = [x for x in runs if x["tried"] is not None]
         return {
             "shape": name,
             "jobs": jobs,
+            "mode": mode,
+            "starts": [x.get("start", "") for x in runs],
             "status": r.returncode,
             "compiled": bool(runs) and any(x["counts"]["compiled"] for x in runs),
             "runs": len(runs),
@@ -65,6 +72,32 @@ def one(sitepatch, name, shape, jobs, device, torch_site):
         }
 
 
+def summarize(rows):
+    # Warm against cold: the same search (fixes kept, runs, verdicts), and the runs' medians.
+    ok = [r for r in rows if "error" not in r]
+    by = dict(((r["shape"], r["jobs"], r["mode"]), r) for r in ok)
+    same = []
+    for (shape, jobs, mode), r in sorted(by.items()):
+        c = by.get((shape, jobs, "cold"))
+        if mode == "warm" and c is not None:
+            alike = r["kept"] == c["kept"] and r["runs"] == c["runs"] and r["verdicts"] == c["verdicts"]
+            same.append("%s (jobs %d): %s" % (shape, jobs, "same" if alike else "DIFFERENT"))
+    if same:
+        print()
+        print("warm vs cold, kept fixes, runs and verdicts: " + "; ".join(same))
+    medians = {}
+    for mode in ("warm", "cold"):
+        runs = [s for r in ok if r["mode"] == mode for s in r["single"]]
+        later = [s for r in ok if r["mode"] == mode for s in r["single"][1:]]
+        if runs:
+            medians[mode] = (statistics.median(runs), statistics.median(later) if later else 0.0)
+            print("%s: median run %.2f s over %d runs; after each search's first %.2f s over %d" % (
+                mode, medians[mode][0], len(runs), medians[mode][1], len(later)))
+    if "warm" in medians and "cold" in medians and medians["cold"][0] > 0:
+        print("warm / cold: %.2f (all runs), %.2f (after the first)" % (
+            medians["warm"][0] / medians["cold"][0], medians["warm"][1] / medians["cold"][1] if medians["cold"][1] else 0))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("sitepatch")
@@ -72,6 +105,7 @@ def main():
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--json")
     ap.add_argument("--only", default="")
+    ap.add_argument("--modes", default="warm,cold")
     a = ap.parse_args()
     import torch
 
@@ -84,20 +118,24 @@ def main():
         with open(os.path.join(CORPUS, name, "shape.json")) as f:
             shape = json.load(f)
         for jobs in [int(j) for j in a.jobs.split(",")]:
-            row = one(a.sitepatch, name, shape, jobs, a.device, torch_site)
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+            for mode in a.modes.split(","):
+                row = one(a.sitepatch, name, shape, jobs, a.device, torch_site, mode)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
     print()
-    print("| shape | jobs | compiled | runs | kept | rejected | wall s | median run s | as expected |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| shape | jobs | mode | compiled | runs | kept | rejected | wall s | median run s | as expected |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         if "error" in r:
-            print("| %s | %d | error | | | | %.1f | | %s |" % (r["shape"], r["jobs"], r["wall"], r["error"][-80:]))
+            print("| %s | %d | %s | error | | | | %.1f | | %s |" % (r["shape"], r["jobs"], r["mode"], r["wall"],
+                                                                  r["error"][-80:]))
             continue
         kinds = ", ".join(k.split(" on ")[0] for k in r["kept"]) or "none"
-        print("| %s | %d | %s | %d | %s | %d | %.1f | %.1f | %s |" % (
-            r["shape"], r["jobs"], "yes" if r["compiled"] else "no", r["runs"], kinds, r["rejected"], r["wall"],
-            statistics.median(r["single"]) if r["single"] else 0, "yes" if r["kept"] == r["expected"] else "NO"))
+        print("| %s | %d | %s | %s | %d | %s | %d | %.1f | %.2f | %s |" % (
+            r["shape"], r["jobs"], r["mode"], "yes" if r["compiled"] else "no", r["runs"], kinds, r["rejected"],
+            r["wall"], statistics.median(r["single"]) if r["single"] else 0,
+            "yes" if r["kept"] == r["expected"] else "NO"))
+    summarize(rows)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)

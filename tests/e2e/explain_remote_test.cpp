@@ -92,3 +92,28 @@ TEST_CASE("remote: explain --run searches on the host: its runs happen there, se
                                      venv.python});
   CHECK(plain.status == 0);
 }
+
+TEST_CASE("remote: explain --run's runs start warm on the host, the server there, through the one connection",
+          "[e2e][remote][explain][torch][warm]") {
+  testsupport::TestSshd sshd;
+  testsupport::TempDir tmp;
+  testsupport::Venv venv = testsupport::torch_venv(sshd.local("/srv/model/.venv"));
+  std::string shape = std::string(SITEPATCH_SOURCE_DIR) + "/tests/data/dynamo-corpus/envread";
+  std::filesystem::copy(shape + "/site-packages", venv.site_packages, std::filesystem::copy_options::recursive);
+  testsupport::spit(sshd.local("/srv/model/app/repro.py"),
+                    "import torch\n\nimport envread\n\nf = torch.compile(lambda x: envread.scaled(x), "
+                    "backend=\"eager\", fullgraph=True)\nprint(f(torch.ones(4)).tolist())\n");
+  int before = sshd.connections();
+  auto r = testsupport::run_sitepatch({"--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv",
+                                       "/srv/model/.venv", "--json", "explain", "--run",
+                                       "python /srv/model/app/repro.py", "--jobs", "2"});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);
+  CHECK(sshd.connections() == before + 1);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["kept"].size() == 1);
+  CHECK(j["kept"][0]["describe"] == "assume_constant_result on envread:threads");
+  for (auto& run : j["runs"])
+    if (!run["counts"]["status"].is_null() && run["verdict"].get<std::string>().rfind("not applicable", 0) != 0)
+      CHECK(run["start"] == "warm");
+}

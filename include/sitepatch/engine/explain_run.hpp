@@ -71,6 +71,7 @@ struct TriedRun {
   std::vector<FrameNote> frames;     // the library frames of its breaks, judged (the candidates after it)
   int batch = 0;                     // runs of one batch ran at once (--jobs)
   bool minimizing = false;           // a run without `candidate`, one of the kept fixes: is it needed
+  std::string start;                 // "warm" (forked from the session's server), or "cold: why"
 };
 
 struct ProvenFixes {
@@ -94,8 +95,13 @@ struct RunOptions {
   std::string command;   // run through sh -c, the environment's bin first on PATH
   int max_runs = 12;
   int jobs = 1;          // candidates run at once, each in its own overlay
+  bool cold = false;     // --cold: every run its own Python, never forked from a warm one
   std::function<void(const TriedRun&)> progress;  // after each run
 };
+
+/// Why runs of `command` start cold ("" when they start warm: `python SCRIPT ARGS` or
+/// `python -m MODULE ARGS` in plain words, forked from one Python that imported torch).
+std::string cold_runs_because(const std::string& command, bool cold_asked);
 
 /// Runs the search. Reads the environment and runs the command; writes nothing to it.
 ProvenFixes prove_fixes(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints);

@@ -5,6 +5,7 @@
 
 #include "engine/explain/explain_impl.hpp"
 #include "engine/proofs/run_impl.hpp"
+#include "engine/proofs/warm_impl.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -155,7 +156,8 @@ struct Trial {
 class Search {
  public:
   Search(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints)
-      : s_(s), o_(o), rules_(rules), hints_(hints), finder_(s), scratch_(s.host) {}
+      : s_(s), o_(o), rules_(rules), hints_(hints), finder_(s), scratch_(s.host),
+        warm_(s.host, s.env, o.command, o.cold) {}
 
   ProvenFixes run() {
     std::vector<Trial> first(1);
@@ -431,6 +433,7 @@ class Search {
     if (!observe_.empty()) run.env["SITEPATCH_OBSERVE"] = observe_;
     run.env["VIRTUAL_ENV"] = s_.env.prefix;
     run.path_first_dirs["PATH"] = s_.env.prefix + "/bin";
+    warm_.warm(run);
     tr.run = std::move(run);
   }
 
@@ -440,7 +443,9 @@ class Search {
     RunCounts& c = tr.t.counts;
     c.seconds = r.seconds;
     c.status = r.status;
-    std::string log = r.err + "\n" + r.out;
+    std::string err = r.err;
+    tr.t.start = warm_.cold().empty() ? detail::take_start_line(err) : "cold: " + warm_.cold();
+    std::string log = err + "\n" + r.out;
     read_counts(log, c);
     for (const Observation& o : read_observations(log)) finder_.observed(o);
     RunEnd end = r.status != 0 ? run_end(log) : RunEnd{};
@@ -492,6 +497,7 @@ class Search {
   CandidateFinder finder_;
   ScratchDir scratch_;
   std::string observe_;  // functions the next runs watch (SITEPATCH_OBSERVE)
+  detail::WarmRuns warm_;  // its server stopped when the search ends
   ProvenFixes out_;
   std::set<std::string> rejected_;       // "state signature|candidate key"
   std::set<std::string> never_;          // candidate keys no state can make help
@@ -586,6 +592,10 @@ std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector
   }
   recipe::check_written(out, id, edits, "the recipe explain --run proves");
   return out;
+}
+
+std::string cold_runs_because(const std::string& command, bool cold_asked) {
+  return cold_asked ? "--cold" : detail::cold_because(command);
 }
 
 ProvenFixes prove_fixes(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints) {

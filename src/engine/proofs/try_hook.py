@@ -196,8 +196,15 @@ def _sitepatch_try_chain():
         sys.path[:] = saved_path
 
 
+def _sitepatch_warm_child():
+    # explain --run's warm runs (warm_child.py) run this hook in a process forked from
+    # one whose site already ran the environment's own sitecustomize: not a second time.
+    return os.environ.get("SITEPATCH_WARM_CHILD") == "1"
+
+
 _sitepatch_try_install()
 _sitepatch_dynamo_counts()
 _sitepatch_diff()
 _sitepatch_observe()
-_sitepatch_try_chain()
+if not _sitepatch_warm_child():
+    _sitepatch_try_chain()
