@@ -24,7 +24,7 @@ _sitepatch_command_options() {
     audit) echo "--depth --package --module --all --path --rules --no-default-rules --suggest
       --fail-on --strict --callgraph --ignore --format" ;;
     rules) echo "--rules --no-default-rules --calibrate" ;;
-    explain) echo "--list-hints --recipe --hints --rules --run --max-runs --jobs -j --cold" ;;
+    explain) echo "--list-hints --recipe --hints --rules --run --max-runs --jobs -j --cold --oversubscribe" ;;
   esac
 }
 

@@ -146,3 +146,4 @@ complete -c sitepatch -n "__sitepatch_using explain" -l run -x -a "(__fish_compl
 complete -c sitepatch -n "__sitepatch_using explain" -l max-runs -x -d "At most N runs of the repro"
 complete -c sitepatch -n "__sitepatch_using explain" -s j -l jobs -x -d "Candidates run at once"
 complete -c sitepatch -n "__sitepatch_using explain" -l cold -d "Start every run as its own Python, not forked from a warm one"
+complete -c sitepatch -n "__sitepatch_using explain" -l oversubscribe -d "Run --jobs at once even without two cores for each"
