@@ -81,9 +81,13 @@ void print_frames(const Output& out, const engine::ProvenFixes& p) {
 // Under fullgraph=True, a search whose kept fixes still leave a break found no fix: said
 // plainly, with what they got past and the blunt fix (which fullgraph=True also fails
 // on). "" when the kept fixes compile, or without fullgraph (fewer breaks is a win).
+// Whether the kept fixes leave fullgraph=True failing: no recipe is written then.
+bool withheld(const engine::ProvenFixes& p) { return p.fullgraph && !last_kept(p).counts.compiled(); }
+
 std::string no_narrow_fix(const engine::ProvenFixes& p) {
   const engine::TriedRun& last = last_kept(p);
-  if (!p.fullgraph || last.counts.compiled()) return "";
+  // --max-runs stopped the search: what is left untried may still be the fix.
+  if (!withheld(p) || !p.untried.empty()) return "";
   std::string out = "no fix keeps fullgraph=True";
   if (!p.kept.empty())
     out += ": the " + std::string(p.kept.size() == 1 ? "fix" : std::to_string(p.kept.size()) + " fixes") +
@@ -119,7 +123,7 @@ std::string run_line(size_t n, const engine::TriedRun& t) {
 
 std::string run_recipe(const engine::ProvenFixes& p, const std::string& command) {
   // A recipe under which fullgraph=True still fails proves nothing the user asked for.
-  if (p.kept.empty() || !no_narrow_fix(p).empty()) return "";
+  if (p.kept.empty() || withheld(p)) return "";
   std::vector<std::string> why;
   for (auto& k : p.kept) {
     std::string v;

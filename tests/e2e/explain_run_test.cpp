@@ -106,7 +106,11 @@ TEST_CASE("explain --run without fullgraph: graphs and graph breaks as dynamo co
                    "graph breaks                            4          0\n"
                    "breaks inside libraries                 3          0\n"
                    "ran, dynamo raised nothing            yes        yes\n") != std::string::npos);
-  CHECK(r.out.find("4 runs; stopped: no break left inside a library\n") != std::string::npos);
+  // Then one run without each kept fix but the last: both needed.
+  CHECK(r.err.find("run 5: - assume_constant_result on gpukern.env:device_capability: exit 0, graphs 2, graph breaks 2, ") !=
+        std::string::npos);
+  CHECK(r.err.find("; needed: without it graph breaks 0 -> 2\n") != std::string::npos);
+  CHECK(r.out.find("6 runs; stopped: no break left inside a library\n") != std::string::npos);
   CHECK(r.out.find("3 fixes proven:\n  assume_constant_result on gpukern.env:device_capability\n") != std::string::npos);
 }
 
@@ -177,10 +181,11 @@ TEST_CASE("explain --run walks from the user's function after the kept fixes: wh
   CHECK(r.out.find("      subprocess.run (subprocess, error): gone: the fix replaces gpukern.env:cuda_version's body\n"
                    "        model:forward -> gpukern.ops:scale -> gpukern.env:cuda_version (gpukern/env.py:14)\n") !=
         std::string::npos);
-  CHECK(r.out.find("      open (open, warning): not traced: inside gpukern.env:tuning, which the fix disables\n") !=
-        std::string::npos);
-  CHECK(r.out.find("      shutil.which (shutil, warning): not traced: inside gpukern.env:device_capability, which the fix "
-                   "disables\n") != std::string::npos);
+  // assume_constant_result keeps dynamo out of the function: said as what it does.
+  CHECK(r.out.find("      open (open, warning): not traced: inside gpukern.env:tuning, whose result the fix holds as a "
+                   "constant\n") != std::string::npos);
+  CHECK(r.out.find("      shutil.which (shutil, warning): not traced: inside gpukern.env:device_capability, whose result "
+                   "the fix holds as a constant\n") != std::string::npos);
 }
 
 TEST_CASE("explain --run refuses a LOG beside it, and needs a command that runs", "[e2e][explain]") {

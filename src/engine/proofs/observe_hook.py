@@ -2,12 +2,13 @@
 # what the real function does on the repro's inputs is seen, not guessed. Imported by
 # try_hook.py when SITEPATCH_OBSERVE names functions ("pkg.mod:fn,pkg:other").
 #
-# Each named function is wrapped where its module binds it (once the module is imported),
-# and where torch.library.custom_op is given it (a candidate run makes it an op). A call
-# records each input's and output's dtype, shape and device, which inputs it changed
-# (their version counters) and which outputs share an input's storage; then the function
-# runs once more on inputs of other sizes (the first dimension doubled, then the last)
-# so that the output shapes can be written as expressions of the input shapes. One line
+# Nothing is wrapped: while the differential proof (diff_hook.py) runs the program's
+# compiled function eagerly, a profile function sees each call of a named function by its
+# frame, and records each input's and output's dtype, shape and device, which inputs it
+# changed (their version counters) and which outputs share an input's storage; then the
+# function runs once more on inputs of other sizes (the first dimension doubled, then the
+# last) so that the output shapes can be written as expressions of the input shapes. A
+# wrapper would have been traced by dynamo, and changed what the run measures. One line
 # per function at exit. Python 3.6 and later.
 import os
 import sys
@@ -41,64 +42,83 @@ def _resized(torch, args, kwargs, dim):
     return [grow(a) for a in args], {k: grow(v) for k, v in kwargs.items()}
 
 
-def _one(torch, fn, names, args, kwargs):
-    versions = {}
-    bound = list(zip(names, args)) + list(kwargs.items())
-    for name, v in bound:
-        if isinstance(v, torch.Tensor):
-            versions[name] = v._version
-    out = fn(*args, **kwargs)
+class _Profiler(object):
+    # Sees each call of a watched function by its frame (sys.setprofile), only while the
+    # differential proof runs the program's function eagerly: nothing is wrapped, so what
+    # dynamo traces (and counts) is the program's own code.
+    def __init__(self, torch, targets):
+        self.torch, self.targets, self.pending = torch, targets, {}
+
+    def __call__(self, frame, event, arg):
+        if _busy[0] or event not in ("call", "return"):
+            return
+        key = "%s:%s" % (frame.f_globals.get("__name__", ""), frame.f_code.co_name)
+        if key not in self.targets:
+            return
+        torch = self.torch
+        if event == "call":
+            if len(_seen.get(key, [])) >= _CALLS:
+                return
+            code = frame.f_code
+            names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+            bound = [(n, frame.f_locals.get(n)) for n in names]
+            self.pending[id(frame)] = (bound, {n: v._version for n, v in bound if isinstance(v, torch.Tensor)})
+            return
+        started = self.pending.pop(id(frame), None)
+        if started is None:
+            return
+        bound, versions = started
+        _busy[0] = True
+        try:
+            call = _describe(torch, bound, versions, arg)
+            calls = _seen.setdefault(key, [])
+            calls.append(call)
+            if len(calls) == 1:
+                fn = frame.f_globals.get(frame.f_code.co_name)
+                for dim in (0, -1):
+                    try:
+                        args, kwargs = _resized(torch, [v for _, v in bound], {}, dim)
+                        before = {n: v._version for n, v in zip([n for n, _ in bound], args)
+                                  if isinstance(v, torch.Tensor)}
+                        out = fn(*args, **kwargs)
+                        call.setdefault("resized", []).append(
+                            _describe(torch, list(zip([n for n, _ in bound], args)), before, out))
+                    except Exception as e:  # a kernel that takes only some sizes: static shapes
+                        call.setdefault("resize_failed", []).append("%s: %s" % (type(e).__name__, str(e)[:120]))
+        except Exception as e:
+            _seen.setdefault(key, []).append({"error": "%s: %s" % (type(e).__name__, str(e)[:120])})
+        finally:
+            _busy[0] = False
+
+
+def _describe(torch, bound, versions, out):
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    inputs = {name: _meta(torch, v) for name, v in bound}
-    mutated = [name for name, v in bound if isinstance(v, torch.Tensor) and v._version != versions[name]]
+    mutated = [n for n, v in bound if isinstance(v, torch.Tensor) and n in versions and v._version != versions[n]]
     aliased = []
     for i, o in enumerate(outs):
         if isinstance(o, torch.Tensor):
-            for name, v in bound:
+            for n, v in bound:
                 if isinstance(v, torch.Tensor) and v.numel() and o.numel() and \
                         o.untyped_storage().data_ptr() == v.untyped_storage().data_ptr():
-                    aliased.append("%d:%s" % (i, name))
-    call = {"inputs": inputs, "outputs": [_meta(torch, o) for o in outs],
+                    aliased.append("%d:%s" % (i, n))
+    return {"inputs": {n: _meta(torch, v) for n, v in bound}, "outputs": [_meta(torch, o) for o in outs],
             "tuple": isinstance(out, (tuple, list)), "mutated": mutated, "aliased": aliased}
-    return out, call
 
 
-def _observer(torch, key, fn):
-    import functools
-    import inspect
-    try:
-        names = [p for p in inspect.signature(fn).parameters]
-    except (TypeError, ValueError):
-        names = []
+class observing(object):
+    """While the differential proof runs the program's function eagerly: the watched
+    functions' calls are recorded."""
 
-    compiler = getattr(torch, "compiler", None)
-    compiling = getattr(compiler, "is_compiling", None) or getattr(torch._dynamo, "is_compiling", lambda: False)
+    def __enter__(self):
+        torch = sys.modules.get("torch")
+        self._before = sys.getprofile()
+        if _targets and torch is not None:
+            sys.setprofile(_Profiler(torch, _targets))
+        return self
 
-    @functools.wraps(fn)
-    def observed(*args, **kwargs):
-        # Under dynamo's trace the wrapper must be nothing: dynamo takes is_compiling() as
-        # True and traces only the call, never the version counters and storages below.
-        if compiling():
-            return fn(*args, **kwargs)
-        calls = _seen.setdefault(key, [])
-        if _busy[0] or len(calls) >= _CALLS:
-            return fn(*args, **kwargs)
-        _busy[0] = True
-        try:
-            out, call = _one(torch, fn, names, args, kwargs)
-            calls.append(call)
-            if len(calls) == 1:
-                for dim in (0, -1):
-                    try:
-                        a, k = _resized(torch, args, kwargs, dim)
-                        call.setdefault("resized", []).append(_one(torch, fn, names, a, k)[1])
-                    except Exception as e:  # a kernel that takes only some sizes: static shapes
-                        call.setdefault("resize_failed", []).append("%s: %s" % (type(e).__name__, str(e)[:120]))
-        finally:
-            _busy[0] = False
-        return out
-
-    return observed
+    def __exit__(self, *exc):
+        sys.setprofile(self._before)
+        return False
 
 
 def _at_exit():
@@ -108,48 +128,14 @@ def _at_exit():
     sys.stderr.flush()
 
 
+_targets = set()
+
+
 def install():
-    wanted = [w for w in os.environ.get("SITEPATCH_OBSERVE", "").split(",") if ":" in w]
+    wanted = [w for w in os.environ.get("SITEPATCH_OBSERVE", "").split(",") if ":" in w and "." not in w.split(":", 1)[1]]
     if not wanted:
         return
     import atexit
     import json  # noqa: F401  now, not at exit: by then the command's folder is on sys.path
-    import sitepatch_diff
-    keys = set(wanted)
-
-    def wrap_custom_op(torch):
-        library = getattr(torch, "library", None)
-        real = getattr(library, "custom_op", None)
-        if real is None:
-            return
-
-        def custom_op(name, fn=None, *args, **kwargs):
-            # A candidate run makes the function an op: the op's body is what is observed.
-            def take(f):
-                key = "%s:%s" % (getattr(f, "__module__", ""), getattr(f, "__qualname__", ""))
-                return real(name, _observer(torch, key, f) if key in keys else f, *args, **kwargs)
-            return take if fn is None else take(fn)
-
-        library.custom_op = custom_op
-
-    def wrap_module(key):
-        module_name, qualname = key.split(":", 1)
-        if "." in qualname:
-            return
-
-        def wrap(module):
-            fn = getattr(module, qualname, None)
-            if callable(fn) and type(fn).__name__ == "function":
-                import torch
-                setattr(module, qualname, _observer(torch, key, fn))
-
-        sitepatch_diff._after_import(module_name, wrap)
-
-    sitepatch_diff._after_import("torch", wrap_custom_op)
-    for key in sorted(keys):
-        wrap_module(key)
+    _targets.update(wanted)
     atexit.register(_at_exit)
-
-
-def wanted():
-    return bool(os.environ.get("SITEPATCH_OBSERVE"))
