@@ -102,6 +102,14 @@ std::string no_narrow_fix(const engine::ProvenFixes& p) {
   return out;
 }
 
+// Config knobs kept are lines of the user's code: the recipe says it needs them.
+std::string config_comment(const engine::ProvenFixes& p) {
+  std::string out;
+  for (auto& line : engine::config_lines(p.kept))
+    out += "# Also needed, in your code before torch.compile (no recipe writes it): " + recipe::yaml_comment(line) + "\n";
+  return out;
+}
+
 // The kinds of graph break the runs met, with their pages, for the recipe's comments.
 std::string graph_break_lines(const engine::ProvenFixes& p) {
   std::string out;
@@ -123,7 +131,8 @@ std::string run_line(size_t n, const engine::TriedRun& t) {
 
 std::string run_recipe(const engine::ProvenFixes& p, const std::string& command) {
   // A recipe under which fullgraph=True still fails proves nothing the user asked for.
-  if (p.kept.empty() || withheld(p)) return "";
+  bool edits = std::any_of(p.kept.begin(), p.kept.end(), [](auto& k) { return k.kind != engine::Candidate::config; });
+  if (!edits || withheld(p)) return "";
   std::vector<std::string> why;
   for (auto& k : p.kept) {
     std::string v;
@@ -140,6 +149,7 @@ std::string run_recipe(const engine::ProvenFixes& p, const std::string& command)
          ": each edit was kept because the\n"
          "# run with it measured better than without (the comment above it says how).\n"
          "# Checked: " + recipe::yaml_comment(last_kept(p).counts.checked.how()) + ".\n" + graph_break_lines(p) +
+         config_comment(p) +
          engine::proven_recipe(p.kept, why, id, requires_line);
 }
 
@@ -168,7 +178,7 @@ void print_run(const Output& out, const engine::ProvenFixes& p, const std::strin
   }
   if (verbose > 0) print_frames(out, p);
   out.out("");
-  if (recipe.empty()) {
+  if (recipe.empty() && (p.kept.empty() || withheld(p))) {
     std::string plainly = no_narrow_fix(p);
     out.out(plainly.empty() ? "no fix proven: nothing to write" : plainly + "; nothing written");
     return;
@@ -176,6 +186,10 @@ void print_run(const Output& out, const engine::ProvenFixes& p, const std::strin
   out.out(std::to_string(p.kept.size()) + (p.kept.size() == 1 ? " fix" : " fixes") + " proven:");
   for (auto& k : p.kept) out.out("  " + k.describe());
   out.out("checked: " + last_kept(p).counts.checked.how());
+  if (auto lines = engine::config_lines(p.kept); !lines.empty()) {
+    out.out("add to your code, before torch.compile (no recipe writes it):");
+    for (auto& l : lines) out.out("  " + l);
+  }
   if (!p.after.empty()) {
     // What the next restart would meet past the log: the first run's walks from the
     // user's code, marked by the kept fixes.
@@ -183,7 +197,9 @@ void print_run(const Output& out, const engine::ProvenFixes& p, const std::strin
     out.out("after the fixes kept, the walk from your code (audit's chains, the log's among them):");
     print_user_walks(out, p.after, 0);
   }
-  if (file.empty()) {
+  if (recipe.empty()) {
+    out.out("no recipe: what was proven is a line of your code");
+  } else if (file.empty()) {
     out.out("recipe (--recipe FILE writes it, for plan and apply):");
     for (auto& l : util::split(recipe, '\n'))
       if (!l.empty()) out.out("  " + l);

@@ -41,14 +41,26 @@ def one(sitepatch, name, shape, jobs, device, torch_site, mode):
         shutil.copytree(os.path.join(CORPUS, name, "site-packages"), site, dirs_exist_ok=True)
         app = os.path.join(tmp, "app")
         os.makedirs(app)
-        with open(os.path.join(app, "repro.py"), "w") as f:
-            f.write("import torch\n\nimport %s\n\nf = torch.compile(lambda x: %s, backend=\"eager\", fullgraph=True)\n"
-                    "print(f(torch.ones(4, device=%r)).tolist())\n" % (name, shape["call"], device))
+        if shape.get("repro"):
+            # The shape's own model script: compiled first, then eager, exit 1 when they differ.
+            shutil.copy(os.path.join(CORPUS, name, shape["repro"]), os.path.join(app, "repro.py"))
+        else:
+            with open(os.path.join(app, "repro.py"), "w") as f:
+                f.write("import torch\n\nimport %s\n\nf = torch.compile(lambda x: %s, backend=\"eager\", fullgraph=True)\n"
+                        "print(f(torch.ones(4, device=%r)).tolist())\n" % (name, shape["call"], device))
+        recipe = os.path.join(tmp, "proven.yaml")
         start = time.monotonic()
         r = subprocess.run([sitepatch, "--venv", os.path.join(tmp, "venv"), "--json", "explain", "--run", "python repro.py",
-                            "--jobs", str(jobs), "--max-runs", "12"] + (["--cold"] if mode == "cold" else []),
+                            "--jobs", str(jobs), "--max-runs", "12", "--recipe", recipe] +
+                           (["--cold"] if mode == "cold" else []),
                            cwd=app, capture_output=True, text=True)
         wall = time.monotonic() - start
+        # The proven recipe, tried on the model script: does compiled equal eager under it?
+        equal = None
+        if shape.get("repro") and os.path.exists(recipe):
+            t = subprocess.run([sitepatch, "--venv", os.path.join(tmp, "venv"), "try", recipe, "--", "python", "repro.py"],
+                               cwd=app, capture_output=True, text=True)
+            equal = t.returncode == 0
         try:
             j = json.loads(r.stdout)
         except ValueError:
@@ -68,6 +80,8 @@ def one(sitepatch, name, shape, jobs, device, torch_site, mode):
             "wall": wall,
             "single": [x["counts"]["seconds"] for x in runs],
             "verdicts": [(x["tried"], x["verdict"], x["batch"]) for x in tried],
+            "minimizing": sum(1 for x in runs if x.get("minimizing")),
+            "equal": equal,
             "expected": shape["fixes"],
         }
 
@@ -123,18 +137,20 @@ def main():
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     print()
-    print("| shape | jobs | mode | compiled | runs | kept | rejected | wall s | median run s | as expected |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| shape | jobs | mode | compiled | runs (minimizing) | kept | rejected | wall s | median run s | as expected "
+          "| recipe: compiled = eager |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         if "error" in r:
-            print("| %s | %d | %s | error | | | | %.1f | | %s |" % (r["shape"], r["jobs"], r["mode"], r["wall"],
+            print("| %s | %d | %s | error | | | | %.1f | | %s | |" % (r["shape"], r["jobs"], r["mode"], r["wall"],
                                                                   r["error"][-80:]))
             continue
         kinds = ", ".join(k.split(" on ")[0] for k in r["kept"]) or "none"
-        print("| %s | %d | %s | %s | %d | %s | %d | %.1f | %.2f | %s |" % (
-            r["shape"], r["jobs"], r["mode"], "yes" if r["compiled"] else "no", r["runs"], kinds, r["rejected"],
-            r["wall"], statistics.median(r["single"]) if r["single"] else 0,
-            "yes" if r["kept"] == r["expected"] else "NO"))
+        print("| %s | %d | %s | %s | %d (%d) | %s | %d | %.1f | %.2f | %s | %s |" % (
+            r["shape"], r["jobs"], r["mode"], "yes" if r["compiled"] else "no", r["runs"], r["minimizing"], kinds,
+            r["rejected"], r["wall"], statistics.median(r["single"]) if r["single"] else 0,
+            "yes" if r["kept"] == r["expected"] else "NO",
+            "-" if r["equal"] is None else ("yes" if r["equal"] else "NO")))
     summarize(rows)
     if a.json:
         with open(a.json, "w") as f:

@@ -4,6 +4,8 @@
 // later break has no fix. Real dynamo (torch 2.13, CPU).
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "corpus_env.hpp"
@@ -121,4 +123,35 @@ RUNNER = Runner()
   CHECK(text.out.find("\n" + j["no_fix"].get<std::string>() + "; nothing written\n") != std::string::npos);
   CHECK(text.out.find("fix:") == std::string::npos);
   CHECK(text.out.find("recipe (--recipe FILE writes it") == std::string::npos);
+}
+
+TEST_CASE("explain --run tries the config knob dynamo's own hint names, and says it is a line of the user's code",
+          "[e2e][explain][torch]") {
+  // A print in a method of tensors: no constant, no custom op (a method); dynamo's hint
+  // names reorderable_logging_functions, which the hook sets for the run.
+  testsupport::TempDir tmp;
+  auto venv = testsupport::torch_venv(tmp.path + "/venv");
+  testsupport::spit(venv.site_packages + "/absmax/__init__.py", R"(class Scaler:
+    def __call__(self, x):
+        print("absmax: scaling")
+        return x / x.abs().max().clamp(min=1e-6)
+
+
+SCALE = Scaler()
+)");
+  testsupport::spit(tmp.path + "/app/repro.py", "import torch\n\nimport absmax\n\nf = torch.compile(lambda x: "
+                                                "absmax.SCALE(x) * 2, backend=\"eager\", fullgraph=True)\n"
+                                                "print(f(torch.arange(4.0)).tolist())\n");
+  std::string recipe = tmp.path + "/proven.yaml";
+  auto r = e2e::sp_in(tmp.path + "/app", venv.root, {"explain", "--run", "python repro.py", "--recipe", recipe});
+  INFO(r.out + r.err);
+  CHECK(r.status == 0);
+  CHECK(r.err.find("run 2: + dynamo config `torch._dynamo.config.reorderable_logging_functions.add(print)` (a line in "
+                   "your code, not a recipe edit): exit 0, graphs 1, graph breaks 0, ") != std::string::npos);
+  CHECK(r.out.find("checked: compiled equals eager on 1 call (1 against the unpatched program's outputs, 1 against the "
+                   "patched code run eagerly)\n"
+                   "add to your code, before torch.compile (no recipe writes it):\n"
+                   "  torch._dynamo.config.reorderable_logging_functions.add(print)\n") != std::string::npos);
+  CHECK(r.out.find("no recipe: what was proven is a line of your code\n") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(recipe));
 }

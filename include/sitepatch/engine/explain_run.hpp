@@ -42,7 +42,7 @@ struct RunCounts {
 
 /// A fix the search may try.
 struct Candidate {
-  enum Kind { hint, assume_constant, disable, custom_op, nonstrict } kind = disable;
+  enum Kind { hint, assume_constant, disable, custom_op, nonstrict, config } kind = disable;
   Fix fix;            // module, function, action, code, ensure_import, why, cost, dist
   bool shared = false;  // its file is in a folder the environment shares (apply needs --system)
   std::vector<std::string> inputs;  // custom_op: the tensor parameters its fake shapes outputs like
@@ -113,7 +113,11 @@ ProvenFixes prove_fixes(Session& s, const RunOptions& o, const audit::RuleSet& r
 /// first (the top library frame last).
 std::vector<Candidate> candidates(Session& s, const Explanation& e);
 
-/// A recipe of `fixes`, as plan reads it, each edit commented with what it fixed.
+/// The config knobs among `fixes` (Candidate::config): lines for the user's own code,
+/// which no recipe writes; run for a trial by the hook before torch.compile.
+std::vector<std::string> config_lines(const std::vector<Candidate>& fixes);
+
+/// A recipe of `fixes` (config knobs left out), as plan reads it, each edit commented with what it fixed.
 std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector<std::string>& why,
                           const std::string& id, const std::string& requires_line);
 

@@ -358,6 +358,7 @@ def _wrap_compile(torch):
     def compile(model=None, **kwargs):
         if model is None:
             return lambda m: compile(m, **kwargs)
+        _dynamo_config()
         if kwargs.get("backend", "inductor") == "inductor":
             # Inductor's own RNG draws other numbers than eager's: compared calls would
             # differ wherever the model draws random numbers (dropout).
@@ -372,6 +373,27 @@ def _wrap_compile(torch):
     compile.__wrapped__ = real
     compile.__doc__ = real.__doc__
     torch.compile = compile
+
+
+_configured = [False]
+
+
+def _dynamo_config():
+    # explain --run's config knobs (SITEPATCH_DYNAMO_CONFIG, a line each): what the user
+    # would write in their own code before torch.compile; run once, before the first.
+    lines = os.environ.get("SITEPATCH_DYNAMO_CONFIG", "")
+    if _configured[0] or not lines:
+        return
+    _configured[0] = True
+    import importlib
+    scope = {"torch": sys.modules["torch"]}
+    importlib.import_module("torch._dynamo")
+    for line in lines.split("\n"):
+        exec(compile_source(line), scope)
+
+
+def compile_source(line):
+    return compile(line, "<sitepatch explain --run: dynamo config>", "exec")
 
 
 def _at_exit():

@@ -401,7 +401,8 @@ class Search {
   // Plans a trial's fixes; a plan that fails is the trial's verdict, with no run.
   void prepare(Trial& tr) {
     if (tr.tried) tr.t.candidate = *tr.tried;
-    if (!tr.fixes.empty()) {
+    bool edits = std::any_of(tr.fixes.begin(), tr.fixes.end(), [](const Candidate& c) { return c.kind != Candidate::config; });
+    if (edits) {
       std::string text = proven_recipe(tr.fixes, {}, "explain-run-trial", "");
       tr.plan = plan(s_, {recipe::parse(text, "explain --run")});
       if (!tr.plan.ok()) {
@@ -431,6 +432,8 @@ class Search {
     run.env["SITEPATCH_DIFF"] = scratch_.path();
     run.env["SITEPATCH_DIFF_MODE"] = tr.fixes.empty() && !tr.tried ? "record" : "compare";
     if (!observe_.empty()) run.env["SITEPATCH_OBSERVE"] = observe_;
+    // Config knobs are lines of the user's code: the hook runs them before torch.compile.
+    if (auto lines = config_lines(tr.fixes); !lines.empty()) run.env["SITEPATCH_DYNAMO_CONFIG"] = util::join(lines, "\n");
     run.env["VIRTUAL_ENV"] = s_.env.prefix;
     run.path_first_dirs["PATH"] = s_.env.prefix + "/bin";
     warm_.warm(run);
@@ -516,6 +519,7 @@ std::string Candidate::describe() const {
     case disable: return "disable on " + fix.name();
     case custom_op: return "register-custom-op on " + fix.name();
     case nonstrict: return "nonstrict_trace on " + fix.name();
+    case config: return "dynamo config `" + fix.code + "` (a line in your code, not a recipe edit)";
   }
   return fix.name();
 }
@@ -573,6 +577,13 @@ std::string Checked::how() const {
   return out;
 }
 
+std::vector<std::string> config_lines(const std::vector<Candidate>& fixes) {
+  std::vector<std::string> out;
+  for (auto& c : fixes)
+    if (c.kind == Candidate::config) out.push_back(c.fix.code);
+  return out;
+}
+
 std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector<std::string>& why,
                           const std::string& id, const std::string& requires_line) {
   // Through the recipe writer's quoting, and read back before anyone writes it: names and
@@ -582,6 +593,7 @@ std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector
   out += "edits:\n";
   std::vector<recipe::Edit> edits;
   for (size_t i = 0; i < fixes.size(); ++i) {
+    if (fixes[i].kind == Candidate::config) continue;
     if (i < why.size() && !why[i].empty()) {
       std::string line = why[i];
       std::replace(line.begin(), line.end(), '\n', ' ');

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 
 #include "engine/explain/explain_impl.hpp"
@@ -553,14 +554,49 @@ std::vector<Candidate> CandidateFinder::find(const Explanation& e, std::vector<F
     // it decorates, run on fake tensors (torch._dynamo.nonstrict_trace, torch >= 2.7).
     for (int k : frames)
       for (const PlacedFrame& target : decorated(b, k)) add(decorate(s_.env, target, Candidate::nonstrict));
-    // Kernel wrappers as custom ops, innermost first; then disable, which under
-    // fullgraph=True only moves the break (the search drops it there).
+    // Kernel wrappers as custom ops, innermost first; then dynamo's own config knobs its
+    // hints name (a line of the user's code); then disable, which under fullgraph=True
+    // only moves the break (the search drops it there).
     for (auto& c : ops) add(std::move(c));
+    for (auto& c : config_knobs(b)) add(std::move(c));
     for (int k : frames) add(decorate(s_.env, b.frames[size_t(k)], Candidate::disable));
   }
   // A fix in a folder the environment shares (a .pth folder, the system's) needs
   // apply --system and reaches every environment that shares it: tried last.
   std::stable_partition(out.begin(), out.end(), [&](const Candidate& c) { return !c.shared; });
+  return out;
+}
+
+std::vector<Candidate> config_knobs(const ExplainedBreak& b) {
+  // "Set `torch._dynamo.config.capture_scalar_outputs = True` or ...", "Add the logging
+  // method to `torch._dynamo.config.ignore_logging_functions`", "... adding it to
+  // `torch._dynamo.config.reorderable_logging_functions`".
+  static const std::regex assign(R"(`torch\._dynamo\.config\.(\w+) = (True|False|\d+)`)");
+  static const std::regex add_to(R"(`torch\._dynamo\.config\.(ignore_logging_functions|reorderable_logging_functions)`)");
+  static const std::regex callable(R"(^[A-Za-z_][\w.]*$)");
+  std::vector<Candidate> out;
+  auto knob = [&](std::string code, std::string why) {
+    Candidate c;
+    c.kind = Candidate::config;
+    c.fix.action = "config";
+    c.fix.code = std::move(code);
+    c.fix.why = std::move(why);
+    c.fix.cost = "global to the process: every compiled function sees it";
+    out.push_back(std::move(c));
+  };
+  const auto& brk = b.logged.brk;
+  for (const std::string& h : explain::useful_hints(brk)) {
+    std::smatch m;
+    if (std::regex_search(h, m, assign)) {
+      knob("torch._dynamo.config." + m[1].str() + " = " + m[2].str(), "dynamo's hint: " + util::printable(h));
+    } else if (std::regex_search(h, m, add_to) && std::regex_match(brk.operation, callable)) {
+      // The operation as Python names it: a builtin (`print`) or module.attr (`logging.Logger.warning`).
+      std::string op = brk.operation;
+      std::string module = op.find('.') == std::string::npos ? "" : op.substr(0, op.find('.'));
+      knob((module.empty() ? "" : "import " + module + "; ") + "torch._dynamo.config." + m[1].str() + ".add(" + op + ")",
+           "dynamo's hint: " + util::printable(h));
+    }
+  }
   return out;
 }
 

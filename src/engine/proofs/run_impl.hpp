@@ -69,6 +69,10 @@ class CandidateFinder {
   std::map<std::string, Observation> observed_;          // by module:qualified
 };
 
+/// Dynamo's own config knobs its hints name for a break (`capture_scalar_outputs = True`, a
+/// logging function added to `ignore_logging_functions`), as candidates: lines of the user's code.
+std::vector<Candidate> config_knobs(const ExplainedBreak& b);
+
 /// A custom-op candidate whose run failed because the function returns a tuple of
 /// tensors, given a fake with that many outputs; nullopt for any other failure.
 std::optional<Candidate> refine_custom_op(const Candidate& tried, const std::string& failure);
