@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "python/constancy_guards.hpp"
 #include "python/definitions.hpp"
 #include "python/tree.hpp"
 
@@ -18,12 +19,6 @@ using ts::field;
 using ts::is;
 
 // torch's dtypes and the like: attributes dynamo holds as constants.
-// A tensor's metadata dynamo specialises on (a guard recompiles when it changes).
-const std::set<std::string> kGuardedAttributes = {"device", "dtype",   "is_cuda",   "is_cpu",      "is_meta",
-                                                  "ndim",   "layout",  "is_sparse", "is_quantized", "is_mps"};
-const std::set<std::string> kGuardedMethods = {"dim", "size", "is_floating_point", "is_complex", "element_size",
-                                               "get_device", "is_contiguous"};
-
 const std::set<std::string> kTorchConstants = {
     "float16", "float32", "float64", "bfloat16", "half", "float", "double", "int8", "int16", "int32", "int64",
     "uint8", "bool", "long", "int", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
@@ -182,125 +177,11 @@ class Reader {
     return false;
   }
 
-  // Whether `n` is what dynamo guards on and holds as a constant while tracing: a
-  // tensor's metadata (specialised on, with a guard that recompiles when it changes),
-  // or a comparison of such values; `fn` is the function whose locals may hold one.
-  bool guarded(TSNode n, TSNode fn, int depth) const {
-    if (ts_node_is_null(n) || depth > 4) return false;
-    std::string_view t = ts_node_type(n);
-    if (t == "parenthesized_expression" || t == "not_operator")
-      return guarded(ts_node_named_child(n, 0), fn, depth + 1);
-    if (t == "attribute") {
-      std::string attr = text(field(n, "attribute"));
-      if (kGuardedAttributes.count(attr)) return true;
-      TSNode obj = field(n, "object");
-      return (attr == "type" || attr == "index") && is(obj, "attribute") && text(field(obj, "attribute")) == "device";
-    }
-    if (t == "subscript") {
-      TSNode value = field(n, "value");
-      return is(value, "attribute") && text(field(value, "attribute")) == "shape";
-    }
-    if (t == "call") {
-      TSNode callee = field(n, "function");
-      TSNode args = field(n, "arguments");
-      if (is(callee, "attribute")) return kGuardedMethods.count(text(field(callee, "attribute"))) > 0;
-      if (is(callee, "identifier") && (text(callee) == "str" || text(callee) == "int") && is(args, "argument_list") &&
-          ts_node_named_child_count(args) == 1)
-        return guarded(ts_node_named_child(args, 0), fn, depth + 1);
-      return false;
-    }
-    if (t == "comparison_operator" || t == "boolean_operator" || t == "conditional_expression") {
-      bool any = false;
-      for (TSNode c : ts::named_children(n)) {
-        if (is(c, "comment")) continue;
-        bool g = guarded(c, fn, depth + 1);
-        if (!g && !constant(c, {}, depth + 1)) return false;
-        any |= g;
-      }
-      return any;
-    }
-    if (t == "identifier" && !ts_node_is_null(fn)) {
-      TSNode value = local_value(fn, text(n));
-      if (!ts_node_is_null(value)) return guarded(value, fn, depth + 1);
-      return unpacked_shape(fn, text(n));
-    }
-    return false;
+  // What dynamo guards and holds as a constant (constancy_guards.cpp).
+  bool guarded(TSNode n, TSNode fn) const {
+    return guards::guarded(src_, n, fn, [this](TSNode c) { return constant(c, {}, 1); });
   }
-
-  // Whether `name` is bound in `fn` only by unpacking a tensor's shape (`E, N, _ =
-  // w.shape`, `b, s = x.size()`): each item is a dimension, which dynamo guards.
-  bool unpacked_shape(TSNode fn, const std::string& name) const {
-    int bound = 0, by_shape = 0;
-    std::vector<TSNode> todo = {field(fn, "body")};
-    while (!todo.empty()) {
-      TSNode c = todo.back();
-      todo.pop_back();
-      if (ts_node_is_null(c) || is(c, "function_definition") || is(c, "lambda") || is(c, "class_definition")) continue;
-      if (is(c, "assignment")) {
-        TSNode left = field(c, "left");
-        if (is(left, "identifier") && text(left) == name) ++bound;
-        if (is(left, "pattern_list") || is(left, "tuple_pattern")) {
-          bool here = false;
-          for (TSNode item : ts::named_children(left)) here |= is(item, "identifier") && text(item) == name;
-          if (here) {
-            ++bound;
-            TSNode right = field(c, "right");
-            bool shape = (is(right, "attribute") && text(field(right, "attribute")) == "shape") ||
-                         (is(right, "call") && is(field(right, "function"), "attribute") &&
-                          text(field(field(right, "function"), "attribute")) == "size");
-            by_shape += shape;
-          }
-        }
-      }
-      push_children(todo, c);
-    }
-    return bound > 0 && bound == by_shape;
-  }
-
-  // The names `fn`'s body binds: assignment targets, for and with targets, walrus.
-  std::vector<std::string> locals_of(TSNode fn) const {
-    std::set<std::string> names;
-    std::vector<TSNode> todo = {field(fn, "body")};
-    auto bind = [&](TSNode target) {
-      std::vector<TSNode> parts = {target};
-      while (!parts.empty()) {
-        TSNode p = parts.back();
-        parts.pop_back();
-        if (ts_node_is_null(p)) continue;
-        if (is(p, "identifier")) names.insert(text(p));
-        else if (is(p, "pattern_list") || is(p, "tuple_pattern") || is(p, "list_pattern") || is(p, "as_pattern_target"))
-          push_children(parts, p);
-      }
-    };
-    while (!todo.empty()) {
-      TSNode c = todo.back();
-      todo.pop_back();
-      if (ts_node_is_null(c) || is(c, "function_definition") || is(c, "lambda") || is(c, "class_definition")) continue;
-      if (is(c, "assignment") || is(c, "augmented_assignment")) bind(field(c, "left"));
-      else if (is(c, "for_statement")) bind(field(c, "left"));
-      else if (is(c, "named_expression")) bind(field(c, "name"));
-      else if (is(c, "as_pattern")) bind(field(c, "alias"));
-      push_children(todo, c);
-    }
-    return {names.begin(), names.end()};
-  }
-
-  // The value of the one assignment of `name` in `fn`'s body (null: none, or several).
-  TSNode local_value(TSNode fn, const std::string& name) const {
-    TSNode found{};
-    std::vector<TSNode> todo = {field(fn, "body")};
-    while (!todo.empty()) {
-      TSNode c = todo.back();
-      todo.pop_back();
-      if (ts_node_is_null(c) || is(c, "function_definition") || is(c, "lambda") || is(c, "class_definition")) continue;
-      if (is(c, "assignment") && is(field(c, "left"), "identifier") && text(field(c, "left")) == name) {
-        if (!ts_node_is_null(found)) return TSNode{};
-        found = field(c, "right");
-      }
-      push_children(todo, c);
-    }
-    return found;
-  }
+  std::vector<std::string> locals_of(TSNode fn) const { return guards::locals_of(src_, fn); }
 
   ArgumentFacts argument(const std::string& slot, TSNode value, const std::set<std::string>& params, TSNode fn) const {
     ArgumentFacts a;
@@ -308,7 +189,7 @@ class Reader {
     a.text = text(value);
     if (is(value, "identifier") && params.count(a.text)) a.kind = ArgumentFacts::parameter;
     else if (constant(value, params, 0)) a.kind = ArgumentFacts::constant;
-    else if (guarded(value, fn, 0)) a.kind = ArgumentFacts::guarded;
+    else if (guarded(value, fn)) a.kind = ArgumentFacts::guarded;
     return a;
   }
 
