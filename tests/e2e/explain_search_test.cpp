@@ -155,3 +155,57 @@ SCALE = Scaler()
   CHECK(r.out.find("no recipe: what was proven is a line of your code\n") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(recipe));
 }
+
+TEST_CASE("explain --run rejects a fix that compiles but computes other numbers, the difference named",
+          "[e2e][explain][torch]") {
+  // A hint whose body assumes the untuned scale: it compiles, but the package's tuned
+  // scale file says 3.0, so compiled differs from the unpatched program's eager output.
+  testsupport::TempDir tmp;
+  auto venv = testsupport::torch_venv(tmp.path + "/venv");
+  testsupport::spit(venv.site_packages + "/tunedscale/__init__.py", R"(import os
+
+_FILE = os.path.join(os.path.dirname(__file__), "scale.txt")
+
+
+def scale_factor() -> float:
+    if os.path.exists(_FILE):
+        with open(_FILE) as f:
+            return float(f.read())
+    return 1.0
+
+
+def apply(x):
+    return x * scale_factor()
+)");
+  testsupport::spit(venv.site_packages + "/tunedscale/scale.txt", "3.0\n");
+  testsupport::spit(tmp.path + "/hints.yaml", R"(hints:
+  - id: untuned-scale
+    calls: os.path.exists
+    holds: [_FILE]
+    replace-body: |
+      return 1.0
+    why: the untuned scale
+)");
+  testsupport::spit(tmp.path + "/app/repro.py", "import torch\n\nimport tunedscale\n\nf = torch.compile(lambda x: "
+                                                "tunedscale.apply(x) + 1, backend=\"eager\", fullgraph=True)\n"
+                                                "print(f(torch.ones(4)).tolist())\n");
+  auto r = e2e::sp_in(tmp.path + "/app", venv.root,
+                      {"--json", "explain", "--run", "python repro.py", "--hints", tmp.path + "/hints.yaml"});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["runs"].size() == 3);
+  const auto& hint = j["runs"][1];
+  CHECK(hint["tried"] == "hint untuned-scale (a traceable body) for tunedscale:scale_factor");
+  CHECK(hint["kept"] == false);
+  CHECK(hint["counts"]["compiled"] == true);
+  CHECK(hint["verdict"] ==
+        "compiled differs from eager: call 1: compiled output: max abs difference 2 (sum 8 where eager gives 16, 4 of 4 "
+        "elements differ, dtype torch.float32) (against the unpatched program)");
+  CHECK(j["runs"][0]["counts"]["checked"]["recorded"] == 1);
+  CHECK(j["runs"][2]["tried"] == "assume_constant_result on tunedscale:scale_factor");
+  CHECK(j["runs"][2]["kept"] == true);
+  CHECK(j["runs"][2]["counts"]["checked"]["mismatch"].is_null());
+  CHECK(j["checked"] == "compiled equals eager on 1 call (1 against the unpatched program's outputs, 1 against the "
+                        "patched code run eagerly)");
+}
