@@ -209,3 +209,36 @@ def apply(x):
   CHECK(j["checked"] == "compiled equals eager on 1 call (1 against the unpatched program's outputs, 1 against the "
                         "patched code run eagerly)");
 }
+
+TEST_CASE("explain --run: a torch function dynamo skips, called from the user's code, is tried in torch itself, and a "
+          "command that still fails exits 3",
+          "[e2e][explain][torch]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::torch_venv(tmp.path + "/venv");
+  testsupport::spit(tmp.path + "/app/repro.py", R"(import torch
+from torch.utils.cpp_extension import is_ninja_available
+
+
+def f(x):
+    if is_ninja_available():
+        return x * 2
+    return x + 1
+
+
+print(torch.compile(f, backend="eager", fullgraph=True)(torch.ones(2)))
+)");
+  auto before = e2e::tree_state(venv.root);
+  auto r = e2e::sp_in(tmp.path + "/app", venv.root, {"--json", "explain", "--run", "python repro.py"});
+  INFO(r.out + r.err);
+  CHECK(r.status == 3);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["runs"].size() == 2);
+  CHECK(j["runs"][1]["tried"] == "assume_constant_result on torch.utils.cpp_extension:is_ninja_available");
+  // The decorator's own line moves the break a line down: still the same break.
+  CHECK(j["runs"][1]["verdict"].get<std::string>().rfind("no better: ", 0) == 0);
+  CHECK(j["recipe"].is_null());
+  CHECK(j["no_fix"].get<std::string>().rfind("no fix keeps fullgraph=True; the blunt one is disable on "
+                                             "torch.utils.cpp_extension:is_ninja_available",
+                                             0) == 0);
+  CHECK(e2e::tree_state(venv.root) == before);
+}
