@@ -60,7 +60,8 @@ nlohmann::json frames_json(const std::vector<engine::FrameNote>& notes) {
                    {"assume_constant", n.assume_constant},
                    {"why", n.why},
                    {"custom_op", n.custom_op},
-                   {"custom_op_why", n.custom_op_why}});
+                   {"custom_op_why", n.custom_op_why},
+                   {"seam_why", n.seam_why}});
   return out;
 }
 
@@ -74,6 +75,7 @@ void print_frames(const Output& out, const engine::ProvenFixes& p) {
     for (auto& n : p.runs[i].frames) {
       out.out("  " + n.function + " (" + n.at + "): " + (n.assume_constant ? "candidate: " : "no: ") + n.why);
       out.out("    register-custom-op: " + std::string(n.custom_op ? "candidate: " : "no: ") + n.custom_op_why);
+      if (!n.seam_why.empty()) out.out("    custom-op seam: " + n.seam_why);
     }
   }
 }
@@ -221,12 +223,18 @@ nlohmann::json run_json(const engine::ProvenFixes& p, const std::string& recipe)
                     {"start", r.start},
                     {"frames", frames_json(r.frames)},
                     {"counts", counts_json(r.counts)}});
-  for (auto& k : p.kept)
+  for (auto& k : p.kept) {
+    nlohmann::json more = nlohmann::json::array();
+    for (auto& m : k.more)
+      more.push_back({{"module", m.module}, {"function", m.function}, {"occurrence", m.occurrence},
+                      {"action", m.action}, {"code", m.code}});
     kept.push_back({{"module", k.fix.module},
                     {"function", k.fix.function},
                     {"action", k.fix.action},
                     {"code", k.fix.code},
-                    {"describe", k.describe()}});
+                    {"describe", k.describe()},
+                    {"more", more}});
+  }
   engine::Explanation after;
   after.user_walks = p.after;
   return {{"runs", runs}, {"kept", kept}, {"stop", p.stop}, {"recipe", or_null(recipe)},

@@ -62,6 +62,7 @@ std::string yaml_scalar(std::string_view s) {
 std::string edit_yaml(const Edit& e) {
   std::string out = "  - " + std::string(e.file.empty() ? "module: " + yaml_scalar(e.module) : "file: " + yaml_scalar(e.file)) + "\n";
   if (!e.target.empty()) out += "    " + std::string(kind_name(e.kind)) + ": " + yaml_scalar(e.target) + "\n";
+  if (e.occurrence > 0) out += "    occurrence: " + std::to_string(e.occurrence) + "\n";
   if (e.action == Action::replace) {
     // old and new inside `replace`, each a block or a quoted string.
     out += "    replace:\n";

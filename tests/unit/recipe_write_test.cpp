@@ -115,6 +115,22 @@ TEST_CASE("edit_yaml: an anchor reads back byte for byte, on one line or as a bl
   }
 }
 
+TEST_CASE("edit_yaml: which of several same-named definitions an edit means reads back", "[recipe]") {
+  Edit e;
+  e.module = "lib.utils";
+  e.target = "register_custom_op";
+  e.action = Action::replace_body;
+  e.code = "return torch.library.custom_op(name, fn, mutates_args=mutates_args)\n";
+  e.occurrence = 2;
+  CHECK(edit_yaml(e).find("    occurrence: 2\n") != std::string::npos);
+  Edit back = read_back(e);
+  CHECK(back.occurrence == 2);
+  CHECK(back.target == "register_custom_op");
+  e.occurrence = 0;  // the only one: no field
+  CHECK(edit_yaml(e).find("occurrence") == std::string::npos);
+  CHECK(read_back(e).occurrence == 0);
+}
+
 TEST_CASE("yaml_comment: nothing in a comment starts a line of YAML", "[recipe]") {
   // Line breaks YAML 1.1 or 1.2 knows (LF, CR, NEL, LS, PS) and terminal escapes, escaped.
   CHECK(yaml_comment("a\nb\rc\x1b]52;c;x\x07") == "a\\x0ab\\x0dc\\x1b]52;c;x\\x07");

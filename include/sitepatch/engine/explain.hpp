@@ -46,6 +46,7 @@ struct Fix {
   std::string action;            // "add-decorator" or "replace-body"
   std::string code;              // the decorator, or the body
   std::string position;          // add-decorator's, when not the default (outermost): "innermost"
+  int occurrence = 0;            // which definition of `function` (1-based) where the module has several
   std::string ensure_import;
   std::string hint;              // the hint that proposed it, "" for the default
   std::string why;               // what it does

@@ -42,11 +42,16 @@ struct RunCounts {
 
 /// A fix the search may try.
 struct Candidate {
-  enum Kind { hint, assume_constant, disable, custom_op, nonstrict, config } kind = disable;
+  enum Kind { hint, assume_constant, disable, custom_op, nonstrict, config, seam } kind = disable;
   Fix fix;            // module, function, action, code, ensure_import, why, cost, dist
+  std::vector<Fix> more;  // seam: the edits made with `fix` (the fake's registration, a second definition)
   bool shared = false;  // its file is in a folder the environment shares (apply needs --system)
   std::vector<std::string> inputs;  // custom_op: the tensor parameters its fake shapes outputs like
-  std::string key() const { return fix.module + ":" + fix.function + " " + fix.action + " " + fix.code; }
+  std::string key() const {
+    std::string k = fix.module + ":" + fix.function + " " + fix.action + " " + fix.code;
+    for (auto& m : more) k += "\n" + m.module + ":" + m.function + "#" + std::to_string(m.occurrence) + " " + m.code;
+    return k;
+  }
   std::string describe() const;  // "assume_constant_result on pkg.mod:get_version"
 };
 
@@ -59,6 +64,7 @@ struct FrameNote {
   std::string why;       // "1 call in quantize_kv (kvq/__init__.py:31) passes only constants; returns json.load(...)"
   bool custom_op = false;      // a candidate for register-custom-op
   std::string custom_op_why;   // why, or why not
+  std::string seam_why;        // its decorator names a custom op: whether the library's seam is a candidate
 };
 
 struct TriedRun {

@@ -195,6 +195,7 @@ recipe::Edit fix_edit(const Fix& f) {
     e.code += "\n";
   }
   e.innermost = f.position == "innermost";
+  e.occurrence = f.occurrence;
   e.ensure_import = f.ensure_import;
   return e;
 }

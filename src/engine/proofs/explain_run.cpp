@@ -518,6 +518,7 @@ std::string Candidate::describe() const {
     case custom_op: return "register-custom-op on " + fix.name();
     case nonstrict: return "nonstrict_trace on " + fix.name();
     case config: return "dynamo config `" + fix.code + "` (a line in your code, not a recipe edit)";
+    case seam: return "custom-op seam " + fix.name() + " made real";
   }
   return fix.name();
 }
@@ -546,6 +547,10 @@ std::string proven_recipe(const std::vector<Candidate>& fixes, const std::vector
     }
     edits.push_back(fix_edit(fixes[i].fix));
     out += recipe::edit_yaml(edits.back());
+    for (const Fix& m : fixes[i].more) {
+      edits.push_back(fix_edit(m));
+      out += recipe::edit_yaml(edits.back());
+    }
   }
   recipe::check_written(out, id, edits, "the recipe explain --run proves");
   return out;

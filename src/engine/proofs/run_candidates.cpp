@@ -461,15 +461,19 @@ std::vector<Candidate> CandidateFinder::find(const Explanation& e, std::vector<F
       const PlacedFrame& f = b.frames[size_t(k)];
       if (f.kind == explain::FrameKind::library && f.mapped && !f.qualified.empty()) frames.push_back(k);
     }
-    std::vector<Candidate> ops;
+    std::vector<Candidate> ops, seams;
     for (int k : frames) {
       FrameNote note;
       Judged j = judge(b, k, note);
       if (j.constant) add(std::move(*j.constant));
       if (j.custom_op) ops.push_back(std::move(*j.custom_op));
+      if (auto seam_fix = seam(b.frames[size_t(k)], note)) seams.push_back(std::move(*seam_fix));
       if (notes && std::none_of(notes->begin(), notes->end(), [&](const FrameNote& n) { return n.at == note.at; }))
         notes->push_back(std::move(note));
     }
+    // The library's own custom-op seam made real: the schema and the fake it already
+    // wrote, before a custom op whose fake this guesses.
+    for (auto& c : seams) add(std::move(c));
     // A decorator's wrapper dynamo cannot trace (warnings.catch_warnings): the function
     // it decorates, run on fake tensors (torch._dynamo.nonstrict_trace, torch >= 2.7).
     for (int k : frames)

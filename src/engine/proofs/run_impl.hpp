@@ -9,6 +9,7 @@
 
 #include "sitepatch/engine/explain_run.hpp"
 #include "sitepatch/python/constancy.hpp"
+#include "sitepatch/python/op_seam.hpp"
 
 namespace sitepatch::engine {
 
@@ -55,6 +56,8 @@ class CandidateFinder {
   /// What runs saw the functions do: custom-op candidates take their fakes from it.
   void observed(const Observation& o) { observed_.emplace(o.function, o); }
   bool has_observed(const std::string& function) const { return observed_.count(function) > 0; }
+  /// The library's own custom-op seam on frame `f`'s function, made real (run_seam.cpp).
+  std::optional<Candidate> seam(const PlacedFrame& f, FrameNote& note);
 
  private:
   struct Judged {
@@ -63,10 +66,14 @@ class CandidateFinder {
   Judged judge(const ExplainedBreak& b, int k, FrameNote& note);
   std::optional<Candidate> custom_op(const PlacedFrame& f, const python::FunctionFacts& facts, FrameNote& note);
   std::vector<PlacedFrame> decorated(const ExplainedBreak& b, int k);
+  const python::ModuleSeams* seams_of(const std::string& site_dir, const std::string& module, std::string& rel);
+  const python::SeamFactory* factory(const std::string& site_dir, const std::string& module,
+                                     const python::ModuleSeams& here, const std::string& callee, std::string& where);
   Session& s_;
   std::unique_ptr<Sources> sources_;
   std::map<std::string, std::string> non_tensor_args_;  // of the frame being judged: parameter -> argument
   std::map<std::string, Observation> observed_;          // by module:qualified
+  std::map<std::string, std::unique_ptr<python::ModuleSeams>> seams_;  // by path; nullptr: none there
 };
 
 /// Dynamo's own config knobs its hints name for a break (`capture_scalar_outputs = True`, a
