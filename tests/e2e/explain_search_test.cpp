@@ -242,3 +242,97 @@ print(torch.compile(f, backend="eager", fullgraph=True)(torch.ones(2)))
                                              0) == 0);
   CHECK(e2e::tree_state(venv.root) == before);
 }
+
+TEST_CASE("explain --run makes a library's stubbed custom-op seam real: another library's names and forms, applied",
+          "[e2e][explain][torch]") {
+  // Not the corpus's FlashInfer shape: the factories are nested identities with no function
+  // parameter (`custom_op`, and a fake registrar named after torch's old `impl_abstract`),
+  // the fake is `_`, and the op takes a lock dynamo cannot trace in its own body, so no
+  // frame fits assume_constant_result and the seam comes before a custom op of its own.
+  testsupport::TempDir tmp;
+  auto venv = testsupport::torch_venv(tmp.path + "/venv");
+  testsupport::spit(venv.site_packages + "/kernlib/_compat.py", R"(def custom_op(name, *, mutates_args=(), device_types=None):
+    # registering costs a dispatch per call: the library keeps plain functions
+    def wrap(fn):
+        return fn
+
+    return wrap
+
+
+def impl_abstract(name):
+    def wrap(fn):
+        return fn
+
+    return wrap
+)");
+  testsupport::spit(venv.site_packages + "/kernlib/__init__.py", R"(import threading
+
+import torch
+
+from ._compat import custom_op, impl_abstract
+
+_BUILD = threading.Lock()
+
+
+@custom_op("kernlib::gelu_and_mul", mutates_args=("out",))
+def _gelu_and_mul(out: torch.Tensor, x: torch.Tensor) -> None:
+    with _BUILD:  # the kernel's JIT build
+        d = x.shape[-1] // 2
+    out.copy_(torch.nn.functional.gelu(x[..., :d]) * x[..., d:])
+
+
+@impl_abstract("kernlib::gelu_and_mul")
+def _(out: torch.Tensor, x: torch.Tensor) -> None:
+    return None
+
+
+def gelu_and_mul(x: torch.Tensor) -> torch.Tensor:
+    out = x.new_empty(x.shape[:-1] + (x.shape[-1] // 2,))
+    _gelu_and_mul(out, x)
+    return out
+)");
+  testsupport::spit(tmp.path + "/app/repro.py", R"(import sys
+
+import torch
+
+import kernlib
+
+x = torch.randn(3, 8)
+got = torch.compile(lambda t: kernlib.gelu_and_mul(t) * 2, backend="eager", fullgraph=True)(x)
+want = kernlib.gelu_and_mul(x.clone()) * 2
+print(got.sum().item(), want.sum().item())
+sys.exit(0 if torch.equal(got, want) else 1)
+)");
+  std::string app = tmp.path + "/app", recipe = tmp.path + "/seam.yaml";
+  auto r = e2e::sp_in(app, venv.root, {"--json", "explain", "--run", "python repro.py", "--recipe", recipe});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["kept"].size() == 1);
+  CHECK(j["kept"][0]["describe"] == "custom-op seam kernlib._compat:custom_op made real");
+  REQUIRE(j["kept"][0]["more"].size() == 1);
+  CHECK(j["kept"][0]["more"][0]["function"] == "impl_abstract");
+  CHECK(j["kept"][0]["more"][0]["occurrence"] == 0);
+  CHECK(j["runs"].size() == 2);
+  CHECK(j["runs"][1]["counts"]["checked"]["vs_record"] == 1);
+  CHECK(j["runs"][1]["counts"]["checked"]["mismatch"].is_null());
+  bool said = false;
+  for (auto& f : j["runs"][0]["frames"])
+    if (f["function"] == "kernlib:_gelu_and_mul")
+      said = f["seam_why"] == "decorated by custom_op(\"kernlib::gelu_and_mul\"), which kernlib._compat defines as an "
+                              "identity: the seam made real is a candidate (its fake: _, through impl_abstract)";
+  CHECK(said);
+  // No parameter the function comes in: the factory gives the registering decorator back.
+  std::string text = testsupport::slurp(recipe);
+  CHECK(text.find("          return torch.library.custom_op(name, function, mutates_args=mutates, "
+                  "device_types=device_types)\n") != std::string::npos);
+  CHECK(text.find("      return register\n") != std::string::npos);
+  CHECK(text.find("          torch.library.register_fake(name, function)\n") != std::string::npos);
+  // Applied for real, the repro compiles and gives eager's numbers.
+  auto applied = e2e::sp_in(app, venv.root, {"apply", recipe});
+  INFO(applied.err);
+  REQUIRE(applied.status == 0);
+  auto plain = sitepatch::util::run({"sh", "-c", "cd \"$0\" && exec \"$1\" repro.py", app, venv.python});
+  INFO(plain.out + plain.err);
+  CHECK(plain.status == 0);
+}

@@ -49,4 +49,9 @@ class ModuleTexts {
 /// missing when the entry does not exist.
 CallGraph walk(ModuleTexts& texts, const RuleSet& rules, const WalkOptions& options);
 
+/// From now on, each module's lowering is kept for the process, by its name and text
+/// (lowered_cache.cpp): for a process that walks the same modules again (explain --run,
+/// after every run). Off by default: one walk reads each module once.
+void keep_lowered(bool on);
+
 }  // namespace sitepatch::audit::flow

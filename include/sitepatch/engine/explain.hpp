@@ -105,11 +105,18 @@ struct Explanation {
   std::vector<ExplainedBreak> breaks;
   std::vector<Fix> fixes;           // in the order the breaks need them
   std::vector<UserWalk> user_walks;  // one per user function, in the order of the breaks
+  bool user_code_walked = false;     // user_walks made (explain --run leaves them out of its later runs)
+  bool no_torch = false;             // torch is not importable: no fix proposed
 };
 
-/// Places every break's frames in the environment and proposes the fixes.
+/// Places every break's frames in the environment and proposes the fixes; with
+/// `user_code`, walks from the user's functions too (walk_from_user_code).
 Explanation explain(Session& s, std::vector<LoggedBreak> breaks, const audit::RuleSet& rules,
-                    const explain::HintSet& hints);
+                    const explain::HintSet& hints, bool user_code = true);
+
+/// The walks from the user's functions of `e`'s breaks, and the fixes they find ahead of
+/// the log: what explain() does last, for an explanation made without them.
+void walk_from_user_code(Session& s, const audit::RuleSet& rules, Explanation& e);
 
 /// The recipe edit the fix `f` proposes.
 recipe::Edit fix_edit(const Fix& f);

@@ -74,7 +74,7 @@ std::optional<Module> Lowering::load(const std::string& name) {
     m.is_package = true;
     m.scopes.emplace_back();
   } else {
-    m = lower(t->source, name, t->is_package);
+    m = lower_kept(t->source, name, t->is_package);
   }
   m.file = t->file;
   m.root = t->root;

@@ -161,4 +161,8 @@ int generic_collection(const std::string& dotted);
 /// relative imports. Never throws on odd code: what it cannot read becomes Op::unknown.
 Module lower(std::string_view source, const std::string& module, bool is_package);
 
+/// lower(), or the module as it was lowered before with the same text once
+/// keep_lowered(true) was called (flow.hpp): lowering is half of a walk.
+Module lower_kept(std::string_view source, const std::string& module, bool is_package);
+
 }  // namespace sitepatch::audit::flow

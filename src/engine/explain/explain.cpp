@@ -250,7 +250,7 @@ void add_fix(Explanation& e, size_t index, Fix f) {
 }  // namespace
 
 Explanation explain(Session& s, std::vector<LoggedBreak> breaks, const audit::RuleSet& rules,
-                    const explain::HintSet& hints) {
+                    const explain::HintSet& hints, bool user_code) {
   Explanation e;
   for (auto& lb : breaks) {
     ExplainedBreak b;
@@ -291,13 +291,21 @@ Explanation explain(Session& s, std::vector<LoggedBreak> breaks, const audit::Ru
     if (!no_torch.empty()) b.no_fix = no_torch;
     else if (auto f = propose(b, files, hints, b.no_fix)) add_fix(e, i, std::move(*f));
   }
+  e.no_torch = !no_torch.empty();
+  if (user_code) walk_from_user_code(s, rules, e);
+  else
+    for (auto& b : e.breaks) sort_chains(b, e.fixes);
+  return e;
+}
+
+void walk_from_user_code(Session& s, const audit::RuleSet& rules, Explanation& e) {
   detail::walk_user_code(s, rules, e);
   detail::mark_user_chains(e);
-  if (no_torch.empty()) detail::fix_ahead(s, e);
+  if (!e.no_torch) detail::fix_ahead(s, e);
   // Every chain again, now that the fixes ahead of the log are known.
   for (auto& b : e.breaks) sort_chains(b, e.fixes);
   detail::mark_user_chains(e);
-  return e;
+  e.user_code_walked = true;
 }
 
 }  // namespace sitepatch::engine

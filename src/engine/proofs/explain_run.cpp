@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sitepatch/audit/facts.hpp"
+#include "sitepatch/audit/flow.hpp"
 #include "sitepatch/engine/try.hpp"
 #include "sitepatch/host/overlay.hpp"
 #include "sitepatch/recipe/recipe.hpp"
@@ -131,6 +132,7 @@ struct State {
   std::vector<std::string> breaks;
   std::vector<std::string> keys;  // break_key of each of `breaks`
   Explanation current;
+  std::map<std::string, std::string> texts;  // the files as `current`'s run read them (the planned texts)
   size_t run = 0;  // the run that measured it (its frames are judged there)
   std::string signature() const {
     std::string out;
@@ -148,6 +150,7 @@ struct Trial {
   TriedRun t;
   std::vector<std::string> keys;  // break_key of each of t.breaks
   Explanation e;
+  std::map<std::string, std::string> texts;  // the planned texts its run read
   bool improved = false;
 };
 
@@ -155,7 +158,11 @@ class Search {
  public:
   Search(Session& s, const RunOptions& o, const audit::RuleSet& rules, const explain::HintSet& hints)
       : s_(s), o_(o), rules_(rules), hints_(hints), finder_(s), scratch_(s.host),
-        warm_(s.host, s.env, o.command, o.cold) {}
+        warm_(s.host, s.env, o.command, o.cold) {
+    // Every run's explanation walks from the library frames of its breaks: the same
+    // modules each time, most of them unpatched (torch's, once a fix imports torch).
+    audit::flow::keep_lowered(true);
+  }
 
   ProvenFixes run() {
     std::vector<Trial> first(1);
@@ -173,6 +180,7 @@ class Search {
     st.breaks = first[0].t.breaks;
     st.keys = first[0].keys;
     st.current = first[0].e;
+    st.texts = first[0].texts;
     Explanation before = st.current;
     record(first[0].t);
     std::vector<State> trail;  // the state before each kept fix: where an undo goes back to
@@ -223,6 +231,7 @@ class Search {
         st.breaks = kept->t.breaks;
         st.keys = kept->keys;
         st.current = std::move(kept->e);
+        st.texts = kept->texts;
         st.run = out_.runs.size() - n + size_t(kept - batch.begin());
       }
     }
@@ -231,6 +240,13 @@ class Search {
     out_.fullgraph = fullgraph_;
     out_.kept = st.kept;
     out_.last = std::move(st.current);
+    if (!out_.last.user_code_walked &&
+        std::any_of(out_.last.breaks.begin(), out_.last.breaks.end(), [](auto& b) { return b.in_library(); })) {
+      // Only what is left is printed with the walks from the user's code: made once, here.
+      auto view = host::overlay_host(s_.host, st.texts);
+      Session seen(*view, s_.env, s_.state_dir);
+      walk_from_user_code(seen, rules_, out_.last);
+    }
     out_.after = after_fixes(before, out_.kept, fullgraph_ && st.best.compiled());
     return std::move(out_);
   }
@@ -298,6 +314,7 @@ class Search {
           st.breaks = it->t.breaks;
           st.keys = it->keys;
           st.current = it->e;
+          st.texts = it->texts;
         } else if (passed) {
           it->t.verdict += ", but " + dropped->tried->describe() + " was dropped first: run again without it";
           record(it->t);
@@ -457,11 +474,13 @@ class Search {
     auto breaks = breaks_of(log);
     if (!breaks.empty()) {
       // The log's lines are those of the planned texts: read them, not the files on disk.
-      std::map<std::string, std::string> texts;
-      for (const FileChange& f : tr.plan.files) texts[f.path] = f.new_text;
-      auto view = host::overlay_host(s_.host, std::move(texts));
+      for (const FileChange& f : tr.plan.files) tr.texts[f.path] = f.new_text;
+      auto view = host::overlay_host(s_.host, tr.texts);
       Session seen(*view, s_.env, s_.state_dir);
-      tr.e = explain(seen, std::move(breaks), rules_, hints_);
+      // The walks from the user's code are the first run's (the report's "after the
+      // fixes" marks them): each later run would walk them again, seconds each.
+      tr.e = explain(seen, std::move(breaks), rules_, hints_, /*user_code=*/!walked_user_code_);
+      walked_user_code_ = true;
     }
     for (auto& b : tr.e.breaks) {
       c.library_breaks += b.in_library();
@@ -505,6 +524,7 @@ class Search {
   std::set<std::string> hint_checked_;
   std::map<std::string, std::string> hint_skips_;
   bool fullgraph_ = false;
+  bool walked_user_code_ = false;  // the first run's explanation has the walks from the user's code
   std::set<std::string> tried_;          // state signatures where a candidate ran and failed
   std::map<std::string, std::vector<Candidate>> refined_;  // by state signature: candidates a failure taught
 };
