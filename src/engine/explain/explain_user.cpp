@@ -9,6 +9,7 @@
 #include "engine/explain/explain_impl.hpp"
 #include "sitepatch/engine/audit.hpp"
 #include "sitepatch/site/distribution.hpp"
+#include "sitepatch/python/script_view.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine::detail {
@@ -98,7 +99,9 @@ void walk_user_code(Session& s, const audit::RuleSet& rules, Explanation& e) {
       continue;
     }
     w.walk.from = w.frame.name();
-    std::vector<ExtraModule> extra{{w.frame.module, pf.text, w.frame.rel}};
+    // The script as its functions see it: its main part (inputs made, torch.compile,
+    // prints) is on no path from them, and walking it read torch's import graph.
+    std::vector<ExtraModule> extra{{w.frame.module, python::functions_view(pf.text), w.frame.rel}};
     try {
       w.walk.graph = audit_calls(s, rules, {w.frame.module, w.frame.qualified, 0}, extra);
     } catch (const Error& err) {
