@@ -33,13 +33,15 @@ class FlowTexts : public sitepatch::audit::flow::ModuleTexts {
   std::map<std::string, std::string> files_;
 };
 
-CallGraph flow_walk(std::map<std::string, std::string> files, const std::string& module, const std::string& function) {
+CallGraph flow_walk(std::map<std::string, std::string> files, const std::string& module, const std::string& function,
+                    int line = 0) {
   FlowTexts texts(std::move(files));
   RuleSet rules;
   rules.add(sitepatch::audit::builtin_rules());
   WalkOptions o;
   o.module = module;
   o.function = function;
+  o.line = line;
   return sitepatch::audit::flow::walk(texts, rules, o);
 }
 
@@ -70,6 +72,29 @@ TEST_CASE("flow audit: a call no value reaches is said, with where its callee ca
   CHECK(why == std::vector<std::string>{"5 handlers[name]: an item whose value is not known",
                                         "7 getattr(obj, name): getattr with a name known only at run time",
                                         "8 kind.run: attribute `run` of parameter `kind`, whose value is not known"});
+}
+
+TEST_CASE("flow audit: of a function defined in each arm of an if, the walk starts from the one a line names",
+          "[audit][flow]") {
+  std::map<std::string, std::string> files = {{"pkg/__init__.py", ""},
+                                              {"pkg/train.py",
+                                               "import os, subprocess, sys\n"
+                                               "\n"
+                                               "if sys.argv[1] == 'fast':\n"
+                                               "    def step(x):\n"
+                                               "        return os.path.exists('/opt/fast')\n"
+                                               "else:\n"
+                                               "    def step(x):\n"
+                                               "        return subprocess.run(['nvcc', '--version'])\n"}};
+  // A traceback's line inside the second definition: only what that one reaches.
+  auto second = flow_chains(flow_walk(files, "pkg.train", "step", 8));
+  REQUIRE(second.size() == 1);
+  CHECK(second[0].rfind("subprocess.run <- pkg.train:step:8", 0) == 0);
+  auto first = flow_chains(flow_walk(files, "pkg.train", "step", 5));
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].rfind("os.path.exists <- pkg.train:step:5", 0) == 0);
+  // No line: the top level's binding decides, and here either may be bound.
+  CHECK(flow_chains(flow_walk(files, "pkg.train", "step")).size() >= 1);
 }
 
 TEST_CASE("flow audit: cycles of the call graph, and --depth", "[audit][flow]") {

@@ -82,6 +82,8 @@ struct WalkOptions {
   std::string module;    // entry
   std::string function;  // entry, qualified
   int depth = 0;         // longest chain, in calls (0: no limit)
+  int line = 0;          // where `function` is defined more than once (a def in each arm of an
+                         // `if`): the one holding this line (a traceback's); 0: the one bound
 };
 
 }  // namespace sitepatch::audit

@@ -102,7 +102,7 @@ WalkOptions enter(Solver& solver, ModuleTexts& texts, const WalkOptions& options
   WalkOptions at = options;
   // A function a module re-exports is entered where it is defined (a few hops at most).
   for (int hops = 0; hops < 8; ++hops) {
-    if (solver.enter_function(at.module, at.function)) return at;
+    if (solver.enter_function(at.module, at.function, hops == 0 ? at.line : 0)) return at;
     auto t = texts.text(at.module);
     if (!t || !t->compiled.empty()) {
       if (hops == 0) no_module(texts, options);

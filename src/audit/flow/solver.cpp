@@ -347,12 +347,18 @@ uint32_t Solver::pick_definition(uint32_t m, const std::string& qualified) {
   return found[0];
 }
 
-bool Solver::enter_function(const std::string& name, const std::string& qualified) {
+bool Solver::enter_function(const std::string& name, const std::string& qualified, int line) {
   impl_->entry_module = name;
   int m = impl_->load(name);
   if (m < 0) return false;
   auto& L = impl_->modules[size_t(m)];
-  uint32_t chosen = pick_definition(uint32_t(m), qualified);
+  uint32_t chosen = UINT32_MAX;
+  // A line a traceback names picks the definition that ran, whichever the top level binds.
+  for (uint32_t k = 0; line > 0 && k < L.ir.scopes.size(); ++k)
+    if (L.ir.scopes[k].qualified == qualified && L.ir.scopes[k].kind != Scope::module &&
+        L.ir.scopes[k].line <= line && line <= L.ir.scopes[k].end_line)
+      chosen = k;
+  if (chosen == UINT32_MAX) chosen = pick_definition(uint32_t(m), qualified);
   for (uint32_t k = 0; k < L.ir.scopes.size(); ++k) {
     if (k != chosen) continue;
     // Its module is imported (its names bound); its parameters hold what no caller says.

@@ -116,7 +116,7 @@ class Solver {
   bool enter_module(const std::string& name);
   /// Reaches `qualified` in module `name` (a function or Class.method), its parameters
   /// given unknown values; false when there is no such function.
-  bool enter_function(const std::string& name, const std::string& qualified);
+  bool enter_function(const std::string& name, const std::string& qualified, int line = 0);
   /// Runs to the fixpoint.
   void solve();
 

@@ -66,7 +66,7 @@ void walk_break(Session& s, const audit::RuleSet& rules, ExplainedBreak& b) {
     w.from = p.name();
     try {
       auto started = std::chrono::steady_clock::now();
-      w.graph = audit_calls(s, rules, {p.module, p.qualified, 0}, false).graph;
+      w.graph = audit_calls(s, rules, {p.module, p.qualified, 0, p.frame.line}, false).graph;
       spdlog::debug("explain: walked from {}: {} functions in {:.2f} s", p.name(), w.graph.functions,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     } catch (const Error& e) {

@@ -103,7 +103,8 @@ void walk_user_code(Session& s, const audit::RuleSet& rules, Explanation& e) {
     // prints) is on no path from them, and walking it read torch's import graph.
     std::vector<ExtraModule> extra{{w.frame.module, python::functions_view(pf.text), w.frame.rel}};
     try {
-      w.walk.graph = audit_calls(s, rules, {w.frame.module, w.frame.qualified, 0}, extra);
+      // From the definition the traceback ran (a script may define `step` in each arm of an `if`).
+      w.walk.graph = audit_calls(s, rules, {w.frame.module, w.frame.qualified, 0, w.frame.frame.line}, extra);
     } catch (const Error& err) {
       w.problem = std::string("audit could not walk from ") + w.frame.name() + ": " + err.what();
       continue;
