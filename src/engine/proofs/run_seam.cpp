@@ -130,8 +130,10 @@ std::optional<Candidate> CandidateFinder::seam(const PlacedFrame& f, FrameNote& 
   std::string op_module;
   const python::SeamFactory* real = factory(f.site_dir, f.module, *here, op->callee, op_module);
   if (!real || looks_fake(real->name)) {
-    note.seam_why = "decorated by " + util::printable(op->callee) + "(" + util::printable(op->op) +
-                    "), which registers it for real (or is not read here): no stub to make real";
+    note.seam_why = "decorated by " + util::printable(op->callee) + "(" + util::printable(op->op) + "), " +
+                    (real ? "a fake's registration" : "whose factory does not give back what it decorates unchanged "
+                                                      "(it registers for real, or its source is not read here)") +
+                    ": no stub to make real";
     return std::nullopt;
   }
   // The library's fake for the same op, registered through its own stubbed factory.
