@@ -74,7 +74,8 @@ bool identity_lambda(std::string_view src, TSNode v) {
 
 // Whether the factory `fn` gives back what it decorates unchanged: every return is
 // `lambda x: x`, an identity function it defines, or one of its parameters but the first
-// (the function, when it is given directly), or a conditional choosing between those.
+// (the function, when it is given directly), or a conditional choosing between those, and
+// at least one gives the decorator.
 bool identity_factory(std::string_view src, TSNode fn, std::string& function_param) {
   std::vector<std::string> params = params_of(src, fn);
   if (params.empty()) return false;
@@ -84,8 +85,10 @@ bool identity_factory(std::string_view src, TSNode fn, std::string& function_par
   std::vector<std::string> identities;
   for (TSNode d : nested)
     if (identity_def(src, d)) identities.push_back(std::string(ts::text(src, field(d, "name"))));
+  bool decorator = false;  // some return gives a decorator: a function that returns
+                           // its parameter alone is no factory (`def op(x, out): return out`)
   std::function<bool(TSNode)> gives_back = [&](TSNode v) {
-    if (identity_lambda(src, v)) return true;
+    if (identity_lambda(src, v)) return decorator = true;
     if (is(v, "parenthesized_expression")) return gives_back(ts::named_children(v).empty() ? TSNode{} : ts::named_children(v)[0]);
     if (is(v, "conditional_expression")) {
       auto parts = ts::named_children(v);  // body, condition, alternative
@@ -93,14 +96,14 @@ bool identity_factory(std::string_view src, TSNode fn, std::string& function_par
     }
     if (!is(v, "identifier")) return false;
     std::string name(ts::text(src, v));
-    if (std::find(identities.begin(), identities.end(), name) != identities.end()) return true;
+    if (std::find(identities.begin(), identities.end(), name) != identities.end()) return decorator = true;
     if (std::find(params.begin() + 1, params.end(), name) != params.end()) {
       function_param = name;
       return true;
     }
     return false;
   };
-  return std::all_of(returns.begin(), returns.end(), [&](TSNode r) { return gives_back(returned(r)); });
+  return std::all_of(returns.begin(), returns.end(), [&](TSNode r) { return gives_back(returned(r)); }) && decorator;
 }
 
 // Module-level function definitions, through if/else and try at module level.

@@ -41,6 +41,10 @@ def logs_then_returns(name):
     return lambda fn: fn
 
 
+def out_param(x, out):
+    return out
+
+
 def wraps_it(name):
     def deco(f):
         def inner(*a):
@@ -104,6 +108,8 @@ TEST_CASE("a stubbed registration is an identity factory in each branch that def
   // A real registration, and a wrapper that returns a new function, are no stubs.
   CHECK_FALSE(s.factories.count("real_op"));
   CHECK_FALSE(s.factories.count("wraps_it"));
+  // A function that returns a parameter of its own gives no decorator: no factory.
+  CHECK_FALSE(s.factories.count("out_param"));
 }
 
 TEST_CASE("decorators naming a custom op, nested ones and f-strings included, and where each factory comes from") {
