@@ -66,7 +66,7 @@ class CandidateFinder {
   Judged judge(const ExplainedBreak& b, int k, FrameNote& note);
   std::optional<Candidate> custom_op(const PlacedFrame& f, const python::FunctionFacts& facts, FrameNote& note);
   std::vector<PlacedFrame> decorated(const ExplainedBreak& b, int k);
-  const python::ModuleSeams* seams_of(const std::string& site_dir, const std::string& module, std::string& rel);
+  const python::ModuleSeams* seams_of(const std::string& site_dir, const std::string& module);
   const python::SeamFactory* factory(const std::string& site_dir, const std::string& module,
                                      const python::ModuleSeams& here, const std::string& callee, std::string& where);
   Session& s_;

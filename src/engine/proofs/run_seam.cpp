@@ -71,8 +71,7 @@ bool looks_fake(std::string name) {
 }  // namespace
 
 // The seams of a module's file (by module name, below the frame's site folder), read once.
-const python::ModuleSeams* CandidateFinder::seams_of(const std::string& site_dir, const std::string& module,
-                                                     std::string& rel) {
+const python::ModuleSeams* CandidateFinder::seams_of(const std::string& site_dir, const std::string& module) {
   std::string base = module;
   std::replace(base.begin(), base.end(), '.', '/');
   for (std::string candidate : {base + ".py", base + "/__init__.py"}) {
@@ -90,10 +89,7 @@ const python::ModuleSeams* CandidateFinder::seams_of(const std::string& site_dir
       }
       it = seams_.emplace(path, std::move(parsed)).first;
     }
-    if (it->second) {
-      rel = candidate;
-      return it->second.get();
-    }
+    if (it->second) return it->second.get();
   }
   return nullptr;
 }
@@ -111,8 +107,7 @@ const python::SeamFactory* CandidateFinder::factory(const std::string& site_dir,
   if (imported == here.from_imports.end()) return nullptr;
   std::string from = imported->second.substr(0, imported->second.find(':'));
   std::string name = imported->second.substr(imported->second.find(':') + 1);
-  std::string rel;
-  const python::ModuleSeams* there = seams_of(site_dir, from, rel);
+  const python::ModuleSeams* there = seams_of(site_dir, from);
   if (!there) return nullptr;
   auto f = there->factories.find(name);
   if (f == there->factories.end()) return nullptr;
@@ -122,8 +117,7 @@ const python::SeamFactory* CandidateFinder::factory(const std::string& site_dir,
 
 std::optional<Candidate> CandidateFinder::seam(const PlacedFrame& f, FrameNote& note) {
   if (f.site_dir.empty() || f.module.empty()) return std::nullopt;
-  std::string rel;
-  const python::ModuleSeams* here = seams_of(f.site_dir, f.module, rel);
+  const python::ModuleSeams* here = seams_of(f.site_dir, f.module);
   if (!here) return std::nullopt;
   const python::OpDecorator* op = here->op_at(f.frame.line);
   if (!op || op->function != last_name_of(f.qualified)) return std::nullopt;
