@@ -31,6 +31,14 @@ void targets(std::string_view src, TSNode n, std::set<std::string>& out) {
   for (TSNode c : ts::named_children(n)) targets(src, c, out);
 }
 
+// The name at the root of `REGISTRY[k]`, `cfg.path`, `HANDLERS.append(h)`: what a
+// statement at the top level changes when it stores into or calls a method of it.
+std::string root_name(std::string_view src, TSNode n) {
+  while (is(n, "attribute") || is(n, "subscript") || is(n, "call"))
+    n = is(n, "call") ? field(n, "function") : field(n, is(n, "attribute") ? "object" : "value");
+  return is(n, "identifier") ? std::string(ts::text(src, n)) : "";
+}
+
 // The names a function binds for itself: parameters, and what its own body assigns,
 // loops over, imports or defines (not inside functions, classes or lambdas within),
 // less what it declares `global`.
@@ -91,14 +99,24 @@ void reads(std::string_view src, TSNode n, const std::set<std::string>& bound, s
 
 // Whether statement `n` (top level, or inside a kept compound statement) must stay:
 // an import, a definition, or an assignment to one of `read`.
-bool needed(std::string_view src, TSNode n, const std::set<std::string>& read) {
+bool needed(std::string_view src, TSNode n, const std::set<std::string>& read, const std::set<std::string>& made) {
   if (import(n) || definition(n) || is(n, "global_statement")) return true;
   if (is(n, "expression_statement")) {
     for (TSNode e : ts::named_children(n)) {
-      if (!(is(e, "assignment") || is(e, "augmented_assignment"))) continue;
       std::set<std::string> bound;
-      for (TSNode a = e; is(a, "assignment") || is(a, "augmented_assignment"); a = field(a, "right"))
-        targets(src, field(a, "left"), bound);
+      // A method called on a name the functions read may fill it (`HANDLERS.append(h)`),
+      // as a store into its items or attributes does (`REGISTRY[k] = v`).
+      // Only an object the script made itself: `torch.manual_seed(0)` fills no name of it.
+      auto changes = [&](TSNode t) {
+        std::string root = root_name(src, t);
+        if (made.count(root)) bound.insert(root);
+      };
+      if (is(e, "call") && is(field(e, "function"), "attribute")) changes(field(e, "function"));
+      for (TSNode a = e; is(a, "assignment") || is(a, "augmented_assignment"); a = field(a, "right")) {
+        TSNode left = field(a, "left");
+        if (is(left, "attribute") || is(left, "subscript")) changes(left);
+        else targets(src, left, bound);
+      }
       for (auto& b : bound)
         if (read.count(b)) return true;
     }
@@ -106,8 +124,18 @@ bool needed(std::string_view src, TSNode n, const std::set<std::string>& read) {
   }
   // A compound statement: kept whole when anything inside it is needed.
   for (TSNode c : ts::named_children(n))
-    if (needed(src, c, read)) return true;
+    if (needed(src, c, read, made)) return true;
   return false;
+}
+
+// The names the top level's own assignments bind (`REGISTRY = {}`), in compound
+// statements too: the objects the script makes.
+void made_names(std::string_view src, TSNode n, std::set<std::string>& out) {
+  for (TSNode c : ts::named_children(n)) {
+    if (definition(c)) continue;
+    if (is(c, "assignment") || is(c, "augmented_assignment")) targets(src, field(c, "left"), out);
+    made_names(src, c, out);
+  }
 }
 
 }  // namespace script_view_impl
@@ -126,9 +154,11 @@ std::string functions_view(std::string_view source) {
         for (TSNode c : ts::named_children(n))
           if (ts::is(c, "wildcard_import")) return out;
     }
+    std::set<std::string> made;
+    impl::made_names(source, tree.root(), made);
     for (TSNode n : top) {
       if (ts_node_has_error(n) || ts::is(n, "ERROR")) return std::string(source);
-      if (ts::is(n, "comment") || impl::needed(source, n, read)) continue;
+      if (ts::is(n, "comment") || impl::needed(source, n, read, made)) continue;
       for (size_t i = ts_node_start_byte(n); i < ts_node_end_byte(n); ++i)
         if (out[i] != '\n' && out[i] != '\r') out[i] = ' ';
     }

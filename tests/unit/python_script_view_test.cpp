@@ -18,11 +18,13 @@ import mylib
 SCALE = 2.0
 unused = torch.ones(3)
 calls = 0
+REGISTRY = {}
+HANDLERS = []
 
 
 def fn(x):
     global calls
-    return mylib.op(x) * SCALE
+    return REGISTRY["op"](x) * SCALE + HANDLERS[0](x)
 
 
 class Model(torch.nn.Module):
@@ -30,6 +32,9 @@ class Model(torch.nn.Module):
         return fn(x)
 
 
+REGISTRY["op"] = mylib.op
+HANDLERS.append(mylib.handle)
+unused.add_(1)
 torch.manual_seed(0)
 x = torch.randn(4, 8)
 got = torch.compile(fn, fullgraph=True)(x)
@@ -63,12 +68,16 @@ TEST_CASE("functions_view keeps what the script's functions read and blanks its 
         "import mylib\n"
         "SCALE = 2.0\n"
         "calls = 0\n"
+        "REGISTRY = {}\n"
+        "HANDLERS = []\n"
         "def fn(x):\n"
         "global calls\n"
-        "return mylib.op(x) * SCALE\n"
+        "return REGISTRY[\"op\"](x) * SCALE + HANDLERS[0](x)\n"
         "class Model(torch.nn.Module):\n"
         "def forward(self, x):\n"
         "return fn(x)\n"
+        "REGISTRY[\"op\"] = mylib.op\n"
+        "HANDLERS.append(mylib.handle)\n"
         "try:\n"
         "import extra_lib\n"
         "except ImportError:\n"
