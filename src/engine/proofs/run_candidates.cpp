@@ -18,11 +18,6 @@ namespace sitepatch::engine {
 
 namespace {
 
-std::string last_name(const std::string& qualified) {
-  size_t dot = qualified.rfind('.');
-  return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
-}
-
 std::string at(const PlacedFrame& f) {
   return (f.rel.empty() ? f.frame.file : f.rel) + ":" + std::to_string(f.frame.line);
 }

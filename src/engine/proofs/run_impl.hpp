@@ -16,6 +16,12 @@ namespace sitepatch::engine {
 // Files read once through the host (run_candidates.cpp).
 class Sources;
 
+/// The last dotted part of a qualified name ("Cls.method" -> "method").
+inline std::string last_name(const std::string& qualified) {
+  size_t dot = qualified.rfind('.');
+  return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
+}
+
 /// What observe_hook.py saw a library function do (observed_fake.cpp).
 struct ObservedValue {
   bool tensor = false;

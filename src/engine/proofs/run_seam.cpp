@@ -16,11 +16,6 @@ namespace sitepatch::engine {
 
 namespace {
 
-std::string last_name_of(const std::string& qualified) {
-  size_t dot = qualified.rfind('.');
-  return dot == std::string::npos ? qualified : qualified.substr(dot + 1);
-}
-
 bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 // The parameter a direct call `factory(name, fn)` passes the function in, "" when none.
@@ -120,7 +115,7 @@ std::optional<Candidate> CandidateFinder::seam(const PlacedFrame& f, FrameNote& 
   const python::ModuleSeams* here = seams_of(f.site_dir, f.module);
   if (!here) return std::nullopt;
   const python::OpDecorator* op = here->op_at(f.frame.line);
-  if (!op || op->function != last_name_of(f.qualified)) return std::nullopt;
+  if (!op || op->function != last_name(f.qualified)) return std::nullopt;
   std::string op_module;
   const python::SeamFactory* real = factory(f.site_dir, f.module, *here, op->callee, op_module);
   if (!real || looks_fake(real->name)) {
