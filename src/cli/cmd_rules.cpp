@@ -62,6 +62,18 @@ void print_table(const Output& o, const audit::RuleSet& rules, const std::option
                       audit::to_string(r.severity), r.origin, r.line));
 }
 
+// What explain --run may hold as a constant here, one line per state.
+void print_guards(Output& o, const engine::GuardCalibration& g) {
+  std::map<std::string, std::vector<std::string>> by;
+  for (auto& [key, p] : g.guards) by[engine::guard_state_name(p.state)].push_back(key);
+  o.err("what dynamo holds as a constant under assume_constant_result (explain --run asks this):");
+  for (auto& [state, keys] : by) {
+    std::string line;
+    for (auto& k : keys) line += (line.empty() ? "" : ", ") + k;
+    o.err("  " + state + ": " + line);
+  }
+}
+
 }  // namespace
 
 Runner register_rules(CLI::App& app, const GlobalOptions& g) {
@@ -75,7 +87,9 @@ Runner register_rules(CLI::App& app, const GlobalOptions& g) {
   app.add_flag("--calibrate", *calibrate,
                "Run each rule's probe inside torch.compile(fullgraph=True) with the environment's own\n"
                "torch (one process, a few seconds) and keep the answer: audit and explain then leave out\n"
-               "the rules this torch traces. Works over --host");
+               "the rules this torch traces. Also probes what its dynamo holds as a constant for\n"
+               "assume_constant_result (a tensor's device, dtype, sizes; a module-level object's method),\n"
+               "which explain --run asks before it offers that fix. Works over --host");
   app.footer(
       "With an environment (--venv, --host, or an active one), the TORCH column shows the kept\n"
       "calibration for the torch installed there: traced, breaks, not run (the probe cannot run\n"
@@ -84,6 +98,7 @@ Runner register_rules(CLI::App& app, const GlobalOptions& g) {
     audit::RuleSet rules = load_rules(*files, !*no_default);
     Output o(g);
     std::optional<engine::Calibration> cal;
+    std::optional<engine::GuardCalibration> guards;
     if (*calibrate) {
       Env env = open_env(g);
       if (!o.json() && !o.quiet()) o.err("calibrating against the torch in " + env.session->env.prefix + " ...");
@@ -95,6 +110,9 @@ Runner register_rules(CLI::App& app, const GlobalOptions& g) {
         o.err(fmt::format("torch {}: {} traced, {} break, {} not run, in {:.1f} s; kept for audit and explain", cal->torch,
                           traced, breaks, not_run, cal->seconds));
       }
+      guards = engine::calibrate_guards(*env.session, false);
+      if (!guards->error.empty()) throw Error("probing what dynamo holds as a constant: " + guards->error);
+      if (!o.json() && !o.quiet()) print_guards(o, *guards);
     } else if (!g.venv.empty() || !g.host.empty()) {
       Env env = open_env(g);
       cal = engine::kept_calibration(*env.session);
@@ -102,6 +120,11 @@ Runner register_rules(CLI::App& app, const GlobalOptions& g) {
     if (o.json()) {
       nlohmann::json doc = {{"ok", true}, {"rules", rules_json(rules, cal)}};
       doc["torch"] = cal ? nlohmann::json(cal->torch) : nlohmann::json();
+      if (guards) {
+        nlohmann::json c = nlohmann::json::object();
+        for (auto& [key, p] : guards->guards) c[key] = {{"state", engine::guard_state_json(p.state)}, {"why", p.why}};
+        doc["constants"] = c;
+      }
       o.document(doc);
       return int(Exit::ok);
     }

@@ -178,8 +178,8 @@ class Reader {
   }
 
   // What dynamo guards and holds as a constant (constancy_guards.cpp).
-  bool guarded(TSNode n, TSNode fn) const {
-    return guards::guarded(src_, n, fn, [this](TSNode c) { return constant(c, {}, 1); });
+  bool guarded(TSNode n, TSNode fn, std::vector<std::string>* keys) const {
+    return guards::guarded(src_, n, fn, [this](TSNode c) { return constant(c, {}, 1); }, keys);
   }
   std::vector<std::string> locals_of(TSNode fn) const { return guards::locals_of(src_, fn); }
 
@@ -189,7 +189,7 @@ class Reader {
     a.text = text(value);
     if (is(value, "identifier") && params.count(a.text)) a.kind = ArgumentFacts::parameter;
     else if (constant(value, params, 0)) a.kind = ArgumentFacts::constant;
-    else if (guarded(value, fn)) a.kind = ArgumentFacts::guarded;
+    else if (guarded(value, fn, &a.guards)) a.kind = ArgumentFacts::guarded;
     return a;
   }
 
@@ -200,7 +200,7 @@ class Reader {
     TSNode args = field(c, "arguments");
     if (!is(args, "argument_list")) {
       // f(x for x in y): one generator
-      out.args.push_back({"#0", ArgumentFacts::other, text(args)});
+      out.args.push_back({"#0", ArgumentFacts::other, text(args), {}});
       return out;
     }
     int position = 0;

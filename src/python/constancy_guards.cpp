@@ -3,6 +3,7 @@
 // such values (and constants) may have its result held as a constant.
 #include "python/constancy_guards.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace sitepatch::python::guards {
@@ -20,7 +21,8 @@ const std::set<std::string> kGuardedMethods = {"dim", "size", "is_floating_point
 
 class Guards {
  public:
-  Guards(std::string_view src, const IsConstant& constant) : src_(src), constant_(constant) {}
+  Guards(std::string_view src, const IsConstant& constant, std::vector<std::string>* keys = nullptr)
+      : src_(src), constant_(constant), keys_(keys) {}
 
   // Whether `n` is what dynamo guards on and holds as a constant while tracing: a
   // tensor's metadata (specialised on, with a guard that recompiles when it changes),
@@ -32,18 +34,22 @@ class Guards {
       return guarded(ts_node_named_child(n, 0), fn, depth + 1);
     if (t == "attribute") {
       std::string attr = text(field(n, "attribute"));
-      if (kGuardedAttributes.count(attr)) return true;
+      if (kGuardedAttributes.count(attr)) return rests_on(attr);
       TSNode obj = field(n, "object");
-      return (attr == "type" || attr == "index") && is(obj, "attribute") && text(field(obj, "attribute")) == "device";
+      return (attr == "type" || attr == "index") && is(obj, "attribute") &&
+             text(field(obj, "attribute")) == "device" && rests_on("device." + attr);
     }
     if (t == "subscript") {
       TSNode value = field(n, "value");
-      return is(value, "attribute") && text(field(value, "attribute")) == "shape";
+      return is(value, "attribute") && text(field(value, "attribute")) == "shape" && rests_on("shape[i]");
     }
     if (t == "call") {
       TSNode callee = field(n, "function");
       TSNode args = field(n, "arguments");
-      if (is(callee, "attribute")) return kGuardedMethods.count(text(field(callee, "attribute"))) > 0;
+      if (is(callee, "attribute")) {
+        std::string method = text(field(callee, "attribute"));
+        return kGuardedMethods.count(method) > 0 && rests_on(method + "()");
+      }
       if (is(callee, "identifier") && (text(callee) == "str" || text(callee) == "int") && is(args, "argument_list") &&
           ts_node_named_child_count(args) == 1)
         return guarded(ts_node_named_child(args, 0), fn, depth + 1);
@@ -62,7 +68,7 @@ class Guards {
     if (t == "identifier" && !ts_node_is_null(fn)) {
       TSNode value = local_value(fn, text(n));
       if (!ts_node_is_null(value)) return guarded(value, fn, depth + 1);
-      return unpacked_shape(fn, text(n));
+      return unpacked_shape(fn, text(n)) && rests_on("shape unpacked");
     }
     return false;
   }
@@ -146,18 +152,27 @@ class Guards {
  private:
   std::string text(TSNode n) const { return std::string(ts::text(src_, n)); }
   bool constant(TSNode n) const { return constant_(n); }
+  // Records that the value rests on one kind of metadata; true, for the caller's return.
+  bool rests_on(const std::string& key) const {
+    if (keys_ && std::find(keys_->begin(), keys_->end(), key) == keys_->end()) keys_->push_back(key);
+    return true;
+  }
   static void push_children(std::vector<TSNode>& todo, TSNode n) {
     auto kids = ts::named_children(n);
     todo.insert(todo.end(), kids.rbegin(), kids.rend());
   }
   std::string_view src_;
   const IsConstant& constant_;
+  std::vector<std::string>* keys_;
 };
 
 }  // namespace
 
-bool guarded(std::string_view src, TSNode n, TSNode fn, const IsConstant& constant) {
-  return Guards(src, constant).guarded(n, fn, 0);
+bool guarded(std::string_view src, TSNode n, TSNode fn, const IsConstant& constant, std::vector<std::string>* keys) {
+  std::vector<std::string> found;
+  bool g = Guards(src, constant, &found).guarded(n, fn, 0);
+  if (g && keys) *keys = std::move(found);
+  return g;
 }
 
 std::vector<std::string> locals_of(std::string_view src, TSNode fn) {

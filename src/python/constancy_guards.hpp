@@ -17,8 +17,11 @@ using IsConstant = std::function<bool(TSNode)>;
 /// Whether `n`, in function `fn` (null at module level), is what dynamo guards and holds
 /// as a constant: a tensor's device, device.type, dtype, is_cuda, ndim, dim(), shape[i],
 /// size(i), names unpacked from a shape, comparisons and conditionals of those (with
-/// constants), and a local assigned one once.
-bool guarded(std::string_view src, TSNode n, TSNode fn, const IsConstant& constant);
+/// constants), and a local assigned one once. `keys` gets what it rests on, one key per
+/// kind of metadata ("device.type", "shape[i]", "size()", "shape unpacked"), the names
+/// engine/audit/calibrate_guards.cpp probes the environment's dynamo for.
+bool guarded(std::string_view src, TSNode n, TSNode fn, const IsConstant& constant,
+             std::vector<std::string>* keys = nullptr);
 
 /// The names `fn`'s body binds: assignment targets, for and with targets, walrus.
 std::vector<std::string> locals_of(std::string_view src, TSNode fn);

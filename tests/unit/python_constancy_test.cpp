@@ -193,3 +193,24 @@ TEST_CASE("constancy: names unpacked from a tensor's shape are dimensions dynamo
   }
   CHECK(kind_of(in.calls[0], "#4") == ArgumentFacts::other);
 }
+
+TEST_CASE("constancy: a guarded argument names the kinds of metadata it rests on, for the probe to answer",
+          "[python][constancy]") {
+  const std::string src =
+      "def op(x, w):\n"
+      "    E, N = w.shape\n"
+      "    kind = x.device.type\n"
+      "    pick(kind, str(x.dtype), x.shape[0], x.size(1), E, x.dtype == w.dtype and x.is_cuda, x.dim())\n";
+  auto in = calls_in(src, 4, "pick");
+  REQUIRE(in.calls.size() == 1);
+  const auto& a = in.calls[0].args;
+  REQUIRE(a.size() == 7);
+  using V = std::vector<std::string>;
+  CHECK(a[0].guards == V{"device.type"});
+  CHECK(a[1].guards == V{"dtype"});
+  CHECK(a[2].guards == V{"shape[i]"});
+  CHECK(a[3].guards == V{"size()"});
+  CHECK(a[4].guards == V{"shape unpacked"});
+  CHECK(a[5].guards == V{"dtype", "is_cuda"});
+  CHECK(a[6].guards == V{"dim()"});
+}

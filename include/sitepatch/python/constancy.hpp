@@ -23,6 +23,7 @@ struct ArgumentFacts {
     other,      // anything else (a tensor, an attribute, a call's result)
   } kind = other;
   std::string text;  // as written ("name", "x.shape[0]")
+  std::vector<std::string> guards;  // guarded: the kinds of metadata it rests on ("device.type", "shape[i]")
 };
 
 /// A call whose callee's last name is the one asked for.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "engine/audit/calibration_cache.hpp"
 #include "engine/python_answer.hpp"
 #include "sitepatch/util/file.hpp"
 #include "sitepatch/util/hash.hpp"
@@ -17,6 +18,11 @@
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine {
+
+using detail::cache_file;
+using detail::cache_prefix;
+using detail::torch_version;
+
 namespace {
 
 // argv[1]: [{id, probe, module}]; `module` (the rule's first segment) is imported for
@@ -65,30 +71,6 @@ with tempfile.TemporaryDirectory() as d:
 sys.stdout.write("sitepatch-calibrate: " + json.dumps({"torch": torch.__version__, "seconds": time.time() - start,
                                                        "rules": out}) + "\n")
 )";
-
-std::string torch_version(Session& s) {
-  const site::Distribution* d = s.distributions().find("torch");
-  return d ? d->version : "";
-}
-
-// $XDG_CACHE_HOME/sitepatch/calibration/<environment>-: what every kept calibration of
-// this environment's file name starts with; "" when there is no home to keep it in.
-std::string cache_prefix(Session& s) {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  std::string base = xdg && *xdg ? xdg : home && *home ? std::string(home) + "/.cache" : "";
-  if (base.empty()) return "";
-  return base + "/sitepatch/calibration/" + util::sha256_hex(s.host.name() + "\n" + s.env.python).substr(0, 24) + "-";
-}
-
-// <prefix><torch version>.json, for the torch installed now.
-std::string cache_file(Session& s, const std::string& version) {
-  std::string prefix = cache_prefix(s);
-  if (prefix.empty() || version.empty()) return "";
-  std::string safe;
-  for (char c : version) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_';
-  return prefix + safe + ".json";
-}
 
 // Whether any calibration of this environment is kept: asked before the torch version,
 // which costs a look at the environment (a round trip over --host) that most audits
@@ -139,6 +121,62 @@ Calibration from_json(const nlohmann::json& j) {
 
 }  // namespace
 
+namespace detail {
+
+std::string torch_version(Session& s) {
+  const site::Distribution* d = s.distributions().find("torch");
+  return d ? d->version : "";
+}
+
+// $XDG_CACHE_HOME/sitepatch/calibration/<environment>-: what every kept calibration of
+// this environment's file name starts with; "" when there is no home to keep it in.
+std::string cache_prefix(Session& s) {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::string base = xdg && *xdg ? xdg : home && *home ? std::string(home) + "/.cache" : "";
+  if (base.empty()) return "";
+  return base + "/sitepatch/calibration/" + util::sha256_hex(s.host.name() + "\n" + s.env.python).substr(0, 24) + "-";
+}
+
+// <prefix><what><torch version>.json, for the torch installed now.
+std::string cache_file(Session& s, const std::string& version, const std::string& what) {
+  std::string prefix = cache_prefix(s);
+  if (prefix.empty() || version.empty()) return "";
+  prefix += what;
+  std::string safe;
+  for (char c : version) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_';
+  return prefix + safe + ".json";
+}
+
+void keep(const std::string& file, const nlohmann::json& j) {
+  if (file.empty()) return;
+  try {
+    // What is kept there decides what audit flags and explain offers: only in folders
+    // nobody else can swap or write (sitepatch runs as root beside other users).
+    if (auto why = util::make_safe_folder(file.substr(0, file.rfind('/')))) throw Error(*why);
+    util::AtomicFile f(file);
+    f.write(j.dump(2) + "\n");
+    f.commit();
+  } catch (const Error& e) {
+    spdlog::warn("the calibration is not kept: {}", e.what());
+  }
+}
+
+std::optional<nlohmann::json> read_kept(const std::string& file) {
+  if (file.empty()) return std::nullopt;
+  if (auto why = util::unsafe_path(file)) {
+    spdlog::warn("not using the calibration kept in {}: {}", file, *why);
+    return std::nullopt;
+  }
+  auto text = util::read_file(file);
+  if (!text) return std::nullopt;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  return j;
+}
+
+}  // namespace detail
+
 Calibration calibrate(Session& s, const audit::RuleSet& rules) {
   nlohmann::json items = nlohmann::json::array();
   std::map<std::string, std::string> probes;
@@ -162,34 +200,15 @@ Calibration calibrate(Session& s, const audit::RuleSet& rules) {
   j["where"] = s.host.name() + ":" + s.env.python;
   Calibration cal = from_json(j);
   for (auto& [id, r] : cal.rules) r.probe = probes[id];
-  if (std::string file = cache_file(s, version); !file.empty()) {
-    try {
-      // What is kept there decides what audit flags: only in folders nobody else can
-      // swap or write (sitepatch runs as root beside other users).
-      if (auto why = util::make_safe_folder(file.substr(0, file.rfind('/')))) throw Error(*why);
-      util::AtomicFile f(file);
-      f.write(to_json(cal).dump(2) + "\n");
-      f.commit();
-    } catch (const Error& e) {
-      spdlog::warn("the calibration is not kept: {}", e.what());
-    }
-  }
+  detail::keep(cache_file(s, version), to_json(cal));
   return cal;
 }
 
 std::optional<Calibration> kept_calibration(Session& s) {
   if (!any_kept(s)) return std::nullopt;
-  std::string file = cache_file(s, torch_version(s));
-  if (file.empty()) return std::nullopt;
-  if (auto why = util::unsafe_path(file)) {
-    spdlog::warn("not using the calibration kept in {}: {}", file, *why);
-    return std::nullopt;
-  }
-  auto text = util::read_file(file);
-  if (!text) return std::nullopt;
-  auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (!j.is_object()) return std::nullopt;
-  return from_json(j);
+  auto j = detail::read_kept(cache_file(s, torch_version(s)));
+  if (!j) return std::nullopt;
+  return from_json(*j);
 }
 
 audit::RuleSet without_traced(const audit::RuleSet& rules, const Calibration& cal, std::vector<std::string>& left) {

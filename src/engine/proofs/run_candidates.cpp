@@ -108,7 +108,11 @@ namespace {
 // says which call does not, or what was true of them all.
 class CallCheck {
  public:
-  CallCheck(Sources& src, const std::vector<PlacedFrame>& frames) : src_(src), frames_(frames) {}
+  CallCheck(Sources& src, const std::vector<PlacedFrame>& frames, GuardGate& gate)
+      : src_(src), frames_(frames), gate_(gate) {}
+
+  // What the constant holds only under (sizes that must not change), for the cost; "" none.
+  std::string condition() const { return sized_.empty() ? "" : gate_.size_condition(sized_); }
 
   // Whether every call of frame k's method on the log's path is made on a module-level
   // object (`current_platform.capability()`): dynamo guards such an object by identity,
@@ -166,6 +170,11 @@ class CallCheck {
       }
       on = receiver;
     }
+    std::string refused;
+    if (!gate_.holds_method(refused)) {
+      why = "a method called on `" + util::printable(on) + "`, a module-level object, but " + refused;
+      return false;
+    }
     why = "a method called on `" + util::printable(on) + "`, a module-level object dynamo guards by identity";
     return true;
   }
@@ -217,7 +226,7 @@ class CallCheck {
           (in.calls.size() == 1 ? "es" : "") + " only constants";
     if (!guarded_.empty())
       why += " (`" + util::printable(guarded_.front()) + "`: a tensor's metadata, which dynamo guards and holds as a "
-             "constant)";
+             "constant; " + gate_.source() + ")";
     return true;
   }
 
@@ -260,7 +269,11 @@ class CallCheck {
       given.insert(param);
       if (a.kind == python::ArgumentFacts::constant) continue;
       if (a.kind == python::ArgumentFacts::guarded) {
-        guarded_.push_back(a.text);
+        std::string refused;
+        if (!held(a, refused)) {
+          why = where + " passes " + refused;
+          return false;
+        }
         continue;
       }
       if (a.kind == python::ArgumentFacts::parameter && depth_ < 3) {
@@ -340,7 +353,11 @@ class CallCheck {
       }
       if (a->kind == python::ArgumentFacts::constant) continue;
       if (a->kind == python::ArgumentFacts::guarded) {
-        guarded_.push_back(a->text);
+        std::string refused;
+        if (!held(*a, refused)) {
+          why = "it is given " + refused + " at " + at(caller);
+          return false;
+        }
         continue;
       }
       if (a->kind == python::ArgumentFacts::parameter && depth_ < 3) {
@@ -356,10 +373,22 @@ class CallCheck {
     return true;
   }
 
+  // Whether the environment's dynamo holds guarded argument `a` as a constant (`why`:
+  // why not); what it holds only under goes to the conditions.
+  bool held(const python::ArgumentFacts& a, std::string& why) {
+    bool sized = false;
+    if (!gate_.holds(a.text, a.guards, why, sized)) return false;
+    guarded_.push_back(a.text);
+    if (sized && std::find(sized_.begin(), sized_.end(), a.text) == sized_.end()) sized_.push_back(a.text);
+    return true;
+  }
+
   Sources& src_;
   const std::vector<PlacedFrame>& frames_;
+  GuardGate& gate_;
   int depth_ = 0;
   std::vector<std::string> guarded_;  // arguments that are constants to dynamo by its guards
+  std::vector<std::string> sized_;  // guarded arguments held only while sizes stay
 };
 
 }  // namespace
@@ -383,7 +412,7 @@ CandidateFinder::Judged CandidateFinder::judge(const ExplainedBreak& b, int k, F
     note.why = note.custom_op_why = "no function " + f.qualified + " in its file";
     return out;
   }
-  CallCheck calls(*sources_, b.frames);
+  CallCheck calls(*sources_, b.frames, gate_);
   non_tensor_args_ = calls.non_tensor_args(k, facts);
   out.custom_op = custom_op(f, facts, note);
   std::string receiver;
@@ -410,6 +439,10 @@ CandidateFinder::Judged CandidateFinder::judge(const ExplainedBreak& b, int k, F
              (facts.result.kind == python::ResultFacts::holdable ? facts.result.why
                                                                    : facts.result.why + " (the run decides)");
   out.constant = decorate(s_.env, f, Candidate::assume_constant);
+  if (std::string c = calls.condition(); !c.empty()) {
+    note.why += "; " + c;
+    out.constant->fix.cost += "; " + c;
+  }
   return out;
 }
 

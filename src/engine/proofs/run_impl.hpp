@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sitepatch/engine/calibrate.hpp"
 #include "sitepatch/engine/explain_run.hpp"
 #include "sitepatch/python/constancy.hpp"
 #include "sitepatch/python/op_seam.hpp"
@@ -50,6 +51,28 @@ std::vector<Observation> read_observations(const std::string& text);
 /// a note (static shapes) when a body is written.
 std::string observed_fake(const Observation& o, const std::vector<std::string>& tensors, std::string& why);
 
+/// What this environment's dynamo holds as a constant, probed (calibrate_guards.cpp) the
+/// first time an argument of a candidate rests on it, then kept (run_guards.cpp).
+class GuardGate {
+ public:
+  explicit GuardGate(Session& s) : s_(s) {}
+  /// Whether dynamo holds `text` (an argument resting on `keys`) as a constant here:
+  /// `why` says why not; `sized` is set when it is held only while sizes stay.
+  bool holds(const std::string& text, const std::vector<std::string>& keys, std::string& why, bool& sized);
+  /// What a constant given `names` (sizes) holds only under, for the fix's cost.
+  std::string size_condition(const std::vector<std::string>& names);
+  /// Whether a method's result is kept per module-level object (dynamo guards it by identity).
+  bool holds_method(std::string& why);
+  /// Where the answer came from, for the notes: "probed in torch 2.13.0+cpu here".
+  std::string source();
+
+ private:
+  const GuardCalibration& calibration();
+  Session& s_;
+  std::optional<GuardCalibration> cal_;
+  std::string size_why_;  // the probe's word on a size made dynamic
+};
+
 /// The candidates of a run's breaks, with a verdict on each library frame.
 class CandidateFinder {
  public:
@@ -77,6 +100,7 @@ class CandidateFinder {
                                      const python::ModuleSeams& here, const std::string& callee, std::string& where);
   Session& s_;
   std::unique_ptr<Sources> sources_;
+  GuardGate gate_{s_};
   std::map<std::string, std::string> non_tensor_args_;  // of the frame being judged: parameter -> argument
   std::map<std::string, Observation> observed_;          // by module:qualified
   std::map<std::string, std::unique_ptr<python::ModuleSeams>> seams_;  // by path; nullptr: none there
