@@ -487,6 +487,8 @@ CallsIn SourceFacts::calls_in(int line, const std::string& callee) const {
   return out;
 }
 
+const std::string& SourceFacts::text() const { return p_->text; }
+
 std::vector<std::string> SourceFacts::callees_at(int line) const {
   std::vector<std::string> out;
   std::vector<TSNode> todo = {p_->tree.root()};

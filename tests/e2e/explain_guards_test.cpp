@@ -138,3 +138,115 @@ TEST_CASE("explain --run offers assume_constant_result on a tensor's metadata on
     }
   CHECK(seen);
 }
+
+namespace {
+
+// Frames checked by CRC-32: the C one where zlib is built, the package's own pure-Python
+// one where it is not; the tag comes from the caller, so its result is no constant.
+const char* kFramesLib = R"(import torch
+
+try:
+    from zlib import crc32 as _crc
+except ImportError:  # a Python built without zlib
+    def _crc(data, value=0):
+        crc = value ^ 0xFFFFFFFF
+        for b in data:
+            crc ^= b
+            for _ in range(8):
+                crc = (crc >> 1) ^ (0xEDB88320 & -(crc & 1))
+        return crc ^ 0xFFFFFFFF
+
+
+def tag_seed(tag):
+    return _crc(tag.encode()) % 251
+
+
+def stamp(x, tag):
+    return x * 0.5 + tag_seed(tag)
+)";
+
+// The same through a module of its own: `from ._purehash import fnv as digest` beside a C import.
+const char* kPureMod = R"(def fnv(data, value=0):
+    crc = value ^ 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0xEDB88320 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+)";
+const char* kSplitLib = R"(try:
+    from binascii import crc32 as digest
+except ImportError:
+    from ._purehash import fnv as digest
+
+
+class Framer:
+    def __init__(self, tag):
+        self.tag = tag
+
+    def mark(self, x):
+        return x + digest(self.tag) % 13
+)";
+
+}  // namespace
+
+TEST_CASE("explain --run gives dynamo the library's own pure-Python definition of a C function it stops at",
+          "[e2e][explain][torch]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::torch_venv(tmp.path + "/venv");
+  testsupport::spit(venv.site_packages + "/framecheck/__init__.py", kFramesLib);
+  testsupport::spit(venv.site_packages + "/splitcrc/__init__.py", kSplitLib);
+  testsupport::spit(venv.site_packages + "/splitcrc/_purehash.py", kPureMod);
+  testsupport::spit(tmp.path + "/app/one.py",
+                    "import sys\nimport torch\nimport framecheck\n\n\ndef step(x, tag):\n"
+                    "    return framecheck.stamp(x, tag)\n\n\n"
+                    "got = torch.compile(step, backend=\"eager\", fullgraph=True)(torch.ones(3), sys.argv[1])\n"
+                    "print(got.tolist())\n");
+  testsupport::spit(tmp.path + "/app/two.py",
+                    "import torch\nimport splitcrc\n\nF = splitcrc.Framer(b'frame-v2')\n"
+                    "got = torch.compile(F.mark, backend=\"eager\", fullgraph=True)(torch.ones(2))\n"
+                    "print(got.tolist())\n");
+  std::string recipe = tmp.path + "/proven.yaml";
+  auto r = e2e::sp_in(tmp.path + "/app", venv.root,
+                      {"--json", "explain", "--run", "python one.py frame-v2", "--recipe", recipe});
+  INFO(r.out + r.err);
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["kept"].size() == 1);
+  CHECK(j["kept"][0]["describe"] == "substitute_in_graph for zlib.crc32 (framecheck's pure-Python _crc)");
+  CHECK(j["checked"].get<std::string>().find("compiled equals eager on 1 call") != std::string::npos);
+  std::string text = testsupport::slurp(recipe);
+  CHECK(text.find("  - module: framecheck\n"
+                  "    function: tag_seed\n"
+                  "    insert-after: |\n"
+                  "      try:  # sitepatch: dynamo traces the library's pure-Python _crc where the C one is called; "
+                  "eager runs still call C\n"
+                  "          @torch.compiler.substitute_in_graph(_crc, skip_signature_check=True)\n"
+                  "          def _sitepatch_traceable__crc(data, value=0):\n"
+                  "              crc = value ^ 0xFFFFFFFF\n") != std::string::npos);
+  // Applied, the compiled step computes what eager does, and the C one still runs eagerly.
+  REQUIRE(e2e::sp_in(tmp.path + "/app", venv.root, {"apply", recipe}).status == 0);
+  auto run = sitepatch::util::run({venv.python, "-c",
+                                   "import torch, zlib, framecheck\n"
+                                   "assert framecheck._crc is zlib.crc32\n"
+                                   "f = torch.compile(framecheck.stamp, backend='eager', fullgraph=True)\n"
+                                   "print(f(torch.ones(2), 'abc').tolist(), framecheck.stamp(torch.ones(2), 'abc').tolist())\n"});
+  INFO(run.err);
+  CHECK(run.out == "[12.5, 12.5] [12.5, 12.5]\n");
+
+  // The pure-Python one in a module of its own: imported under the name, then substituted.
+  auto two = e2e::sp_in(tmp.path + "/app", venv.root, {"--json", "explain", "--run", "python two.py"});
+  INFO(two.out + two.err);
+  REQUIRE(two.status == 0);
+  auto k = nlohmann::json::parse(two.out);
+  REQUIRE(k["kept"].size() == 1);
+  CHECK(k["kept"][0]["describe"] == "substitute_in_graph for binascii.crc32 (splitcrc._purehash:fnv)");
+  CHECK(k["kept"][0]["code"] ==
+        "try:  # sitepatch: dynamo traces the library's pure-Python digest where the C one is called; eager runs still "
+        "call C\n"
+        "    from splitcrc._purehash import fnv as _sitepatch_traceable_digest\n"
+        "    torch.compiler.substitute_in_graph(digest, skip_signature_check=True)(_sitepatch_traceable_digest)\n"
+        "except (ImportError, AttributeError, TypeError):  # no pure module, or this torch cannot substitute\n"
+        "    pass\n");
+  CHECK(k["kept"][0]["function"] == "Framer");
+}

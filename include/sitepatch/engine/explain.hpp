@@ -47,6 +47,7 @@ struct Fix {
   std::string code;              // the decorator, or the body
   std::string position;          // add-decorator's, when not the default (outermost): "innermost"
   int occurrence = 0;            // which definition of `function` (1-based) where the module has several
+  bool is_class = false;         // `function` names a class (an insert-after's target)
   std::string ensure_import;
   std::string hint;              // the hint that proposed it, "" for the default
   std::string why;               // what it does

@@ -42,11 +42,12 @@ struct RunCounts {
 
 /// A fix the search may try.
 struct Candidate {
-  enum Kind { hint, assume_constant, disable, custom_op, nonstrict, config, seam } kind = disable;
+  enum Kind { hint, assume_constant, disable, custom_op, nonstrict, config, seam, substitute } kind = disable;
   Fix fix;            // module, function, action, code, ensure_import, why, cost, dist
   std::vector<Fix> more;  // seam: the edits made with `fix` (the fake's registration, a second definition)
   bool shared = false;  // its file is in a folder the environment shares (apply needs --system)
   std::vector<std::string> inputs;  // custom_op: the tensor parameters its fake shapes outputs like
+  std::string label;  // substitute: "zlib.crc32 (framecheck's pure-Python crc32)"
   std::string key() const {
     std::string k = fix.module + ":" + fix.function + " " + fix.action + " " + fix.code;
     for (auto& m : more) k += "\n" + m.module + ":" + m.function + "#" + std::to_string(m.occurrence) + " " + m.code;

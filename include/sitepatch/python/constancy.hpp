@@ -85,6 +85,8 @@ class SourceFacts {
   CallsIn calls_in(int line, const std::string& callee) const;
   /// The callee of each call on `line`, as written ("pkg.layer", "self.proj").
   std::vector<std::string> callees_at(int line) const;
+  /// The source as given.
+  const std::string& text() const;
 
  private:
   struct Parsed;

@@ -187,6 +187,7 @@ recipe::Edit fix_edit(const Fix& f) {
   e.action = f.action == "replace-body"         ? recipe::Action::replace_body
              : f.action == "register-custom-op" ? recipe::Action::register_custom_op
              : f.action == "add-decorator"      ? recipe::Action::add_decorator
+             : f.action == "insert-after"       ? recipe::Action::insert_after
                                                 : throw Error("a fix with no action a recipe has: " + f.action);
   e.code = f.code;
   if (e.action != recipe::Action::add_decorator) {
@@ -196,6 +197,7 @@ recipe::Edit fix_edit(const Fix& f) {
   }
   e.innermost = f.position == "innermost";
   e.occurrence = f.occurrence;
+  if (f.is_class) e.kind = recipe::TargetKind::class_;
   e.ensure_import = f.ensure_import;
   return e;
 }

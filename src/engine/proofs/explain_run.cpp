@@ -539,6 +539,7 @@ std::string Candidate::describe() const {
     case nonstrict: return "nonstrict_trace on " + fix.name();
     case config: return "dynamo config `" + fix.code + "` (a line in your code, not a recipe edit)";
     case seam: return "custom-op seam " + fix.name() + " made real";
+    case substitute: return "substitute_in_graph for " + label;
   }
   return fix.name();
 }

@@ -483,6 +483,9 @@ std::vector<Candidate> CandidateFinder::find(const Explanation& e, std::vector<F
       c.fix = e.fixes[*b.fix];
       add(c);
     }
+    // The library's own pure-Python definition of the C function it stops at: dynamo
+    // traces that, eager runs keep C (torch.compiler.substitute_in_graph).
+    if (auto sub = substitute(b)) add(std::move(*sub));
     // Library frames, innermost first.
     std::vector<int> frames;
     for (int k = b.last; k >= b.entry && k >= 0; --k) {

@@ -87,6 +87,9 @@ class CandidateFinder {
   bool has_observed(const std::string& function) const { return observed_.count(function) > 0; }
   /// The library's own custom-op seam on frame `f`'s function, made real (run_seam.cpp).
   std::optional<Candidate> seam(const PlacedFrame& f, FrameNote& note);
+  /// The library's own pure-Python definition of the C function break `b` stops at, given
+  /// to dynamo in its place (run_substitute.cpp).
+  std::optional<Candidate> substitute(const ExplainedBreak& b);
 
  private:
   struct Judged {
