@@ -312,7 +312,8 @@ Runner register_explain(CLI::App& app, const GlobalOptions& g) {
       ->allow_extra_args(false);
   app.add_option("--run", o->run,
                  "Run CMD (sh -c, the environment's bin first on PATH) with TORCH_LOGS=graph_breaks, explain its "
-                 "breaks, and try fixes narrowest first (a hint's body, assume_constant_result, nonstrict_trace, "
+                 "breaks, and try fixes narrowest first (a hint's body, the library's pure-Python twin of a C function "
+                 "it stops at (substitute_in_graph), assume_constant_result, nonstrict_trace, "
                  "the library's own custom-op seam made real, a custom op, dynamo's config knobs, disable), keeping "
                  "each only if dynamo's counts improve and the compiled code computes what the unpatched program "
                  "computes; writes nothing to the environment")
