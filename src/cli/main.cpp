@@ -37,6 +37,8 @@ const Command kCommands[] = {
      register_apply},
     {"reapply", "After an upgrade or a reinstall: apply patches again from the recipes the history recorded",
      register_reapply},
+    {"sync", "Bring the environment to exactly a set of recipes (a patches/ folder): apply, reapply, roll back",
+     register_sync},
     {"list", "List the applied patches", register_list},
     {"status", "After an upgrade: which patches need reapplying, and the command for each (exit 3 if any)",
      register_status},
