@@ -90,7 +90,7 @@ Runner register_sync(CLI::App& app, const GlobalOptions& g) {
       "requires: excludes the installed version; the rest is applied), or --check found work to do.\n"
       "After every install: pip install -r requirements.txt && sitepatch sync patches/");
   return [&g, o] {
-    auto loaded = load_recipes(set_paths(o->recipes));
+    auto loaded = load_recipes(set_paths(o->recipes), true);  // an emptied folder: roll every patch back
     Env env = open_env(g);
     env.session->force = o->force;
     Output out(g);

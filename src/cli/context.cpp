@@ -149,7 +149,8 @@ struct RecipeText {
 
 // What the command line names: files, folders (their *.yaml and *.yml, in name order,
 // as run-parts and conf.d folders are read), and "-" (standard input, once).
-std::vector<RecipeText> recipe_texts(const std::vector<std::string>& args, std::vector<recipe::Diagnostic>& problems) {
+std::vector<RecipeText> recipe_texts(const std::vector<std::string>& args, std::vector<recipe::Diagnostic>& problems,
+                                     bool empty_ok) {
   namespace fs = std::filesystem;
   std::vector<RecipeText> out;
   bool stdin_read = false;
@@ -177,7 +178,7 @@ std::vector<RecipeText> recipe_texts(const std::vector<std::string>& args, std::
       if ((ext == ".yaml" || ext == ".yml") && e.is_regular_file()) found.push_back(e.path().string());
     }
     if (ec) problems.push_back({a, {0, 0}, "cannot read the recipe folder: " + ec.message()});
-    else if (found.empty()) problems.push_back({a, {0, 0}, "no recipes (*.yaml, *.yml) in this folder"});
+    else if (found.empty() && !empty_ok) problems.push_back({a, {0, 0}, "no recipes (*.yaml, *.yml) in this folder"});
     std::sort(found.begin(), found.end());
     for (auto& f : found) {
       check_code_file(f, "recipe", "what it writes into site-packages runs there");
@@ -189,10 +190,10 @@ std::vector<RecipeText> recipe_texts(const std::vector<std::string>& args, std::
 
 }  // namespace
 
-std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths) {
+std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths, bool empty_folder_ok) {
   std::vector<recipe::Recipe> out;
   std::vector<recipe::Diagnostic> problems;
-  for (auto& [p, text] : recipe_texts(paths, problems)) {
+  for (auto& [p, text] : recipe_texts(paths, problems, empty_folder_ok)) {
     if (!text) {
       problems.push_back({p, {0, 0}, "cannot read recipe: " + text.error()});
       continue;

@@ -90,8 +90,9 @@ Env open_env(const GlobalOptions& g);
 /// environment active does not patch it unnoticed. On stderr; not with --json or --quiet.
 void say_environment(const Output& out, const Env& env);
 
-/// Reads and validates recipe files; every problem of every file, then one error.
-std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths);
+/// Reads and validates recipe files; every problem of every file, then one error. A
+/// folder with no recipe is one, unless `empty_folder_ok` (sync: an empty set).
+std::vector<recipe::Recipe> load_recipes(const std::vector<std::string>& paths, bool empty_folder_ok = false);
 
 /// "2026-11-30 04:50 UTC"
 std::string format_time(int64_t t);

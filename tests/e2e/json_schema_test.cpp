@@ -194,6 +194,16 @@ TEST_CASE("json schema: plan, apply, list, verify, status, log, show and rollbac
   CHECK(document(env.sp({"--json", "list"}), "list", 0)["patches"].empty());
   auto after = document(env.sp({"--json", "log"}), "log", 0);
   CHECK(after["entries"].size() == log["entries"].size() + 2);  // adopt, rollback
+  // sync: --check before (exit 3), the sync, and in sync after.
+  auto out_of_sync = document(env.sp({"--json", "sync", "--check", recipe}), "sync", 3);
+  CHECK(out_of_sync["in_sync"] == false);
+  CHECK(out_of_sync["steps"][0]["step"] == "apply");
+  auto synced = document(env.sp({"--json", "sync", recipe}), "sync", 0);
+  CHECK(synced["commit"].get<std::string>().size() == 40);
+  auto in_sync = document(env.sp({"--json", "sync", recipe}), "sync", 0);
+  CHECK(in_sync["in_sync"] == true);
+  CHECK(in_sync["commit"].is_null());
+  CHECK(in_sync["steps"][0]["recipe"].is_string());
   CHECK(after["entries"][0]["commit"] == rolled["commit"]);
 }
 
