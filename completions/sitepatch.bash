@@ -3,7 +3,7 @@
 # tests/e2e/install_test.cpp runs it against what `sitepatch COMMAND --help` prints:
 # a command or option added there and not here fails it.
 
-_sitepatch_commands="plan apply reapply list status verify rollback adopt edit capture log show audit try rules explain help"
+_sitepatch_commands="plan apply reapply sync list status verify rollback adopt edit capture log show audit try rules explain help"
 # The options every command takes (before or after the command name).
 _sitepatch_global_options="-h --help --version --venv --host --ssh-command --state-dir --json
   --no-pager --color --colour --lock-timeout -v --verbose -q --quiet"
@@ -15,6 +15,7 @@ _sitepatch_command_options() {
   case $1 in
     apply) echo "-n --dry-run --force --system --check --check-with" ;;
     reapply) echo "--all -n --dry-run --force --system --check --check-with" ;;
+    sync) echo "--check -n --dry-run --keep-others --force" ;;
     rollback) echo "--all -n --dry-run --missing-ok" ;;
     adopt) echo "-n --dry-run" ;;
     edit) echo "--copy -n --dry-run" ;;

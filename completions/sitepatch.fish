@@ -41,6 +41,7 @@ complete -c sitepatch -f
 complete -c sitepatch -n __sitepatch_needs_command -a plan -d "Show the diff the recipes would make; writes nothing"
 complete -c sitepatch -n __sitepatch_needs_command -a apply -d "Apply recipes: all edits or none"
 complete -c sitepatch -n __sitepatch_needs_command -a reapply -d "Apply patches again from the recipes the history recorded"
+complete -c sitepatch -n __sitepatch_needs_command -a sync -d "Bring the environment to exactly a set of recipes"
 complete -c sitepatch -n __sitepatch_needs_command -a list -d "List the applied patches"
 complete -c sitepatch -n __sitepatch_needs_command -a status -d "After an upgrade: which patches need reapplying"
 complete -c sitepatch -n __sitepatch_needs_command -a verify -d "Check each patched file against the history"
@@ -55,7 +56,7 @@ complete -c sitepatch -n __sitepatch_needs_command -a try -d "Run a command with
 complete -c sitepatch -n __sitepatch_needs_command -a rules -d "List the rules audit uses"
 complete -c sitepatch -n __sitepatch_needs_command -a explain -d "Read a dynamo log: each graph break and a recipe fixing it"
 complete -c sitepatch -n __sitepatch_needs_command -a help -d "Show a command's options"
-complete -c sitepatch -n "__sitepatch_using help" -a "plan apply reapply list status verify rollback adopt edit capture log show audit try rules explain"
+complete -c sitepatch -n "__sitepatch_using help" -a "plan apply reapply sync list status verify rollback adopt edit capture log show audit try rules explain"
 
 # The global options, before or after the command.
 complete -c sitepatch -s h -l help -d "Print the help and exit"
@@ -86,6 +87,12 @@ complete -c sitepatch -n "__sitepatch_using reapply" -l force -d "Apply despite 
 complete -c sitepatch -n "__sitepatch_using reapply" -l system -d "Also write into folders the environment shares"
 complete -c sitepatch -n "__sitepatch_using reapply" -l check -d "Import every patched module after writing; roll back if one fails"
 complete -c sitepatch -n "__sitepatch_using reapply" -l check-with -x -a "(__fish_complete_command)" -d "Run CMD after writing; roll back if it fails"
+
+# sync
+complete -c sitepatch -n "__sitepatch_using sync" -l check -d "Write nothing; exit 3 when not in sync"
+complete -c sitepatch -n "__sitepatch_using sync" -s n -l dry-run -d "Print the steps; write nothing"
+complete -c sitepatch -n "__sitepatch_using sync" -l keep-others -d "Leave applied patches outside the set applied"
+complete -c sitepatch -n "__sitepatch_using sync" -l force -d "Apply despite names the module never binds"
 
 # rollback
 complete -c sitepatch -n "__sitepatch_using rollback" -l all -d "Roll back every applied patch"

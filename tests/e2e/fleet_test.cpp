@@ -371,6 +371,40 @@ TEST_CASE("fleet: preview, waves, idempotence, upgrade report, rollback and a lo
     CHECK(f.patched(i));
     CHECK(f.read(i, "fleetdemo/kernels.py").find("@functools.cache\n") != std::string::npos);
   }
+
+  // 7. state: synced with a folder that holds only the newer recipe, on the hosts that
+  // have both: check mode says each would change and writes nothing; then fleet-fix is
+  // rolled back everywhere and the newer one stays; again: nothing.
+  testsupport::spit(f.tmp.path + "/patches/cache.yaml", testsupport::slurp(f.newer));
+  std::string synced = f.play("synced.yml",
+                              "- name: Sync\n  hosts: fleet:!host0:!host7\n  gather_facts: false\n  tasks:\n"
+                              "    - name: Sync\n      sitepatch.fleet.sitepatch:\n        recipes: [" + f.tmp.path +
+                                  "/patches]\n        state: synced\n      register: synced\n" +
+                                  report_task("synced", f.tmp.path + "/synced.json"));
+  auto dry = f.ansible("ansible-playbook", {"-i", f.tmp.path + "/inventory.ini", synced, "--check"});
+  INFO(play_failures(dry) + "\nthe whole output:\n" + dry.out + dry.err);
+  REQUIRE(dry.status == 0);
+  auto steps = json::parse(testsupport::slurp(f.tmp.path + "/synced.json"));
+  for (int i = 1; i < 7; ++i) {
+    INFO(host_name(i));
+    CHECK(recap(dry.out)[host_name(i)].changed == 1);
+    CHECK(steps[host_name(i)]["steps"][0]["step"] == "in sync");
+    CHECK(steps[host_name(i)]["steps"][1] == json({{"id", "fleet-fix"}, {"step", "roll back"},
+                                                   {"why", "applied, not in the set"}, {"recipe", nullptr}}));
+    CHECK(f.patched(i));
+  }
+  auto sync = f.ansible("ansible-playbook", {"-i", f.tmp.path + "/inventory.ini", synced});
+  INFO(play_failures(sync) + "\nthe whole output:\n" + sync.out + sync.err);
+  REQUIRE(sync.status == 0);
+  for (int i = 1; i < 7; ++i) {
+    INFO(host_name(i));
+    CHECK(recap(sync.out)[host_name(i)].changed == 1);
+    CHECK_FALSE(f.patched(i));
+    CHECK(f.read(i, "fleetdemo/kernels.py").find("@functools.cache\n") != std::string::npos);
+  }
+  auto sync_again = f.ansible("ansible-playbook", {"-i", f.tmp.path + "/inventory.ini", synced});
+  REQUIRE(sync_again.status == 0);
+  for (auto& [host, r] : recap(sync_again.out)) CHECK(r.changed == 0);
 }
 
 TEST_CASE("fleet: the collection is documented for ansible-doc and lint-clean under ansible-lint", "[e2e][fleet]") {

@@ -52,7 +52,7 @@ struct SyncEnv {
 
 }  // namespace
 
-TEST_CASE("sync: a folder of recipes applied, put back after pip install -U, replaced, rolled back; --check",
+TEST_CASE("sync: a folder of recipes applied, put back after pip install -U, replaced, rolled back, and --check",
           "[e2e][sync]") {
   SyncEnv env;
   std::string pip_bytes = testsupport::slurp(env.limits);
@@ -126,7 +126,7 @@ TEST_CASE("sync: a folder of recipes applied, put back after pip install -U, rep
   CHECK(upgraded.find("8192") == std::string::npos);
 }
 
-TEST_CASE("sync: a requires: that excludes the installed version is left out (exit 3); a changed patch stops it",
+TEST_CASE("sync: a requires: that excludes the installed version is left out (exit 3), and a changed patch stops it",
           "[e2e][sync]") {
   SyncEnv env;
   testsupport::spit(env.project + "/patches/stride.yaml",

@@ -17,7 +17,8 @@ from ansible_collections.sitepatch.fleet.plugins.plugin_utils import runner
 ARGUMENTS = dict(
     recipes=dict(type='list', elements='str', default=[]),
     ids=dict(type='list', elements='str', default=[]),
-    state=dict(type='str', default='present', choices=['present', 'absent']),
+    state=dict(type='str', default='present', choices=['present', 'absent', 'synced']),
+    keep_others=dict(type='bool', default=False),
     venv=dict(type='str'),
     force=dict(type='bool', default=False),
     system=dict(type='bool', default=False),
@@ -56,10 +57,19 @@ class ActionModule(ActionBase):
         recipes = [self._find_needle('files', r) for r in args['recipes']]
         if state == 'absent' and not recipes and not args['ids']:
             raise AnsibleError('state=absent needs the recipes (or ids) of the patches to roll back')
+        if state == 'synced' and not recipes:
+            raise AnsibleError('state=synced needs the recipes (files, or a folder of them) the host must end with')
 
         executable, globals_ = self._invocation(args, task_vars)
         check = bool(self._task.check_mode)
-        if state == 'present':
+        if state == 'synced':
+            # The host ends with exactly these recipes; in check mode `sync --check` says
+            # what it would do (exit 3 then means "would change", not a failure).
+            flags = (['--force'] if args['force'] else []) + (['--keep-others'] if args['keep_others'] else [])
+            argv, rc, doc, err = runner.run(executable, globals_, 'sync', flags + (['--check'] if check else []) + recipes)
+            if check and rc == 3 and doc and doc.get('ok'):
+                rc = 0
+        elif state == 'present':
             flags = (['--force'] if args['force'] else []) + (['--system'] if args['system'] else [])
             if args['check_command'] and not check:
                 # Run on the host after the write; a failure rolls this host back, and
@@ -109,6 +119,15 @@ class ActionModule(ActionBase):
         return executable, runner.globals_for(host, ssh_words, venv, args['state_dir'], args['lock_timeout'])
 
     def _report(self, doc, state, check):
+        if state == 'synced':
+            return dict(
+                changed=not doc.get('in_sync', True) if check else bool(doc.get('written')),
+                steps=doc.get('steps', []),
+                files=doc.get('files', []),
+                written=bool(doc.get('written')),
+                commit=doc.get('commit') or '',
+                notes=doc.get('notes', []),
+            )
         files = doc.get('files', [])
         written = bool(doc.get('written', False))
         out = dict(

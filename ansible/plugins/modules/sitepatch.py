@@ -21,6 +21,12 @@ description:
   - With C(state=present) the recipes are applied (C(sitepatch apply)); with
     C(state=absent) the patches they made are rolled back (C(sitepatch rollback)),
     restoring pip's bytes.
+  - With C(state=synced) the host ends with exactly the recipes given (files, or a folder
+    of them, as a project keeps C(patches/)); C(sitepatch sync) applies what is missing,
+    puts back what an upgrade took away, and rolls back applied patches outside the set
+    (I(keep_others) leaves them). In check mode C(sitepatch sync --check) runs, and
+    C(changed) says whether the host is out of sync. A recipe whose C(requires) excludes
+    the host's version fails that host's task (exit 3), after the rest is applied.
   - With C(state=present) and no I(recipes), the patches the host's history records are
     applied again from its copies of their recipes (C(sitepatch reapply)), those named in
     I(ids), else every one an upgrade or a reinstall took away.
@@ -51,9 +57,17 @@ options:
       - C(present) applies the recipes (or, without recipes, reapplies from the history);
         applying again changes nothing.
       - C(absent) rolls the patches back; rolling back again changes nothing.
+      - C(synced) makes the host's applied patches exactly I(recipes) (C(sitepatch sync));
+        syncing again changes nothing.
     type: str
-    choices: [present, absent]
+    choices: [present, absent, synced]
     default: present
+  keep_others:
+    description:
+      - With C(state=synced), leave applied patches that are not among I(recipes) applied
+        (C(sitepatch sync --keep-others)).
+    type: bool
+    default: false
   venv:
     description:
       - The environment on the host (its root or its Python executable).
@@ -145,6 +159,11 @@ distributions:
   returned: success and state=present
   type: list
   elements: str
+steps:
+  description: With C(state=synced), one entry per recipe and per applied patch outside them, as in C(sitepatch sync --json) (C(id), C(step), C(why), C(recipe)).
+  returned: success and state=synced
+  type: list
+  elements: dict
 ids:
   description: The patch ids rolled back.
   returned: success and state=absent
