@@ -383,6 +383,28 @@ TEST_CASE("remote: after pip install -U there, status, apply and rollback handle
   CHECK(e2e::read_tree(env.venv.site_packages + "/flashinfer") == fresh);
 }
 
+TEST_CASE("remote: sync after pip install -U there puts the folder's patch back, one connection each",
+          "[e2e][remote][sync]") {
+  RemoteDemo env;
+  std::string folder = env.tmp.path + "/patches";
+  std::filesystem::create_directories(folder);
+  std::filesystem::copy_file(e2e::bundled("flashinfer-dynamo.yaml"), folder + "/flashinfer-dynamo.yaml");
+  int before = env.sshd.connections();
+  REQUIRE(env.sp({"sync", folder}).status == 0);
+  CHECK(env.sshd.connections() == before + 1);
+  env.venv.upgrade(e2e::data_wheel("flashinfer-python", "0.6.0", env.tmp.path + "/wheels"));
+  before = env.sshd.connections();
+  auto check = env.sp({"sync", "--check", folder});
+  CHECK(check.status == 3);
+  CHECK(check.out.find("reapply    flashinfer-dynamo  flashinfer-python 0.5.3 -> 0.6.0 took its edits away") == 0);
+  auto r = env.sp({"sync", folder});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(env.sshd.connections() == before + 2);
+  CHECK(env.read("flashinfer/quantization/fp4_quantization.py").find("@torch.compiler.disable") != std::string::npos);
+  CHECK(env.sp({"sync", "--check", folder}).status == 0);
+}
+
 TEST_CASE("remote: reapply --all after pip install --force-reinstall there, the recipe file deleted here",
           "[e2e][remote][reapply]") {
   RemoteDemo env;
