@@ -105,7 +105,9 @@ Runner register_sync(CLI::App& app, const GlobalOptions& g) {
     }
     for (auto& n : r.notes) out.err(n);
     if (!out.quiet() || r.changes() || left_out) print_steps(out, r);
-    if (!r.changes())
+    if (out.quiet())
+      ;  // the steps (when any) and the exit say it
+    else if (!r.changes())
       out.err(left_out ? "in sync but for what was left out" : "in sync: nothing to do");
     else if (!write)
       out.err(std::string(o->check ? "not in sync" : "dry run") + ": sync would " + summary(r) + "; nothing was written");
