@@ -33,12 +33,20 @@ bool no_color_asked() {
   return (no && *no) || (term && std::string(term) == "dumb");
 }
 
+// bixense.com/clicolors: CLICOLOR_FORCE set and not "0" asks for colour off a terminal
+// too (a CI log that renders it, `| less -R`); NO_COLOR still wins.
+bool color_forced() {
+  const char* force = std::getenv("CLICOLOR_FORCE");
+  const char* no = std::getenv("NO_COLOR");
+  return force && *force && std::string(force) != "0" && !(no && *no);
+}
+
 }  // namespace
 
 Output::Output(const GlobalOptions& g) : g_(g), json_(g.json), quiet_(g.quiet) {
   if (g.color == "always") color_ = true;
   else if (g.color == "never") color_ = false;
-  else color_ = ::isatty(STDOUT_FILENO) && !no_color_asked();
+  else color_ = color_forced() || (::isatty(STDOUT_FILENO) && !no_color_asked());
 }
 
 std::string Output::paint(const std::string& text, Paint p) const {

@@ -218,7 +218,7 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
   app.add_flag("--no-pager", g.no_pager,
                "Print diffs directly (default on a terminal: through $SITEPATCH_PAGER, else $PAGER, else less -FRX; an empty value or cat means none)");
   app.add_option("--color,--colour", g.color,
-                 "Colour: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always, never")
+                 "Colour: auto (on a terminal, unless NO_COLOR is set or TERM=dumb; anywhere with CLICOLOR_FORCE), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->type_name("WHEN");
   app.add_option("--lock-timeout", g.lock_timeout,

@@ -81,6 +81,16 @@ TEST_CASE("colour: never by default off a terminal, always on request, NO_COLOR 
                                            {{"NO_COLOR", ""}});
   CHECK(always.out.find("\x1b[32m+    return Version(torch.version.cuda)") != std::string::npos);
   CHECK(always.out.find("\x1b[31m-    return Version(matches[0])") != std::string::npos);
+  // CLICOLOR_FORCE: colour into a pipe too, unless it is 0 or NO_COLOR says no; --color never wins.
+  auto forced = testsupport::run_sitepatch({"--venv", env.venv.root, "plan", recipe}, {{"NO_COLOR", ""}, {"CLICOLOR_FORCE", "1"}});
+  CHECK(forced.out.find("\x1b[32m+    return Version(torch.version.cuda)") != std::string::npos);
+  auto zero = testsupport::run_sitepatch({"--venv", env.venv.root, "plan", recipe}, {{"NO_COLOR", ""}, {"CLICOLOR_FORCE", "0"}});
+  CHECK(zero.out.find("\x1b[") == std::string::npos);
+  auto both = testsupport::run_sitepatch({"--venv", env.venv.root, "plan", recipe}, {{"NO_COLOR", "1"}, {"CLICOLOR_FORCE", "1"}});
+  CHECK(both.out.find("\x1b[") == std::string::npos);
+  auto never = testsupport::run_sitepatch({"--venv", env.venv.root, "--color", "never", "plan", recipe},
+                                          {{"NO_COLOR", ""}, {"CLICOLOR_FORCE", "1"}});
+  CHECK(never.out.find("\x1b[") == std::string::npos);
 }
 
 TEST_CASE("with --json an error is a JSON document too", "[e2e][cli]") {
