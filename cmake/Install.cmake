@@ -29,6 +29,10 @@ install(FILES ${CMAKE_SOURCE_DIR}/completions/_sitepatch
 install(FILES ${CMAKE_SOURCE_DIR}/completions/sitepatch.fish
         DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
 
+# The guides, which `sitepatch help --guide TOPIC` also prints from the binary.
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/guide/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/guide
+        FILES_MATCHING PATTERN "*.md")
+
 # The shipped recipes and the rules and hints the binary carries, as files to read,
 # copy and start from: share/sitepatch/recipes/{*.yaml,rules/,hints/}, as in the tree.
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/recipes/ DESTINATION ${CMAKE_INSTALL_DATADIR}/sitepatch/recipes

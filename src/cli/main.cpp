@@ -10,6 +10,7 @@
 #include <tree_sitter/api.h>
 
 #include "commands.hpp"
+#include "guides.hpp"
 #include "pager.hpp"
 #include "sitepatch_build_info.hpp"
 #include "sitepatch/recipe/recipe.hpp"
@@ -234,7 +235,8 @@ void add_global_options(CLI::App& app, GlobalOptions& g) {
       "explain a graph break inside a library;\n"
       "4 a write failed part way and could not be put back (the message names each file's\n"
       "state and the fixing command).\n"
-      "Run 'sitepatch help COMMAND' (or 'sitepatch COMMAND --help') for a command's options.");
+      "Run 'sitepatch help COMMAND' (or 'sitepatch COMMAND --help') for a command's options, and\n"
+      "'sitepatch help --guide [TOPIC]' for a guide (upgrades, explain, audit, ...).");
 }
 
 // `sitepatch help plan` is `sitepatch plan --help`, as git and cargo answer it: rewrites
@@ -280,7 +282,19 @@ int main(int argc, char** argv) {
 
   std::string word = command_word(app, argc, argv);
   std::vector<std::string> args(argv, argv + argc);
-  if (word == "help") word = help_as_flag(args);
+  if (word == "help") {
+    // `help --guide [TOPIC]`: a guide the binary carries, as `git help` opens a manual.
+    auto at = std::find(args.begin() + 1, args.end(), "help");
+    if (at + 1 != args.end() && *(at + 1) == "--guide") {
+      g.no_pager = std::find(args.begin(), args.end(), "--no-pager") != args.end();
+      try {
+        return show_guide(g, at + 2 != args.end() ? *(at + 2) : "");
+      } catch (const Error& e) {
+        return report(json_asked(argc, argv), "usage", e.what(), e.code());
+      }
+    }
+    word = help_as_flag(args);
+  }
   // `try RECIPE... -- CMD ARGS...`: the command is the user's, every word of it, so it
   // never reaches CLI11 (which would take it for more recipes).
   if (word == "try") {

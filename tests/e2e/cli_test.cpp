@@ -160,6 +160,18 @@ TEST_CASE("cli: help COMMAND is COMMAND --help, and a command's help lists the g
   auto top = testsupport::run_sitepatch({"help"});
   CHECK(top.status == 0);
   CHECK(top.out == testsupport::run_sitepatch({"--help"}).out);
+  // help --guide: the guides the binary carries, each byte for byte as in docs/guide/.
+  auto guides = testsupport::run_sitepatch({"help", "--guide"});
+  CHECK(guides.status == 0);
+  CHECK(guides.out.find("Guides (sitepatch help --guide TOPIC):\n  audit         Audit\n") == 0);
+  CHECK(guides.out.find("\n  upgrades      Upgrades\n") != std::string::npos);
+  auto guide = testsupport::run_sitepatch({"help", "--guide", "upgrades"});
+  CHECK(guide.status == 0);
+  CHECK(guide.out == testsupport::slurp(std::string(SITEPATCH_SOURCE_DIR) + "/docs/guide/upgrades.md"));
+  auto no_guide = testsupport::run_sitepatch({"help", "--guide", "upgrade"});
+  CHECK(no_guide.status == 2);
+  CHECK(no_guide.err.find("sitepatch: error: no guide `upgrade`; did you mean `upgrades`? The guides: audit, capture, ") ==
+        0);
   auto unknown = testsupport::run_sitepatch({"help", "aply"});
   CHECK(unknown.status == 2);
   CHECK(unknown.err == "sitepatch: error: unknown command `aply`; did you mean `apply`?\n"

@@ -37,6 +37,8 @@ std::map<std::string, std::string> expected_files() {
   };
   for (auto& [rel, _] : e2e::read_tree(kSource + "/recipes"))
     if (fs::path(rel).extension() == ".yaml") out["share/sitepatch/recipes/" + rel] = kSource + "/recipes/" + rel;
+  for (auto& [rel, _] : e2e::read_tree(kSource + "/docs/guide"))
+    if (fs::path(rel).extension() == ".md") out["share/doc/sitepatch/guide/" + rel] = kSource + "/docs/guide/" + rel;
   for (auto& [rel, _] : e2e::read_tree(kSource + "/docs/schema"))
     if (fs::path(rel).extension() == ".json") out["share/sitepatch/docs/schema/" + rel] = kSource + "/docs/schema/" + rel;
   return out;
