@@ -29,6 +29,22 @@ _sitepatch_command_options() {
   esac
 }
 
+# What the environment on the command line holds ($1: ids or dists), one per line: the
+# binary typed is asked (`__complete`), with the --venv, --host, --ssh-command and
+# --state-dir typed so far; nothing when it cannot say.
+_sitepatch_ask() {
+  local i word next args=()
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    word=${COMP_WORDS[i]}
+    next=${COMP_WORDS[i + 1]}
+    [[ $next == = ]] && next=${COMP_WORDS[i + 2]}
+    case $word in
+      --venv | --host | --ssh-command | --state-dir) args+=("$word" "$(eval printf '%s' "$next" 2>/dev/null)") ;;
+    esac
+  done
+  "${COMP_WORDS[0]}" "${args[@]}" __complete "$1" 2>/dev/null
+}
+
 _sitepatch_files() {
   compopt -o filenames 2>/dev/null
   mapfile -t COMPREPLY < <(compgen -f -- "$1")
@@ -86,7 +102,10 @@ _sitepatch() {
     --host)
       mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
       return ;;
-    --ssh-command | --lock-timeout | --depth | --package | --module)
+    --package)
+      mapfile -t COMPREPLY < <(compgen -W "$(_sitepatch_ask dists)" -- "$cur")
+      return ;;
+    --ssh-command | --lock-timeout | --depth | --module)
       return ;;
   esac
 
@@ -99,9 +118,13 @@ _sitepatch() {
     # `help COMMAND`: one command name, right after it.
     ((i == COMP_CWORD - 1)) && mapfile -t COMPREPLY < <(compgen -W "$_sitepatch_commands" -- "$cur")
   else
-    # Recipes and logs are files; ids and MODULE:FUNCTION are not.
+    # Recipes and logs are files; patch ids and distribution names are the environment's.
     case $command in
-      plan | apply | try | explain) _sitepatch_files "$cur" ;;
+      plan | apply | try | explain | sync) _sitepatch_files "$cur" ;;
+      reapply | rollback | show | adopt | verify)
+        mapfile -t COMPREPLY < <(compgen -W "$(_sitepatch_ask ids)" -- "$cur") ;;
+      edit | capture)
+        mapfile -t COMPREPLY < <(compgen -W "$(_sitepatch_ask dists)" -- "$cur") ;;
     esac
   fi
 }

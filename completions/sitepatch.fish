@@ -26,6 +26,23 @@ function __sitepatch_command
     return 1
 end
 
+# What the environment on the command line holds ($argv[1]: ids or dists): the binary
+# typed is asked (`__complete`), with the --venv, --host, --ssh-command and --state-dir typed.
+function __sitepatch_ask
+    set -l words (commandline -opc)
+    set -l args
+    for i in (seq 2 (count $words))
+        switch $words[$i]
+            case --venv --host --ssh-command --state-dir
+                set -l j (math $i + 1)
+                test $j -le (count $words); and set args $args $words[$i] $words[$j]
+            case '--venv=*' '--host=*' '--ssh-command=*' '--state-dir=*'
+                set args $args $words[$i]
+        end
+    end
+    $words[1] $args __complete $argv[1] 2>/dev/null
+end
+
 function __sitepatch_using
     contains -- (__sitepatch_command) $argv
 end
@@ -94,6 +111,10 @@ complete -c sitepatch -n "__sitepatch_using sync" -s n -l dry-run -d "Print the 
 complete -c sitepatch -n "__sitepatch_using sync" -l keep-others -d "Leave applied patches outside the set applied"
 complete -c sitepatch -n "__sitepatch_using sync" -l force -d "Apply despite names the module never binds"
 
+# Patch ids and distribution names, from the environment on the command line.
+complete -c sitepatch -n "__sitepatch_using reapply rollback show adopt verify" -a "(__sitepatch_ask ids)"
+complete -c sitepatch -n "__sitepatch_using edit capture" -a "(__sitepatch_ask dists)"
+
 # rollback
 complete -c sitepatch -n "__sitepatch_using rollback" -l all -d "Roll back every applied patch"
 complete -c sitepatch -n "__sitepatch_using rollback" -s n -l dry-run -d "Print the diff rollback would make; write nothing"
@@ -125,7 +146,7 @@ complete -c sitepatch -n "__sitepatch_using show" -l recipe -d "Print the recipe
 
 # audit
 complete -c sitepatch -n "__sitepatch_using audit" -l depth -x -d "Follow chains of at most N calls"
-complete -c sitepatch -n "__sitepatch_using audit" -l package -x -d "Scan every module of an installed distribution"
+complete -c sitepatch -n "__sitepatch_using audit" -l package -x -a "(__sitepatch_ask dists)" -d "Scan every module of an installed distribution"
 complete -c sitepatch -n "__sitepatch_using audit" -l module -x -d "Scan a module or a package"
 complete -c sitepatch -n "__sitepatch_using audit" -l all -d "Scan every installed distribution"
 complete -c sitepatch -n "__sitepatch_using audit" -l path -x -a "(__fish_complete_directories)" -d "Scan every .py file under a folder"

@@ -63,6 +63,8 @@ const Command kCommands[] = {
     {"rules", "List the rules audit uses", register_rules},
     {"explain", "Read a dynamo log: each graph break's library chain, a recipe fixing it, what is left (exit 3 if any)",
      register_explain},
+    // Hidden (its group is ""): what the shell completions ask for ids and distribution names.
+    {"__complete", "", register_complete},
 };
 
 // The first word that is neither an option nor an option's value, or "". An option

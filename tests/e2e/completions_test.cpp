@@ -181,3 +181,38 @@ TEST_CASE("zsh completion: each command's options are exactly those its --help p
     e2e::check_same_names(zsh_completes("sitepatch " + c.name + " -"), options_of(c));
   }
 }
+
+TEST_CASE("completion: patch ids and distribution names from the environment typed, in bash, fish and zsh",
+          "[e2e][install][completion]") {
+  testsupport::TempDir tmp;
+  auto venv = testsupport::Venv::create(tmp.path + "/venv");
+  venv.install(testsupport::build_wheel({"kvcache-tools", "2.0", {{"kvcache/__init__.py", "def size():\n    return 1\n"}}},
+                                        tmp.path + "/wheels"));
+  testsupport::spit(tmp.path + "/fix.yaml", "id: bigger-cache\nedits:\n  - module: kvcache\n    function: size\n"
+                                            "    replace-body: |\n      return 2\n");
+  REQUIRE(testsupport::run_sitepatch({"--venv", venv.root, "apply", tmp.path + "/fix.yaml"}).status == 0);
+  std::string bin = SITEPATCH_BIN;
+  // bash: the binary typed is asked, with the --venv typed before or after the command.
+  CHECK(bash_completes({bin, "--venv", venv.root, "rollback", ""}) == std::set<std::string>{"bigger-cache"});
+  CHECK(bash_completes({bin, "show", "--venv", venv.root, "big"}) == std::set<std::string>{"bigger-cache"});
+  CHECK(bash_completes({bin, "--venv", venv.root, "edit", "kv"}) == std::set<std::string>{"kvcache-tools"});
+  CHECK(bash_completes({bin, "--venv", venv.root, "audit", "--package", "kv"}) ==
+        std::set<std::string>{"kvcache-tools"});
+  // No environment there: nothing offered, and no error printed into the line.
+  CHECK(bash_completes({bin, "--venv", tmp.path + "/none", "rollback", ""}).empty());
+  // fish
+  CHECK(fish_completes(bin + " --venv " + venv.root + " reapply ") == std::set<std::string>{"bigger-cache"});
+  CHECK(fish_completes(bin + " --venv " + venv.root + " capture kv") == std::set<std::string>{"kvcache-tools"});
+  // zsh: `sitepatch` found on PATH, as a user's shell finds it.
+  auto zsh = [&](const std::string& line) {
+    std::string dir = bin.substr(0, bin.rfind('/'));
+    auto r = sitepatch::util::run({"env", "PATH=" + dir + ":" + std::getenv("PATH"), "zsh", "-f",
+                                   std::string(SITEPATCH_SOURCE_DIR) + "/tests/support/zsh_complete.zsh",
+                                   std::string(SITEPATCH_SOURCE_DIR) + "/completions", line});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return lines_of(r.out);
+  };
+  CHECK(zsh("sitepatch --venv " + venv.root + " verify ") == std::set<std::string>{"bigger-cache"});
+  CHECK(zsh("sitepatch --venv " + venv.root + " edit ").count("kvcache-tools") == 1);
+}
