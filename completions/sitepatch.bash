@@ -3,7 +3,7 @@
 # tests/e2e/install_test.cpp runs it against what `sitepatch COMMAND --help` prints:
 # a command or option added there and not here fails it.
 
-_sitepatch_commands="plan apply reapply sync list status verify rollback adopt edit capture log show audit try rules explain help"
+_sitepatch_commands="plan apply reapply sync list status verify rollback adopt refresh edit capture log show audit try rules explain help"
 # The options every command takes (before or after the command name).
 _sitepatch_global_options="-h --help --version --venv --host --ssh-command --state-dir --json
   --no-pager --color --colour --lock-timeout -v --verbose -q --quiet"
@@ -18,6 +18,7 @@ _sitepatch_command_options() {
     sync) echo "--check -n --dry-run --keep-others --force" ;;
     rollback) echo "--all -n --dry-run --missing-ok" ;;
     adopt) echo "-n --dry-run" ;;
+    refresh) echo "-o --output -n --dry-run" ;;
     edit) echo "--copy -n --dry-run" ;;
     capture) echo "--id -o --output --original --from --hash-all --whole-file --system -n --dry-run" ;;
     log) echo "-p --patch -n --max-count" ;;
@@ -93,7 +94,7 @@ _sitepatch() {
     --recipe)
       # explain's --recipe names the file to write; show's is a flag.
       [[ $command == show ]] || { _sitepatch_files "$cur"; return; } ;;
-    --venv | --rules | --ignore | --hints)
+    --venv | --rules | --ignore | --hints | -o | --output)
       _sitepatch_files "$cur"
       return ;;
     --state-dir | --path)
@@ -121,7 +122,7 @@ _sitepatch() {
     # Recipes and logs are files; patch ids and distribution names are the environment's.
     case $command in
       plan | apply | try | explain | sync) _sitepatch_files "$cur" ;;
-      reapply | rollback | show | adopt | verify)
+      reapply | rollback | show | adopt | verify | refresh)
         mapfile -t COMPREPLY < <(compgen -W "$(_sitepatch_ask ids)" -- "$cur") ;;
       edit | capture)
         mapfile -t COMPREPLY < <(compgen -W "$(_sitepatch_ask dists)" -- "$cur") ;;

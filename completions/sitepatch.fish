@@ -64,6 +64,7 @@ complete -c sitepatch -n __sitepatch_needs_command -a status -d "After an upgrad
 complete -c sitepatch -n __sitepatch_needs_command -a verify -d "Check each patched file against the history"
 complete -c sitepatch -n __sitepatch_needs_command -a rollback -d "Undo applied patches"
 complete -c sitepatch -n __sitepatch_needs_command -a adopt -d "Record files others changed as the patch's applied state"
+complete -c sitepatch -n __sitepatch_needs_command -a refresh -d "Fold a hand change on top of an applied patch into its recipe"
 complete -c sitepatch -n __sitepatch_needs_command -a edit -d "Before editing a distribution by hand: save pip's bytes"
 complete -c sitepatch -n __sitepatch_needs_command -a capture -d "Turn hand edits of a distribution into a recipe"
 complete -c sitepatch -n __sitepatch_needs_command -a log -d "Show the history of applies and rollbacks"
@@ -73,7 +74,7 @@ complete -c sitepatch -n __sitepatch_needs_command -a try -d "Run a command with
 complete -c sitepatch -n __sitepatch_needs_command -a rules -d "List the rules audit uses"
 complete -c sitepatch -n __sitepatch_needs_command -a explain -d "Read a dynamo log: each graph break and a recipe fixing it"
 complete -c sitepatch -n __sitepatch_needs_command -a help -d "Show a command's options"
-complete -c sitepatch -n "__sitepatch_using help" -a "plan apply reapply sync list status verify rollback adopt edit capture log show audit try rules explain"
+complete -c sitepatch -n "__sitepatch_using help" -a "plan apply reapply sync list status verify rollback adopt refresh edit capture log show audit try rules explain"
 
 # The global options, before or after the command.
 complete -c sitepatch -s h -l help -d "Print the help and exit"
@@ -112,7 +113,11 @@ complete -c sitepatch -n "__sitepatch_using sync" -l keep-others -d "Leave appli
 complete -c sitepatch -n "__sitepatch_using sync" -l force -d "Apply despite names the module never binds"
 
 # Patch ids and distribution names, from the environment on the command line.
-complete -c sitepatch -n "__sitepatch_using reapply rollback show adopt verify" -a "(__sitepatch_ask ids)"
+complete -c sitepatch -n "__sitepatch_using reapply rollback show adopt verify refresh" -a "(__sitepatch_ask ids)"
+
+# refresh
+complete -c sitepatch -n "__sitepatch_using refresh" -s o -l output -r -F -d "Where to write the refreshed recipe"
+complete -c sitepatch -n "__sitepatch_using refresh" -s n -l dry-run -d "Print the recipe's diff; write nothing"
 complete -c sitepatch -n "__sitepatch_using edit capture" -a "(__sitepatch_ask dists)"
 
 # rollback

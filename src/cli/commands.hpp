@@ -28,6 +28,7 @@ Runner register_try(CLI::App& app, const GlobalOptions& g);
 Runner register_reapply(CLI::App& app, const GlobalOptions& g);
 Runner register_sync(CLI::App& app, const GlobalOptions& g);
 Runner register_complete(CLI::App& app, const GlobalOptions& g);
+Runner register_refresh(CLI::App& app, const GlobalOptions& g);
 Runner register_capture(CLI::App& app, const GlobalOptions& g);
 Runner register_edit(CLI::App& app, const GlobalOptions& g);
 

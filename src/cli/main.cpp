@@ -49,6 +49,8 @@ const Command kCommands[] = {
      register_rollback},
     {"adopt", "Record a patch's files as others changed them as its applied state (status green again)",
      register_adopt},
+    {"refresh", "Fold a hand change on top of an applied patch into its recipe (quilt's refresh)",
+     register_refresh},
     {"edit", "Before editing a distribution by hand: save pip's bytes in the history (or --copy its sources)",
      register_edit},
     {"capture", "Turn hand edits of a distribution into a recipe of named edits, recorded as applied",

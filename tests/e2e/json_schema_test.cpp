@@ -204,6 +204,9 @@ TEST_CASE("json schema: plan, apply, list, verify, status, log, show and rollbac
   CHECK(in_sync["in_sync"] == true);
   CHECK(in_sync["commit"].is_null());
   CHECK(in_sync["steps"][0]["recipe"].is_string());
+  auto refreshed = document(env.sp({"--json", "refresh", "--dry-run", "flashinfer-dynamo"}), "refresh", 0);
+  CHECK(refreshed["recipe"].is_null());
+  CHECK(refreshed["commit"].is_null());
   CHECK(after["entries"][0]["commit"] == rolled["commit"]);
 }
 
@@ -298,7 +301,7 @@ TEST_CASE("json schema: with --json every error is one document on stdout, the c
                     std::vector<std::string>{"plan", "--dryrun", recipe, "--json"}}) {
     auto option = error_document(env.sp(args), "usage", 2);
     CHECK(option["error"]["message"] ==
-          "The following argument was not expected: --dryrun; `--dry-run` is an option of apply, reapply, sync, rollback, adopt, edit and capture, not of plan");
+          "The following argument was not expected: --dryrun; `--dry-run` is an option of apply, reapply, sync, rollback, adopt, refresh, edit and capture, not of plan");
   }
   auto missing = error_document(testsupport::run_sitepatch({"apply", "--json"}), "usage", 2);
   CHECK(missing["error"]["message"] == "recipes is required");

@@ -394,6 +394,10 @@ class CallCheck {
 }  // namespace
 
 CandidateFinder::CandidateFinder(Session& s) : s_(s), sources_(std::make_unique<Sources>(s)) {}
+
+const python::SourceFacts* CandidateFinder::source_of(const PlacedFrame& f, std::string& why) {
+  return sources_->of(f, why);
+}
 CandidateFinder::~CandidateFinder() = default;
 
 CandidateFinder::Judged CandidateFinder::judge(const ExplainedBreak& b, int k, FrameNote& note) {

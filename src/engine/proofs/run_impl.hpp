@@ -90,6 +90,8 @@ class CandidateFinder {
   /// The library's own pure-Python definition of the C function break `b` stops at, given
   /// to dynamo in its place (run_substitute.cpp).
   std::optional<Candidate> substitute(const ExplainedBreak& b);
+  /// The parsed file of frame `f`, read once (nullptr, `why` set, when it cannot be).
+  const python::SourceFacts* source_of(const PlacedFrame& f, std::string& why);
 
  private:
   struct Judged {

@@ -66,7 +66,7 @@ std::optional<Candidate> CandidateFinder::substitute(const ExplainedBreak& b) {
   const PlacedFrame& f = b.frames[size_t(b.last)];
   if (f.kind != explain::FrameKind::library || f.site_dir.empty() || f.module.empty()) return std::nullopt;
   std::string unreadable;
-  const python::SourceFacts* source = sources_->of(f, unreadable);
+  const python::SourceFacts* source = source_of(f, unreadable);
   if (!source) return std::nullopt;
   std::string op_module = op.substr(0, op.rfind('.')), op_name = op.substr(op.rfind('.') + 1);
   bool package = util::ends_with(f.rel, "__init__.py");
