@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "audit_report.hpp"
+#include "audit_triage.hpp"
 #include "commands.hpp"
 #include "output_file.hpp"
 #include "sitepatch/recipe/version.hpp"
@@ -39,6 +40,7 @@ struct AuditOptions {
   std::vector<std::string> ignore;
   std::string format = "text";  // text, json, sarif
   std::string callgraph;        // MODULE:FUNCTION: where the walked call graph goes as JSON
+  Triage triage;                // --min-severity, --category, --rule, --summary
 };
 
 // A bar on stderr, only on a terminal and only once a scan has taken a second.
@@ -229,9 +231,7 @@ void print_walk(const Output& out, const GlobalOptions& g, const std::string& en
     out.out(fmt::format("    {}:{}  {}  {}  ({})", util::printable(r.file), r.line, r.function, r.call, r.why));
   print_unused(out, unused);
   if (!g.verbose) return;
-  if (!cg.unresolved.empty()) out.out(plural(cg.unresolved.size(), "call", "calls") + " could not be followed:");
-  for (auto& u : cg.unresolved)
-    out.out(fmt::format("    {}:{}  {}  {}  ({})", util::printable(u.file), u.line, u.function, u.call, u.why));
+  print_unfollowed(out, cg);
   for (auto& cyc : cg.cycles) out.out("cycle: " + util::join(cyc, " -> ") + " -> " + cyc.front());
   print_ignored(out, found);
 }
@@ -286,7 +286,11 @@ int run_calls(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSe
     auto doc = walk_document(o.entry, cg, found, walk_conclusion(o.entry, cg, found.size() - ignored, ignored, false),
                              unused);
     doc["calibration"] = cr.json();
+    if (o.triage.summary) doc["summary"] = summary_json(found);
     out.document(doc);
+  } else if (o.triage.summary) {
+    print_summary(out, found);
+    out.out(walk_conclusion(o.entry, cg, found.size() - ignored, ignored, false));
   } else {
     print_walk(out, g, o.entry, cg, found, unused);
     if (!out.quiet() && !cr.note().empty()) out.err(cr.note());
@@ -353,7 +357,11 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
   } else if (out.json()) {
     auto doc = scan_document(r, found, counts, unused);
     doc["calibration"] = cr.json();
+    if (o.triage.summary) doc["summary"] = summary_json(found);
     out.document(doc);
+  } else if (o.triage.summary) {
+    print_summary(out, found);
+    out.out(scan_conclusion(r, counts));
   } else {
     for (auto& f : found)
       if (!f.ignored)
@@ -410,6 +418,18 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
                  "MODULE:FUNCTION: also write the walked call graph to FILE as JSON (each function ->\n"
                  "the functions it calls, its flagged operations and unfollowed calls, with lines)")
       ->type_name("FILE");
+  app.add_option("--min-severity", o->triage.min_severity, "Only the rules of this severity or higher")
+      ->check(CLI::IsMember({"error", "warning", "info"}))
+      ->type_name("SEVERITY");
+  app.add_option("--category", o->triage.categories, "Only the rules of this category (process, file-io, ...); repeatable")
+      ->type_name("CATEGORY")
+      ->allow_extra_args(false);
+  app.add_option("--rule", o->triage.rule_ids, "Only this rule ('sitepatch rules' lists them); repeatable")
+      ->type_name("ID")
+      ->allow_extra_args(false);
+  app.add_flag("--summary", o->triage.summary,
+               "A count per rule and per top-level package, with the worst finding of each, instead of\n"
+               "every chain or call (--json: `summary`)");
   app.add_option("--format", o->format, "text (default), json (as --json), or sarif (SARIF 2.1.0)")
       ->check(CLI::IsMember({"text", "json", "sarif"}))
       ->type_name("FORMAT");
@@ -435,6 +455,7 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
     if (o->suggest && g.json) throw Error("--json and --suggest: --suggest prints a recipe, not a document", Exit::usage);
     audit::RuleSet rules = load_rules(o->rules, !o->no_default_rules);
     auto ignores = load_ignores(o->ignore, rules);
+    rules = triaged(rules, o->triage, ignores);  // before the walk: fewer rules, less to match
     GlobalOptions local = g;
     local.json = g.json || o->format == "json";
     return o->entry.empty() ? run_scan(local, *o, rules, ignores) : run_calls(local, *o, rules, ignores);

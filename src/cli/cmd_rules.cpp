@@ -1,6 +1,11 @@
 // sitepatch rules: the rules audit would use, shipped and from --rules files; with
 // --calibrate, each rule's probe run by the environment's own torch (what it traces is
 // then no break there), and the calibration kept shown beside the rules.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -43,22 +48,42 @@ nlohmann::json rules_json(const audit::RuleSet& rules, const std::optional<engin
   return arr;
 }
 
+// The terminal's width when stdout is one ($COLUMNS first, as shells set it); 0 when it
+// is not, or cannot say: a pipe gets every line whole.
+size_t terminal_width() {
+  if (!::isatty(STDOUT_FILENO)) return 0;
+  if (const char* c = std::getenv("COLUMNS"); c && std::atoi(c) > 0) return size_t(std::atoi(c));
+  struct winsize ws{};
+  return ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
+}
+
+// `text` cut to `width` columns, its end shown as "..." when cut.
+std::string fitted(const std::string& text, size_t width) {
+  return text.size() <= width ? text : text.substr(0, width > 3 ? width - 3 : 0) + "...";
+}
+
 void print_table(const Output& o, const audit::RuleSet& rules, const std::optional<engine::Calibration>& cal) {
-  size_t wi = 2, wm = 5, wc = 8;
+  size_t wi = 2, wm = 5, wc = 8, wf = 4;
   for (auto& r : rules.all()) {
     wi = std::max(wi, r.id.size());
     wm = std::max(wm, r.match.size());
     wc = std::max(wc, r.category.size());
+    wf = std::max(wf, r.origin.size() + 1 + std::to_string(r.line).size());
   }
   // The calibration, when shown, right after the id: the matches can be long.
   std::string torch = cal ? "TORCH " + cal->torch : "";
   size_t wt = std::max<size_t>(torch.size(), 7);
+  // On a terminal, the MATCH column (the widest) gives way so that each row fits.
+  if (size_t cols = terminal_width()) {
+    size_t rest = wi + 2 + (cal ? wt + 2 : 0) + 2 + wc + 2 + 8 + 2 + wf;
+    if (rest + wm > cols) wm = std::max<size_t>(12, cols > rest ? cols - rest : 0);
+  }
   o.out(o.paint(fmt::format("{:<{}}  {}{:<{}}  {:<{}}  {:<8}  {}", "ID", wi, cal ? fmt::format("{:<{}}  ", torch, wt) : "",
                             "MATCH", wm, "CATEGORY", wc, "SEVERITY", "FROM"),
                 Paint::header));
   for (auto& r : rules.all())
     o.out(fmt::format("{:<{}}  {}{:<{}}  {:<{}}  {:<8}  {}:{}", r.id, wi,
-                      cal ? fmt::format("{:<{}}  ", calibrated(cal, r), wt) : "", r.match, wm, r.category, wc,
+                      cal ? fmt::format("{:<{}}  ", calibrated(cal, r), wt) : "", fitted(r.match, wm), wm, r.category, wc,
                       audit::to_string(r.severity), r.origin, r.line));
 }
 

@@ -65,7 +65,7 @@ struct GuardEnv {
   // The one probe kept in the cache.
   std::string kept_file() const {
     for (auto& e : std::filesystem::directory_iterator(cache + "/sitepatch/calibration"))
-      if (e.path().filename().string().find("-guards-") != std::string::npos) return e.path().string();
+      if (e.path().filename().string().rfind("guards-", 0) == 0) return e.path().string();
     return "";
   }
 };

@@ -7,6 +7,7 @@
 #include "engine/audit/calibration_cache.hpp"
 #include "engine/python_answer.hpp"
 #include "sitepatch/engine/calibrate.hpp"
+#include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/strings.hpp"
 
 namespace sitepatch::engine {
@@ -176,7 +177,15 @@ GuardCalibration calibrate_guards(Session& s, bool use_kept) {
     out.error = "torch is not installed in " + s.env.prefix;
     return out;
   }
-  std::string file = detail::cache_file(s, version, "guards-");
+  // Keyed by the torch installed (its folder) and the interpreter's version, not by the
+  // environment: what dynamo holds is torch's answer, and venvs that share one torch (a
+  // .pth, --system-site-packages) share it.
+  const site::Distribution* torch = s.distributions().find("torch");
+  std::string which = util::sha256_hex(s.host.name() + "\n" + (torch ? torch->site_dir : "") + "\n" +
+                                       s.env.version + "\n" + s.env.cache_tag)
+                          .substr(0, 16);
+  std::string file = detail::cache_file(s, version);  // <dir>/<environment>-<version>.json
+  if (!file.empty()) file = file.substr(0, file.rfind('/') + 1) + "guards-" + which + "-" + file.substr(file.rfind('-') + 1);
   if (use_kept)
     if (auto j = detail::read_kept(file)) {
       GuardCalibration kept = guards_from_json(*j);
