@@ -24,7 +24,7 @@ _sitepatch_command_options() {
     log) echo "-p --patch -n --max-count" ;;
     show) echo "--recipe" ;;
     audit) echo "--depth --package --module --all --path --rules --no-default-rules --suggest
-      --fail-on --strict --callgraph --ignore --format" ;;
+      --min-severity --category --rule --summary --fail-on --strict --callgraph --ignore --format" ;;
     rules) echo "--rules --no-default-rules --calibrate" ;;
     explain) echo "--list-hints --recipe --hints --rules --run --max-runs --jobs -j --cold --oversubscribe" ;;
   esac
@@ -85,7 +85,7 @@ _sitepatch() {
     --color | --colour)
       mapfile -t COMPREPLY < <(compgen -W "auto always never" -- "$cur")
       return ;;
-    --fail-on)
+    --fail-on | --min-severity)
       mapfile -t COMPREPLY < <(compgen -W "error warning info" -- "$cur")
       return ;;
     --format)
@@ -106,7 +106,7 @@ _sitepatch() {
     --package)
       mapfile -t COMPREPLY < <(compgen -W "$(_sitepatch_ask dists)" -- "$cur")
       return ;;
-    --ssh-command | --lock-timeout | --depth | --module)
+    --ssh-command | --lock-timeout | --depth | --module | --category | --rule)
       return ;;
   esac
 
