@@ -54,6 +54,10 @@ TEST_CASE("rules --calibrate: this torch's answer per rule, kept, and audit leav
   auto c = sp({"rules", "--calibrate"});
   INFO(c.err);
   REQUIRE(c.status == 0);
+  // And what this torch's dynamo holds as a constant, for explain --run.
+  CHECK(c.err.find("what dynamo holds as a constant under assume_constant_result (explain --run asks this):\n"
+                   "  held: device, device.index, device.type, dim(), dtype, ") != std::string::npos);
+  CHECK(c.err.find("\n  held while sizes stay: shape unpacked, shape[i], size()\n") != std::string::npos);
   CHECK(c.err.find("torch 2.13.0+cpu: 3 traced, 40 break, 0 not run, in ") != std::string::npos);
   CHECK(c.out.find("tensor-item                      traced            torch.Tensor.item") != std::string::npos);
   CHECK(c.out.find("sqrt                             traced            math.sqrt") != std::string::npos);
