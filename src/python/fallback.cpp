@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "python/relative_import.hpp"
 #include "python/tree.hpp"
 #include "sitepatch/util/strings.hpp"
 
@@ -41,19 +42,6 @@ std::string dedented(std::string_view src, TSNode n) {
     at = end + 1;
   }
   return out;
-}
-
-// `from M import ...`'s M, made absolute against the importing module ("" when it leaves the top).
-std::string absolute_from(std::string_view src, TSNode from, const std::string& module, bool package) {
-  if (!is(from, "relative_import")) return std::string(ts::text(src, from));
-  std::string text(ts::text(src, from));
-  size_t dots = text.find_first_not_of('.');
-  std::string rest = dots == std::string::npos ? "" : text.substr(dots);
-  size_t up = (dots == std::string::npos ? text.size() : dots) - (package ? 1 : 0);
-  std::string pkg = module;
-  for (size_t i = 0; i < up; ++i) pkg = pkg.find('.') == std::string::npos ? "" : pkg.substr(0, pkg.rfind('.'));
-  if (pkg.empty()) return "";
-  return rest.empty() ? pkg : pkg + "." + rest;
 }
 
 class Binder {

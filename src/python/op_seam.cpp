@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "python/relative_import.hpp"
 #include "python/tree.hpp"
 
 namespace sitepatch::python {
@@ -160,20 +161,8 @@ void from_imports(std::string_view src, TSNode root, const std::string& module, 
         continue;
       }
       if (!is(s, "import_from_statement")) continue;
-      TSNode from = field(s, "module_name");
-      std::string base;
-      if (is(from, "relative_import")) {
-        std::string text(ts::text(src, from));
-        size_t dots = text.find_first_not_of('.');
-        std::string rest = dots == std::string::npos ? "" : text.substr(dots);
-        size_t up = (dots == std::string::npos ? text.size() : dots) - (package ? 1 : 0);
-        std::string pkg = module;
-        for (size_t i = 0; i < up; ++i) pkg = pkg.find('.') == std::string::npos ? "" : pkg.substr(0, pkg.rfind('.'));
-        if (pkg.empty()) continue;
-        base = rest.empty() ? pkg : pkg + "." + rest;
-      } else {
-        base = std::string(ts::text(src, from));
-      }
+      std::string base = absolute_from(src, field(s, "module_name"), module, package);
+      if (base.empty()) continue;
       for (auto& child : ts::children(s)) {
         if (child.field != "name") continue;
         TSNode name = child.node;
