@@ -69,21 +69,19 @@ Runner register_refresh(CLI::App& app, const GlobalOptions& g) {
   return [&g, o] {
     Env env = open_env(g);
     Output out(g);
-    // Where it goes is settled (and checked) before anything is recorded.
+    // Where it goes is settled (and checked) under the lock, before anything is recorded.
     std::string file;
-    if (!o->dry_run) {
-      auto seen = engine::refresh(*env.session, o->id, "", true);
-      file = target_of(*o, seen.recipe_path);
-      if (file.empty() && !seen.new_recipe.empty())
+    auto target = [&](const engine::RefreshResult& checked) {
+      file = target_of(*o, checked.recipe_path);
+      if (file.empty())
         throw Error("refresh " + o->id + ": the history names no recipe file here that you own" +
-                        (seen.recipe_path.empty() ? "" : " (" + util::printable(seen.recipe_path) + ")") +
+                        (checked.recipe_path.empty() ? "" : " (" + util::printable(checked.recipe_path) + ")") +
                         ": give -o FILE (or -o - for stdout); nothing was written",
                     Exit::usage);
       check_output_file(file, "-o", "recipe");
-    }
-    std::string origin = file.empty() || file == "-" ? "" : file;
-    if (!origin.empty()) origin = std::filesystem::absolute(origin).lexically_normal().string();
-    auto r = engine::refresh(*env.session, o->id, origin, o->dry_run);
+      return file == "-" ? std::string() : std::filesystem::absolute(file).lexically_normal().string();
+    };
+    auto r = engine::refresh(*env.session, o->id, o->dry_run, target);
     if (r.written && file != "-") {
       try {
         write_output_file(file, r.new_recipe, "-o", "recipe", true);

@@ -69,7 +69,7 @@ std::string refusal(Session& s, const store::PatchRecord& r, const PatchStatus& 
 
 }  // namespace
 
-RefreshResult refresh(Session& s, const std::string& id, const std::string& origin, bool dry_run) {
+RefreshResult refresh(Session& s, const std::string& id, bool dry_run, const RecipeTarget& target) {
   RefreshResult res;
   res.id = id;
   std::unique_ptr<host::Lock> lock =
@@ -117,8 +117,7 @@ RefreshResult refresh(Session& s, const std::string& id, const std::string& orig
   recipe::check_written(res.new_recipe, id, edits, "the recipe refresh writes");
 
   // 2. Checked: planned on pip's bytes, it gives today's files (but for what no edit names).
-  recipe::Recipe rec = recipe::parse(res.new_recipe, origin.empty() ? "history:" + id + "/recipe.yaml" : origin);
-  rec.origin = origin.empty() ? r.recipe_path : origin;
+  recipe::Recipe rec = recipe::parse(res.new_recipe, "history:" + id + "/recipe.yaml");
   auto view = host::overlay_host(s.host, before_of);
   Session seen(*view, s.env, s.state_dir);
   std::vector<store::PatchRecord> others;
@@ -149,6 +148,8 @@ RefreshResult refresh(Session& s, const std::string& id, const std::string& orig
     res.changed.push_back(std::move(fc));
   }
   if (dry_run) return res;
+  std::string origin = target ? target(res) : "";
+  p.recipes.front().origin = origin.empty() ? r.recipe_path : origin;  // what records_for names
 
   // 3. Recorded: the new recipe, and its files as they are now; rollback still gives pip's bytes.
   auto made = detail::records_for(p, others, s.distributions(), "applied", std::time(nullptr));
