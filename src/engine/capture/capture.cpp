@@ -100,25 +100,9 @@ std::vector<recipe::Edit> named_edits(CaptureResult& res, const std::vector<Dist
   for (auto& f : files) {
     const auto& orig = originals.at(f.rel);
     CapturedFile cf;
-    cf.rel = f.rel;
     cf.original = orig.from;
-    std::string module = detail::module_of(f.rel);
-    auto c = python::capture(orig.text, f.text, f.rel, whole_file);
-    if (!whole_file && c.edits.empty() && !c.outside.empty()) {
-      // Nothing changed here has a name: left out, the change would be in neither the
-      // recipe nor the record, and a rollback would not give pip's bytes back. Whole.
-      c = python::capture(orig.text, f.text, f.rel, true);
-      cf.whole = true;
-    }
-    cf.outside = c.outside;
-    cf.moved = c.moved;
-    cf.problem = c.problem;
-    cf.edits = c.edits.size();
-    for (auto& e : c.edits) {
-      if (module.empty()) e.file = f.rel;
-      else e.module = module;
-      edits.push_back(std::move(e));
-    }
+    auto mine = detail::file_edits(orig.text, f.text, f.rel, whole_file, cf);
+    edits.insert(edits.end(), std::make_move_iterator(mine.begin()), std::make_move_iterator(mine.end()));
     res.files.push_back(std::move(cf));
   }
   return edits;
@@ -181,6 +165,28 @@ Plan plan_on_originals(Session& s, const recipe::Recipe& rec, const std::vector<
 }
 
 }  // namespace
+
+std::vector<recipe::Edit> detail::file_edits(const std::string& before, const std::string& now, const std::string& rel,
+                                             bool whole_file, CapturedFile& cf) {
+  cf.rel = rel;
+  auto c = python::capture(before, now, rel, whole_file);
+  if (!whole_file && c.edits.empty() && !c.outside.empty()) {
+    // Nothing changed here has a name: left out, the change would be in neither the
+    // recipe nor the record, and a rollback would not give pip's bytes back. Whole.
+    c = python::capture(before, now, rel, true);
+    cf.whole = true;
+  }
+  cf.outside = c.outside;
+  cf.moved = c.moved;
+  cf.problem = c.problem;
+  cf.edits = c.edits.size();
+  std::string module = module_of(rel);
+  for (auto& e : c.edits) {
+    if (module.empty()) e.file = rel;
+    else e.module = module;
+  }
+  return std::move(c.edits);
+}
 
 CaptureResult capture(Session& s, const CaptureOptions& o) {
   CaptureResult res;

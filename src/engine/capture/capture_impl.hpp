@@ -65,4 +65,11 @@ std::string pristine_key(const site::Distribution& d);
 /// "" when its path is no module name.
 std::string module_of(const std::string& rel);
 
+/// The named edits from `before` to `now` of file `rel` (python::capture), each aimed at
+/// its module (or at the file when its path is no module name); with `whole_file`, or when
+/// nothing it changed has a name, the file is taken whole. `cf` gets what the edits leave
+/// out, the imports placed elsewhere, the problem, the count and whether it was whole.
+std::vector<recipe::Edit> file_edits(const std::string& before, const std::string& now, const std::string& rel,
+                                     bool whole_file, CapturedFile& cf);
+
 }  // namespace sitepatch::engine::detail

@@ -67,6 +67,93 @@ std::string refusal(Session& s, const store::PatchRecord& r, const PatchStatus& 
   return "";
 }
 
+// Each file of the patch, as pip left it and as it is now, by path.
+struct Texts {
+  std::map<std::string, std::string> before, now;
+};
+
+// 1. The edits from pip's bytes (each file's `before`) to the bytes now, as capture makes them.
+std::vector<recipe::Edit> captured(const store::PatchRecord& r, const Texts& t, RefreshResult& res) {
+  std::vector<recipe::Edit> edits;
+  for (auto& f : r.files) {
+    std::string path = f.site_dir + "/" + f.rel;
+    CapturedFile cf;
+    auto mine = detail::file_edits(t.before.at(path), t.now.at(path), f.rel, false, cf);
+    edits.insert(edits.end(), std::make_move_iterator(mine.begin()), std::make_move_iterator(mine.end()));
+    res.files.push_back({f.rel, cf.edits, cf.outside, cf.whole});
+  }
+  return edits;
+}
+
+// 2. The new recipe planned on pip's bytes must give today's files (but for what no edit
+// names); the plan, its results set to those files, is what the record is made from.
+Plan checked_on_pip_bytes(Session& s, const RefreshResult& res, const Texts& t,
+                          const std::vector<store::PatchRecord>& others) {
+  recipe::Recipe rec = recipe::parse(res.new_recipe, "history:" + res.id + "/recipe.yaml");
+  auto view = host::overlay_host(s.host, t.before);
+  Session seen(*view, s.env, s.state_dir);
+  Plan p = detail::plan_against(seen, {rec}, others);
+  if (!p.ok()) throw Error("the refreshed recipe does not apply to pip's bytes (a sitepatch bug; please report it)");
+  for (auto& fc : p.files) {
+    auto rf = std::find_if(res.files.begin(), res.files.end(), [&](auto& x) { return x.rel == fc.rel; });
+    bool outside = rf != res.files.end() && !rf->outside.empty();
+    const std::string& now = t.now.at(fc.path);
+    if (!outside && fc.new_text != now)
+      throw Error("the refreshed recipe does not give " + fc.rel + " back as it is now (a sitepatch bug)");
+    fc.new_text = now;
+    fc.steps = {{res.id, now}};
+  }
+  return p;
+}
+
+// The files whose recorded bytes move to today's (pip's RECORD rows follow them).
+std::vector<FileChange> changed_files(const store::PatchRecord& r, const Texts& t) {
+  std::vector<FileChange> out;
+  for (auto& f : r.files) {
+    std::string path = f.site_dir + "/" + f.rel;
+    const std::string& now = t.now.at(path);
+    if (now == f.after) continue;
+    FileChange fc;
+    fc.rel = f.rel;
+    fc.site_dir = f.site_dir;
+    fc.path = path;
+    fc.old_text = f.after;
+    fc.new_text = now;
+    fc.dist = f.dist;
+    fc.version = f.version;
+    fc.diff = store::unified_diff(fc.old_text, fc.new_text, f.rel);
+    out.push_back(std::move(fc));
+  }
+  return out;
+}
+
+// 3. Recorded: the new recipe, and its files as they are now (rollback still gives pip's
+// bytes); pip's and conda's rows first, as adopt writes them.
+void record(Session& s, detail::HistoryAccess& history, const store::PatchRecord& r, const Plan& p,
+            const std::vector<store::PatchRecord>& records, const std::vector<store::PatchRecord>& others,
+            RefreshResult& res) {
+  auto made = detail::records_for(p, others, s.distributions(), "applied", std::time(nullptr));
+  auto it = std::find_if(made.begin(), made.end(), [&](auto& m) { return m.id == r.id; });
+  if (it == made.end()) throw Error("the refreshed recipe changes no file of " + r.id + " (a sitepatch bug)");
+  store::PatchRecord fresh = *it;
+  for (auto& f : fresh.files) {
+    auto old = std::find_if(r.files.begin(), r.files.end(), [&](auto& o) { return o.rel == f.rel; });
+    if (old != r.files.end()) f.before = old->before;  // pip's bytes, whatever the overlay said
+  }
+  store::Transaction tx;
+  tx.message = "refresh " + r.id + ": its recipe from the files as they are now";
+  tx.put.push_back(fresh);
+  tx.trailers = detail::trailers_for(tx.put);
+  for (auto& f : fresh.files) tx.site[f.rel] = f.after;
+  tx.site_drop = detail::unreferenced(records, tx.put);
+  auto rows = detail::record_updates(s, res.changed);
+  auto hashes = detail::conda_updates(s, res.changed);
+  rows.insert(rows.end(), hashes.begin(), hashes.end());
+  if (!rows.empty()) s.host.write(rows);
+  res.commit = history.commit(tx);
+  res.written = true;
+}
+
 }  // namespace
 
 RefreshResult refresh(Session& s, const std::string& id, bool dry_run, const RecipeTarget& target) {
@@ -87,91 +174,25 @@ RefreshResult refresh(Session& s, const std::string& id, bool dry_run, const Rec
   if (std::all_of(ps.files.begin(), ps.files.end(), [](auto& f) { return f.state == FileState::applied; }))
     return res;  // as the recipe leaves them: nothing to fold in
 
-  // 1. The edits from pip's bytes (each file's `before`) to the bytes now.
-  std::vector<recipe::Edit> edits;
-  std::map<std::string, std::string> before_of, now_of;
+  Texts t;
   for (auto& f : r.files) {
     std::string path = f.site_dir + "/" + f.rel;
-    const std::string& text = now.at(path).content;
-    before_of[path] = f.before;
-    now_of[path] = text;
-    RefreshedFile rf;
-    rf.rel = f.rel;
-    python::Capture c = python::capture(f.before, text, f.rel, false);
-    if (c.edits.empty() && !c.outside.empty()) {
-      c = python::capture(f.before, text, f.rel, true);
-      rf.whole = true;
-    }
-    rf.edits = c.edits.size();
-    rf.outside = c.outside;
-    std::string module = detail::module_of(f.rel);
-    for (auto& e : c.edits) {
-      if (module.empty()) e.file = f.rel;
-      else e.module = module;
-      edits.push_back(std::move(e));
-    }
-    res.files.push_back(std::move(rf));
+    t.before[path] = f.before;
+    t.now[path] = now.at(path).content;
   }
+  std::vector<recipe::Edit> edits = captured(r, t, res);
   if (edits.empty()) throw Error("cannot refresh " + id + ": its files now hold no change a recipe can name; nothing was written");
   res.new_recipe = with_edits(r.recipe_text, edits);
   recipe::check_written(res.new_recipe, id, edits, "the recipe refresh writes");
-
-  // 2. Checked: planned on pip's bytes, it gives today's files (but for what no edit names).
-  recipe::Recipe rec = recipe::parse(res.new_recipe, "history:" + id + "/recipe.yaml");
-  auto view = host::overlay_host(s.host, before_of);
-  Session seen(*view, s.env, s.state_dir);
   std::vector<store::PatchRecord> others;
   for (auto& o : records)
     if (o.id != id) others.push_back(o);
-  Plan p = detail::plan_against(seen, {rec}, others);
-  if (!p.ok()) throw Error("the refreshed recipe does not apply to pip's bytes (a sitepatch bug; please report it)");
-  for (auto& fc : p.files) {
-    auto rf = std::find_if(res.files.begin(), res.files.end(), [&](auto& x) { return x.rel == fc.rel; });
-    bool outside = rf != res.files.end() && !rf->outside.empty();
-    if (!outside && fc.new_text != now_of[fc.path])
-      throw Error("the refreshed recipe does not give " + fc.rel + " back as it is now (a sitepatch bug)");
-    fc.new_text = now_of[fc.path];
-    fc.steps = {{id, fc.new_text}};
-  }
-  for (auto& f : r.files) {
-    std::string path = f.site_dir + "/" + f.rel;
-    if (now_of[path] == f.after) continue;
-    FileChange fc;
-    fc.rel = f.rel;
-    fc.site_dir = f.site_dir;
-    fc.path = path;
-    fc.old_text = f.after;
-    fc.new_text = now_of[path];
-    fc.dist = f.dist;
-    fc.version = f.version;
-    fc.diff = store::unified_diff(fc.old_text, fc.new_text, f.rel);
-    res.changed.push_back(std::move(fc));
-  }
+  Plan p = checked_on_pip_bytes(s, res, t, others);
+  res.changed = changed_files(r, t);
   if (dry_run) return res;
   std::string origin = target ? target(res) : "";
   p.recipes.front().origin = origin.empty() ? r.recipe_path : origin;  // what records_for names
-
-  // 3. Recorded: the new recipe, and its files as they are now; rollback still gives pip's bytes.
-  auto made = detail::records_for(p, others, s.distributions(), "applied", std::time(nullptr));
-  auto it = std::find_if(made.begin(), made.end(), [&](auto& m) { return m.id == id; });
-  if (it == made.end()) throw Error("the refreshed recipe changes no file of " + id + " (a sitepatch bug)");
-  store::PatchRecord fresh = *it;
-  for (auto& f : fresh.files) {
-    auto old = std::find_if(r.files.begin(), r.files.end(), [&](auto& o) { return o.rel == f.rel; });
-    if (old != r.files.end()) f.before = old->before;  // pip's bytes, whatever the overlay said
-  }
-  store::Transaction tx;
-  tx.message = "refresh " + id + ": its recipe from the files as they are now";
-  tx.put.push_back(fresh);
-  tx.trailers = detail::trailers_for(tx.put);
-  for (auto& f : fresh.files) tx.site[f.rel] = f.after;
-  tx.site_drop = detail::unreferenced(records, tx.put);
-  auto rows = detail::record_updates(s, res.changed);
-  auto hashes = detail::conda_updates(s, res.changed);
-  rows.insert(rows.end(), hashes.begin(), hashes.end());
-  if (!rows.empty()) s.host.write(rows);
-  res.commit = history->commit(tx);
-  res.written = true;
+  record(s, *history, r, p, records, others, res);
   return res;
 }
 
