@@ -48,15 +48,17 @@ int report_check(const Output& out, const Checked& c) {
 // The line that ends a human apply: what was written, skipped or already there.
 void print_outcome(const Output& out, const engine::ApplyResult& r, bool dry_run, const std::string& state_dir) {
   const auto& p = r.plan;
-  std::vector<std::string> ids, skipped, fixed;
+  std::vector<std::string> ids, skipped, fixed, shipped;
   for (auto& rec : p.recipes) {
     bool skip = std::any_of(p.edits.begin(), p.edits.end(), [&](auto& e) {
       return e.recipe_id == rec.id && e.state == engine::EditState::skipped;
     });
+    bool came = std::count(p.shipped.begin(), p.shipped.end(), rec.id) > 0;
     bool upstream = std::count(p.forget.begin(), p.forget.end(), rec.id) > 0;
-    (skip ? skipped : upstream ? fixed : ids).push_back(rec.id);
+    (skip ? skipped : came ? shipped : upstream ? fixed : ids).push_back(rec.id);
   }
   std::vector<std::string> why;
+  if (!shipped.empty()) why.push_back(util::join(shipped, ", ") + " shipped patched with the installed version");
   if (!skipped.empty()) why.push_back(util::join(skipped, ", ") + " skipped");
   if (!fixed.empty()) why.push_back(util::join(fixed, ", ") + " already in the installed version");
   if (!r.written && !dry_run && ids.empty())

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "sitepatch/engine/wheel.hpp"
 #include "sitepatch/util/strings.hpp"
 #include "status_json.hpp"
 
@@ -15,6 +16,8 @@ Runner register_list(CLI::App&, const GlobalOptions& g) {
     Env env = open_env(g);
     Output o(g);
     auto statuses = engine::verify(*env.session, {});
+    // What the environment's distributions came with (a wheel sitepatch wheel built).
+    for (auto& s : engine::shipped_statuses(*env.session, {})) statuses.push_back(std::move(s));
     // An apply a killed sitepatch left half-done is no patch to list as applied.
     bool finished = std::all_of(statuses.begin(), statuses.end(), [](auto& s) { return s.unfinished.empty(); });
     int code = int(finished ? Exit::ok : Exit::not_intact);
@@ -40,12 +43,13 @@ Runner register_list(CLI::App&, const GlobalOptions& g) {
                   Paint::header));
     for (auto& s : statuses) {
       o.out(fmt::format("{:<{}}  {:<{}}  {:>5}  {:<20}  ", s.id, w_id, dists(s), w_dist, s.files.size(),
-                        format_time(s.applied_at)) +
+                        s.shipped.empty() ? format_time(s.applied_at) : "shipped (wheel)") +
             (s.unfinished.empty() ? o.paint(std::string(engine::state_name(s.state)), paint_for(s.state))
                                   : o.paint("unfinished (" + s.unfinished + ")", Paint::bad)));
       if (!s.unfinished.empty()) o.out("  " + s.unfinished_message);
       // A patch another environment's history keeps: whose, so nobody looks for it here.
       if (!s.shared_by.empty()) o.out("  history " + s.history + ", with " + s.shared_by);
+      if (!s.shipped.empty()) o.out("  shipped patched: " + s.shipped);
       // A file that is not as sitepatch left it gets its own line: which, and why.
       for (auto& f : s.files)
         if (f.state != engine::FileState::applied)

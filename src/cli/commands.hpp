@@ -31,6 +31,7 @@ Runner register_complete(CLI::App& app, const GlobalOptions& g);
 Runner register_refresh(CLI::App& app, const GlobalOptions& g);
 Runner register_capture(CLI::App& app, const GlobalOptions& g);
 Runner register_edit(CLI::App& app, const GlobalOptions& g);
+Runner register_wheel(CLI::App& app, const GlobalOptions& g);
 
 /// What apply and reapply both take.
 struct ApplyOptions {

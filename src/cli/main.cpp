@@ -51,6 +51,8 @@ const Command kCommands[] = {
      register_adopt},
     {"refresh", "Fold a hand change on top of an applied patch into its recipe (quilt's refresh)",
      register_refresh},
+    {"wheel", "Write the patched wheel: recipes applied to a wheel's files, for an image or a private index",
+     register_wheel},
     {"edit", "Before editing a distribution by hand: save pip's bytes in the history (or --copy its sources)",
      register_edit},
     {"capture", "Turn hand edits of a distribution into a recipe of named edits, recorded as applied",

@@ -11,7 +11,12 @@ void print_plan(const Output& o, const engine::Plan& p, bool preview) {
   // A plan that fails shows no diff: apply writes all of it or none, so none would be made.
   bool diffs = !o.quiet() && p.ok();
   if (diffs && !p.files.empty()) o.page();
-  for (const auto& note : p.notes) o.err(o.paint("upgrade", Paint::warn) + "  " + note);
+  for (const auto& note : p.notes) {
+    // A recipe the installed distribution came patched with is no upgrade's news.
+    bool shipped = std::any_of(p.shipped.begin(), p.shipped.end(),
+                               [&](auto& id) { return util::starts_with(note, id + ": shipped patched"); });
+    o.err(shipped ? o.paint("shipped", Paint::ok) + "  " + note : o.paint("upgrade", Paint::warn) + "  " + note);
+  }
   for (const auto& note : p.placement) o.err(o.paint("where", Paint::warn) + "  " + note);
   if (diffs)
     for (const auto& f : p.files) o.diff(f.diff);
@@ -76,7 +81,7 @@ nlohmann::json plan_json(const engine::Plan& p) {
                      {"version", or_null(f.version)},
                      {"debian_package", or_null(f.debian_package)},
                      {"diff", f.diff}});
-  return {{"ok", p.ok()}, {"edits", edits}, {"files", files}, {"problems", p.problems}, {"notes", p.notes}, {"placement", p.placement}};
+  return {{"ok", p.ok()}, {"edits", edits}, {"files", files}, {"problems", p.problems}, {"notes", p.notes}, {"placement", p.placement}, {"shipped", p.shipped}};
 }
 
 }  // namespace sitepatch::cli

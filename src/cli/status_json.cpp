@@ -20,6 +20,7 @@ nlohmann::json status_json(const engine::PatchStatus& s) {
           {"state", engine::state_name(s.state)},
           {"history", s.history},
           {"shared_by", or_null(s.shared_by)},
+          {"shipped", or_null(s.shipped)},
           {"unfinished", or_null(s.unfinished)},
           {"unfinished_message", or_null(s.unfinished_message)},
           {"files", files}};

@@ -49,6 +49,11 @@ void write_plan(Session& s, ApplyResult& res, const std::vector<store::PatchReco
 std::unique_ptr<HistoryAccess> open_cleaned(Session& s, host::Lock& lock, std::vector<store::PatchRecord>& existing,
                                             std::vector<std::string>& notes, std::vector<std::string>* recovered);
 
+/// The recipes of `p` whose edits are all in the files because the installed
+/// distribution came patched with them (wheel/shipped.cpp): `p.shipped`, said in
+/// `p.notes` instead of "upstream has the fix"; their old records are dropped.
+void note_shipped(Session& s, Plan& p);
+
 /// Fails every planned edit whose target another applied recipe already patches (the
 /// same definition, or one inside the other), naming that recipe and the remedy.
 void refuse_overlaps(const Session& s, Plan& p, const std::vector<store::PatchRecord>& existing);

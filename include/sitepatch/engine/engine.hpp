@@ -36,6 +36,9 @@ struct Session {
   bool system = false;    // apply may write into folders the environment shares (--system)
   bool missing_ok = false;  // rollback skips ids that are not applied (--missing-ok)
   bool reapply = false;   // apply runs for `reapply`: the history's entries say so
+  /// Plans a wheel's files (`sitepatch wheel`): the modules new imports name are the
+  /// installing environment's to provide, not the compiling Python's.
+  bool wheel = false;
   int lock_timeout_ms = 30000;  // how long a writer waits for another one to finish
   /// The sitepatch invocation that reaches this environment, for the commands messages
   /// suggest ("sitepatch --venv /srv/.venv"); the CLI sets it.
@@ -113,6 +116,8 @@ struct Plan {
   std::vector<std::string> notes;     // recipe-level news (an upgrade replaced a patched file)
   std::vector<std::string> placement; // a file in a folder the environment shares, a shadowed file
   std::vector<std::string> forget;    // recipes the new version already contains: apply drops their records
+  std::vector<std::string> shipped;   // recipes the installed distribution came patched with (its dist-info
+                                      // keeps them: a wheel `sitepatch wheel` built); nothing to apply
   bool ok() const;
 };
 
@@ -175,6 +180,9 @@ struct PatchStatus {
   int64_t applied_at = 0;
   std::string history;      // the state folder that keeps it
   std::string shared_by;    // "" when that is the environment's own; else the folder's owner
+  /// "" for a patch applied here; for one its distribution came with (a wheel `sitepatch
+  /// wheel` built), the dist-info that keeps it and the wheel it was built from.
+  std::string shipped;
   std::vector<FileStatus> files;
   FileState state = FileState::applied;  // worst of the files
   // "" when its last apply finished; "writing": stopped while it wrote the files (the

@@ -13,6 +13,7 @@
 #include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/safe_path.hpp"
 #include "sitepatch/util/strings.hpp"
+#include "sitepatch/site/wheel.hpp"
 #include "sitepatch/util/zip.hpp"
 
 #include <spdlog/spdlog.h>
@@ -21,15 +22,6 @@ namespace fs = std::filesystem;
 
 namespace sitepatch::engine::detail {
 namespace {
-
-// The wheel member that installs as `rel`: itself, or under .data/purelib|platlib.
-std::string rel_of_member(const std::string& member) {
-  for (const char* scheme : {".data/purelib/", ".data/platlib/"}) {
-    size_t at = member.find(scheme);
-    if (at != std::string::npos && member.find('/') > at) return member.substr(at + std::string(scheme).size());
-  }
-  return member;
-}
 
 // A source of candidate bytes for rels: fills what it has into `out`.
 using Source = std::function<void(const std::vector<const DistFile*>&, std::map<std::string, std::string>&)>;
@@ -45,9 +37,9 @@ Source wheel_source(const std::string& wheel) {
   return [wheel](const std::vector<const DistFile*>& want, std::map<std::string, std::string>& out) {
     std::set<std::string> rels;
     for (auto* f : want) rels.insert(f->rel);
-    auto members = util::read_zip(wheel, [&](const std::string& m) { return rels.count(rel_of_member(m)) > 0; });
+    auto members = util::read_zip(wheel, [&](const std::string& m) { return rels.count(site::installed_rel(m)) > 0; });
     if (!members) throw Error(members.error());
-    for (auto& [m, text] : *members) out[rel_of_member(m)] = std::move(text);
+    for (auto& [m, text] : *members) out[site::installed_rel(m)] = std::move(text);
   };
 }
 

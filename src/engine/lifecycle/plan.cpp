@@ -397,7 +397,7 @@ void record_results(Session& s, Plan& p, const std::vector<FileWork>& work, std:
     detail::note_unbound(p, out[k].fc.rel, out[k].unbound);
     for (auto& [i, r] : out[k].results) detail::note_abstract(s, p.edits[i], *edits[i], work[k].where.site_dir);
   }
-  detail::note_unimportable(p, edits, s.host);
+  if (!s.wheel) detail::note_unimportable(p, edits, s.host);
 }
 
 // Every changed file is checked twice: tree-sitter found its ERROR and MISSING nodes
@@ -579,6 +579,7 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   spdlog::info("plan: {} changed file(s) checked by tree-sitter and compiled by Python {} ({:.0f} ms)",
                changed, s.env.version, ms_since(t0));
   note_reapplied(s, p, record_of);
+  if (!s.wheel) detail::note_shipped(s, p);
   refuse_overlaps(s, p, existing);
   note_placement(s, p);
   return p;

@@ -2,9 +2,11 @@
 // of the other commands' (apply, reapply, rollback); sync decides which, and runs them
 // under one lock so no other writer sees the environment half-way.
 #include "sitepatch/engine/sync.hpp"
+#include "sitepatch/engine/wheel.hpp"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "engine/edits/unbound.hpp"
 #include "engine/internal.hpp"
@@ -95,12 +97,40 @@ std::vector<PatchStatus> statuses(Session& s) {
   return detail::statuses_of(s, *history, all, all, now);
 }
 
+// A recipe no history applied that the installed distribution came patched with (a
+// wheel sitepatch wheel built): in sync when it is this content, else blocked (a
+// rollback cannot take a wheel's edits away).
+std::optional<SyncStep> shipped_step(Session& s, const recipe::Recipe& r, const std::vector<ShippedPatch>& shipped) {
+  for (auto& p : shipped)
+    for (auto& sr : p.recipes) {
+      if (sr.id != r.id) continue;
+      SyncStep st;
+      st.id = r.id;
+      st.recipe = r.path;
+      st.kind = sr.hash == r.hash ? SyncStep::in_sync : SyncStep::blocked;
+      st.why = sr.hash == r.hash ? "shipped patched in " + p.dist + " " + p.version
+                                 : "the installed " + p.dist + " " + p.version + " came patched with another content of " +
+                                       r.id + ": install the wheel " + detail::fix_command(s, "wheel " + r.path) +
+                                       " makes, or the unpatched one";
+      return st;
+    }
+  return std::nullopt;
+}
+
 std::vector<SyncStep> steps_for(Session& s, const std::vector<recipe::Recipe>& recipes, bool keep_others) {
   std::map<std::string, PatchStatus> applied;
   for (auto& p : statuses(s)) applied.emplace(p.id, std::move(p));
+  std::optional<std::vector<ShippedPatch>> shipped;  // searched for only when a recipe is not applied
   std::vector<SyncStep> out;
   for (const recipe::Recipe& r : recipes) {
     auto it = applied.find(r.id);
+    if (it == applied.end()) {
+      if (!shipped) shipped = shipped_patches(s);
+      if (auto st = shipped_step(s, r, *shipped)) {
+        out.push_back(std::move(*st));
+        continue;
+      }
+    }
     out.push_back(step_for(s, r, it == applied.end() ? nullptr : &it->second));
   }
   for (auto& [id, p] : applied) {
