@@ -122,7 +122,11 @@ int build(const GlobalOptions& g, const WheelOptions& o) {
     out.document(wheel_json(r, o));
     return int(r.plan.ok() ? Exit::ok : Exit::failed);
   }
-  print_plan(out, r.plan, true);
+  // stdout is the wheel's path (`pip install "$(sitepatch wheel ...)"`); the diff only
+  // when it is what was asked for (--dry-run).
+  engine::Plan shown = r.plan;
+  if (!o.dry_run) shown.files.clear();
+  print_plan(out, shown, true);
   for (auto& n : r.notes) out.err("note: " + n);
   if (!r.plan.ok())
     throw Error("wheel: nothing written: an edit fails on " + r.source_file + " (above)", Exit::failed);

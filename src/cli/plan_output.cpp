@@ -1,6 +1,7 @@
-#include <algorithm>
 // How a plan reads: the diff on stdout (so `plan > fix.diff` is a clean patch),
 // one line per edit on stderr.
+#include <algorithm>
+
 #include "commands.hpp"
 #include "sitepatch/util/strings.hpp"
 

@@ -49,6 +49,11 @@ void write_plan(Session& s, ApplyResult& res, const std::vector<store::PatchReco
 std::unique_ptr<HistoryAccess> open_cleaned(Session& s, host::Lock& lock, std::vector<store::PatchRecord>& existing,
                                             std::vector<std::string>& notes, std::vector<std::string>* recovered);
 
+/// Drops the records of recipes (`ids`) the installed version already contains, in one
+/// commit ("forget ..."), and the notes beside their files; the commit's id.
+std::string forget_records(Session& s, HistoryAccess& history, const std::vector<store::PatchRecord>& existing,
+                           const std::vector<std::string>& ids);
+
 /// The recipes of `p` whose edits are all in the files because the installed
 /// distribution came patched with them (wheel/shipped.cpp): `p.shipped`, said in
 /// `p.notes` instead of "upstream has the fix"; their old records are dropped.

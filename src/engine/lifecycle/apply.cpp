@@ -170,8 +170,11 @@ std::unique_ptr<detail::HistoryAccess> open_cleaned_history(Session& s, host::Lo
   return history;
 }
 
-/// Drops the records of recipes the installed version already contains.
-std::string forget(Session& s, detail::HistoryAccess& history, const std::vector<store::PatchRecord>& existing,
+}  // namespace
+
+namespace detail {
+
+std::string forget_records(Session& s, detail::HistoryAccess& history, const std::vector<store::PatchRecord>& existing,
                    const std::vector<std::string>& ids) {
   store::Transaction tx;
   tx.message = "forget " + util::join(ids, ", ") + ": the installed version has every edit";
@@ -183,6 +186,10 @@ std::string forget(Session& s, detail::HistoryAccess& history, const std::vector
   s.host.remove(marks.remove);
   return oid;
 }
+
+}  // namespace detail
+
+namespace {
 
 /// --system on files in a folder the environment shares: the apply runs in the history
 /// of the folder's owner, so the patch outlives this environment and every environment
@@ -228,7 +235,7 @@ ApplyResult apply_planned(Session& s, std::vector<recipe::Recipe> recipes, Apply
   if (!res.plan.ok()) return res;
   detail::refuse_shared(s, res.plan);
   if (res.plan.files.empty()) {
-    if (!res.plan.forget.empty()) res.commit = forget(s, *history, existing, res.plan.forget);
+    if (!res.plan.forget.empty()) res.commit = detail::forget_records(s, *history, existing, res.plan.forget);
     return res;
   }
   if (!history) history = detail::HistoryAccess::open(s, true);

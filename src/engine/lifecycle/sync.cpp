@@ -120,16 +120,19 @@ std::optional<SyncStep> shipped_step(Session& s, const recipe::Recipe& r, const 
 std::vector<SyncStep> steps_for(Session& s, const std::vector<recipe::Recipe>& recipes, bool keep_others) {
   std::map<std::string, PatchStatus> applied;
   for (auto& p : statuses(s)) applied.emplace(p.id, std::move(p));
-  std::optional<std::vector<ShippedPatch>> shipped;  // searched for only when a recipe is not applied
+  std::optional<std::vector<ShippedPatch>> shipped;  // one search, when the set holds a recipe
   std::vector<SyncStep> out;
   for (const recipe::Recipe& r : recipes) {
     auto it = applied.find(r.id);
-    if (it == applied.end()) {
-      if (!shipped) shipped = shipped_patches(s);
-      if (auto st = shipped_step(s, r, *shipped)) {
-        out.push_back(std::move(*st));
-        continue;
+    if (!shipped) shipped = shipped_patches(s);
+    if (auto st = shipped_step(s, r, *shipped)) {
+      if (it != applied.end() && st->kind == SyncStep::in_sync) {
+        // Applied here before the patched wheel came: its record describes files pip replaced.
+        st->kind = SyncStep::reapply;
+        st->why += ": its record of the version before is dropped";
       }
+      out.push_back(std::move(*st));
+      continue;
     }
     out.push_back(step_for(s, r, it == applied.end() ? nullptr : &it->second));
   }
@@ -232,6 +235,10 @@ SyncResult sync(Session& s, std::vector<recipe::Recipe> recipes, bool keep_other
     if (!res.applied.plan.files.empty()) {
       if (!history) history = detail::HistoryAccess::open(s, true);
       detail::write_plan(s, res.applied, existing, *history);
+    } else if (!res.applied.plan.forget.empty() && history) {
+      // Every edit came with the installed version (shipped patched): the old record goes.
+      detail::forget_records(s, *history, existing, res.applied.plan.forget);
+      res.applied.written = true;
     }
     res.written = res.written || res.applied.written;
   }
