@@ -18,8 +18,10 @@ std::optional<WheelName> parse_wheel_name(std::string_view file) {
   if (parts.size() != 5 && parts.size() != 6) return std::nullopt;
   for (auto& p : parts)
     if (p.empty()) return std::nullopt;
-  // A build tag starts with a digit: a name with an unescaped '-' is no wheel's.
-  if (parts.size() == 6 && !std::isdigit(static_cast<unsigned char>(parts[2][0]))) return std::nullopt;
+  // A version and a build tag start with a digit: a name with an unescaped '-' is no wheel's.
+  if (!std::isdigit(static_cast<unsigned char>(parts[1][0])) ||
+      (parts.size() == 6 && !std::isdigit(static_cast<unsigned char>(parts[2][0]))))
+    return std::nullopt;
   WheelName w;
   size_t i = 0;
   w.name = parts[i++];
