@@ -3,7 +3,7 @@
 # tests/e2e/install_test.cpp runs it against what `sitepatch COMMAND --help` prints:
 # a command or option added there and not here fails it.
 
-_sitepatch_commands="plan apply reapply sync list status verify rollback adopt refresh edit capture log show audit try rules explain help"
+_sitepatch_commands="plan apply reapply sync list status verify rollback adopt refresh wheel edit capture log show audit try rules explain help"
 # The options every command takes (before or after the command name).
 _sitepatch_global_options="-h --help --version --venv --host --ssh-command --state-dir --json
   --no-pager --color --colour --lock-timeout -v --verbose -q --quiet"
@@ -19,6 +19,7 @@ _sitepatch_command_options() {
     rollback) echo "--all -n --dry-run --missing-ok" ;;
     adopt) echo "-n --dry-run" ;;
     refresh) echo "-o --output -n --dry-run" ;;
+    wheel) echo "--from --download -o --output-dir --version --python -n --dry-run --check" ;;
     edit) echo "--copy -n --dry-run" ;;
     capture) echo "--id -o --output --original --from --hash-all --whole-file --system -n --dry-run" ;;
     log) echo "-p --patch -n --max-count" ;;
@@ -94,6 +95,18 @@ _sitepatch() {
     --recipe)
       # explain's --recipe names the file to write; show's is a flag.
       [[ $command == show ]] || { _sitepatch_files "$cur"; return; } ;;
+    --output-dir)
+      _sitepatch_dirs "$cur"
+      return ;;
+    --python)
+      mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+      return ;;
+    --download | --version)
+      return ;;
+    --from)
+      # wheel's --from is a wheel file; capture's a folder edit --copy made.
+      if [[ $command == wheel ]]; then _sitepatch_files "$cur"; else _sitepatch_dirs "$cur"; fi
+      return ;;
     --venv | --rules | --ignore | --hints | -o | --output)
       _sitepatch_files "$cur"
       return ;;
@@ -121,7 +134,7 @@ _sitepatch() {
   else
     # Recipes and logs are files; patch ids and distribution names are the environment's.
     case $command in
-      plan | apply | try | explain | sync) _sitepatch_files "$cur" ;;
+      plan | apply | try | explain | sync | wheel) _sitepatch_files "$cur" ;;
       reapply | rollback | show | adopt | verify | refresh)
         mapfile -t COMPREPLY < <(compgen -W "$(_sitepatch_ask ids)" -- "$cur") ;;
       edit | capture)

@@ -65,6 +65,7 @@ complete -c sitepatch -n __sitepatch_needs_command -a verify -d "Check each patc
 complete -c sitepatch -n __sitepatch_needs_command -a rollback -d "Undo applied patches"
 complete -c sitepatch -n __sitepatch_needs_command -a adopt -d "Record files others changed as the patch's applied state"
 complete -c sitepatch -n __sitepatch_needs_command -a refresh -d "Fold a hand change on top of an applied patch into its recipe"
+complete -c sitepatch -n __sitepatch_needs_command -a wheel -d "Write the patched wheel, for an image or a private index"
 complete -c sitepatch -n __sitepatch_needs_command -a edit -d "Before editing a distribution by hand: save pip's bytes"
 complete -c sitepatch -n __sitepatch_needs_command -a capture -d "Turn hand edits of a distribution into a recipe"
 complete -c sitepatch -n __sitepatch_needs_command -a log -d "Show the history of applies and rollbacks"
@@ -74,7 +75,7 @@ complete -c sitepatch -n __sitepatch_needs_command -a try -d "Run a command with
 complete -c sitepatch -n __sitepatch_needs_command -a rules -d "List the rules audit uses"
 complete -c sitepatch -n __sitepatch_needs_command -a explain -d "Read a dynamo log: each graph break and a recipe fixing it"
 complete -c sitepatch -n __sitepatch_needs_command -a help -d "Show a command's options"
-complete -c sitepatch -n "__sitepatch_using help" -a "plan apply reapply sync list status verify rollback adopt refresh edit capture log show audit try rules explain"
+complete -c sitepatch -n "__sitepatch_using help" -a "plan apply reapply sync list status verify rollback adopt refresh wheel edit capture log show audit try rules explain"
 
 # The global options, before or after the command.
 complete -c sitepatch -s h -l help -d "Print the help and exit"
@@ -119,6 +120,16 @@ complete -c sitepatch -n "__sitepatch_using reapply rollback show adopt verify r
 complete -c sitepatch -n "__sitepatch_using refresh" -s o -l output -r -F -d "Where to write the refreshed recipe"
 complete -c sitepatch -n "__sitepatch_using refresh" -s n -l dry-run -d "Print the recipe's diff; write nothing"
 complete -c sitepatch -n "__sitepatch_using edit capture" -a "(__sitepatch_ask dists)"
+
+# wheel: recipe files, folders, or -.
+complete -c sitepatch -n "__sitepatch_using wheel" -F
+complete -c sitepatch -n "__sitepatch_using wheel" -l from -r -F -d "The wheel to patch"
+complete -c sitepatch -n "__sitepatch_using wheel" -l download -x -d "Fetch the wheel with pip download (NAME==VERSION)"
+complete -c sitepatch -n "__sitepatch_using wheel" -s o -l output-dir -x -a "(__fish_complete_directories)" -d "The folder the patched wheel is written to"
+complete -c sitepatch -n "__sitepatch_using wheel" -l version -x -d "The patched wheel's version"
+complete -c sitepatch -n "__sitepatch_using wheel" -l python -x -a "(__fish_complete_command)" -d "The Python that compiles each edited module"
+complete -c sitepatch -n "__sitepatch_using wheel" -s n -l dry-run -d "Print the diff; write nothing"
+complete -c sitepatch -n "__sitepatch_using wheel" -l check -d "Compare the environment with these recipes; exit 3 if it differs"
 
 # rollback
 complete -c sitepatch -n "__sitepatch_using rollback" -l all -d "Roll back every applied patch"

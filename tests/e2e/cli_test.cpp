@@ -134,7 +134,7 @@ TEST_CASE("cli: a mistyped option gets the nearest, or the commands that have it
   CHECK(elsewhere.status == 2);
   CHECK(elsewhere.err ==
         "sitepatch: error: The following argument was not expected: --dryrun; `--dry-run` is an option of "
-        "apply, reapply, sync, rollback, adopt, refresh, edit and capture, not of plan\n"
+        "apply, reapply, sync, rollback, adopt, refresh, wheel, edit and capture, not of plan\n"
         "Run 'sitepatch help plan' for usage.\n");
   // An option the pre-scan does not know is CLI11's to name, not a command `never`.
   auto colour = testsupport::run_sitepatch({"--colur", "never", "list"});

@@ -301,7 +301,7 @@ TEST_CASE("json schema: with --json every error is one document on stdout, the c
                     std::vector<std::string>{"plan", "--dryrun", recipe, "--json"}}) {
     auto option = error_document(env.sp(args), "usage", 2);
     CHECK(option["error"]["message"] ==
-          "The following argument was not expected: --dryrun; `--dry-run` is an option of apply, reapply, sync, rollback, adopt, refresh, edit and capture, not of plan");
+          "The following argument was not expected: --dryrun; `--dry-run` is an option of apply, reapply, sync, rollback, adopt, refresh, wheel, edit and capture, not of plan");
   }
   auto missing = error_document(testsupport::run_sitepatch({"apply", "--json"}), "usage", 2);
   CHECK(missing["error"]["message"] == "recipes is required");
