@@ -58,6 +58,13 @@ std::string wheel_member(const std::string& path, const std::string& member) {
   return r.out;
 }
 
+std::string wheel_schema_violations(const std::string& document) {
+  auto r = sitepatch::util::run({"/usr/bin/python3", std::string(SITEPATCH_SOURCE_DIR) + "/tests/support/validate_schema.py",
+                                 std::string(SITEPATCH_SOURCE_DIR) + "/docs/schema/wheel.json", "-"},
+                                document);
+  return r.status != 0 && r.out.empty() ? "validate_schema.py failed: " + r.err : r.out;
+}
+
 const std::string& uv_binary() {
   static const std::string uv = [] {
     const char* cache = std::getenv("XDG_CACHE_HOME");

@@ -24,6 +24,9 @@ std::string wheel_problems(const std::string& path);
 /// A member's bytes (zipfile, under the outer Python).
 std::string wheel_member(const std::string& path, const std::string& member);
 
+/// What docs/schema/wheel.json says is wrong with a --json document ("" when nothing).
+std::string wheel_schema_violations(const std::string& document);
+
 /// uv, pinned (uv==0.9.5 from PyPI), installed once into a cached venv.
 const std::string& uv_binary();
 

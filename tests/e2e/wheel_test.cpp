@@ -43,6 +43,16 @@ TEST_CASE("wheel: the patched wheel is pip's to install, carries the edits, and 
   CHECK(first.err.find("flashinfer-python 0.5.3 -> 0.5.3+sitepatch." + m[1].str() + ", 2 file(s) patched") !=
         std::string::npos);
   CHECK(e2e::wheel_problems(wheel) == "");
+  auto dry = c.build(c.tmp.path + "/dry", {"--json", "--dry-run"});
+  CHECK(dry.status == 0);
+  CHECK(e2e::wheel_schema_violations(dry.out) == "");
+  auto doc = nlohmann::json::parse(dry.out);
+  CHECK(doc["output"] == c.tmp.path + "/dry/" + name);
+  CHECK(doc["sha256"].is_null());
+  CHECK(doc["written"] == false);
+  CHECK(doc["version"]["to"] == "0.5.3+sitepatch." + m[1].str());
+  CHECK(doc["plan"]["files"].size() == 2);
+  CHECK(fs::is_empty(c.tmp.path + "/dry"));
 
   // Another time zone, another minute, another folder: the same bytes.
   auto second = c.build(c.tmp.path + "/out2", {}, {{"TZ", "Pacific/Auckland"}});
@@ -79,7 +89,10 @@ TEST_CASE("wheel: the patched wheel is pip's to install, carries the edits, and 
   auto text = run_sitepatch({"--venv", venv.root, "list"});
   CHECK(text.out.find("shipped (wheel)") != std::string::npos);
   CHECK(run_sitepatch({"--venv", venv.root, "verify"}).status == 0);
-  CHECK(run_sitepatch({"--venv", venv.root, "wheel", c.recipe, "--check"}).status == 0);
+  auto in_sync = run_sitepatch({"--venv", venv.root, "--json", "wheel", c.recipe, "--check"});
+  CHECK(in_sync.status == 0);
+  CHECK(e2e::wheel_schema_violations(in_sync.out) == "");
+  CHECK(nlohmann::json::parse(in_sync.out)["recipes"][0]["state"] == "shipped");
 
   // A hand change of a shipped file: verify and --check say which file.
   testsupport::spit(venv.site_packages + "/flashinfer/jit/cpp_ext.py",
