@@ -1,4 +1,4 @@
-// Rules files: YAML `rules: [{id, match, category, message, severity}]`, every problem reported
+// Rules files: YAML `rules: [{id, match, category, message, severity, probe, doc}]`, every problem reported
 // with its file:line:col, as recipe errors are.
 #include <yaml-cpp/yaml.h>
 
@@ -39,7 +39,7 @@ void read_rule(const YAML::Node& item, int number, const std::string& path, std:
     problems.add(at, which + ": a rule is a mapping with `id`, `match`, `category`, `message`");
     return;
   }
-  static const std::vector<std::string> kKeys = {"id", "match", "category", "message", "severity", "probe"};
+  static const std::vector<std::string> kKeys = {"id", "match", "category", "message", "severity", "probe", "doc"};
   Rule r;
   r.origin = path;
   r.line = at.line;
@@ -62,6 +62,7 @@ void read_rule(const YAML::Node& item, int number, const std::string& path, std:
     else if (k == "category") r.category = v;
     else if (k == "message") r.message = v;
     else if (k == "probe") r.probe = v;
+    else if (k == "doc") r.doc = v;
     else if (auto sev = parse_severity(v)) r.severity = *sev;
     else problems.add(mark_of(value), which + ": `severity` must be error, warning or info, got `" + v + "`");
     if (k == "match" && !valid_pattern(v))
@@ -114,6 +115,10 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path) {
 std::vector<Rule> builtin_rules() {
   static const std::vector<Rule> rules = [] {
     auto r = parse_rules(embedded::rules_source, "builtin:dynamo.yaml");
+    // Each shipped rule has its section in the rules guide (tests/docs/rules_doc.py holds
+    // the guide to the rules file); its heading is the id, so the anchor is too.
+    for (auto& rule : r)
+      if (rule.doc.empty()) rule.doc = "docs/guide/rules.md#" + rule.id;
     return r;
   }();
   return rules;

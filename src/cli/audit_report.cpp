@@ -194,9 +194,13 @@ std::string scan_conclusion(const engine::ScanResult& r, const ScanCounts& c) {
       c.ignored ? " (" + std::to_string(c.ignored) + " accepted by the ignore file)" : "", broken);
 }
 
+std::string rule_tag(const audit::Rule& r) {
+  return "[" + util::printable(r.id) + (r.doc.empty() ? "" : ": " + util::printable(r.doc)) + "]";
+}
+
 nlohmann::json rule_json(const audit::Rule& r) {
   return {{"id", r.id}, {"match", r.match}, {"category", r.category}, {"message", r.message},
-          {"severity", audit::to_string(r.severity)}};
+          {"severity", audit::to_string(r.severity)}, {"doc", or_null(r.doc)}};
 }
 
 nlohmann::json walk_document(const std::string& entry, const audit::CallGraph& g, const std::vector<Reported>& found,

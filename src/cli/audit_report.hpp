@@ -73,6 +73,9 @@ std::string scan_conclusion(const engine::ScanResult& r, const ScanCounts& c);
 
 /// A rule as JSON output shows it.
 nlohmann::json rule_json(const audit::Rule& r);
+/// "[subprocess: docs/guide/rules.md#subprocess]": the rule and where it is explained,
+/// at the end of each finding's line ("[my-rule]" when it has no `doc:`).
+std::string rule_tag(const audit::Rule& r);
 
 /// The --json document of a walk: the chains (and those the ignore file accepted), the
 /// calls not followed (limits of the tool apart), and how complete it is.

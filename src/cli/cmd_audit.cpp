@@ -207,8 +207,8 @@ void print_walk(const Output& out, const GlobalOptions& g, const std::string& en
   for (auto& f : found) {
     if (f.ignored) continue;
     out.out("");
-    out.out(out.paint(fmt::format("[{}] {} ({}, {}: {})", ++number, f.operation, f.rule->category,
-                                  audit::to_string(f.rule->severity), f.rule->message),
+    out.out(out.paint(fmt::format("[{}] {} ({}, {}: {}) {}", ++number, f.operation, f.rule->category,
+                                  audit::to_string(f.rule->severity), f.rule->message, rule_tag(*f.rule)),
                       Paint::header));
     for (auto& s : f.steps)
       out.out(fmt::format("    {:<{}}  {}:{}", s.name(), width, util::printable(s.file), s.line) +
@@ -366,10 +366,11 @@ int run_scan(const GlobalOptions& g, const AuditOptions& o, const audit::RuleSet
     for (auto& f : found)
       if (!f.ignored)
         // The file's name is the folder's, whoever made it: escaped for the terminal.
-        out.out(fmt::format("{}:{}:{}: {}: {}: {} [{}]", util::printable(f.file), f.line, f.column, audit::to_string(f.rule->severity),
+        out.out(fmt::format("{}:{}:{}: {}: {}: {} [{}] {}", util::printable(f.file), f.line, f.column,
+                            audit::to_string(f.rule->severity),
                             util::printable(f.function.find(':') == std::string::npos ? f.function + " (module level)"
                                                                                       : f.function),
-                            f.operation, f.rule->category));
+                            f.operation, f.rule->category, rule_tag(*f.rule)));
     if (!out.quiet() || counts.calls == 0) out.out(scan_conclusion(r, counts));
     if (!out.quiet()) print_unused(out, unused);
     if (g.verbose && !out.quiet()) print_ignored(out, found);
@@ -394,7 +395,7 @@ Runner register_audit(CLI::App& app, const GlobalOptions& g) {
   app.add_flag("--all", o->all, "Scan every installed distribution");
   app.add_option("--path", o->path, "Scan every .py file under a folder (no environment needed)")->type_name("DIR");
   // One file per --rules, so a rules file never swallows the entry after it.
-  app.add_option("--rules", o->rules, "A rules file to add (YAML: rules: [{id, match, category, message, severity}]); repeatable")
+  app.add_option("--rules", o->rules, "A rules file to add (YAML: rules: [{id, match, category, message, severity, probe, doc}]); repeatable")
       ->type_name("FILE")
       ->allow_extra_args(false);
   app.add_flag("--no-default-rules", o->no_default_rules, "Use only the --rules files, not the shipped set");

@@ -37,7 +37,8 @@ nlohmann::json rules_json(const audit::RuleSet& rules, const std::optional<engin
   for (auto& r : rules.all()) {
     nlohmann::json j = {{"id", r.id},           {"match", r.match},   {"category", r.category},
                         {"message", r.message}, {"severity", audit::to_string(r.severity)},
-                        {"origin", r.origin},   {"line", r.line},     {"probe", or_null(r.probe)}};
+                        {"origin", r.origin},   {"line", r.line},     {"probe", or_null(r.probe)},
+                        {"doc", or_null(r.doc)}};
     std::string c = calibrated(cal, r);
     j["calibration"] = c.empty() || c == "-" ? nlohmann::json() : nlohmann::json(c == "not run" ? "not_run" : c);
     if (cal)

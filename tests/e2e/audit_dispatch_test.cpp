@@ -359,7 +359,7 @@ TEST_CASE("audit follows an abstract method to the subclass that implements it",
   auto r = env.sp({"audit", "dispatchy.spec:entry"});
   INFO(r.out + r.err);
   REQUIRE(r.status == 0);
-  CHECK(r.out.find("[1] subprocess.run (process, error: spawns a process, which dynamo cannot trace)\n"
+  CHECK(r.out.find("[1] subprocess.run (process, error: spawns a process, which dynamo cannot trace) [subprocess: docs/guide/rules.md#subprocess]\n"
                    "    dispatchy.spec:entry                dispatchy/spec.py:26\n"
                    "    dispatchy.spec:Spec.build_and_load  dispatchy/spec.py:12\n"
                    "    dispatchy.spec:NinjaSpec.build      dispatchy/spec.py:18  (via subclass "

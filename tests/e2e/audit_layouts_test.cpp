@@ -40,7 +40,7 @@ TEST_CASE("audit follows a subpackage its package's __init__ binds", "[e2e][audi
   CHECK(r.out ==
         "rp.jit.fp4:gen reaches 1 flagged operation\n"
         "\n"
-        "[1] subprocess.check_output (process, error: spawns a process, which dynamo cannot trace)\n"
+        "[1] subprocess.check_output (process, error: spawns a process, which dynamo cannot trace) [subprocess: docs/guide/rules.md#subprocess]\n"
         "    rp.jit.fp4:gen      rp/jit/fp4.py:5\n"
         "    rp.jit.cpp_ext:ver  rp/jit/cpp_ext.py:5\n"
         "\n"
@@ -168,10 +168,10 @@ TEST_CASE("an ignore file accepts reviewed findings, each with a reason", "[e2e]
             ":2: nvcc is only asked once, before compiling)\n");
   auto s = env.sp({"audit", "--module", "rp.alarms", "--ignore", ok});
   CHECK(s.out ==
-        "rp/alarms.py:10:15: error: rp.alarms:not_performed: subprocess.check_output [process]\n"
-        "rp/alarms.py:23:21: error: rp.alarms:performed: subprocess.run [process]\n"
-        "rp/alarms.py:25:10: error: rp.alarms:performed: subprocess.Popen [process]\n"
-        "rp/alarms.py:42:12: warning: rp.alarms:renamed: open [file-io]\n"
+        "rp/alarms.py:10:15: error: rp.alarms:not_performed: subprocess.check_output [process] [subprocess: docs/guide/rules.md#subprocess]\n"
+        "rp/alarms.py:23:21: error: rp.alarms:performed: subprocess.run [process] [subprocess: docs/guide/rules.md#subprocess]\n"
+        "rp/alarms.py:25:10: error: rp.alarms:performed: subprocess.Popen [process] [subprocess: docs/guide/rules.md#subprocess]\n"
+        "rp/alarms.py:42:12: warning: rp.alarms:renamed: open [file-io] [open: docs/guide/rules.md#open]\n"
         "4 flagged calls in 3 functions in 1 file of 1 (1 parsed after the text pre-filter) (1 more accepted by "
         "the ignore file)\n");
 

@@ -28,7 +28,7 @@ TEST_CASE("remote: audit reads the environment through the host, one connection"
   auto r = sp({"-v", "audit", "demo.api:quantize"});
   INFO(r.err);
   REQUIRE(r.status == 0);
-  CHECK(r.out.find("[2] subprocess.run (process, error: spawns a process, which dynamo cannot trace)\n"
+  CHECK(r.out.find("[2] subprocess.run (process, error: spawns a process, which dynamo cannot trace) [subprocess: docs/guide/rules.md#subprocess]\n"
                    "    demo.api:quantize             demo/api.py:6\n"
                    "    demo.jit.spec:get_module      demo/jit/spec.py:12\n"
                    "    demo.jit.loader:Loader.load   demo/jit/loader.py:21\n"
@@ -44,7 +44,7 @@ TEST_CASE("remote: audit reads the environment through the host, one connection"
   auto scan = sp({"-v", "audit", "--package", "demo-jit"});
   INFO(scan.err);
   REQUIRE(scan.status == 0);
-  CHECK(scan.out.find("demo/jit/spec.py:16:5: warning: demo.jit.spec:prepare: open [file-io]\n") != std::string::npos);
+  CHECK(scan.out.find("demo/jit/spec.py:16:5: warning: demo.jit.spec:prepare: open [file-io] [open: docs/guide/rules.md#open]\n") != std::string::npos);
   CHECK(scan.out.find("4 flagged calls in 3 functions and 1 at module level in 2 files of 5") != std::string::npos);
   CHECK(sshd.connections() == before + 2);
   // hello, the dist-info listing and its METADATA/RECORD, one read of every source.

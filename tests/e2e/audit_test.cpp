@@ -34,18 +34,18 @@ struct AuditEnv {
 // Every chain, shortest first; each step's line is where it makes the next call.
 const char* const kChains =
     "\n"
-    "[1] open (file-io, warning: opens a file)\n"
+    "[1] open (file-io, warning: opens a file) [open: docs/guide/rules.md#open]\n"
     "    demo.api:quantize             demo/api.py:7\n"
     "    demo.jit.spec:prepare         demo/jit/spec.py:16\n"
     "\n"
-    "[2] subprocess.run (process, error: spawns a process, which dynamo cannot trace)\n"
+    "[2] subprocess.run (process, error: spawns a process, which dynamo cannot trace) [subprocess: docs/guide/rules.md#subprocess]\n"
     "    demo.api:quantize             demo/api.py:6\n"
     "    demo.jit.spec:get_module      demo/jit/spec.py:12\n"
     "    demo.jit.loader:Loader.load   demo/jit/loader.py:21\n"
     "    demo.jit.loader:Base.compile  demo/jit/loader.py:13\n"
     "    jitbase.tools:run_compiler    jitbase/tools.py:6\n"
     "\n"
-    "[3] subprocess.check_output (process, error: spawns a process, which dynamo cannot trace)\n"
+    "[3] subprocess.check_output (process, error: spawns a process, which dynamo cannot trace) [subprocess: docs/guide/rules.md#subprocess]\n"
     "    demo.api:quantize             demo/api.py:6\n"
     "    demo.jit.spec:get_module      demo/jit/spec.py:11\n"
     "    demo.jit.spec:build_spec      demo/jit/spec.py:21\n"
@@ -77,7 +77,7 @@ TEST_CASE("audit MODULE:FUNCTION prints every chain to a flagged operation", "[e
   // --depth 2 keeps the chains of at most two calls.
   auto d = env.sp({"-q", "audit", "demo.api:quantize", "--depth", "2"});
   CHECK(d.out ==
-        "\n[1] open (file-io, warning: opens a file)\n"
+        "\n[1] open (file-io, warning: opens a file) [open: docs/guide/rules.md#open]\n"
         "    demo.api:quantize      demo/api.py:7\n"
         "    demo.jit.spec:prepare  demo/jit/spec.py:16\n");
 }
@@ -153,17 +153,17 @@ TEST_CASE("audit --package lists every function that directly performs a flagged
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out ==
-        "demo/jit/loader.py:8:9: warning: demo.jit.loader (module level): threading.Lock [locking]\n"
-        "demo/jit/spec.py:16:5: warning: demo.jit.spec:prepare: open [file-io]\n"
-        "demo/jit/spec.py:40:16: info: demo.jit.spec:read_spec.cached: os.path.exists [file-io]\n"
-        "demo/jit/spec.py:42:24: warning: demo.jit.spec:read_spec: pathlib.Path.read_text [file-io]\n"
+        "demo/jit/loader.py:8:9: warning: demo.jit.loader (module level): threading.Lock [locking] [threading-lock: docs/guide/rules.md#threading-lock]\n"
+        "demo/jit/spec.py:16:5: warning: demo.jit.spec:prepare: open [file-io] [open: docs/guide/rules.md#open]\n"
+        "demo/jit/spec.py:40:16: info: demo.jit.spec:read_spec.cached: os.path.exists [file-io] [os-path-exists: docs/guide/rules.md#os-path-exists]\n"
+        "demo/jit/spec.py:42:24: warning: demo.jit.spec:read_spec: pathlib.Path.read_text [file-io] [pathlib-io: docs/guide/rules.md#pathlib-io]\n"
         "4 flagged calls in 3 functions and 1 at module level in 2 files of 5 (3 parsed after the text pre-filter)\n");
 
   // `from subprocess import check_output as _out; _out(...)` is subprocess.check_output.
   auto m = env.sp({"audit", "--module", "jitbase"});
   CHECK(m.out ==
-        "jitbase/tools.py:6:12: error: jitbase.tools:run_compiler: subprocess.run [process]\n"
-        "jitbase/tools.py:10:12: error: jitbase.tools:check_tools: subprocess.check_output [process]\n"
+        "jitbase/tools.py:6:12: error: jitbase.tools:run_compiler: subprocess.run [process] [subprocess: docs/guide/rules.md#subprocess]\n"
+        "jitbase/tools.py:10:12: error: jitbase.tools:check_tools: subprocess.check_output [process] [subprocess: docs/guide/rules.md#subprocess]\n"
         "2 flagged calls in 2 functions in 1 file of 2 (1 parsed after the text pre-filter)\n");
 
   auto all = env.sp({"--json", "audit", "--all"});
@@ -175,8 +175,8 @@ TEST_CASE("audit --package lists every function that directly performs a flagged
   // --path needs no environment: any folder of sources.
   auto p = testsupport::run_sitepatch({"audit", "--path", env.venv.site_packages + "/jitbase"});
   CHECK(p.out ==
-        "tools.py:6:12: error: tools:run_compiler: subprocess.run [process]\n"
-        "tools.py:10:12: error: tools:check_tools: subprocess.check_output [process]\n"
+        "tools.py:6:12: error: tools:run_compiler: subprocess.run [process] [subprocess: docs/guide/rules.md#subprocess]\n"
+        "tools.py:10:12: error: tools:check_tools: subprocess.check_output [process] [subprocess: docs/guide/rules.md#subprocess]\n"
         "2 flagged calls in 2 functions in 1 file of 2 (1 parsed after the text pre-filter)\n");
 }
 
@@ -227,11 +227,25 @@ TEST_CASE("rules files: added, listed, and refused with file:line:col", "[e2e][a
   // One file per --rules: the entry after it stays the entry.
   auto r = env.sp({"-q", "audit", "--rules", mine, "demo.api:quantize", "--no-default-rules"});
   CHECK(r.out ==
-        "\n[1] jitbase.tools.run_compiler (jit, warning: builds a kernel)\n"
+        "\n[1] jitbase.tools.run_compiler (jit, warning: builds a kernel) [jit-build]\n"
         "    demo.api:quantize             demo/api.py:6\n"
         "    demo.jit.spec:get_module      demo/jit/spec.py:12\n"
         "    demo.jit.loader:Loader.load   demo/jit/loader.py:21\n"
         "    demo.jit.loader:Base.compile  demo/jit/loader.py:13\n");
+  // A rule's doc: is named beside each finding, in the walk and the scan.
+  std::string documented = env.file("documented.yaml",
+                                    "rules:\n"
+                                    "  - id: jit-build\n"
+                                    "    match: jitbase.tools.run_compiler\n"
+                                    "    category: jit\n"
+                                    "    message: builds a kernel\n"
+                                    "    doc: https://wiki.example.com/jit#builds\n");
+  auto doc = env.sp({"-q", "audit", "--rules", documented, "demo.api:quantize", "--no-default-rules"});
+  CHECK(doc.out.find("[1] jitbase.tools.run_compiler (jit, warning: builds a kernel) "
+                     "[jit-build: https://wiki.example.com/jit#builds]\n") != std::string::npos);
+  auto doc_json = nlohmann::json::parse(
+      env.sp({"--json", "audit", "--rules", documented, "demo.api:quantize", "--no-default-rules"}).out);
+  CHECK(doc_json["chains"][0]["rule"]["doc"] == "https://wiki.example.com/jit#builds");
 
   auto list = testsupport::run_sitepatch({"rules", "--no-default-rules", "--rules", mine});
   REQUIRE(list.status == 0);
@@ -247,7 +261,7 @@ TEST_CASE("rules files: added, listed, and refused with file:line:col", "[e2e][a
   auto json = nlohmann::json::parse(testsupport::run_sitepatch({"--json", "rules", "--no-default-rules", "--rules", mine}).out);
   CHECK(json["rules"] == nlohmann::json::parse(R"([{"id": "jit-build", "match": "jitbase.tools.run_compiler",
       "category": "jit", "message": "builds a kernel", "severity": "warning", "origin": ")" + mine + R"(", "line": 2,
-      "probe": null, "calibration": null}])"));
+      "probe": null, "doc": null, "calibration": null}])"));
 
   std::string bad = env.file("bad.yaml", "rules:\n  - id: x\n    match: a..b\n    category: c\n    message: m\n");
   auto e = env.sp({"audit", "demo.api:quantize", "--rules", bad});
@@ -314,9 +328,9 @@ TEST_CASE("audit --path stays in its folder: links out are not followed but said
   CHECK(r.status == 0);
   CHECK(r.err.empty());
   CHECK(r.out ==
-        "\\x1b[31mred.py:5:5: error: \\x1b[31mred:f: subprocess.run [process]\n"
-        "ok.py:5:5: error: ok:f: subprocess.run [process]\n"
-        "sub/deep.py:5:5: error: sub.deep:f: subprocess.run [process]\n"
+        "\\x1b[31mred.py:5:5: error: \\x1b[31mred:f: subprocess.run [process] [subprocess: docs/guide/rules.md#subprocess]\n"
+        "ok.py:5:5: error: ok:f: subprocess.run [process] [subprocess: docs/guide/rules.md#subprocess]\n"
+        "sub/deep.py:5:5: error: sub.deep:f: subprocess.run [process] [subprocess: docs/guide/rules.md#subprocess]\n"
         "3 flagged calls in 3 functions in 3 files of 3 (3 parsed after the text pre-filter); "
         "3 links leading out of the folder not followed (leak.py, out, sub/root)\n");
   CHECK(r.out.find('\x1b') == std::string::npos);

@@ -69,7 +69,7 @@ TEST_CASE("audit: --min-severity, --category and --rule narrow what is reported"
   CHECK(one["chains"].size() == 2);
   // A scan narrows the same way.
   auto scan = env.sp({"audit", "--package", "servekit", "--min-severity", "warning", "--category", "process"});
-  CHECK(scan.out.find("servekit/api.py:8:5: error: servekit.api:start: subprocess.run [process]\n") != std::string::npos);
+  CHECK(scan.out.find("servekit/api.py:8:5: error: servekit.api:start: subprocess.run [process] [subprocess: docs/guide/rules.md#subprocess]\n") != std::string::npos);
   CHECK(scan.out.find("print") == std::string::npos);
   CHECK(scan.out.find("os.stat") == std::string::npos);
 

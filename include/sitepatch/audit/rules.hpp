@@ -24,6 +24,9 @@ struct Rule {
   std::string message;
   Severity severity = Severity::warning;  // `severity:` in the file; warning when left out
   std::string probe;     // a line of Python doing the operation, for rules --calibrate ("" for none)
+  /// Where the rule is explained: `doc:` in its file; for the shipped set its section of
+  /// docs/guide/rules.md ("docs/guide/rules.md#subprocess"); "" for none.
+  std::string doc;
   std::string origin;    // the file it came from ("<builtin>" for the shipped set)
   int line = 0;          // its line there
 };
