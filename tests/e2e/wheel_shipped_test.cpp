@@ -135,7 +135,8 @@ TEST_CASE("wheel: what it refuses writes nothing, and says why", "[e2e][wheel]")
   CHECK(neither.err.find("wheel: give --from WHEEL or --download NAME==VERSION (or --check)") != std::string::npos);
 }
 
-TEST_CASE("wheel: a wheel with compiled modules is patched in its .py files, and a shadowed module is refused",
+TEST_CASE("wheel: a wheel with compiled modules and a .data folder is patched in its .py files, and a shadowed "
+          "module is refused",
           "[e2e][wheel]") {
   testsupport::TempDir tmp;
   std::string so = std::string("\x7f" "ELF", 4) + std::string(64, '\0');
@@ -144,13 +145,15 @@ TEST_CASE("wheel: a wheel with compiled modules is patched in its .py files, and
        {{"fastpkg/__init__.py", ""},
         {"fastpkg/mod.py", "def f():\n    return 1\n"},
         {"fastpkg/mod.cpython-311-x86_64-linux-gnu.so", so},
-        {"fastpkg/helpers.py", "def g():\n    return 2\n"}}},
+        {"fastpkg/helpers.py", "def g():\n    return 2\n"},
+        {"fastpkg-1.0.data/purelib/fastpkg/extra.py", "def h():\n    return 3\n"}}},
       tmp.path + "/src");
   std::string shadowed = tmp.path + "/shadowed.yaml", plain = tmp.path + "/plain.yaml";
   testsupport::spit(shadowed, "id: shadowed\nedits:\n  - module: fastpkg.mod\n    function: f\n    replace-body: |\n"
                               "      return 10\n");
   testsupport::spit(plain, "id: plain\nedits:\n  - module: fastpkg.helpers\n    function: g\n    replace-body: |\n"
-                           "      return 20\n");
+                           "      return 20\n  - module: fastpkg.extra\n    function: h\n    replace-body: |\n"
+                           "      return 30\n");
   std::string out = tmp.path + "/out";
   fs::create_directories(out);
   auto refused = run_sitepatch({"wheel", shadowed, "--from", wheel, "-o", out});
@@ -166,5 +169,13 @@ TEST_CASE("wheel: a wheel with compiled modules is patched in its .py files, and
   std::string patched = sitepatch::util::trim(ok.out);
   CHECK(e2e::wheel_member(patched, "fastpkg/mod.cpython-311-x86_64-linux-gnu.so") == so);
   CHECK(e2e::wheel_member(patched, "fastpkg/helpers.py") == "def g():\n    return 20\n");
+  std::string label = patched.substr(patched.find("+sitepatch.") + 1, std::string("sitepatch.12345678").size());
+  CHECK(e2e::wheel_member(patched, "fastpkg-1.0+" + label + ".data/purelib/fastpkg/extra.py") ==
+        "def h():\n    return 30\n");
   CHECK(e2e::wheel_problems(patched) == "");
+  // pip puts the .data folder's purelib into site-packages, where the edit is.
+  testsupport::Venv venv = testsupport::Venv::create(tmp.path + "/venv");
+  venv.install(patched);
+  CHECK(slurp(venv.site_packages + "/fastpkg/extra.py") == "def h():\n    return 30\n");
+  CHECK(run_sitepatch({"--venv", venv.root, "verify", "plain"}).status == 0);
 }
