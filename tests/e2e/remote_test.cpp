@@ -403,6 +403,23 @@ TEST_CASE("remote: sync after pip install -U there puts the folder's patch back,
   CHECK(env.sshd.connections() == before + 2);
   CHECK(env.read("flashinfer/quantization/fp4_quantization.py").find("@torch.compiler.disable") != std::string::npos);
   CHECK(env.sp({"sync", "--check", folder}).status == 0);
+
+  // The patched wheel installed there over the applied patch: the next sync drops the
+  // record, and list there reads the shipped recipe from the dist-info.
+  std::filesystem::create_directories(env.tmp.path + "/patched");
+  auto wheel = testsupport::run_sitepatch({"wheel", folder, "--from",
+                                           e2e::data_wheel("flashinfer-python", "0.6.0", env.tmp.path + "/wheels"),
+                                           "-o", env.tmp.path + "/patched"});
+  REQUIRE(wheel.status == 0);
+  env.venv.pip({"install", "-q", "--no-index", "--no-deps", sitepatch::util::trim(wheel.out)});
+  auto shipped = env.sp({"sync", "--check", folder});
+  CHECK(shipped.status == 3);
+  CHECK(shipped.out.find("reapply    flashinfer-dynamo  shipped patched in flashinfer-python 0.6.0+sitepatch.") == 0);
+  REQUIRE(env.sp({"sync", folder}).status == 0);
+  auto list = nlohmann::json::parse(env.sp({"--json", "list"}).out)["patches"];
+  REQUIRE(list.size() == 1);
+  CHECK(list[0]["shipped"].get<std::string>().find("/srv/venv/lib/") == 0);
+  CHECK(env.sp({"sync", "--check", folder}).status == 0);
 }
 
 TEST_CASE("remote: reapply --all after pip install --force-reinstall there, the recipe file deleted here",
