@@ -136,9 +136,10 @@ int build(const GlobalOptions& g, const WheelOptions& o) {
     return int(Exit::ok);
   }
   out.out(r.output);
-  out.err("wrote " + fs::path(r.output).filename().string() + ": " + r.name + " " + r.version_from + " -> " +
-          r.version_to + ", " + std::to_string(r.plan.files.size()) + " file(s) patched, compiled by " + r.python +
-          "; sha256 " + r.output_sha256);
+  if (!out.quiet())
+    out.err("wrote " + fs::path(r.output).filename().string() + ": " + r.name + " " + r.version_from + " -> " +
+            r.version_to + ", " + std::to_string(r.plan.files.size()) + " file(s) patched, compiled by " + r.python +
+            "; sha256 " + r.output_sha256);
   return int(Exit::ok);
 }
 
