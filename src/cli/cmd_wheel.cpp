@@ -4,10 +4,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 
 #include "commands.hpp"
 #include "output_file.hpp"
 #include "sitepatch/engine/wheel.hpp"
+#include "sitepatch/recipe/version.hpp"
 #include "sitepatch/site/wheel.hpp"
 #include "sitepatch/util/command.hpp"
 #include "sitepatch/util/strings.hpp"
@@ -41,14 +43,29 @@ std::string in_path(const std::string& name) {
   return "";
 }
 
+// A Python in PATH that runs (a pyenv shim for a version not installed does not), or "".
+std::string runnable_python(const std::string& name) {
+  std::string found = in_path(name);
+  if (found.empty()) return "";
+  return util::run_captured({found, "-c", "pass"}, util::environment_with({})).status == 0 ? found : "";
+}
+
+// --python as given: a path, or a name looked up in PATH.
+std::string given_python(const std::string& python) {
+  if (python.find('/') != std::string::npos) return python;
+  std::string found = in_path(python);
+  if (found.empty()) throw Error("wheel --python " + python + ": no such program in PATH", Exit::usage);
+  return found;
+}
+
 // The Python that compiles the edits: --python, else one of the wheel's tag found in
 // PATH (cp311 -> python3.11), else python3.
-std::string python_for(const WheelOptions& o, const std::string& wheel) {
-  if (!o.python.empty()) return o.python;
-  auto name = site::parse_wheel_name(fs::path(wheel).filename().string());
+std::string python_for(const WheelOptions& o, const std::string& wheel_name) {
+  if (!o.python.empty()) return given_python(o.python);
+  auto name = site::parse_wheel_name(wheel_name);
   for (auto& tag : util::split(name ? name->python : "", '.')) {
     if (tag.size() < 4 || !(util::starts_with(tag, "cp") || util::starts_with(tag, "py"))) continue;
-    std::string found = in_path("python" + tag.substr(2, 1) + "." + tag.substr(3));
+    std::string found = runnable_python("python" + tag.substr(2, 1) + "." + tag.substr(3));
     if (!found.empty()) return found;
   }
   std::string python3 = in_path("python3");
@@ -56,11 +73,21 @@ std::string python_for(const WheelOptions& o, const std::string& wheel) {
   return python3;
 }
 
+// --download's NAME==VERSION, checked: pip reads anything else as more options or files.
+void check_requirement(const std::string& req) {
+  static const std::regex kPinned("[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?==([^=<>!~ ;@]+)");
+  std::smatch m;
+  if (!std::regex_match(req, m, kPinned) || !recipe::Version::parse(m[2].str()))
+    throw Error("wheel --download " + util::printable(req) + ": give one pinned distribution, NAME==VERSION", Exit::usage);
+}
+
 // `pip download` of one wheel into `dir` (pip's own settings apply: PIP_INDEX_URL, ...).
 std::string download(const WheelOptions& o, const std::string& dir) {
-  std::string python = o.python.empty() ? in_path("python3") : o.python;
+  check_requirement(o.download);
+  std::string python = o.python.empty() ? in_path("python3") : given_python(o.python);
+  if (python.empty()) throw Error("wheel --download: no python3 in PATH to run pip with: give --python PY", Exit::usage);
   auto r = util::run_captured({python, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
-                               "-q", "-d", dir, o.download},
+                               "-q", "-d", dir, "--", o.download},
                               util::environment_with({}));
   std::vector<std::string> wheels;
   std::error_code ec;
@@ -107,9 +134,13 @@ int build(const GlobalOptions& g, const WheelOptions& o) {
     tmp = util::make_temp_folder("download");
     req.source = download(o, tmp);
   } else {
-    req.source = o.from;
+    // A link to the wheel (a cache's blob) is read where it leads, under the name given.
+    std::error_code ec;
+    req.source_name = fs::path(o.from).filename().string();
+    req.source = fs::is_symlink(o.from, ec) ? fs::canonical(o.from, ec).string() : o.from;
+    if (req.source.empty()) throw Error("wheel --from " + o.from + ": " + ec.message());
   }
-  req.python = python_for(o, req.source);
+  req.python = python_for(o, req.source_name.empty() ? fs::path(req.source).filename().string() : req.source_name);
   req.out_dir = fs::absolute(o.out_dir).lexically_normal().string();
   if (!fs::is_directory(req.out_dir)) throw Error("wheel -o " + o.out_dir + ": no such folder", Exit::usage);
   req.version = o.version;

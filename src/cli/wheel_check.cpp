@@ -30,9 +30,14 @@ CheckLine check_one(engine::Session& s, const recipe::Recipe& r, const std::vect
                 dist};
       auto states = engine::shipped_file_states(s, p);
       for (size_t i = 0; i < states.size(); ++i)
-        if (!states[i].empty())
+        if (states[i] == "foreign")
+          return {r.id, "changed", dist + ": " + p.files[i].rel + " is not a file it installed (its RECORD does not "
+                                   "list it)", dist};
+        else if (!states[i].empty())
           return {r.id, "changed", dist + ": " + p.files[i].rel + " is " + states[i] + " since it was installed",
                   dist};
+      if (states.empty())
+        return {r.id, "changed", dist + ": its provenance names no file to check the recipe by", dist};
       return {r.id, "shipped", "in " + dist + (p.source_wheel.empty() ? "" : ", built from " + p.source_wheel), dist};
     }
   return {r.id, "missing", "no installed distribution came patched with it (install the wheel sitepatch wheel makes)",

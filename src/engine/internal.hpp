@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,9 +56,10 @@ std::string forget_records(Session& s, HistoryAccess& history, const std::vector
                            const std::vector<std::string>& ids);
 
 /// The recipes of `p` whose edits are all in the files because the installed
-/// distribution came patched with them (wheel/shipped.cpp): `p.shipped`, said in
-/// `p.notes` instead of "upstream has the fix"; their old records are dropped.
-void note_shipped(Session& s, Plan& p);
+/// distribution came patched with them (wheel/shipped.cpp; its provenance intact):
+/// `p.shipped`, said in `p.notes` instead of "upstream has the fix"; those with a record
+/// here (`recorded`) go into `p.forget`.
+void note_shipped(Session& s, Plan& p, const std::set<std::string>& recorded);
 
 /// Fails every planned edit whose target another applied recipe already patches (the
 /// same definition, or one inside the other), naming that recipe and the remedy.

@@ -114,6 +114,16 @@ std::optional<Version> Version::parse(std::string_view s) {
   return v;
 }
 
+std::string Version::normalized() const {
+  std::string out = epoch ? std::to_string(epoch) + "!" : "";
+  for (size_t i = 0; i < release.size(); ++i) out += (i ? "." : "") + std::to_string(release[i]);
+  if (pre) out += (pre->first == 'c' ? std::string("rc") : std::string(1, pre->first)) + std::to_string(pre->second);
+  if (post) out += ".post" + std::to_string(*post);
+  if (dev) out += ".dev" + std::to_string(*dev);
+  if (!local.empty()) out += "+" + local;
+  return out;
+}
+
 int Version::compare(const Version& o) const {
   if (int c = cmp(epoch, o.epoch)) return c;
 

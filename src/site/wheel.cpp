@@ -1,5 +1,6 @@
 #include "sitepatch/site/wheel.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "sitepatch/util/error.hpp"
@@ -47,15 +48,22 @@ std::string with_local_label(std::string_view version, std::string_view label) {
 }
 
 std::string with_metadata_version(std::string_view metadata, std::string_view version) {
+  // The headers as parse_metadata reads them: up to the first empty line, a header's key
+  // in any case, continuation lines skipped.
   for (size_t at = 0; at < metadata.size();) {
     size_t nl = metadata.find('\n', at);
     size_t end = nl == std::string_view::npos ? metadata.size() : nl;
     std::string_view line = metadata.substr(at, end - at);
-    if (util::trim(line).empty()) break;  // the headers end; the body is the description
-    if (util::starts_with(line, "Version:")) {
-      bool cr = util::ends_with(line, "\r");
-      return std::string(metadata.substr(0, at)) + "Version: " + std::string(version) + (cr ? "\r" : "") +
-             std::string(metadata.substr(end));
+    bool cr = util::ends_with(line, "\r");
+    if (cr) line.remove_suffix(1);
+    if (line.empty()) break;  // the body (the description) starts here
+    size_t colon = line.find(':');
+    if (line[0] != ' ' && line[0] != '\t' && colon != std::string_view::npos) {
+      std::string key = util::trim(line.substr(0, colon));
+      std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+      if (key == "version")
+        return std::string(metadata.substr(0, at)) + "Version: " + std::string(version) + (cr ? "\r" : "") +
+               std::string(metadata.substr(end));
     }
     at = end + 1;
   }

@@ -26,7 +26,7 @@ std::string zip_problem(int code) {
 }  // namespace
 
 tl::expected<std::map<std::string, std::string>, std::string> read_zip(
-    const std::string& path, const std::function<bool(const std::string&)>& want) {
+    const std::string& path, const std::function<bool(const std::string&)>& want, size_t max_total) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return tl::unexpected(path + ": " + std::strerror(errno));
   struct stat st;
@@ -42,9 +42,10 @@ tl::expected<std::map<std::string, std::string>, std::string> read_zip(
   }
   std::unique_ptr<zip_t, decltype(&zip_discard)> z(raw, zip_discard);
   std::map<std::string, std::string> out;
+  size_t total = 0;
   zip_int64_t n = zip_get_num_entries(z.get(), 0);
   for (zip_int64_t i = 0; i < n; ++i) {
-    const char* name = zip_get_name(z.get(), zip_uint64_t(i), 0);
+    const char* name = zip_get_name(z.get(), zip_uint64_t(i), ZIP_FL_ENC_RAW);
     if (!name || !want(name)) continue;
     zip_stat_t zs;
     if (zip_stat_index(z.get(), zip_uint64_t(i), 0, &zs) != 0)
@@ -61,6 +62,9 @@ tl::expected<std::map<std::string, std::string>, std::string> read_zip(
       if (got < 0) return tl::unexpected(path + ": cannot read " + name + " (" + zip_file_strerror(f.get()) + ")");
       data.append(buf, size_t(got));
       if (data.size() > kMaxFileBytes) return tl::unexpected(path + ": " + name + " is " + too_large(data.size()));
+      if ((total += size_t(got)) > max_total)
+        return tl::unexpected(path + ": its members inflate to more than " + std::to_string(max_total >> 20) +
+                              " MB in all; refusing to read them");
     }
     out[name] = std::move(data);
   }

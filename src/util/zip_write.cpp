@@ -65,7 +65,7 @@ void add_entry(zip_t* z, zip_t* src, const ZipEntry& e, const std::string& out, 
   zip_source_t* s = e.data ? zip_source_buffer(z, e.data->data(), e.data->size(), 0)
                            : copied_member(z, src, e.from, source);
   if (!s) throw Error(out + ": cannot add " + e.name + " (" + zip_strerror(z) + ")");
-  zip_int64_t idx = zip_file_add(z, e.name.c_str(), s, ZIP_FL_ENC_UTF_8);
+  zip_int64_t idx = zip_file_add(z, e.name.c_str(), s, ZIP_FL_ENC_GUESS);
   if (idx < 0) {
     zip_source_free(s);
     throw Error(out + ": cannot add " + e.name + " (" + zip_strerror(z) + ")");

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sitepatch/util/hash.hpp"
+
 #include "wheel_support.hpp"
 
 namespace fs = std::filesystem;
@@ -130,6 +132,22 @@ TEST_CASE("wheel: what it refuses writes nothing, and says why", "[e2e][wheel]")
   CHECK(fs::is_empty(out));
   CHECK_FALSE(fs::exists(c.tmp.path + "/escape.py"));
 
+  auto option = run_sitepatch({"wheel", c.recipe, "--download", "-r/etc/passwd", "-o", out});
+  CHECK(option.status == 2);
+  CHECK(option.err == "sitepatch: error: wheel --download -r/etc/passwd: give one pinned distribution, NAME==VERSION\n");
+
+  auto over = run_sitepatch({"wheel", c.recipe, "--from", c.source, "--version", "0.5.3", "-o", c.tmp.path + "/src"});
+  CHECK(over.status == 2);
+  CHECK(over.err.find("wheel: the patched wheel would replace its source, " + c.source) != std::string::npos);
+
+  auto again = c.build(c.tmp.path + "/once");
+  REQUIRE(again.status == 0);
+  auto twice = run_sitepatch({"wheel", c.recipe, "--from", sitepatch::util::trim(again.out), "-o", out});
+  CHECK(twice.status == 1);
+  CHECK(twice.err.find("was written by sitepatch wheel (its dist-info keeps sitepatch/provenance.json): build from the "
+                       "wheel it was made from, with every recipe at once") != std::string::npos);
+  CHECK(fs::is_empty(out));
+
   auto neither = run_sitepatch({"wheel", c.recipe, "-o", out});
   CHECK(neither.status == 2);
   CHECK(neither.err.find("wheel: give --from WHEEL or --download NAME==VERSION (or --check)") != std::string::npos);
@@ -178,4 +196,71 @@ TEST_CASE("wheel: a wheel with compiled modules and a .data folder is patched in
   venv.install(patched);
   CHECK(slurp(venv.site_packages + "/fastpkg/extra.py") == "def h():\n    return 30\n");
   CHECK(run_sitepatch({"--venv", venv.root, "verify", "plain"}).status == 0);
+}
+
+TEST_CASE("wheel: a provenance is believed only for its own files as shipped, and a malformed one is skipped",
+          "[e2e][wheel]") {
+  WheelCase c;
+  std::string wheel = built_wheel(c);
+  testsupport::Venv venv = testsupport::Venv::create(c.tmp.path + "/venv");
+  venv.install(wheel);
+  std::string cpp_ext = venv.site_packages + "/flashinfer/jit/cpp_ext.py";
+  std::string patched = slurp(cpp_ext);
+
+  // The shipped file put back as it was: sync applies the recipe again, not "in sync".
+  std::string original = e2e::wheel_member(c.source, "flashinfer/jit/cpp_ext.py");
+  testsupport::spit(cpp_ext, original);
+  auto check = run_sitepatch({"--venv", venv.root, "sync", "--check", c.recipe});
+  CHECK(check.status == 3);
+  CHECK(check.out.find("apply      flashinfer-dynamo  not applied") == 0);
+  REQUIRE(run_sitepatch({"--venv", venv.root, "sync", c.recipe}).status == 0);
+  CHECK(slurp(cpp_ext) == patched);
+  // A record made while the wheel is installed is dropped once its files are as shipped.
+  auto settle = run_sitepatch({"--venv", venv.root, "sync", c.recipe});
+  INFO(settle.out + settle.err);
+  CHECK(settle.status == 0);
+  CHECK(run_sitepatch({"--venv", venv.root, "sync", "--check", c.recipe}).out.find("in sync    flashinfer-dynamo  shipped") == 0);
+  auto listed = nlohmann::json::parse(run_sitepatch({"--venv", venv.root, "--json", "list"}).out)["patches"];
+  CHECK(listed.size() == 1);
+
+  // Another distribution's dist-info claiming the recipe, with the unpatched bytes' hash:
+  // not believed (the file is not its own), and shown as such.
+  testsupport::spit(cpp_ext, original);
+  std::string fake = venv.site_packages + "/zzz-1.0.dist-info";
+  testsupport::spit(fake + "/METADATA", "Metadata-Version: 2.1\nName: zzz\nVersion: 1.0\n");
+  testsupport::spit(fake + "/RECORD", "zzz-1.0.dist-info/METADATA,,\n");
+  testsupport::spit(fake + "/sitepatch/provenance.json",
+                    nlohmann::json({{"format", 1},
+                                    {"recipes", {{{"id", "flashinfer-dynamo"},
+                                                  {"sha256", sitepatch::util::sha256_hex(slurp(c.recipe))}}}},
+                                    {"files", {{{"path", "flashinfer/jit/cpp_ext.py"},
+                                                {"after", sitepatch::util::sha256_hex(original)}}}}})
+                        .dump());
+  // (the real wheel's dist-info is there too; take it out of the way)
+  for (auto& e : fs::directory_iterator(venv.site_packages))
+    if (e.path().filename().string().find("+sitepatch.") != std::string::npos) fs::remove_all(e.path() / "sitepatch");
+  auto spoofed = run_sitepatch({"--venv", venv.root, "wheel", c.recipe, "--check"});
+  CHECK(spoofed.status == 3);
+  CHECK(spoofed.out.find("changed   flashinfer-dynamo  zzz 1.0: flashinfer/jit/cpp_ext.py is not a file it installed") ==
+        0);
+  auto verify = run_sitepatch({"--venv", venv.root, "verify", "flashinfer-dynamo"});
+  CHECK(verify.status == 3);
+  CHECK(verify.out.find("not a file zzz-1.0.dist-info installed (its RECORD does not list it)") != std::string::npos);
+  CHECK(run_sitepatch({"--venv", venv.root, "sync", "--check", c.recipe}).status == 3);
+
+  // A provenance of the wrong shape: a warning naming it, and every command goes on.
+  testsupport::spit(fake + "/sitepatch/provenance.json", "{\"format\": \"1\", \"recipes\": 5}");
+  auto list = run_sitepatch({"--venv", venv.root, "list"});
+  CHECK(list.status == 0);
+  CHECK(list.err.find(fake + "/sitepatch/provenance.json: not a provenance sitepatch wrote (format 1)") !=
+        std::string::npos);
+  testsupport::spit(fake + "/sitepatch/provenance.json",
+                    "{\"format\": 1, \"built_by\": 7, \"source\": {\"wheel\": [1]}, \"recipes\": [{\"id\": 5}, "
+                    "{\"id\": \"x\", \"sha256\": null}], \"files\": [{\"path\": 1}, {\"path\": \"../../etc/passwd\"}]}");
+  auto odd = run_sitepatch({"--venv", venv.root, "--json", "list"});
+  CHECK(odd.status == 0);
+  auto x = nlohmann::json::parse(odd.out)["patches"];
+  REQUIRE(x.size() == 1);
+  CHECK(x[0]["id"] == "x");
+  CHECK(x[0]["state"] == "modified");
 }

@@ -60,6 +60,16 @@ TEST_CASE("wheel: the patched wheel is pip's to install, carries the edits, and 
   CHECK(slurp(only_file(c.tmp.path + "/out2")) == slurp(wheel));
   CHECK(second.err.find("sha256 " + sitepatch::util::sha256_hex(slurp(wheel))) != std::string::npos);
 
+  // Two recipes, in either order on the command line: one wheel, byte for byte.
+  std::string path = c.tmp.path + "/cuda-path.yaml";
+  testsupport::spit(path, "id: cuda-path\nedits:\n  - module: flashinfer.jit.cpp_ext\n    function: get_cuda_path\n"
+                          "    replace-body: |\n      return \"/usr/local/cuda\"\n");
+  fs::create_directories(c.tmp.path + "/ab");
+  fs::create_directories(c.tmp.path + "/ba");
+  REQUIRE(run_sitepatch({"wheel", c.recipe, path, "--from", c.source, "-o", c.tmp.path + "/ab"}).status == 0);
+  REQUIRE(run_sitepatch({"wheel", path, c.recipe, "--from", c.source, "-o", c.tmp.path + "/ba"}).status == 0);
+  CHECK(slurp(only_file(c.tmp.path + "/ab")) == slurp(only_file(c.tmp.path + "/ba")));
+
   std::string info = "flashinfer_python-0.5.3+sitepatch." + m[1].str() + ".dist-info/";
   CHECK(e2e::wheel_member(wheel, info + "METADATA").find("\nVersion: 0.5.3+sitepatch." + m[1].str() + "\n") !=
         std::string::npos);
@@ -109,7 +119,8 @@ TEST_CASE("wheel: the patched wheel is pip's to install, carries the edits, and 
 
 TEST_CASE("wheel: uv pip install takes the patched wheel, and --version names it", "[e2e][wheel]") {
   WheelCase c;
-  auto built = c.build(c.tmp.path + "/out", {"--version", "0.5.3.post1+acme"});
+  // A version as PEP 440 normalizes it: pip compares the file name with METADATA.
+  auto built = c.build(c.tmp.path + "/out", {"--version", "0.5.3-1+ACME"});
   INFO(built.err);
   REQUIRE(built.status == 0);
   std::string wheel = only_file(c.tmp.path + "/out");

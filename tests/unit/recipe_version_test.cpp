@@ -47,6 +47,18 @@ TEST_CASE("the other spellings PEP 440 normalizes", "[recipe]") {
   CHECK(V("1.0-1").post == 1);
 }
 
+TEST_CASE("a version's normal form, as PEP 440 writes it", "[recipe]") {
+  const std::vector<std::pair<const char*, const char*>> normal = {
+      {"1.0-1", "1.0.post1"},       {"v2.0", "2.0"},           {" 1.0 ", "1.0"},         {"1.0.POST1", "1.0.post1"},
+      {"1.0+A_B", "1.0+a.b"},       {"1.0+a-b", "1.0+a.b"},    {"1!2.0rc1", "1!2.0rc1"}, {"1.0c1", "1.0rc1"},
+      {"1.0alpha1.dev2", "1.0a1.dev2"}, {"01.02", "1.2"},       {"2.1.0+cu121", "2.1.0+cu121"},
+  };
+  for (auto& [given, want] : normal) {
+    INFO(given);
+    CHECK(V(given).normalized() == want);
+  }
+}
+
 TEST_CASE("not versions", "[recipe]") {
   for (const char* s : {"", "abc", "1.0x", "1..0", "1.0+", "1.0+a..b", "=1.0", "1.0 rc1 x", "1!", "1.*"}) {
     INFO("'" << s << "'");

@@ -53,6 +53,9 @@ TEST_CASE("wheel METADATA: only the Version header changes, the body's lines sta
   CHECK(with_metadata_version(meta, "1.0+sitepatch.1") ==
         "Metadata-Version: 2.1\r\nName: x\r\nVersion: 1.0+sitepatch.1\r\n\r\nVersion: body text\r\n");
   CHECK_THROWS_WITH(with_metadata_version("Name: x\n\nVersion: 1\n", "2"), "the wheel's METADATA has no Version header");
+  // As parse_metadata reads it: the key in any case, a continuation line is no header.
+  CHECK(with_metadata_version("Name: x\nSummary: a\n Version: no\nversion:  1.0\n\n", "1.0+s.1") ==
+        "Name: x\nSummary: a\n Version: no\nVersion: 1.0+s.1\n\n");
 }
 
 TEST_CASE("wheel RECORD: rows written as Python's csv module writes them, read back the same") {

@@ -14,6 +14,7 @@ namespace sitepatch::engine {
 
 struct WheelRequest {
   std::string source;       // the wheel file to patch
+  std::string source_name;  // its name, when `source` is where a link to it leads ("": source's)
   std::string python;       // the interpreter that compiles each edited module
   std::string out_dir;      // where the new wheel goes
   std::string version;      // the new version; "" for <version>+sitepatch.<hash of the recipes>
@@ -48,7 +49,7 @@ std::string wheel_label(const std::vector<recipe::Recipe>& recipes);
 
 /// A recipe an installed distribution came patched with (a wheel `sitepatch wheel` built).
 struct ShippedRecipe {
-  std::string id, hash, description, text;
+  std::string id, hash, description;
 };
 struct ShippedFile {
   std::string rel;     // relative to the site folder
@@ -67,9 +68,13 @@ struct ShippedPatch {
 /// the dist-infos that hold `sitepatch/provenance.json`).
 std::vector<ShippedPatch> shipped_patches(Session& s);
 
-/// Each shipped file as it is now: "" when it holds the bytes the wheel shipped, else
-/// what is wrong ("modified", "missing").
+/// Each shipped file as it is now: "" when it is a file of the patch's own distribution
+/// (its RECORD lists it) holding the bytes the wheel shipped, else what is wrong
+/// ("modified", "missing", "foreign": another distribution's, or none's).
 std::vector<std::string> shipped_file_states(Session& s, const ShippedPatch& p);
+
+/// Whether `p` is believed: it names files, and each is as shipped_file_states wants it.
+bool shipped_intact(Session& s, const ShippedPatch& p);
 
 /// The shipped patches as verify's statuses (`PatchStatus::shipped` set), each file
 /// applied when it holds the shipped bytes, else modified or missing; `ids` narrows them.

@@ -20,6 +20,8 @@ struct Version {
   static std::optional<Version> parse(std::string_view s);
   /// <0, 0, >0 by PEP 440 ordering.
   int compare(const Version& other) const;
+  /// PEP 440's normal form: "1.0-1" -> "1.0.post1", "v2.0" -> "2.0", "1.0+A_B" -> "1.0+a.b".
+  std::string normalized() const;
 };
 
 struct Clause {

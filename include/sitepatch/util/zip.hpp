@@ -11,11 +11,14 @@
 
 namespace sitepatch::util {
 
-/// The members of the zip at `path` that `want` accepts, name -> bytes. The file is
-/// opened without following a final symlink and must be a regular file (no FIFO). An
-/// error names the file and what libzip said.
+/// The members of the zip at `path` that `want` accepts, name (its raw bytes, as
+/// list_zip gives it) -> bytes. The file is opened without following a final symlink and
+/// must be a regular file (no FIFO). Each member is at most kMaxFileBytes, and all of them
+/// together at most `max_total` as inflated (a zip bomb says small and inflates large).
+/// An error names the file and what libzip said.
 tl::expected<std::map<std::string, std::string>, std::string> read_zip(
-    const std::string& path, const std::function<bool(const std::string&)>& want);
+    const std::string& path, const std::function<bool(const std::string&)>& want,
+    size_t max_total = size_t(-1));
 
 /// One member of a zip, as its central directory says.
 struct ZipMember {

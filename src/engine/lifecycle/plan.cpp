@@ -579,7 +579,11 @@ Plan plan_against(Session& s, std::vector<recipe::Recipe> recipes,
   spdlog::info("plan: {} changed file(s) checked by tree-sitter and compiled by Python {} ({:.0f} ms)",
                changed, s.env.version, ms_since(t0));
   note_reapplied(s, p, record_of);
-  if (!s.wheel) detail::note_shipped(s, p);
+  if (!s.wheel) {
+    std::set<std::string> recorded;
+    for (auto& [id, _] : record_of) recorded.insert(id);
+    detail::note_shipped(s, p, recorded);
+  }
   refuse_overlaps(s, p, existing);
   note_placement(s, p);
   return p;

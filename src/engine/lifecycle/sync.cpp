@@ -103,7 +103,9 @@ std::vector<PatchStatus> statuses(Session& s) {
 std::optional<SyncStep> shipped_step(Session& s, const recipe::Recipe& r, const std::vector<ShippedPatch>& shipped) {
   for (auto& p : shipped)
     for (auto& sr : p.recipes) {
-      if (sr.id != r.id) continue;
+      // Believed only when its files are its distribution's and hold what it shipped:
+      // otherwise the recipe is applied as any other.
+      if (sr.id != r.id || !shipped_intact(s, p)) continue;
       SyncStep st;
       st.id = r.id;
       st.recipe = r.path;

@@ -25,79 +25,6 @@
 namespace fs = std::filesystem;
 
 namespace sitepatch::engine {
-namespace detail {
-namespace {
-
-// The one top-level `*.dist-info/` folder with a METADATA: the wheel's own.
-std::string dist_info_of(const std::vector<util::ZipMember>& members, const std::string& path) {
-  std::set<std::string> found;
-  for (auto& m : members) {
-    size_t slash = m.name.find('/');
-    if (slash != std::string::npos && m.name.substr(slash) == "/METADATA" &&
-        util::ends_with(m.name.substr(0, slash), ".dist-info"))
-      found.insert(m.name.substr(0, slash));
-  }
-  if (found.size() != 1)
-    throw Error(path + ": not a wheel: " +
-                (found.empty() ? std::string("no .dist-info folder with a METADATA")
-                               : "several .dist-info folders (" + util::join({found.begin(), found.end()}, ", ") + ")"));
-  return *found.begin();
-}
-
-void check_member_names(const std::vector<util::ZipMember>& members, const std::string& path) {
-  for (auto& m : members) {
-    std::string name = m.dir ? m.name.substr(0, m.name.size() - 1) : m.name;
-    if (auto why = site::unsafe_relative_path(name))
-      throw Error(path + ": refusing a wheel whose member " + util::printable(m.name) + " is unsafe: " + *why);
-  }
-}
-
-}  // namespace
-
-SourceWheel read_wheel(const std::string& path) {
-  SourceWheel w;
-  w.path = path;
-  auto parsed = site::parse_wheel_name(fs::path(path).filename().string());
-  if (!parsed)
-    throw Error(path + ": not a wheel's file name (NAME-VERSION[-BUILD]-PYTHON-ABI-PLATFORM.whl)", Exit::usage);
-  w.name = *parsed;
-  auto members = util::list_zip(path);
-  if (!members) throw Error(members.error());
-  w.members = std::move(*members);
-  check_member_names(w.members, path);
-  w.dist_info = dist_info_of(w.members, path);
-  std::string stem = w.dist_info.substr(0, w.dist_info.size() - std::string(".dist-info").size());
-  std::set<std::string> suffixes;
-  for (auto& m : w.members) {
-    if (util::starts_with(m.name, stem + ".data/")) w.data_dir = stem + ".data";
-    std::string suffix = site::extension_suffix(m.name);
-    if (!suffix.empty() && !site::installed_rel(m.name).empty()) {
-      ++w.compiled;
-      if (suffixes.insert(suffix).second) w.ext_suffixes.push_back(suffix);
-    }
-  }
-  auto wanted = util::read_zip(path, [&](const std::string& m) {
-    if (m == w.dist_info + "/METADATA" || m == w.dist_info + "/RECORD") return true;
-    return util::ends_with(m, ".py") && !site::installed_rel(m).empty();
-  });
-  if (!wanted) throw Error(wanted.error());
-  w.metadata = (*wanted)[w.dist_info + "/METADATA"];
-  w.record = (*wanted)[w.dist_info + "/RECORD"];
-  wanted->erase(w.dist_info + "/METADATA");
-  wanted->erase(w.dist_info + "/RECORD");
-  w.sources = std::move(*wanted);
-  std::tie(w.dist_name, w.version) = site::parse_metadata(w.metadata);
-  if (w.record.empty()) throw Error(path + ": not a wheel: " + w.dist_info + "/RECORD is missing or empty");
-  return w;
-}
-
-std::string kept_recipe_name(const std::string& id) {
-  std::string out;
-  for (char c : id) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
-  return out + ".yaml";
-}
-
-}  // namespace detail
 
 namespace {
 
@@ -131,7 +58,13 @@ void lay_out(const detail::SourceWheel& w, const std::string& site) {
     if (auto it = w.sources.find(m.name); it != w.sources.end()) data = it->second;
     else if (m.name == w.dist_info + "/METADATA") data = w.metadata;
     else if (m.name == w.dist_info + "/RECORD") data = w.record;
-    put_file(site + "/" + rel, data);
+    try {
+      put_file(site + "/" + rel, data);
+    } catch (const std::exception& e) {
+      // Two members that install at one path (pkg/x.py and pkg-1.0.data/purelib/pkg/x.py).
+      throw Error(w.path + ": its member " + util::printable(m.name) + " cannot be laid out as " +
+                  util::printable(rel) + " (" + e.what() + ")");
+    }
   }
 }
 
@@ -196,19 +129,46 @@ std::string wheel_label(const std::vector<recipe::Recipe>& recipes) {
   return "sitepatch." + util::sha256_hex(util::join(keys, "\n")).substr(0, 8);
 }
 
-WheelResult build_wheel(host::Host& host, std::vector<recipe::Recipe> recipes, const WheelRequest& req) {
-  WheelResult r;
-  detail::SourceWheel w = detail::read_wheel(req.source);
-  r.source_file = fs::path(req.source).filename().string();
-  r.source_sha256 = util::sha256_file_hex(req.source);
-  r.name = w.dist_name;
-  r.version_from = w.version;
-  r.version_to = req.version.empty() ? site::with_local_label(w.version, wheel_label(recipes)) : req.version;
-  if (!recipe::Version::parse(r.version_to))
-    throw Error("--version " + util::printable(r.version_to) + " is not a version PEP 440 reads", Exit::usage);
+namespace {
+
+// The source's bytes of the module installed as `rel`.
+std::string source_text(const detail::SourceWheel& w, const std::string& rel) {
+  for (auto& [member, text] : w.sources)
+    if (site::installed_rel(member) == rel) return text;
+  return "";
+}
+
+// The new wheel's version, in PEP 440's normal form (what pip and uv compare file names
+// and METADATA with), and its path in the output folder.
+void name_output(const detail::SourceWheel& w, const std::vector<recipe::Recipe>& recipes, const WheelRequest& req,
+                 WheelResult& r) {
+  std::string wanted = req.version.empty() ? site::with_local_label(w.version, wheel_label(recipes)) : req.version;
+  auto v = recipe::Version::parse(wanted);
+  if (!v) throw Error("--version " + util::printable(wanted) + " is not a version PEP 440 reads", Exit::usage);
+  r.version_to = v->normalized();
   site::WheelName out_name = w.name;
   out_name.version = r.version_to;
   r.output = req.out_dir + "/" + out_name.file();
+  std::error_code ec;
+  if (fs::equivalent(r.output, req.source, ec))
+    throw Error("wheel: the patched wheel would replace its source, " + req.source + ": give another -o or --version",
+                Exit::usage);
+  if (fs::is_directory(fs::symlink_status(r.output, ec)))
+    throw Error("wheel: " + r.output + " is a folder; nothing was written", Exit::usage);
+}
+
+}  // namespace
+
+WheelResult build_wheel(host::Host& host, std::vector<recipe::Recipe> recipes, const WheelRequest& req) {
+  WheelResult r;
+  // The same recipes in any order make the same wheel: they apply in id order.
+  std::sort(recipes.begin(), recipes.end(), [](auto& a, auto& b) { return a.id < b.id; });
+  r.source_file = req.source_name.empty() ? fs::path(req.source).filename().string() : req.source_name;
+  detail::SourceWheel w = detail::read_wheel(req.source, r.source_file);
+  r.source_sha256 = util::sha256_file_hex(req.source);
+  r.name = w.dist_name;
+  r.version_from = w.version;
+  name_output(w, recipes, req, r);
 
   TempTree tree{util::make_temp_folder("wheel")};
   lay_out(w, tree.path + "/site");
@@ -217,9 +177,14 @@ WheelResult build_wheel(host::Host& host, std::vector<recipe::Recipe> recipes, c
   r.plan = detail::plan_against(s, std::move(recipes), {}, false);
   if (!r.plan.ok() || req.dry_run) return r;
 
-  std::map<std::string, std::string> changed;
+  std::map<std::string, std::string> changed, edited;
   for (auto& fc : r.plan.files) changed[fc.rel] = fc.new_text;
-  auto entries = detail::patched_members(w, changed, r.plan.recipes, r, req.sitepatch_version);
+  for (auto& e : r.plan.edits)
+    if (!e.file.empty()) {
+      auto it = changed.find(e.file);
+      edited[e.file] = it != changed.end() ? it->second : source_text(w, e.file);
+    }
+  auto entries = detail::patched_members(w, changed, edited, r.plan.recipes, r, req.sitepatch_version);
   if (req.before_write) req.before_write(r.output);
   util::write_zip(r.output, req.source, entries);
   r.output_sha256 = util::sha256_file_hex(r.output);

@@ -23,13 +23,16 @@ struct SourceWheel {
   std::string dist_name, version;               // METADATA's
 };
 
-/// Reads the wheel at `path`: its members (each name a safe relative path), its
-/// dist-info's METADATA and RECORD, the bytes of its Python sources.
-SourceWheel read_wheel(const std::string& path);
+/// Reads the wheel at `path`, named `name` (its file name): its members (each name a safe
+/// relative path), its dist-info's METADATA and RECORD, the bytes of its Python sources.
+SourceWheel read_wheel(const std::string& path, const std::string& name);
 
 /// The members of the patched wheel, in order (RECORD last), and the provenance kept in
-/// its dist-info. `changed`: site-packages path -> new bytes.
+/// its dist-info. `changed`: site-packages path -> new bytes; `edited`: every file an
+/// edit is in -> its bytes in the new wheel (the source's where it had the edit already),
+/// what verify checks once it is installed.
 std::vector<util::ZipEntry> patched_members(const SourceWheel& w, const std::map<std::string, std::string>& changed,
+                                            const std::map<std::string, std::string>& edited,
                                             const std::vector<recipe::Recipe>& recipes, const WheelResult& r,
                                             const std::string& sitepatch_version);
 

@@ -40,7 +40,7 @@ bool is_signature(const SourceWheel& w, const std::string& member) {
   return member == w.dist_info + "/RECORD.jws" || member == w.dist_info + "/RECORD.p7s";
 }
 
-std::string provenance(const SourceWheel& w, const std::map<std::string, std::string>& changed,
+std::string provenance(const SourceWheel& w, const std::map<std::string, std::string>& edited,
                        const std::map<std::string, std::string>& member_of, const std::vector<recipe::Recipe>& recipes,
                        const WheelResult& r, const std::string& sitepatch_version) {
   nlohmann::json rs = nlohmann::json::array(), files = nlohmann::json::array();
@@ -49,7 +49,7 @@ std::string provenance(const SourceWheel& w, const std::map<std::string, std::st
                   {"file", "recipes/" + kept_recipe_name(rec.id)},
                   {"sha256", rec.hash},
                   {"description", rec.description}});
-  for (auto& [rel, text] : changed) {
+  for (auto& [rel, text] : edited) {
     auto src = w.sources.find(member_of.at(rel));
     files.push_back({{"path", rel},
                      {"before", src == w.sources.end() ? "" : util::sha256_hex(src->second)},
@@ -95,6 +95,7 @@ std::string new_record(const SourceWheel& w, const Renamer& rename, const std::v
 }  // namespace
 
 std::vector<util::ZipEntry> patched_members(const SourceWheel& w, const std::map<std::string, std::string>& changed,
+                                            const std::map<std::string, std::string>& edited,
                                             const std::vector<recipe::Recipe>& recipes, const WheelResult& r,
                                             const std::string& sitepatch_version) {
   Renamer rename = renamer_for(w, r.version_to);
@@ -115,7 +116,7 @@ std::vector<util::ZipEntry> patched_members(const SourceWheel& w, const std::map
   }
   std::string kept = rename.to_info + "/sitepatch/";
   for (auto& rec : recipes) out.push_back({kept + "recipes/" + kept_recipe_name(rec.id), rec.text, "", false});
-  out.push_back({kept + "provenance.json", provenance(w, changed, member_of, recipes, r, sitepatch_version), "", false});
+  out.push_back({kept + "provenance.json", provenance(w, edited, member_of, recipes, r, sitepatch_version), "", false});
   out.push_back({rename.to_info + "/RECORD", new_record(w, rename, out), "", false});
   return out;
 }
