@@ -10,12 +10,15 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "sitepatch/util/hash.hpp"
 #include "sitepatch/util/strings.hpp"
+#include "support/cache.hpp"
 
 namespace testsupport {
 namespace fs = std::filesystem;
@@ -43,6 +46,31 @@ const std::string& pip_shim() {
     return dir.path;
   }();
   return path;
+}
+
+// The cache key of installing `wheels` (wheel files, no flags) into `v`, a venv made by
+// venv_from without the system's site-packages and nothing installed yet; nullopt for
+// any other install, which pip always does itself.
+std::optional<std::string> fresh_install_key(const Venv& v, const std::vector<std::string>& wheels) {
+  std::error_code ec;
+  if (wheels.empty() || !fs::is_directory(v.site_packages) || !fs::is_empty(v.site_packages, ec)) return std::nullopt;
+  std::string cfg = v.root + "/pyvenv.cfg";
+  if (!fs::exists(cfg)) return std::nullopt;
+  std::string key = "install v1\n" + fs::canonical(v.python).string() + "\n" +
+                    fs::relative(v.site_packages, v.root).string() + "\n";
+  for (auto& line : sitepatch::util::split(slurp(cfg), '\n')) {
+    if (line.rfind("command", 0) == 0) continue;  // names the venv's own folder
+    if (line.rfind("include-system-site-packages", 0) == 0 && line.find("false") == std::string::npos)
+      return std::nullopt;
+    key += line + "\n";
+  }
+  std::string pip_dir = fs::read_symlink(pip_shim() + "/pip").string();
+  key += pip_dir + "\n" + slurp(pip_dir + "/__init__.py");
+  for (auto& w : wheels) {
+    if (fs::path(w).extension() != ".whl" || !fs::is_regular_file(w)) return std::nullopt;
+    key += fs::path(w).filename().string() + "\n" + sitepatch::util::sha256_hex(slurp(w)) + "\n";
+  }
+  return sitepatch::util::sha256_hex(key).substr(0, 32);
 }
 
 }  // namespace
@@ -78,12 +106,24 @@ void spit(const std::string& path, const std::string& content) {
 
 std::string build_wheel(const WheelSpec& spec, const std::string& out_dir) {
   // One wheel builder for the demo and the tests: scripts/build_wheel.py, given a
-  // folder laid out as the wheel's contents.
-  TempDir stage;
-  for (auto& [rel, content] : spec.files) spit(stage.path + "/" + rel, content);
-  RunResult r = must_run({outer_python(), std::string(SITEPATCH_SOURCE_DIR) + "/scripts/build_wheel.py",
-                          stage.path, spec.name, spec.version, out_dir});
-  return sitepatch::util::trim(r.out);
+  // folder laid out as the wheel's contents. A wheel is a function of its spec and the
+  // script: built once into the test cache, then copied (a Python start saved per wheel).
+  const std::string script = std::string(SITEPATCH_SOURCE_DIR) + "/scripts/build_wheel.py";
+  std::string key = "wheel v1\n" + spec.name + '\0' + spec.version + '\0' + slurp(script);
+  for (auto& [rel, content] : spec.files) key += rel + '\0' + std::to_string(content.size()) + '\0' + content;
+  std::string made = cached_folder("wheels", sitepatch::util::sha256_hex(key).substr(0, 32), [&](const std::string& into) {
+    TempDir stage;
+    for (auto& [rel, content] : spec.files) spit(stage.path + "/" + rel, content);
+    must_run({outer_python(), script, stage.path, spec.name, spec.version, into});
+  });
+  for (auto& e : fs::directory_iterator(made))
+    if (e.path().extension() == ".whl") {
+      fs::create_directories(out_dir);
+      std::string to = (fs::path(out_dir) / e.path().filename()).string();
+      fs::copy_file(e.path(), to, fs::copy_options::overwrite_existing);
+      return to;
+    }
+  throw std::runtime_error("no wheel in " + made);
 }
 
 const std::string& outer_python() {
@@ -160,7 +200,19 @@ RunResult Venv::pip(const std::vector<std::string>& args) const {
 void Venv::install(const std::vector<std::string>& args) const {
   std::vector<std::string> argv = {"install", "--no-index", "--no-deps", "--quiet"};
   argv.insert(argv.end(), args.begin(), args.end());
-  pip(argv);
+  // Wheels into a fresh venv: what pip leaves in site-packages depends on nothing else,
+  // so the first test's real pip install is kept and the next ones copy it (pip's start
+  // is most of a small test's time).
+  std::optional<std::string> key = fresh_install_key(*this, args);
+  if (!key) {
+    pip(argv);
+    return;
+  }
+  std::string made = cached_folder("installs", *key, [&](const std::string& into) {
+    pip(argv);
+    copy_tree(site_packages, into);
+  });
+  if (fs::is_empty(site_packages)) copy_tree(made, site_packages);
 }
 
 void Venv::install(const std::string& wheel) const { install(std::vector<std::string>{wheel}); }
