@@ -701,9 +701,16 @@ TEST_CASE("remote: a host that accepts the connection and never speaks fails wit
   std::string port;
   REQUIRE(silent.read_line(port));
   port = sitepatch::util::trim(port);
+  // sitepatch's own bound is ConnectTimeout=20, which ssh takes unless the --ssh-command
+  // gave one before it. A stand-in ssh notes the options sitepatch passes, then runs the
+  // real one with a 2 s bound first: the same timeout and message in a tenth of the wait.
+  testsupport::TempDir tmp;
+  std::string wrap = tmp.path + "/ssh-wrap", seen = tmp.path + "/args";
+  testsupport::spit(wrap, "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + seen + "\nexec ssh -o ConnectTimeout=2 \"$@\"\n");
+  std::filesystem::permissions(wrap, std::filesystem::perms::owner_all);
   auto started = std::chrono::steady_clock::now();
   auto r = testsupport::run_sitepatch({"--host", "root@127.0.0.1:" + port, "--ssh-command",
-                                       "ssh -F /dev/null -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no",
+                                       wrap + " -F /dev/null -o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no",
                                        "--venv", "/srv/venv", "list"});
   auto took = std::chrono::steady_clock::now() - started;
   INFO(r.err);
@@ -711,4 +718,11 @@ TEST_CASE("remote: a host that accepts the connection and never speaks fails wit
   CHECK(sitepatch::util::starts_with(r.err, "sitepatch: error: cannot reach root@127.0.0.1:" + port + " over ssh: "));
   CHECK(r.err.find("timed out") != std::string::npos);
   CHECK(took < std::chrono::seconds(45));
+  auto args = sitepatch::util::split(testsupport::slurp(seen), '\n');
+  auto bound = std::find(args.begin(), args.end(), "ConnectTimeout=20");
+  REQUIRE(bound != args.end());
+  CHECK(*(bound - 1) == "-o");
+  // No earlier ConnectTimeout of sitepatch's own: 20 s is the bound a plain ssh gets.
+  CHECK(std::count_if(args.begin(), args.end(),
+                      [](const std::string& a) { return a.rfind("ConnectTimeout=", 0) == 0; }) == 1);
 }
