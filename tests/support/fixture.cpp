@@ -73,6 +73,45 @@ std::optional<std::string> fresh_install_key(const Venv& v, const std::vector<st
   return sitepatch::util::sha256_hex(key).substr(0, 32);
 }
 
+// pip records where each wheel came from (PEP 610's direct_url.json, and its RECORD row):
+// a copied install names the wheels of the test that made it, so each URL is made the
+// one this install's wheel gives, as pip would have written it.
+void point_direct_urls(const std::string& site_packages, const std::vector<std::string>& wheels) {
+  for (auto& e : fs::directory_iterator(site_packages)) {
+    std::string info = e.path().filename().string();
+    std::string file = e.path().string() + "/direct_url.json";
+    if (!sitepatch::util::ends_with(info, ".dist-info") || !fs::exists(file)) continue;
+    auto j = nlohmann::json::parse(slurp(file));
+    std::string url = j.value("url", "");
+    std::string base = url.substr(url.rfind('/') + 1);
+    for (auto& w : wheels) {
+      fs::path abs = fs::absolute(w).lexically_normal();
+      std::string text = slurp(file);
+      // The folder part only: the file name keeps pip's quoting (a '+' is %2B).
+      std::string now = "file://" + abs.parent_path().string() + "/" + base;
+      if (base.empty() || abs.filename().string().size() < 5 || url == now ||
+          sitepatch::util::split(base, '-')[0] != sitepatch::util::split(abs.filename().string(), '-')[0])
+        continue;
+      size_t at = text.find(url);
+      if (at == std::string::npos) break;
+      text.replace(at, url.size(), now);
+      spit(file, text);
+      std::string record = e.path().string() + "/RECORD", rows;
+      for (auto& line : sitepatch::util::split(slurp(record), '\n')) {
+        if (line.empty()) continue;
+        // pip's csv rows end in "\r\n": kept as they were.
+        std::string end = sitepatch::util::ends_with(line, "\r") ? "\r\n" : "\n";
+        rows += sitepatch::util::starts_with(line, info + "/direct_url.json,")
+                    ? info + "/direct_url.json,sha256=" + sitepatch::util::sha256_record(text) + "," +
+                          std::to_string(text.size()) + end
+                    : line + "\n";
+      }
+      spit(record, rows);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 TempDir::TempDir() {
@@ -212,7 +251,10 @@ void Venv::install(const std::vector<std::string>& args) const {
     pip(argv);
     copy_tree(site_packages, into);
   });
-  if (fs::is_empty(site_packages)) copy_tree(made, site_packages);
+  if (fs::is_empty(site_packages)) {
+    copy_tree(made, site_packages);
+    point_direct_urls(site_packages, args);
+  }
 }
 
 void Venv::install(const std::string& wheel) const { install(std::vector<std::string>{wheel}); }
