@@ -27,7 +27,9 @@ python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir $D/wh
 python3 -c 'import flashinfer; print("flashinfer", flashinfer.__version__)' || exit 1
 cd $D/models
 echo "== $(date -u +%T) warm FlashInfer's JIT cache (eager, in parallel)"
-for op in ${OPS}; do ( t0=$(date +%s); timeout ${WARM:-300} python3 $op.py --eager > $OUT/warm.$op 2>&1; echo "warm $op rc=$? $(( $(date +%s)-t0 )) s: $(tail -1 $OUT/warm.$op)" ) & done; wait
+for op in ${OPS}; do ( t0=$(date +%s); timeout ${WARM:-300} python3 $op.py --eager > $OUT/warm.$op 2>&1; echo "warm $op rc=$? $(( $(date +%s)-t0 )) s: $(tail -1 $OUT/warm.$op)" ) & pids="${pids:-} $!"; done
+# `wait` alone would also wait for the tee of the log (a process substitution), forever.
+wait $pids
 for op in ${OPS}; do
   echo; echo "== $(date -u +%T) $op: as it is"
   timeout 200 python3 $op.py 2>&1 | grep -E "compiled|eager|Error|error:" | tail -4
