@@ -217,7 +217,12 @@ class Search {
         if (kept != batch.end() && &tr != &*kept && tr.improved)
           tr.t.verdict = "helped too (" + tr.t.verdict + "), but " + kept->tried->describe() + " is narrower";
         tr.t.kept = kept != batch.end() && &tr == &*kept;
-        if (!tr.t.kept) reject(st, *tr.tried, tr.t.verdict);
+        // One that helped but lost to a narrower one stays open here: when the narrower
+        // fix is undone, it is the next to try (on FlashInfer's rmsnorm, the library's
+        // custom-op seam compiled the whole op with fullgraph=True, lost to a narrower
+        // assume_constant_result, which every later candidate then failed after).
+        if (!tr.t.kept && !tr.improved) reject(st, *tr.tried, tr.t.verdict);
+        else if (!tr.t.kept) tried_.insert(st.signature());
         // What the failure taught: the fake's outputs as the function really returns them.
         if (auto better = refine_custom_op(*tr.tried, tr.t.counts.failure); better && kept == batch.end())
           refined_[st.signature()].push_back(*better);
