@@ -1,6 +1,7 @@
 #include "sitepatch/util/zip.hpp"
 
 #include "sitepatch/util/file.hpp"
+#include "util/zip_open.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,9 +14,9 @@
 
 namespace sitepatch::util {
 
-namespace {
+namespace detail {
 
-std::string zip_problem(int code) {
+std::string zip_code_text(int code) {
   zip_error_t e;
   zip_error_init_with_code(&e, code);
   std::string out = zip_error_strerror(&e);
@@ -23,10 +24,7 @@ std::string zip_problem(int code) {
   return out;
 }
 
-}  // namespace
-
-tl::expected<std::map<std::string, std::string>, std::string> read_zip(
-    const std::string& path, const std::function<bool(const std::string&)>& want, size_t max_total) {
+tl::expected<ZipPtr, std::string> open_zip(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return tl::unexpected(path + ": " + std::strerror(errno));
   struct stat st;
@@ -38,9 +36,18 @@ tl::expected<std::map<std::string, std::string>, std::string> read_zip(
   zip_t* raw = zip_fdopen(fd, ZIP_RDONLY, &err);  // owns fd from here on success
   if (!raw) {
     ::close(fd);
-    return tl::unexpected(path + ": not a zip file (" + zip_problem(err) + ")");
+    return tl::unexpected(path + ": not a zip file (" + zip_code_text(err) + ")");
   }
-  std::unique_ptr<zip_t, decltype(&zip_discard)> z(raw, zip_discard);
+  return ZipPtr(raw, zip_discard);
+}
+
+}  // namespace detail
+
+tl::expected<std::map<std::string, std::string>, std::string> read_zip(
+    const std::string& path, const std::function<bool(const std::string&)>& want, size_t max_total) {
+  auto opened = detail::open_zip(path);
+  if (!opened) return tl::unexpected(opened.error());
+  detail::ZipPtr z = std::move(*opened);
   std::map<std::string, std::string> out;
   size_t total = 0;
   zip_int64_t n = zip_get_num_entries(z.get(), 0);

@@ -11,36 +11,20 @@
 #include <memory>
 
 #include "sitepatch/util/error.hpp"
+#include "util/zip_open.hpp"
 
 namespace sitepatch::util {
 
 namespace {
 
-using ZipPtr = std::unique_ptr<zip_t, decltype(&zip_discard)>;
+using detail::zip_code_text;
+using detail::ZipPtr;
 
-std::string zip_code_text(int code) {
-  zip_error_t e;
-  zip_error_init_with_code(&e, code);
-  std::string out = zip_error_strerror(&e);
-  zip_error_fini(&e);
-  return out;
-}
-
+// The source, opened for reading as every zip is (detail::open_zip); a failure throws.
 ZipPtr open_for_reading(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw Error(path + ": " + std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw Error(path + ": not a regular file");
-  }
-  int err = 0;
-  zip_t* raw = zip_fdopen(fd, ZIP_RDONLY, &err);
-  if (!raw) {
-    ::close(fd);
-    throw Error(path + ": not a zip file (" + zip_code_text(err) + ")");
-  }
-  return ZipPtr(raw, zip_discard);
+  auto z = detail::open_zip(path);
+  if (!z) throw Error(z.error());
+  return std::move(*z);
 }
 
 // A copy of the compressed bytes of `from` in `src`, when the whole member is taken.
