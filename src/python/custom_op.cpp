@@ -13,13 +13,41 @@ namespace sitepatch::python {
 
 namespace {
 
+// torch's schema type of an annotation: Tensor, int, float, bool, str; a list of one of
+// those but str ("int[]"); any of them optional ("bool?": `Optional[bool]`, `bool | None`).
+// "" when it is none of those.
+std::string annotated_type(std::string a) {
+  a.erase(std::remove(a.begin(), a.end(), ' '), a.end());
+  for (const char* prefix : {"typing.", "torch."})
+    if (a.rfind(prefix, 0) == 0) a = a.substr(std::string(prefix).size());
+  auto inside = [&](const std::string& head) {
+    return a.size() > head.size() + 1 && a.rfind(head + "[", 0) == 0 && a.back() == ']'
+               ? a.substr(head.size() + 1, a.size() - head.size() - 2)
+               : std::string();
+  };
+  std::string inner = inside("Optional");
+  if (inner.empty() && a.size() > 5 && a.compare(a.size() - 5, 5, "|None") == 0) inner = a.substr(0, a.size() - 5);
+  if (inner.empty() && a.rfind("None|", 0) == 0) inner = a.substr(5);
+  if (!inner.empty()) {
+    std::string t = annotated_type(inner);
+    return t.empty() || t.back() == '?' ? "" : t + "?";
+  }
+  for (const char* list : {"List", "list", "Sequence", "Tuple", "tuple"}) {
+    std::string item = inside(list);
+    if (!item.empty() && item.size() > 5 && item.compare(item.size() - 5, 5, ",...") == 0)
+      item = item.substr(0, item.size() - 5);  // Tuple[int, ...]
+    std::string t = item.empty() ? "" : annotated_type(item);
+    if (t == "Tensor" || t == "int" || t == "float" || t == "bool") return t + "[]";
+    if (!item.empty()) return "";
+  }
+  if (a == "Tensor" || a == "int" || a == "float" || a == "bool" || a == "str") return a;
+  return "";
+}
+
 // torch's schema type of a parameter, from its annotation or its default.
 std::string param_type(std::string_view annotation, std::string_view value) {
   std::string a(annotation);
-  if (a == "torch.Tensor" || a == "Tensor") return "Tensor";
-  if (a == "Optional[torch.Tensor]" || a == "torch.Tensor | None" || a == "Optional[Tensor]") return "Tensor?";
-  if (a == "int" || a == "float" || a == "bool" || a == "str") return a;
-  if (!a.empty()) return "";
+  if (!a.empty()) return annotated_type(a);
   if (value.empty()) return "Tensor";  // no default: what a kernel wrapper takes
   if (value == "True" || value == "False") return "bool";
   if (value == "None") return "Tensor?";
