@@ -31,23 +31,5 @@ python3 -m venv "$work/venv" >/dev/null
 "$work/venv/bin/python" -m pip install -q --no-index --no-deps "$work"/benchpkg-1.0-py3-none-any.whl 2>/dev/null
 "$sitepatch" --venv "$work/venv" -q sync "$work/patches" >/dev/null
 
-python3 - "$sitepatch" "$work" "$rounds" <<'PY'
-import statistics, subprocess, sys, time
-sp, work, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-cmds = {"sync (nothing to do)": [sp, "--venv", work + "/venv", "sync", work + "/patches"],
-        "list": [sp, "--venv", work + "/venv", "list"]}
-times = {k: [] for k in cmds}
-for _ in range(rounds + 1):  # the first round warms the caches and is not counted
-    for k, argv in cmds.items():
-        t0 = time.perf_counter()
-        r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        times[k].append(time.perf_counter() - t0)
-        if r.returncode != 0:
-            sys.exit("%s failed: %s" % (k, r.stderr.decode()))
-for k in times:
-    times[k] = times[k][1:]
-ratios = [a / b for a, b in zip(times["sync (nothing to do)"], times["list"])]
-for k, v in times.items():
-    print("%-22s median %7.1f ms  (min %.1f, max %.1f)" % (k, 1000 * statistics.median(v), 1000 * min(v), 1000 * max(v)))
-print("sync / list: median ratio %.2f over %d rounds" % (statistics.median(ratios), rounds))
-PY
+python3 "$here/side_by_side.py" "$rounds" "sync (nothing to do)" "list" -- \
+  "$sitepatch" --venv "$work/venv" sync "$work/patches" --- "$sitepatch" --venv "$work/venv" list

@@ -57,24 +57,7 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr(n, d)
 PY
 
-python3 - "$sitepatch" "$work" "$rounds" <<'PY'
-import statistics, subprocess, sys, time
-sp, work, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-src = work + "/bigpkg-1.0-py3-none-any.whl"
-cmds = {"sitepatch wheel": [sp, "-q", "wheel", work + "/recipe.yaml", "--from", src, "-o", work + "/out"],
-        "python zipfile by hand": [sys.executable, work + "/hand.py", src, work + "/hand/bigpkg-1.0+hand-py3-none-any.whl"]}
-times = {k: [] for k in cmds}
-for _ in range(rounds + 1):  # the first round warms the caches and is not counted
-    for k, argv in cmds.items():
-        t0 = time.perf_counter()
-        r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        times[k].append(time.perf_counter() - t0)
-        if r.returncode != 0:
-            sys.exit("%s failed: %s" % (k, r.stderr.decode()))
-for k in times:
-    times[k] = times[k][1:]
-ratios = [a / b for a, b in zip(times["sitepatch wheel"], times["python zipfile by hand"])]
-for k, v in times.items():
-    print("%-24s median %7.0f ms  (min %.0f, max %.0f)" % (k, 1000 * statistics.median(v), 1000 * min(v), 1000 * max(v)))
-print("sitepatch wheel / by hand: median ratio %.2f over %d rounds" % (statistics.median(ratios), rounds))
-PY
+src=$work/bigpkg-1.0-py3-none-any.whl
+python3 "$here/side_by_side.py" "$rounds" "sitepatch wheel" "python zipfile by hand" -- \
+  "$sitepatch" -q wheel "$work/recipe.yaml" --from "$src" -o "$work/out" --- \
+  python3 "$work/hand.py" "$src" "$work/hand/bigpkg-1.0+hand-py3-none-any.whl"
