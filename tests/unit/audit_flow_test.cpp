@@ -392,3 +392,30 @@ TEST_CASE("flow audit: a dataclass made with no __init__ of its own runs each fi
   auto g = flow_walk(files, "pkg.m", "load");
   CHECK(flow_chains(g) == std::vector<std::string>{"subprocess.check_output <- pkg.cfg:probe_arch:3"});
 }
+
+// torch 2.13's Tensor.__init__ ends up holding the class Tensor itself (what setattr loops
+// over its methods store): making a Tensor ran __init__, which made a Tensor, which ran
+// __init__... until the stack ran out (sitepatch audit crashed on any function under
+// @torch.compiler.disable there). A class whose __init__ or __new__ is a class, itself or
+// through another, is made once per call.
+TEST_CASE("flow audit: a class whose __init__ is a class (itself or one that comes back) is made once per call",
+          "[audit][flow]") {
+  std::map<std::string, std::string> files{{"pkg/__init__.py", ""},
+                                           {"pkg/m.py",
+                                            "import subprocess\n"
+                                            "class A:\n"
+                                            "    pass\n"
+                                            "class B:\n"
+                                            "    def __new__(cls, *args):\n"
+                                            "        subprocess.check_output(['y'])\n"
+                                            "        return object.__new__(cls)\n"
+                                            "A.__init__ = A\n"
+                                            "B.__init__ = A\n"
+                                            "A.__new__ = B\n"
+                                            "def make():\n"
+                                            "    subprocess.run(['x'])\n"
+                                            "    return A()\n"}};
+  auto g = flow_walk(files, "pkg.m", "make");
+  CHECK(flow_chains(g) == std::vector<std::string>{"subprocess.check_output <- pkg.m:B.__new__:6",
+                                                  "subprocess.run <- pkg.m:make:12"});
+}

@@ -119,6 +119,17 @@ void Solver::Impl::call_method(uint32_t receiver, const std::string& name, const
   if (r.kind != Kind::instance && r.kind != Kind::klass) return;
   auto found = find_in_mro(r.a, name, instr);
   if (!found) return;
+  // A method that holds no function but a class or an instance (torch 2.13's Tensor.__init__
+  // holds the class Tensor; an object's __call__ may hold another object) calls that, which
+  // may lead back here: the call under way binds the same arguments at the same site, so a
+  // nested one adds nothing (and would not end).
+  std::pair<uint32_t, uint32_t> call{receiver, str(name)};
+  if (std::find(methods_calling.begin(), methods_calling.end(), call) != methods_calling.end()) return;
+  methods_calling.push_back(call);
+  struct Done {
+    std::vector<std::pair<uint32_t, uint32_t>>& stack;
+    ~Done() { stack.pop_back(); }
+  } done{methods_calling};
   for (uint32_t v : vals(found->second, instr)) {
     const Value& x = values[v];
     if (x.kind != Kind::function) {
@@ -199,6 +210,7 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
   const Instr& in = instr_of(instr);
   switch (x.kind) {
     case Kind::function:
+      if (!receiver && call_dynamo_wrapper(x.a, args, dst, instr, line)) return;
       call_scope(x.a, args, dst, instr, line, receiver);
       return;
     case Kind::bound:
@@ -241,7 +253,7 @@ void Solver::Impl::call_value(uint32_t callee, const CallArgs& args, uint32_t ds
       return;
     case Kind::external: {
       const std::string name = strings[x.a];
-      if (call_builtin(name, args, dst, instr, line)) return;
+      if (call_builtin(name, args, dst, instr, line) || call_dynamo_name(name, args, dst, instr, line)) return;
       handled.insert((uint64_t(instr) << 32) | callee);
       external(caller_scope(instr), in, name, text);
       add(dst, value(Kind::ext_instance, str(result_class(name))));

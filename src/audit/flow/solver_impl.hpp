@@ -298,6 +298,7 @@ struct Solver::Impl {
   void bind_into(uint32_t attr_var, uint32_t receiver, bool via_instance, uint32_t dst, uint32_t instr, int line);
   void dispatch_abstract(uint32_t cls, const std::string& name, uint32_t found, uint32_t dst, uint32_t instr, int line);
   std::unordered_set<uint32_t> constructed;  // classes some reached code makes an instance of
+  std::vector<std::pair<uint32_t, uint32_t>> methods_calling;  // call_method's (receiver, name) under way
   uint32_t slot(uint32_t container, const std::string& key);
   uint32_t any_slot(uint32_t container);
   uint32_t all_items(uint32_t container);
@@ -323,6 +324,11 @@ struct Solver::Impl {
   // base's __init_subclass__, each attribute's __set_name__.
   void class_made(uint32_t cls, uint32_t instr, int line);
   bool call_builtin(const std::string& name, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
+  // torch.compile and dynamo's markers give back what they wrap (solver_dynamo.cpp): as a
+  // function of the program (its scope) or a name from outside.
+  static bool dynamo_wrapper_name(const std::string& dotted);
+  bool call_dynamo_wrapper(uint32_t scope, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
+  bool call_dynamo_name(const std::string& name, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
   void call_method(uint32_t receiver, const std::string& name, const CallArgs& args, uint32_t dst, uint32_t instr,
                    int line);
   bool container_method(uint32_t cm, const CallArgs& args, uint32_t dst, uint32_t instr, int line);
