@@ -30,7 +30,7 @@ const char* kSched =
     "def linear(step, total):\n"
     "    return 1 - step / total\n";
 
-const char* kRecipe =
+const char* kRefreshRecipe =
     "# Our schedule fixes.\n"
     "id: sched-fix\n"
     "description: warmup never divides by zero\n"
@@ -49,7 +49,7 @@ struct RefreshEnv {
     venv.install(testsupport::build_wheel({"lrsched", "1.0", {{"lrsched/__init__.py", kSched}}}, tmp.path + "/w"));
     module = venv.site_packages + "/lrsched/__init__.py";
     pip_bytes = testsupport::slurp(module);
-    testsupport::spit(recipe, kRecipe);
+    testsupport::spit(recipe, kRefreshRecipe);
     REQUIRE(sp({"apply", recipe}).status == 0);
   }
   sitepatch::util::RunResult sp(std::vector<std::string> args) const {
@@ -84,7 +84,7 @@ TEST_CASE("refresh: a hand change becomes the recipe's edits, and round-trips th
                      "+    function: cosine\n"
                      "+    add-decorator: staticmethod\n") != std::string::npos);
   CHECK(dry.err == "dry run: sched-fix's recipe would change as above; nothing was written\n");
-  CHECK(testsupport::slurp(env.recipe) == kRecipe);
+  CHECK(testsupport::slurp(env.recipe) == kRefreshRecipe);
   CHECK(env.sp({"log"}).out == log_before);
 
   // The recipe file the history names is the caller's: written in place, header kept.
@@ -137,7 +137,7 @@ TEST_CASE("refresh: -o elsewhere, a recipe file that is not the caller's, and a 
   CHECK(j["files"][0] == nlohmann::json({{"path", "lrsched/__init__.py"}, {"edits", 2}, {"whole", false},
                                          {"outside", nlohmann::json::array()}}));
   CHECK(testsupport::slurp(env.tmp.path + "/mine.yaml") == j["recipe"].get<std::string>());
-  CHECK(testsupport::slurp(env.recipe) == kRecipe);
+  CHECK(testsupport::slurp(env.recipe) == kRefreshRecipe);
   // The history now names the new file.
   CHECK(nlohmann::json::parse(env.sp({"--json", "list"}).out)["patches"][0]["recipe"] == env.tmp.path + "/mine.yaml");
 
