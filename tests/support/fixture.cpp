@@ -168,6 +168,9 @@ std::string build_wheel(const WheelSpec& spec, const std::string& out_dir) {
 const std::string& outer_python() {
   static std::string python = [] {
     const char* env = std::getenv("SITEPATCH_TEST_PYTHON");
+    // The one the build resolved, while it is there: no shim to start per test.
+    std::string configured = SITEPATCH_OUTER_PYTHON;
+    if (!(env && *env) && !configured.empty() && ::access(configured.c_str(), X_OK) == 0) return configured;
     RunResult r = must_run({env && *env ? env : "python3", "-c", "import sys; print(sys.executable)"});
     return sitepatch::util::trim(r.out);
   }();
