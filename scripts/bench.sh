@@ -8,6 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The benchmarks measure the optimization a release is built with (the tests' build is -O1).
 SITEPATCH_OPT=-O2 "$root/scripts/setup.sh"
+cmake --build "$root/build" -j "$(nproc)" --target sitepatch_benches
 sudo=""
 [ "$(id -u)" = 0 ] || sudo="sudo"
 missing=()
