@@ -26,6 +26,13 @@ std::string built_wheel(const WheelCase& c) {
   return sitepatch::util::trim(r.out);
 }
 
+/// A fresh venv with the wheel `c` builds installed by pip.
+testsupport::Venv venv_with_built_wheel(const WheelCase& c) {
+  testsupport::Venv venv = testsupport::Venv::create(c.tmp.path + "/venv");
+  venv.install(built_wheel(c));
+  return venv;
+}
+
 size_t commits(const std::string& venv) {
   if (!fs::exists(venv + "/.sitepatch")) return 0;
   auto r = sitepatch::util::run({"git", "--git-dir", venv + "/.sitepatch", "rev-list", "--count", "HEAD"});
@@ -37,9 +44,7 @@ size_t commits(const std::string& venv) {
 TEST_CASE("wheel: apply and sync where the patched wheel is installed say shipped patched and write nothing",
           "[e2e][wheel]") {
   WheelCase c;
-  std::string wheel = built_wheel(c);
-  testsupport::Venv venv = testsupport::Venv::create(c.tmp.path + "/venv");
-  venv.install(wheel);
+  testsupport::Venv venv = venv_with_built_wheel(c);
   std::string project = c.tmp.path + "/project";
   testsupport::spit(project + "/patches/flashinfer-dynamo.yaml", slurp(c.recipe));
 
@@ -201,9 +206,7 @@ TEST_CASE("wheel: a wheel with compiled modules and a .data folder is patched in
 TEST_CASE("wheel: a provenance is believed only for its own files as shipped, and a malformed one is skipped",
           "[e2e][wheel]") {
   WheelCase c;
-  std::string wheel = built_wheel(c);
-  testsupport::Venv venv = testsupport::Venv::create(c.tmp.path + "/venv");
-  venv.install(wheel);
+  testsupport::Venv venv = venv_with_built_wheel(c);
   std::string cpp_ext = venv.site_packages + "/flashinfer/jit/cpp_ext.py";
   std::string patched = slurp(cpp_ext);
 
