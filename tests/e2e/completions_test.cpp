@@ -46,15 +46,49 @@ std::set<std::string> fish_completes(const std::string& line) {
   return lines_of(r.out, true);
 }
 
-// What zsh's completion system offers for this command line, run in a pseudo-terminal
-// by tests/support/zsh_complete.zsh with completions/ first in fpath.
-std::set<std::string> zsh_completes(const std::string& line) {
-  auto r = sitepatch::util::run({"zsh", "-f", std::string(SITEPATCH_SOURCE_DIR) + "/tests/support/zsh_complete.zsh",
-                                 std::string(SITEPATCH_SOURCE_DIR) + "/completions", line});
+// What zsh's completion system offers for each command line, in order: one zsh runs
+// tests/support/zsh_complete.zsh in a pseudo-terminal with completions/ first in fpath
+// (one shell for all lines: compinit is most of a start). `path_first` goes before PATH.
+std::vector<std::set<std::string>> zsh_complete_all(const std::vector<std::string>& lines,
+                                                    const std::string& path_first = "") {
+  std::vector<std::string> argv = {"zsh", "-f", std::string(SITEPATCH_SOURCE_DIR) + "/tests/support/zsh_complete.zsh",
+                                   std::string(SITEPATCH_SOURCE_DIR) + "/completions"};
+  if (!path_first.empty()) argv.insert(argv.begin(), {"env", "PATH=" + path_first + ":" + std::getenv("PATH")});
+  argv.insert(argv.end(), lines.begin(), lines.end());
+  auto r = sitepatch::util::run(argv);
   INFO(r.err);
   REQUIRE(r.status == 0);
-  return lines_of(r.out);
+  std::vector<std::set<std::string>> out(1);
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line == "SPEND") out.emplace_back();
+    else if (!line.empty()) out.back().insert(line);
+  }
+  out.pop_back();  // after the last SPEND
+  REQUIRE(out.size() == lines.size());
+  return out;
 }
+
+// Lines to complete, asked of one zsh when the answers are first needed.
+class ZshLines {
+ public:
+  explicit ZshLines(std::string path_first = "") : path_first_(std::move(path_first)) {}
+  /// Registers `line`; its answer is (*this)[the index returned].
+  size_t add(const std::string& line) {
+    lines_.push_back(line);
+    return lines_.size() - 1;
+  }
+  const std::set<std::string>& operator[](size_t i) {
+    if (answers_.empty()) answers_ = zsh_complete_all(lines_, path_first_);
+    return answers_.at(i);
+  }
+  const std::string& line(size_t i) const { return lines_.at(i); }
+
+ private:
+  std::string path_first_;
+  std::vector<std::string> lines_;
+  std::vector<std::set<std::string>> answers_;
+};
 
 std::set<std::string> commands_and_help() {
   auto names = e2e::cli_help().command_names();
@@ -159,26 +193,40 @@ TEST_CASE("zsh completion: the commands and the fixed sets of values", "[e2e][in
   CHECK(check.status == 0);
   CHECK(check.err.empty());
   CHECK(testsupport::slurp(completions("_sitepatch")).rfind("#compdef sitepatch\n", 0) == 0);
-  e2e::check_same_names(zsh_completes("sitepatch "), commands_and_help());
-  CHECK(zsh_completes("sitepatch --json pl") == std::set<std::string>{"plan"});
-  CHECK(zsh_completes("sitepatch help ") == commands_and_help());
-  for (auto& g : valued_globals()) {
-    INFO("sitepatch " << g << " always ");
-    e2e::check_same_names(zsh_completes("sitepatch " + g + " always "), commands_and_help());
-  }
+  ZshLines zsh;
+  size_t commands = zsh.add("sitepatch "), plan = zsh.add("sitepatch --json pl"), help = zsh.add("sitepatch help ");
+  std::vector<size_t> after_globals;
+  for (auto& g : valued_globals()) after_globals.push_back(zsh.add("sitepatch " + g + " always "));
+  std::vector<std::pair<size_t, std::set<std::string>>> values;
   for (auto& o : e2e::cli_help().all_options()) {
     if (o.values.empty()) continue;
     std::string line = "sitepatch " + command_for(o) + " " + o.names.back();
-    INFO(line);
-    CHECK(zsh_completes(line + " ") == values_of(o));
-    CHECK(zsh_completes(line + "=") == values_of(o));
+    values.push_back({zsh.add(line + " "), values_of(o)});
+    values.push_back({zsh.add(line + "="), values_of(o)});
+  }
+  e2e::check_same_names(zsh[commands], commands_and_help());
+  CHECK(zsh[plan] == std::set<std::string>{"plan"});
+  CHECK(zsh[help] == commands_and_help());
+  CHECK(after_globals.size() >= 6);
+  for (size_t i : after_globals) {
+    INFO(zsh.line(i));
+    e2e::check_same_names(zsh[i], commands_and_help());
+  }
+  CHECK(values.size() >= 6);
+  for (auto& [i, expected] : values) {
+    INFO(zsh.line(i));
+    CHECK(zsh[i] == expected);
   }
 }
 
 TEST_CASE("zsh completion: each command's options are exactly those its --help prints", "[e2e][install][completion]") {
-  for (auto& c : e2e::cli_help().commands) {
-    INFO("sitepatch " << c.name << " -");
-    e2e::check_same_names(zsh_completes("sitepatch " + c.name + " -"), options_of(c));
+  ZshLines zsh;
+  std::vector<std::pair<size_t, std::set<std::string>>> asked;
+  for (auto& c : e2e::cli_help().commands) asked.push_back({zsh.add("sitepatch " + c.name + " -"), options_of(c)});
+  CHECK(asked.size() >= 15);
+  for (auto& [i, expected] : asked) {
+    INFO(zsh.line(i));
+    e2e::check_same_names(zsh[i], expected);
   }
 }
 
@@ -204,15 +252,9 @@ TEST_CASE("completion: patch ids and distribution names from the environment typ
   CHECK(fish_completes(bin + " --venv " + venv.root + " reapply ") == std::set<std::string>{"bigger-cache"});
   CHECK(fish_completes(bin + " --venv " + venv.root + " capture kv") == std::set<std::string>{"kvcache-tools"});
   // zsh: `sitepatch` found on PATH, as a user's shell finds it.
-  auto zsh = [&](const std::string& line) {
-    std::string dir = bin.substr(0, bin.rfind('/'));
-    auto r = sitepatch::util::run({"env", "PATH=" + dir + ":" + std::getenv("PATH"), "zsh", "-f",
-                                   std::string(SITEPATCH_SOURCE_DIR) + "/tests/support/zsh_complete.zsh",
-                                   std::string(SITEPATCH_SOURCE_DIR) + "/completions", line});
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    return lines_of(r.out);
-  };
-  CHECK(zsh("sitepatch --venv " + venv.root + " verify ") == std::set<std::string>{"bigger-cache"});
-  CHECK(zsh("sitepatch --venv " + venv.root + " edit ").count("kvcache-tools") == 1);
+  ZshLines zsh(bin.substr(0, bin.rfind('/')));
+  size_t verify = zsh.add("sitepatch --venv " + venv.root + " verify ");
+  size_t edit = zsh.add("sitepatch --venv " + venv.root + " edit ");
+  CHECK(zsh[verify] == std::set<std::string>{"bigger-cache"});
+  CHECK(zsh[edit].count("kvcache-tools") == 1);
 }
