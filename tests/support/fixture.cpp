@@ -115,10 +115,12 @@ void point_direct_urls(const std::string& site_packages, const std::vector<std::
 }  // namespace
 
 TempDir::TempDir() {
-  char tmpl[] = "/tmp/sitepatch-test-XXXXXX";
-  if (!::mkdtemp(tmpl)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  // $TMPDIR as every tool takes it: scripts/test.sh points it at a tmpfs (issue 52).
+  const char* root = std::getenv("TMPDIR");
+  std::string tmpl = std::string(root && *root == '/' ? root : "/tmp") + "/sitepatch-test-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp " + tmpl + ": " + std::strerror(errno));
   char real[PATH_MAX];
-  path = ::realpath(tmpl, real) ? real : tmpl;
+  path = ::realpath(tmpl.c_str(), real) ? real : tmpl;
 }
 
 TempDir::~TempDir() {

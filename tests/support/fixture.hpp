@@ -9,7 +9,7 @@
 
 namespace testsupport {
 
-/// A fresh folder under /tmp (symlinks resolved), removed with everything in it
+/// A fresh folder under $TMPDIR, else /tmp (symlinks resolved), removed with everything in it
 /// unless SITEPATCH_KEEP_TMP is set.
 struct TempDir {
   TempDir();
