@@ -25,14 +25,45 @@ std::vector<std::string> kept(const nlohmann::json& j) {
   return out;
 }
 
-void prove(const Shape& s) {
+// What must be the same warm and cold: every run's what, verdict and counts.
+nlohmann::json search_of(const nlohmann::json& j) {
+  nlohmann::json out = {{"kept", j["kept"]}, {"stop", j["stop"]}, {"runs", nlohmann::json::array()}};
+  for (auto& r : j["runs"]) {
+    auto& c = r["counts"];
+    out["runs"].push_back({{"what", r["what"]}, {"kept", r["kept"]}, {"verdict", r["verdict"]},
+                           {"breaks", r["breaks"]}, {"status", c["status"]}, {"graphs", c["graphs"]},
+                           {"graph_breaks", c["graph_breaks"]}, {"compiled", c["compiled"]}});
+  }
+  return out;
+}
+
+enum class Cold { no, too };
+
+// With Cold::too (issue 51 item 9), the same search with --cold, each run its own Python,
+// must make the same runs and verdicts as the warm one, one run at a time in both.
+void prove(const Shape& s, Cold cold = Cold::no) {
   CorpusEnv env(s);
   auto before = e2e::tree_state(env.venv.root);
   std::string recipe = env.tmp.path + "/proven.yaml";
-  auto r = env.sp({"--json", "explain", "--run", "python repro.py", "--recipe", recipe, "--max-runs", "12"});
+  std::vector<std::string> args = {"--json", "explain", "--run", "python repro.py", "--recipe", recipe, "--max-runs", "12"};
+  if (cold == Cold::too) args.insert(args.end(), {"--jobs", "1"});
+  auto r = env.sp(args);
   INFO(r.out + r.err);
   REQUIRE(r.status == (s.fixes.empty() ? 3 : 0));
   auto j = nlohmann::json::parse(r.out);
+  if (cold == Cold::too) {
+    CHECK(j["runs"].size() >= 2);
+    for (auto& run : j["runs"]) CHECK(run["start"] == "warm");
+    args[5] = env.tmp.path + "/cold.yaml";
+    args.push_back("--cold");
+    auto c = env.sp(args);
+    INFO(c.err);
+    REQUIRE(c.status == r.status);
+    auto cj = nlohmann::json::parse(c.out);
+    CHECK(search_of(cj) == search_of(j));
+    for (auto& run : cj["runs"]) CHECK(run["start"] == "cold: --cold");
+    if (!s.fixes.empty()) CHECK(testsupport::slurp(args[5]) == testsupport::slurp(recipe));
+  }
   if (s.fixes.empty()) {
     // No fix: said, with why for each frame, and nothing written.
     CHECK(j["kept"].empty());
@@ -104,9 +135,9 @@ TEST_CASE("explain --run corpus: every shape in tests/data/dynamo-corpus has a t
 TEST_CASE("explain --run corpus: an nvidia-smi probe under lru_cache", "[e2e][explain][torch][corpus]") {
   prove(shape("smiprobe"));
 }
-TEST_CASE("explain --run corpus: an nvcc probe returning a Version object: its caller is the place",
-          "[e2e][explain][torch][corpus]") {
-  prove(shape("nvccversion"));
+TEST_CASE("explain --run corpus: an nvcc probe returning a Version object: its caller is the place, warm or cold",
+          "[e2e][explain][torch][corpus][warm]") {
+  prove(shape("nvccversion"), Cold::too);
 }
 TEST_CASE("explain --run corpus: an ldconfig probe", "[e2e][explain][torch][corpus]") { prove(shape("ldcache")); }
 TEST_CASE("explain --run corpus: a scale file read through its default argument, after a cached probe",
@@ -116,8 +147,9 @@ TEST_CASE("explain --run corpus: a scale file read through its default argument,
 TEST_CASE("explain --run corpus: a functools.cache getter that stats folders", "[e2e][explain][torch][corpus]") {
   prove(shape("cfgcache"));
 }
-TEST_CASE("explain --run corpus: an os.environ read with os.cpu_count", "[e2e][explain][torch][corpus]") {
-  prove(shape("envread"));
+TEST_CASE("explain --run corpus: an os.environ read with os.cpu_count, warm or cold",
+          "[e2e][explain][torch][corpus][warm]") {
+  prove(shape("envread"), Cold::too);
 }
 TEST_CASE("explain --run corpus: importlib.import_module by a computed name", "[e2e][explain][torch][corpus]") {
   prove(shape("dynimport"));
