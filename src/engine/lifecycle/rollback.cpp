@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "engine/internal.hpp"
 #include "engine/records/file_state.hpp"
@@ -115,6 +116,20 @@ std::string conflict_message(Session& s, const store::PatchRecord& r, const stor
          ", then the rollback again";
 }
 
+// Whether none of `k`'s edits of `rel` is in `text`: an upgrade or reinstall dropped them
+// and k was not reapplied. Its record then describes another file than this one, and
+// neither it nor the imports it asked for follow this file's undo (a rollback once put
+// back such a patch's `import functools` into pip's bytes, where nothing removed it).
+bool dropped_from(const store::PatchRecord& k, const std::string& rel, const std::string& text) {
+  size_t recorded = std::count_if(k.edits.begin(), k.edits.end(), [&](auto& e) { return e.rel == rel; });
+  if (recorded == 0) return false;
+  try {
+    return detail::missing_edits(k, rel, python::Module(text, rel)).size() == recorded;
+  } catch (const Error&) {
+    return false;  // unparsable: the merge's own checks stand
+  }
+}
+
 void undo_file(Session& s, const store::PatchRecord& r, const store::FileRecord& f, Undone& u,
                std::vector<std::string>& conflicts, std::vector<std::string>& notes) {
   std::string path = f.site_dir + "/" + f.rel;
@@ -138,12 +153,12 @@ void undo_file(Session& s, const store::PatchRecord& r, const store::FileRecord&
     conflicts.push_back(conflict_message(s, r, f, it->second, u));
     return;
   }
-  it->second = *back;
+  std::string was = std::exchange(it->second, *back);
   // Patches that stay keep records that no longer contain this one's edit, but do
   // contain the imports they asked for (this one may have added one they found there).
   for (size_t k = 0; k < u.kept.size(); ++k)
     for (auto& kf : u.kept[k].files)
-      if (kf.rel == f.rel && kf.site_dir == f.site_dir) {
+      if (kf.rel == f.rel && kf.site_dir == f.site_dir && !dropped_from(u.kept[k], f.rel, was)) {
         if (auto b = undo(f, kf.before)) kf.before = *b;
         if (auto a = undo(f, kf.after)) kf.after = detail::ensure_kept_imports(u.kept[k], f.rel, *a);
         it->second = detail::ensure_kept_imports(u.kept[k], f.rel, it->second);
