@@ -31,7 +31,7 @@ const char* kCli = R"(import probe
 print("cli:", probe.answer())
 )";
 
-const char* kRecipe = R"(id: probe-fix
+const char* kProbeFixRecipe = R"(id: probe-fix
 edits:
   - module: probe
     function: answer
@@ -46,7 +46,7 @@ struct TryEnv {
   TryEnv() : venv(testsupport::Venv::create(tmp.path + "/venv")), recipe(tmp.path + "/fix.yaml") {
     testsupport::spit(venv.site_packages + "/probe/__init__.py", kProbe);
     testsupport::spit(venv.site_packages + "/probe/cli.py", kCli);
-    testsupport::spit(recipe, kRecipe);
+    testsupport::spit(recipe, kProbeFixRecipe);
   }
   sitepatch::util::RunResult sp(std::vector<std::string> args) const {
     args.insert(args.begin(), {"--venv", venv.root});
@@ -157,7 +157,7 @@ TEST_CASE("try runs nothing when a recipe does not apply, and needs a command", 
   CHECK(none.err.find("try needs the command to run after `--`, e.g. sitepatch try fix.yaml -- python serve.py") !=
         std::string::npos);
 
-  testsupport::spit(env.tmp.path + "/good.yaml", kRecipe);
+  testsupport::spit(env.tmp.path + "/good.yaml", kProbeFixRecipe);
   auto missing = env.sp({"try", env.tmp.path + "/good.yaml", "--", "no-such-command-here"});
   CHECK(missing.status == 1);
   CHECK(missing.err.find("cannot run no-such-command-here: No such file or directory") != std::string::npos);
@@ -184,7 +184,7 @@ TEST_CASE("try works with the oldest and the newest Python supported", "[e2e][tr
     testsupport::TempDir tmp;
     auto venv = testsupport::venv_from(testsupport::pyenv_python(minor), tmp.path + "/venv", false);
     testsupport::spit(venv.site_packages + "/probe/__init__.py", kProbe);
-    testsupport::spit(tmp.path + "/fix.yaml", kRecipe);
+    testsupport::spit(tmp.path + "/fix.yaml", kProbeFixRecipe);
     auto before = e2e::tree_state(venv.root);
     auto r = testsupport::run_sitepatch({"--venv", venv.root, "try", tmp.path + "/fix.yaml", "--", venv.python, "-c",
                                          "import probe, subprocess, sys; print(probe.answer()); sys.stdout.flush(); "
@@ -202,7 +202,7 @@ TEST_CASE("remote: try runs the command there over the one connection, and apply
   testsupport::TempDir tmp;
   testsupport::Venv venv = testsupport::Venv::create(sshd.local("/srv/venv"));
   testsupport::spit(venv.site_packages + "/probe/__init__.py", kProbe);
-  testsupport::spit(tmp.path + "/fix.yaml", kRecipe);
+  testsupport::spit(tmp.path + "/fix.yaml", kProbeFixRecipe);
   auto sp = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"--host", sshd.target(), "--ssh-command", sshd.ssh_command(), "--venv", "/srv/venv"});
     return testsupport::run_sitepatch(args);

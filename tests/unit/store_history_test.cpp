@@ -46,7 +46,7 @@ Transaction apply_tx(const PatchRecord& r) {
   return tx;
 }
 
-std::vector<std::string> lines(const std::string& text) {
+std::vector<std::string> text_lines(const std::string& text) {
   std::vector<std::string> out;
   size_t start = 0;
   while (start < text.size()) {
@@ -148,7 +148,7 @@ TEST_CASE("a commit reads back through libgit2 and plain git", "[store]") {
   CHECK(json.find("\"before\": \"" + before_oid + "\"") != std::string::npos);
   CHECK(json.find("return 1") == std::string::npos);
   // Every blob is a regular file.
-  for (const auto& line : lines(git(dir, {"ls-tree", "-r", "HEAD"})))
+  for (const auto& line : text_lines(git(dir, {"ls-tree", "-r", "HEAD"})))
     CHECK(line.rfind("100644 blob ", 0) == 0);
   // log -p reads it and the repository is sound.
   CHECK(git(dir, {"log", "-p"}).find("+++ b/site/a/b/c.py") != std::string::npos);
