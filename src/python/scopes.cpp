@@ -76,9 +76,9 @@ struct Work {
   Mode mode;
 };
 
-class Walker {
+class ScopeWalker {
  public:
-  Walker(std::string_view src, bool lazy_annotations) : src_(src), lazy_(lazy_annotations) {
+  ScopeWalker(std::string_view src, bool lazy_annotations) : src_(src), lazy_(lazy_annotations) {
     scopes_.push_back({-1, Kind::module, {}, {}, {}});
   }
 
@@ -149,7 +149,7 @@ class Walker {
   std::vector<Work> stack_;
 };
 
-void Walker::visit(const Work& w) {
+void ScopeWalker::visit(const Work& w) {
   TSNode n = w.node;
   int s = w.scope;
   if (w.mode == Mode::skip) return;
@@ -197,7 +197,7 @@ void Walker::visit(const Work& w) {
 // The statements and expressions that bind names (besides definitions and imports):
 // assignments, loops, `except`/`with ... as`, walrus, `del`, match cases, type aliases,
 // `global`/`nonlocal`. False when `n` is none of them.
-bool Walker::visit_binding(TSNode n, int s, std::string_view t) {
+bool ScopeWalker::visit_binding(TSNode n, int s, std::string_view t) {
   if (t == "global_statement" || t == "nonlocal_statement") {
     for (TSNode id : ts::named_children(n)) {
       if (!ts::is(id, "identifier")) continue;
@@ -269,7 +269,7 @@ bool Walker::visit_binding(TSNode n, int s, std::string_view t) {
   return false;
 }
 
-void Walker::visit_target(TSNode n, int s) {
+void ScopeWalker::visit_target(TSNode n, int s) {
   std::string_view t = ts_node_type(n);
   if (t == "identifier") return bind(s, n);
   if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "tuple" || t == "list" ||
@@ -282,7 +282,7 @@ void Walker::visit_target(TSNode n, int s) {
   push(n, s, Mode::expr);  // a.b = ..., a[i] = ...: reads a (and i)
 }
 
-void Walker::visit_pattern(TSNode n, int s) {
+void ScopeWalker::visit_pattern(TSNode n, int s) {
   std::string_view t = ts_node_type(n);
   if (t == "dotted_name") {
     auto ids = ts::named_children(n);
@@ -328,7 +328,7 @@ void Walker::visit_pattern(TSNode n, int s) {
   push_children(n, s, Mode::pattern);
 }
 
-void Walker::visit_parameters(TSNode params, int outer, int inner) {
+void ScopeWalker::visit_parameters(TSNode params, int outer, int inner) {
   if (ts_node_is_null(params)) return;
   for (TSNode p : ts::named_children(params)) {
     std::string_view t = ts_node_type(p);
@@ -350,7 +350,7 @@ void Walker::visit_parameters(TSNode params, int outer, int inner) {
 
 // PEP 695 type parameters (`def f[T](x: T)`, `class C[T]`) live in a scope of their own
 // around the definition: its annotations and its body (methods too) see them.
-int Walker::type_scope(TSNode def, int s) {
+int ScopeWalker::type_scope(TSNode def, int s) {
   TSNode params{};
   for (const auto& c : ts::children(def))
     if (c.field == "type_parameters") params = c.node;
@@ -360,7 +360,7 @@ int Walker::type_scope(TSNode def, int s) {
   return scope;
 }
 
-void Walker::visit_function(TSNode n, int s) {
+void ScopeWalker::visit_function(TSNode n, int s) {
   bind(s, ts::field(n, "name"));
   int outer = type_scope(n, s);
   int inner = new_scope(outer, Kind::function);
@@ -369,7 +369,7 @@ void Walker::visit_function(TSNode n, int s) {
   visit_parameters(ts::field(n, "parameters"), outer, inner);
 }
 
-void Walker::visit_class(TSNode n, int s) {
+void ScopeWalker::visit_class(TSNode n, int s) {
   bind(s, ts::field(n, "name"));
   int outer = type_scope(n, s);
   int inner = new_scope(outer, Kind::class_);
@@ -377,7 +377,7 @@ void Walker::visit_class(TSNode n, int s) {
   push(ts::field(n, "superclasses"), outer, Mode::expr);
 }
 
-void Walker::visit_comprehension(TSNode n, int s) {
+void ScopeWalker::visit_comprehension(TSNode n, int s) {
   // The first iterable is evaluated in the enclosing scope (so a class body's
   // `[x for x in NAMES]` sees the class's NAMES); the rest in the comprehension's.
   int inner = new_scope(s, Kind::comprehension);
@@ -404,7 +404,7 @@ void Walker::visit_comprehension(TSNode n, int s) {
   }
 }
 
-void Walker::visit_import(TSNode n, int s) {
+void ScopeWalker::visit_import(TSNode n, int s) {
   for (const auto& c : ts::children(n)) {
     if (ts::is(c.node, "wildcard_import")) {
       if (scopes_[size_t(s)].kind == Kind::module) star_ = true;
@@ -449,7 +449,7 @@ std::optional<std::vector<FreeName>> Module::free_names(const std::vector<std::p
     --it;  // ranges do not overlap: the last one starting at or before `at` decides
     return it->first <= at && at < it->second;
   };
-  Walker w(src, lazy_annotations(root, src));
+  ScopeWalker w(src, lazy_annotations(root, src));
   w.keep_ = [&](size_t at) { return inside(at + bom); };
   w.run(root);
   if (w.star_ || w.dynamic_) return std::nullopt;
