@@ -78,28 +78,36 @@ Calls walked(const std::vector<std::string>& env, const std::string& entry) {
   return out;
 }
 
-// Functions where the two disagree, each with what only one of them flags; and how
-// many calls they agreed on.
-std::vector<std::string> disagreements(const std::vector<std::string>& env, const std::string& module,
-                                       const std::string& path, size_t& agreed) {
-  auto scan = scanned(env, module);
+// Functions of the file at `path` where the scan's findings (`scan`, by function) and
+// `walk(function)` disagree, each with what only one of them flags; and how many calls
+// they agreed on.
+template <class Walk>
+std::vector<std::string> disagreements(std::map<std::string, Calls> scan, const std::string& path, Walk walk,
+                                       size_t& agreed) {
   std::vector<std::string> out;
   agreed = 0;
   for (const std::string& fn : functions_of(path)) {
-    Calls walk = walked(env, module + ":" + fn);
+    Calls walked_calls = walk(fn);
     const Calls& found = scan[fn];
-    if (walk == found) {
-      agreed += walk.size();
+    if (walked_calls == found) {
+      agreed += walked_calls.size();
       continue;
     }
     std::string s = fn + ":";
-    for (auto& c : walk)
+    for (auto& c : walked_calls)
       if (!found.count(c)) s += " walk only " + c.second + "@" + std::to_string(c.first);
     for (auto& c : found)
-      if (!walk.count(c)) s += " scan only " + c.second + "@" + std::to_string(c.first);
+      if (!walked_calls.count(c)) s += " scan only " + c.second + "@" + std::to_string(c.first);
     out.push_back(s);
   }
   return out;
+}
+
+// The same through the CLI's documents.
+std::vector<std::string> disagreements(const std::vector<std::string>& env, const std::string& module,
+                                       const std::string& path, size_t& agreed) {
+  return disagreements(
+      scanned(env, module), path, [&](const std::string& fn) { return walked(env, module + ":" + fn); }, agreed);
 }
 
 const char* kTyped = R"(import logging
@@ -178,26 +186,16 @@ TEST_CASE("the scan and the walk flag the same calls in Debian's torch", "[e2e][
     for (auto& f : scanned.files)
       for (auto& x : f.findings)
         if (!x.function.empty()) scan[x.function].insert({x.line, x.operation});
-    std::vector<std::string> differ;
     size_t agreed = 0;
-    for (const std::string& fn : functions_of(root + file)) {
+    auto differ = disagreements(scan, root + file, [&](const std::string& fn) {
       auto cg = sitepatch::engine::audit_calls(session, rules, {module, fn, 1}, false).graph;
       Calls walk;
       for (auto& c : cg.chains)
         if (c.steps.size() == 1) walk.insert({c.steps[0].line, c.operation});
       for (auto& r : cg.ruled_out)
         if (r.function == std::string(module) + ":" + fn && !r.rule.empty()) walk.insert({r.line, r.call});
-      if (walk == scan[fn]) {
-        agreed += walk.size();
-        continue;
-      }
-      std::string line = fn + ":";
-      for (auto& c : walk)
-        if (!scan[fn].count(c)) line += " walk only " + c.second + "@" + std::to_string(c.first);
-      for (auto& c : scan[fn])
-        if (!walk.count(c)) line += " scan only " + c.second + "@" + std::to_string(c.first);
-      differ.push_back(line);
-    }
+      return walk;
+    }, agreed);
     INFO(module << ": " << sitepatch::util::join(differ, "\n"));
     CHECK(differ.empty());
     CHECK(agreed > 0);

@@ -156,14 +156,18 @@ void undo_file(Session& s, const store::PatchRecord& r, const store::FileRecord&
   std::string was = std::exchange(it->second, *back);
   // Patches that stay keep records that no longer contain this one's edit, but do
   // contain the imports they asked for (this one may have added one they found there).
-  for (size_t k = 0; k < u.kept.size(); ++k)
-    for (auto& kf : u.kept[k].files)
-      if (kf.rel == f.rel && kf.site_dir == f.site_dir && !dropped_from(u.kept[k], f.rel, was)) {
+  for (size_t k = 0; k < u.kept.size(); ++k) {
+    auto same_file = [&](const store::FileRecord& kf) { return kf.rel == f.rel && kf.site_dir == f.site_dir; };
+    auto& files = u.kept[k].files;
+    if (std::none_of(files.begin(), files.end(), same_file) || dropped_from(u.kept[k], f.rel, was)) continue;
+    for (auto& kf : files)
+      if (same_file(kf)) {
         if (auto b = undo(f, kf.before)) kf.before = *b;
         if (auto a = undo(f, kf.after)) kf.after = detail::ensure_kept_imports(u.kept[k], f.rel, *a);
         it->second = detail::ensure_kept_imports(u.kept[k], f.rel, it->second);
         u.kept_changed[k] = true;
       }
+  }
 }
 
 Undone undo_all(Session& s, const std::vector<store::PatchRecord>& records,
